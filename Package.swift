@@ -1,0 +1,44 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "mixwrite",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "MixWrite", targets: ["MixWrite"]),
+        .executable(name: "mixwrite", targets: ["mixwrite"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // FFmpeg's C libraries as Debian bookworm ships them (FFmpeg 5.1).
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavfilter",
+            providers: [
+                .apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev",
+                      "libswresample-dev", "libswscale-dev", "libavutil-dev"]),
+                .brew(["ffmpeg"]),
+            ]
+        ),
+        .target(
+            name: "FFmpegSupport",
+            dependencies: ["CFFmpeg"]
+        ),
+        .target(
+            name: "MixWrite",
+            dependencies: ["FFmpegSupport"]
+        ),
+        .executableTarget(
+            name: "mixwrite",
+            dependencies: [
+                "MixWrite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport"]),
+        .testTarget(name: "MixWriteTests", dependencies: ["MixWrite"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

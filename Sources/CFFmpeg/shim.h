@@ -1,0 +1,56 @@
+#ifndef MIXWRITE_CFFMPEG_SHIM_H
+#define MIXWRITE_CFFMPEG_SHIM_H
+
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersrc.h>
+#include <libavfilter/buffersink.h>
+#include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/display.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/mathematics.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/samplefmt.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+
+// Swift cannot import function-like macros, so each one it needs gets a helper here.
+
+/// AVERROR(EAGAIN): "output not available in this state, send more input".
+static inline int mw_averror_eagain(void) { return AVERROR(EAGAIN); }
+/// AVERROR_EOF: "end of stream"; a value, not a failure, when draining.
+static inline int mw_averror_eof(void) { return AVERROR_EOF; }
+/// AVERROR(ENOMEM), for our own allocation failures reported through FFmpegError.
+static inline int mw_averror_enomem(void) { return AVERROR(ENOMEM); }
+/// AVERROR(ENOSPC), to recognise a full disk among write errors.
+static inline int mw_averror_enospc(void) { return AVERROR(ENOSPC); }
+/// AVERROR(EINVAL).
+static inline int mw_averror_einval(void) { return AVERROR(EINVAL); }
+/// AV_NOPTS_VALUE is a cast expression Swift imports as nothing.
+static inline int64_t mw_nopts_value(void) { return AV_NOPTS_VALUE; }
+/// AV_TIME_BASE_Q is a compound literal.
+static inline AVRational mw_time_base_q(void) { return (AVRational){1, AV_TIME_BASE}; }
+/// AVERROR(e) for an errno value, to turn an OS error into FFmpeg's convention.
+static inline int mw_averror_from_errno(int e) { return AVERROR(e); }
+
+/// The stream's display matrix (rotation/reflection of phone recordings), or NULL.
+/// av_stream_get_side_data is FFmpeg 5.1's way; libavformat 61 (FFmpeg 7) removed it in favour of
+/// codecpar->coded_side_data, so the version check lives here, out of Swift's sight.
+static inline const int32_t *mw_stream_display_matrix(const AVStream *st) {
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+    const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data,
+                                                         st->codecpar->nb_coded_side_data,
+                                                         AV_PKT_DATA_DISPLAYMATRIX);
+    return sd && sd->size >= 9 * 4 ? (const int32_t *)sd->data : NULL;
+#else
+    size_t size = 0;
+    const uint8_t *data = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    return data && size >= 9 * 4 ? (const int32_t *)data : NULL;
+#endif
+}
+
+#endif

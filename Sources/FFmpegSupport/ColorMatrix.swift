@@ -1,0 +1,58 @@
+import CFFmpeg
+
+/// The YUV↔RGB matrix of a picture, our name for the `AVColorSpace` values that matter here.
+public enum ColorMatrix: String, Sendable, Codable {
+    case bt601, bt709, bt2020, fcc, smpte240m
+
+    /// Untagged and unknown streams are read as FFmpeg's own conversions read them: BT.601.
+    init(_ c: AVColorSpace) {
+        switch c {
+        case AVCOL_SPC_BT709: self = .bt709
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: self = .bt2020
+        case AVCOL_SPC_FCC: self = .fcc
+        case AVCOL_SPC_SMPTE240M: self = .smpte240m
+        default: self = .bt601
+        }
+    }
+
+    var av: AVColorSpace {
+        switch self {
+        case .bt601: return AVCOL_SPC_SMPTE170M
+        case .bt709: return AVCOL_SPC_BT709
+        case .bt2020: return AVCOL_SPC_BT2020_NCL
+        case .fcc: return AVCOL_SPC_FCC
+        case .smpte240m: return AVCOL_SPC_SMPTE240M
+        }
+    }
+
+    var sws: Int32 {
+        switch self {
+        case .bt601: return SWS_CS_ITU601
+        case .bt709: return SWS_CS_ITU709
+        case .bt2020: return SWS_CS_BT2020
+        case .fcc: return SWS_CS_FCC
+        case .smpte240m: return SWS_CS_SMPTE240M
+        }
+    }
+
+    /// The luma weights (Kr, Kb) that define the matrix; Kg = 1 - Kr - Kb.
+    public var lumaWeights: (kr: Double, kb: Double) {
+        switch self {
+        case .bt601: return (0.299, 0.114)
+        case .bt709: return (0.2126, 0.0722)
+        case .bt2020: return (0.2627, 0.0593)
+        case .fcc: return (0.30, 0.11)
+        case .smpte240m: return (0.212, 0.087)
+        }
+    }
+}
+
+/// How a picture's samples are read: matrix and range.
+public struct ColorDescription: Sendable, Hashable, Codable {
+    public var matrix: ColorMatrix
+    public var fullRange: Bool
+    public init(matrix: ColorMatrix, fullRange: Bool) {
+        self.matrix = matrix
+        self.fullRange = fullRange
+    }
+}

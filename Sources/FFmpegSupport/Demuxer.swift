@@ -1,0 +1,175 @@
+import CFFmpeg
+
+/// What kind of data a stream carries.
+public enum MediaKind: String, Sendable, Codable {
+    case video, audio, subtitle, data, attachment, unknown
+}
+
+/// A Sendable description of one stream of a file, read once when the file is opened.
+public struct StreamInfo: Sendable {
+    public var index: Int
+    public var kind: MediaKind
+    public var codec: String
+    public var profile: String?
+    public var timeBase: Rational
+    /// The stream's first timestamp, if the container says.
+    public var start: MediaTime?
+    /// The stream's own duration, if the container says.
+    public var duration: MediaTime?
+    public var language: String?
+    /// A cover picture stored as a video stream (mp3 artwork): not a video track.
+    public var isAttachedPicture: Bool
+    public var bitRate: Int64
+
+    // Video
+    public var width: Int
+    public var height: Int
+    public var pixelFormat: PixelFormat
+    public var frameRate: Rational?
+    public var sampleAspectRatio: Rational?
+    /// Clockwise rotation in degrees (0, 90, 180, 270) needed to show the picture upright.
+    public var rotation: Int
+    /// True when the display matrix also mirrors the picture horizontally.
+    public var reflected: Bool
+    /// How the samples are read; untagged streams as FFmpeg reads them (BT.601, limited unless a J format).
+    public var color: ColorDescription
+
+    // Audio
+    public var sampleRate: Int
+    public var channels: Int
+    public var layout: String
+
+    public var isRealVideo: Bool { kind == .video && !isAttachedPicture }
+}
+
+/// An open input file. Owns its `AVFormatContext`; `deinit` closes it.
+public final class Demuxer {
+    public let url: String
+    public let context: UnsafeMutablePointer<AVFormatContext>
+    public let streams: [StreamInfo]
+
+    /// Opens and probes a file. The corresponding FFmpeg calls are `avformat_open_input` and `avformat_find_stream_info`.
+    public init(url: String) throws(FFmpegError) {
+        self.url = url
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        try check(avformat_open_input(&ctx, url, nil, nil), "avformat_open_input")
+        guard let ctx else { throw FFmpegError(code: FFmpegError.noMemory, call: "avformat_open_input") }
+        let found = avformat_find_stream_info(ctx, nil)
+        if found < 0 {
+            var c: UnsafeMutablePointer<AVFormatContext>? = ctx
+            avformat_close_input(&c)
+            throw FFmpegError(code: found, call: "avformat_find_stream_info")
+        }
+        context = ctx
+        streams = (0..<Int(ctx.pointee.nb_streams)).map { Demuxer.describe(ctx.pointee.streams[$0]!, index: $0) }
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&c)
+    }
+
+    /// The container's short name ("mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm", …).
+    public var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
+
+    /// The container's duration, when known.
+    public var duration: MediaTime? {
+        let d = context.pointee.duration
+        return d == mw_nopts_value() || d <= 0 ? nil : MediaTime(value: d, timescale: AV_TIME_BASE)
+    }
+
+    /// The container's first timestamp, when known.
+    public var startTime: MediaTime? {
+        let s = context.pointee.start_time
+        return s == mw_nopts_value() ? nil : MediaTime(value: s, timescale: AV_TIME_BASE)
+    }
+
+    public func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
+
+    /// Tells the demuxer to drop every stream but these, so reading skips them cheaply.
+    public func keepOnly(_ indices: Set<Int>) {
+        for i in 0..<streams.count {
+            stream(i).pointee.discard = indices.contains(i) ? AVDISCARD_DEFAULT : AVDISCARD_ALL
+        }
+    }
+
+    /// Reads the next packet into `packet`; false at the end of the file.
+    /// The corresponding FFmpeg call is `av_read_frame`.
+    public func read(into packet: Packet) throws(FFmpegError) -> Bool {
+        packet.unref()
+        let r = av_read_frame(context, packet.pointer)
+        if r == FFmpegError.endOfFile { return false }
+        try check(r, "av_read_frame")
+        return true
+    }
+
+    /// Seeks to the keyframe at or before `time` in `streamIndex`. The corresponding FFmpeg call is `av_seek_frame`.
+    public func seek(to time: MediaTime, streamIndex: Int) throws(FFmpegError) {
+        let tb = streams[streamIndex].timeBase
+        try check(av_seek_frame(context, Int32(streamIndex), time.ticks(in: tb), AVSEEK_FLAG_BACKWARD),
+                  "av_seek_frame")
+    }
+
+    static func describe(_ st: UnsafeMutablePointer<AVStream>, index: Int) -> StreamInfo {
+        let par = st.pointee.codecpar!.pointee
+        let kind: MediaKind
+        switch par.codec_type {
+        case AVMEDIA_TYPE_VIDEO: kind = .video
+        case AVMEDIA_TYPE_AUDIO: kind = .audio
+        case AVMEDIA_TYPE_SUBTITLE: kind = .subtitle
+        case AVMEDIA_TYPE_DATA: kind = .data
+        case AVMEDIA_TYPE_ATTACHMENT: kind = .attachment
+        default: kind = .unknown
+        }
+        let tb = Rational(st.pointee.time_base)
+        let codec = avcodec_get_name(par.codec_id).map { String(cString: $0) } ?? "unknown"
+        var profile: String? = nil
+        if let p = avcodec_profile_name(par.codec_id, par.profile) { profile = String(cString: p) }
+        let start = st.pointee.start_time == mw_nopts_value() || !tb.isValid
+            ? nil : MediaTime(ticks: st.pointee.start_time, timeBase: tb)
+        let duration = st.pointee.duration == mw_nopts_value() || st.pointee.duration <= 0 || !tb.isValid
+            ? nil : MediaTime(ticks: st.pointee.duration, timeBase: tb)
+        var language: String? = nil
+        if let tag = av_dict_get(st.pointee.metadata, "language", nil, 0), let v = tag.pointee.value {
+            language = String(cString: v)
+        }
+        let avg = Rational(st.pointee.avg_frame_rate)
+        let real = Rational(st.pointee.r_frame_rate)
+        let sar = Rational(par.sample_aspect_ratio)
+        var rotation = 0
+        var reflected = false
+        if let m = mw_stream_display_matrix(st) {
+            // av_display_rotation_get gives the counter-clockwise angle of the stored picture;
+            // a negative determinant means the matrix also mirrors it.
+            let ccw = av_display_rotation_get(m)
+            if ccw.isFinite {
+                rotation = ((Int((-ccw).rounded()) % 360) + 360) % 360
+                rotation = (rotation + 45) / 90 * 90 % 360
+            }
+            let det = Int64(m[0]) * Int64(m[4]) - Int64(m[1]) * Int64(m[3])
+            reflected = det < 0
+        }
+        var layoutText = ""
+        if kind == .audio {
+            var buffer = [CChar](repeating: 0, count: 128)
+            var layout = par.ch_layout
+            if av_channel_layout_describe(&layout, &buffer, buffer.count) >= 0 {
+                layoutText = string(fromCString: buffer)
+            }
+        }
+        return StreamInfo(
+            index: index, kind: kind, codec: codec, profile: profile, timeBase: tb,
+            start: start, duration: duration, language: language,
+            isAttachedPicture: st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
+            bitRate: par.bit_rate,
+            width: Int(par.width), height: Int(par.height),
+            pixelFormat: PixelFormat(rawValue: par.format),
+            frameRate: avg.isValid ? avg : (real.isValid ? real : nil),
+            sampleAspectRatio: sar.isValid ? sar : nil,
+            rotation: rotation, reflected: reflected,
+            color: ColorDescription(matrix: ColorMatrix(par.color_space),
+                                    fullRange: par.color_range == AVCOL_RANGE_JPEG
+                                        || PixelFormat(rawValue: par.format).isJPEGRange),
+            sampleRate: Int(par.sample_rate), channels: Int(par.ch_layout.nb_channels), layout: layoutText)
+    }
+}

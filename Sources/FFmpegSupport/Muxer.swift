@@ -1,0 +1,105 @@
+import CFFmpeg
+
+/// An output file being written. Owns its `AVFormatContext` and its I/O.
+/// `finish()` must run (or `abandon()` after a failure) before the muxer is released.
+public final class Muxer {
+    public let context: UnsafeMutablePointer<AVFormatContext>
+    public let path: String
+    private var headerWritten = false
+    private var closed = false
+
+    /// Creates the output `path` for the container named `format` ("mov", "mp4", "matroska").
+    /// The corresponding FFmpeg calls are `avformat_alloc_output_context2` and `avio_open`.
+    public init(path: String, format: String) throws(FFmpegError) {
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        try check(avformat_alloc_output_context2(&ctx, nil, format, path), "avformat_alloc_output_context2")
+        guard let ctx else { throw FFmpegError(code: FFmpegError.noMemory, call: "avformat_alloc_output_context2") }
+        // Bit-exact output: no library version string, so the same job gives the same bytes.
+        ctx.pointee.flags |= AVFMT_FLAG_BITEXACT
+        let r = avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE)
+        if r < 0 {
+            avformat_free_context(ctx)
+            throw FFmpegError(code: r, call: "avio_open")
+        }
+        context = ctx
+        self.path = path
+    }
+
+    deinit {
+        assert(closed, "Muxer for \(path) released without finish() or abandon()")
+        if !closed { avio_closep(&context.pointee.pb) }
+        avformat_free_context(context)
+    }
+
+    /// Whether the container wants codec headers out of band (mov, mp4, mkv).
+    public var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    /// Adds a stream with an encoder's (or a copied stream's) parameters; returns its index.
+    /// The corresponding FFmpeg call is `avformat_new_stream`.
+    public func addStream(_ parameters: StreamParameters, language: String? = nil) throws(FFmpegError) -> Int {
+        guard let st = avformat_new_stream(context, nil) else {
+            throw FFmpegError(code: FFmpegError.noMemory, call: "avformat_new_stream")
+        }
+        try parameters.apply(to: st.pointee.codecpar)
+        st.pointee.time_base = parameters.timeBase.av
+        if let language { av_dict_set(&st.pointee.metadata, "language", language, 0) }
+        return Int(st.pointee.index)
+    }
+
+    /// Adds a chapter from `start` to `end` named `title`. The corresponding FFmpeg field is `AVFormatContext.chapters`.
+    public func addChapter(id: Int, start: MediaTime, end: MediaTime, title: String) throws(FFmpegError) {
+        let size = MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride * (Int(context.pointee.nb_chapters) + 1)
+        guard let grown = av_realloc(context.pointee.chapters, size) else {
+            throw FFmpegError(code: FFmpegError.noMemory, call: "av_realloc")
+        }
+        context.pointee.chapters = grown.assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self)
+        guard let ch = av_mallocz(MemoryLayout<AVChapter>.size)?.assumingMemoryBound(to: AVChapter.self) else {
+            throw FFmpegError(code: FFmpegError.noMemory, call: "av_mallocz")
+        }
+        let tb = Rational(1, 1000)
+        ch.pointee.id = Int64(id)
+        ch.pointee.time_base = tb.av
+        ch.pointee.start = start.ticks(in: tb)
+        ch.pointee.end = end.ticks(in: tb)
+        av_dict_set(&ch.pointee.metadata, "title", title, 0)
+        context.pointee.chapters[Int(context.pointee.nb_chapters)] = ch
+        context.pointee.nb_chapters += 1
+    }
+
+    /// The time base the muxer chose for a stream (valid after `writeHeader`).
+    public func timeBase(ofStream i: Int) -> Rational { Rational(context.pointee.streams[i]!.pointee.time_base) }
+
+    /// Writes the file header. `fastStart` moves the index to the front (mp4). The corresponding FFmpeg call is `avformat_write_header`.
+    public func writeHeader(fastStart: Bool) throws(FFmpegError) {
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        if fastStart { av_dict_set(&options, "movflags", "+faststart", 0) }
+        try check(avformat_write_header(context, &options), "avformat_write_header")
+        headerWritten = true
+    }
+
+    /// Writes one packet, already in the stream's time base and in interleaved order.
+    /// The corresponding FFmpeg call is `av_write_frame` (the `AssetWriter` interleaves, so the muxer need not buffer).
+    public func write(_ packet: Packet) throws(FFmpegError) {
+        try check(av_write_frame(context, packet.pointer), "av_write_frame")
+    }
+
+    /// Flushes, writes the trailer and closes the file. The corresponding FFmpeg calls are `av_write_trailer` and `avio_closep`.
+    public func finish() throws(FFmpegError) {
+        precondition(headerWritten && !closed)
+        closed = true
+        let trailer = av_write_trailer(context)
+        let ioError = context.pointee.pb.pointee.error
+        let close = avio_closep(&context.pointee.pb)
+        try check(trailer, "av_write_trailer")
+        try check(ioError, "avio write")
+        try check(close, "avio_closep")
+    }
+
+    /// Closes the file without a trailer after a failure; the caller removes it.
+    public func abandon() {
+        guard !closed else { return }
+        closed = true
+        avio_closep(&context.pointee.pb)
+    }
+}

@@ -1,0 +1,81 @@
+import FFmpegSupport
+
+/// What goes into the audio mix, shared by every kind of job.
+public struct AudioOptions: Sendable, Codable {
+    public enum Tracks: String, Sendable, Codable, CaseIterable {
+        /// Every audio track of every input (the point of mixwrite).
+        case all
+        /// The first audio track of each input.
+        case first
+        /// No audio at all.
+        case none
+    }
+
+    /// Extra audio files (`--audio`), named `audio1`, `audio2` … in this order.
+    public var files: [String] = []
+    public var tracks: Tracks = .all
+    /// Sources (`fx`, `audio2`) or single tracks (`fx:2`) left out.
+    public var mute: [String] = []
+    /// dB a source or track, e.g. `["fx": -6]`.
+    public var gains: [String: Double] = [:]
+    /// Seconds of silence before a source or track starts.
+    public var offsets: [String: Double] = [:]
+    public var mode: MixMode = .sum
+    /// Output channels; nil: stereo if any source has two or more, else mono.
+    public var channels: Int?
+    /// Output sample rate; nil: 48 kHz.
+    public var sampleRate: Int?
+    /// AAC bit rate in bits a second.
+    public var bitRate: Int = 192_000
+
+    public init() {}
+
+    /// The tracks to mix from labelled inputs, in order, after `tracks` and `mute`.
+    func sources(from inputs: [(label: String, file: MediaFile)]) throws(MixWriteError) -> [AudioSource] {
+        let known = Set(inputs.map(\.label))
+        for name in mute + Array(gains.keys) + Array(offsets.keys) {
+            let label = String(name.split(separator: ":").first ?? "")
+            guard known.contains(label) else {
+                throw .usage("unknown source '\(name)'; the sources are \(inputs.map(\.label).joined(separator: ", "))")
+            }
+        }
+        if tracks == .none { return [] }
+        var result: [AudioSource] = []
+        for (label, file) in inputs {
+            var streams = file.audioStreams
+            if tracks == .first { streams = Array(streams.prefix(1)) }
+            for (n, s) in streams.enumerated() {
+                let name = "\(label):\(n + 1)"
+                if mute.contains(label) || mute.contains(name) { continue }
+                let start = (s.start ?? file.origin) - file.origin
+                result.append(AudioSource(
+                    label: label, path: file.path, streamIndex: s.index, track: n + 1, codec: s.codec,
+                    sampleRate: s.sampleRate, channels: s.channels, layout: s.layout,
+                    gainDB: (gains[label] ?? 0) + (gains[name] ?? 0),
+                    offsetSeconds: (offsets[name] ?? offsets[label]) ?? 0,
+                    startOffset: start > .zero ? start : .zero))
+            }
+        }
+        return result
+    }
+
+    /// The mix plan for these sources and an output of `duration`.
+    func plan(sources: [AudioSource], duration: MediaTime) -> AudioStage.Plan? {
+        guard !sources.isEmpty else { return nil }
+        let rate = sampleRate ?? 48_000
+        let ch = channels ?? (sources.contains { $0.channels >= 2 } ? 2 : 1)
+        let total = duration.ticks(in: Rational(1, Int32(rate)))
+        return AudioStage.Plan(sources: sources, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
+                               bitRate: bitRate, mode: mode)
+    }
+
+    func validate() throws(MixWriteError) {
+        if let c = channels, !(1...2).contains(c) { throw .usage("--channels must be 1 or 2") }
+        if let r = sampleRate, ![8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000].contains(r) {
+            throw .usage("--sample-rate \(r) is not an AAC sample rate (use 8000 to 96000, e.g. 44100 or 48000)")
+        }
+        if !(16_000...512_000).contains(bitRate) { throw .usage("--audio-bitrate must be between 16k and 512k") }
+        for (k, g) in gains where !(-60...24).contains(g) { throw .usage("--gain \(k)=\(g): gain must be between -60 and 24 dB") }
+        for (k, o) in offsets where !(0...3600).contains(o) { throw .usage("--offset \(k)=\(o): offset must be between 0 and 3600 seconds") }
+    }
+}

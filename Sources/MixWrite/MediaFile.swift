@@ -1,0 +1,76 @@
+import FFmpegSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a file holds, read once when a job is planned. The stages open the file again for themselves.
+public struct MediaFile: Sendable {
+    public let path: String
+    public let format: String
+    /// The container's duration, if it says.
+    public let duration: MediaTime?
+    /// The time every stream of the file is measured from (the container's start time, else 0).
+    public let origin: MediaTime
+    public let streams: [StreamInfo]
+
+    /// Opens `path` and reads its streams; a clear `MixWriteError.input` when it cannot.
+    public init(path: String) throws(MixWriteError) {
+        try MediaFile.checkReadable(path)
+        let demuxer: Demuxer
+        do {
+            demuxer = try Demuxer(url: path)
+        } catch {
+            throw .input(file: path, MediaFile.explain(error))
+        }
+        self.path = path
+        format = demuxer.formatName
+        duration = demuxer.duration
+        origin = demuxer.startTime ?? .zero
+        streams = demuxer.streams
+    }
+
+    public var videoStreams: [StreamInfo] { streams.filter(\.isRealVideo) }
+    public var audioStreams: [StreamInfo] { streams.filter { $0.kind == .audio && $0.channels > 0 } }
+    /// The stream a video stage reads: the first real video stream (not cover art).
+    public var mainVideo: StreamInfo? { videoStreams.first }
+
+    /// The length of the file's video: the video stream's own duration, else the container's.
+    public var videoDuration: MediaTime? {
+        guard let v = mainVideo else { return nil }
+        if let d = v.duration, d > .zero {
+            // A stream that starts after the file's origin still ends at start + duration on the file's timeline.
+            let startOffset = (v.start ?? origin) - origin
+            return startOffset > .zero ? startOffset + d : d
+        }
+        return duration
+    }
+
+    /// The length of the whole file: the container's duration, else its longest stream.
+    public var totalDuration: MediaTime? {
+        duration ?? streams.compactMap(\.duration).max()
+    }
+
+    static func checkReadable(_ path: String) throws(MixWriteError) {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            throw .input(file: path, errno == ENOENT ? "no such file" : String(cString: strerror(errno)).lowercased())
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw .input(file: path, "is a folder, not a media file") }
+        if access(path, R_OK) != 0 { throw .input(file: path, "cannot be read (permission denied)") }
+        if st.st_size == 0 { throw .input(file: path, "is empty (0 bytes)") }
+    }
+
+    static func explain(_ error: FFmpegError) -> String {
+        switch error.call {
+        case "avformat_open_input":
+            return "not a media file FFmpeg can read (\(error.message.lowercased()))"
+        case "avformat_find_stream_info":
+            return "cannot read its streams (\(error.message.lowercased()))"
+        default:
+            return error.description
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import FFmpegSupport
+
+/// A job mixwrite can run: a blend, a concat, a still, a remix.
+public protocol MixJob: Sendable {
+    /// Every file the job reads (an output may not be one of them).
+    var inputPaths: [String] { get }
+    /// Checks the options and inputs and works out the plan, before anything is written.
+    func prepare() throws(MixWriteError) -> PreparedJob
+}
+
+/// A job checked and planned: every decision made, nothing written yet.
+public struct PreparedJob: Sendable {
+    enum VideoPlan: Sendable {
+        case blend(BlendVideoStage.Plan)
+    }
+    let output: OutputFile
+    let duration: MediaTime
+    let frameRate: Rational?
+    let video: VideoPlan?
+    let audio: AudioStage.Plan?
+    let key: ChromaKeyBlend.Settings?
+}
+
+/// Runs a job: a video stage and an audio stage, concurrently, into one `AssetWriter`; the file is
+/// finalized only after both stages finish, and the first failure cancels the other stage.
+public struct MixWriter: Sendable {
+    public let job: any MixJob
+
+    public init(_ job: any MixJob) {
+        self.job = job
+    }
+
+    /// FFmpeg's own log lines on stderr: off (the default; mixwrite reports problems itself) or on, for debugging.
+    public static func setLibraryLogging(_ on: Bool) {
+        if on { FFmpegLog.errorsOnly() } else { FFmpegLog.quiet() }
+    }
+
+    /// Runs the job to the end and reports what was written. Throws `MixWriteError`; on any failure or
+    /// cancellation no output file and no temporary file are left.
+    public func run(progress: (@Sendable (ProgressUpdate) -> Void)? = nil) async throws(MixWriteError) -> Report {
+        let started = ContinuousClock.now
+        let plan = try job.prepare()
+        let reporter = progress.map { ProgressReporter(total: plan.duration, frameRate: plan.frameRate, handler: $0) }
+        var kinds: [AssetWriter.TrackKind] = []
+        if plan.video != nil { kinds.append(.video) }
+        if plan.audio != nil { kinds.append(.audio) }
+        let writer = try AssetWriter(output: plan.output, tracks: kinds, progress: reporter)
+
+        let finished: FinishedOutput
+        let damaged: Int
+        do {
+            damaged = try await withThrowingTaskGroup(of: Int.self) { group in
+                var slot = 0
+                if let video = plan.video {
+                    let s = slot
+                    slot += 1
+                    group.addTask {
+                        try await MixWriter.stage(writer) {
+                            switch video {
+                            case .blend(let p): return try await BlendVideoStage(plan: p, slot: s).run(writer: writer)
+                            }
+                        }
+                    }
+                }
+                if let audio = plan.audio {
+                    let s = slot
+                    group.addTask {
+                        try await MixWriter.stage(writer) { try await AudioStage(plan: audio, slot: s).run(writer: writer) }
+                    }
+                }
+                var total = 0
+                for try await d in group { total += d }
+                return total
+            }
+            finished = try await writer.finish()
+        } catch {
+            await writer.abandon(error)
+            if error is CancellationError || Task.isCancelled { throw .interrupted(signal: 2) }
+            throw .processing(error, file: plan.output.path)
+        }
+        reporter?.complete()
+        return Report(
+            output: plan.output.path, duration: plan.duration.seconds, bytes: finished.bytes,
+            video: plan.video.map { v in
+                switch v {
+                case .blend(let p):
+                    return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
+                }
+            },
+            audio: plan.audio.map { Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources) },
+            key: plan.key, damagedPackets: damaged, seconds: (ContinuousClock.now - started).seconds)
+    }
+
+    /// Runs one stage; its failure stops the writer at once, so the other stage never waits on it.
+    private static func stage(_ writer: AssetWriter, _ body: () async throws -> Int) async throws -> Int {
+        do {
+            return try await body()
+        } catch {
+            await writer.abandon(error)
+            throw error
+        }
+    }
+}

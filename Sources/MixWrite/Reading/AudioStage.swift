@@ -1,0 +1,246 @@
+import FFmpegSupport
+
+/// One audio track that goes into the mix.
+public struct AudioSource: Sendable, Codable {
+    /// The source's name on the command line: `fx`, `base`, `audio1` …
+    public var label: String
+    public var path: String
+    public var streamIndex: Int
+    /// 1-based number of this track among the file's audio tracks (`fx:2`).
+    public var track: Int
+    public var codec: String
+    public var sampleRate: Int
+    public var channels: Int
+    public var layout: String
+    public var gainDB: Double
+    /// Extra delay given by the user; the track's own start within its file is added to it.
+    public var offsetSeconds: Double
+    /// Where the track starts on its file's timeline (after the file's origin).
+    var startOffset: MediaTime
+
+    public var name: String { "\(label):\(track)" }
+}
+
+/// How the tracks are summed.
+public enum MixMode: String, Sendable, Codable, CaseIterable {
+    /// Each source at its own level, then a limiter at -1 dBFS (a mixing desk; AVFoundation's audio mix).
+    case sum
+    /// ffmpeg's amix default: each source at 1/N.
+    case average
+}
+
+/// The audio half of every job: decodes every source track, mixes them in one avfilter graph
+/// (abuffer×N → [volume, adelay] → aformat → amix → alimiter → apad/atrim), and encodes AAC for the writer.
+struct AudioStage: Sendable {
+    struct Plan: Sendable {
+        var sources: [AudioSource]
+        var sampleRate: Int
+        var channels: Int
+        /// The mix is padded with silence or cut to exactly this many samples.
+        var totalSamples: Int64
+        var bitRate: Int
+        var mode: MixMode
+    }
+
+    let plan: Plan
+    let slot: Int
+
+    /// The limiter's ceiling: -1 dBFS.
+    static let ceiling = 0.891251
+
+    /// The filter description between the sources `[in0]…` and the sink `[out]`.
+    static func graphDescription(_ plan: Plan, inputFormats: [(channels: Int, sampleRate: Int)]) -> String {
+        let layout = plan.channels == 1 ? "mono" : plan.channels == 2 ? "stereo" : "\(plan.channels)c"
+        var chains: [String] = []
+        for (i, s) in plan.sources.enumerated() {
+            var filters: [String] = []
+            // A mono source plays at its own level in both channels, as players play a mono file.
+            if inputFormats[i].channels == 1 && plan.channels == 2 {
+                filters.append("pan=stereo|c0=c0|c1=c0")
+            }
+            if s.gainDB != 0 { filters.append("volume=\(s.gainDB)dB") }
+            filters.append("aformat=sample_fmts=fltp:sample_rates=\(plan.sampleRate):channel_layouts=\(layout)")
+            let delaySamples = Int64(((s.offsetSeconds + s.startOffset.seconds) * Double(plan.sampleRate)).rounded())
+            if delaySamples > 0 { filters.append("adelay=delays=\(delaySamples)S:all=1") }
+            chains.append("[in\(i)]" + filters.joined(separator: ",") + "[m\(i)]")
+        }
+        let inputs = (0..<plan.sources.count).map { "[m\($0)]" }.joined()
+        let normalize = plan.mode == .average ? 1 : 0
+        var tail = "\(inputs)amix=inputs=\(plan.sources.count):duration=longest:dropout_transition=0:normalize=\(normalize)"
+        if plan.mode == .sum { tail += ",alimiter=limit=\(ceiling):level=0:latency=1:attack=5:release=50" }
+        tail += ",apad=whole_len=\(plan.totalSamples),atrim=end_sample=\(plan.totalSamples)"
+        tail += ",aformat=sample_fmts=fltp:sample_rates=\(plan.sampleRate):channel_layouts=\(layout)[out]"
+        return (chains + [tail]).joined(separator: ";")
+    }
+
+    /// One input file and the decoders of its tracks in the mix.
+    private final class Input {
+        let path: String
+        let demuxer: Demuxer
+        var decoders: [Int: (decoder: Decoder, source: Int)] = [:]
+        var ended = false
+        var position: MediaTime = .zero
+
+        init(path: String) throws {
+            self.path = path
+            demuxer = try Demuxer(url: path)
+        }
+    }
+
+    /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
+    func run(writer: AssetWriter) async throws -> Int {
+        let p = plan
+        let encoder: Encoder
+        do {
+            encoder = try Encoder(aacSampleRate: p.sampleRate, channels: p.channels, bitRate: p.bitRate,
+                                  globalHeader: writer.wantsGlobalHeader)
+        } catch {
+            throw MixWriteError.processing(file: nil, "cannot open the AAC encoder (\(error.message.lowercased()))")
+        }
+        try await writer.addTrack(slot, parameters: encoder.streamParameters())
+
+        // Open each file once, with a decoder for each of its tracks in the mix.
+        var inputs: [Input] = []
+        for (i, s) in p.sources.enumerated() {
+            let input: Input
+            if let existing = inputs.first(where: { $0.path == s.path }) {
+                input = existing
+            } else {
+                do { input = try Input(path: s.path) } catch let e as FFmpegError {
+                    throw MixWriteError.input(file: s.path, MediaFile.explain(e))
+                }
+                inputs.append(input)
+            }
+            do {
+                input.decoders[s.streamIndex] = (try Decoder(demuxer: input.demuxer, streamIndex: s.streamIndex, threads: 1), i)
+            } catch {
+                throw MixWriteError.input(file: s.path, "audio stream #\(s.streamIndex) (\(s.codec)) cannot be decoded: \(error.message.lowercased())")
+            }
+        }
+        for input in inputs { input.demuxer.keepOnly(Set(input.decoders.keys)) }
+
+        var damaged = 0
+        let packet = Packet()
+        let decoded = Frame()
+        // Decoded frames wait here until the graph exists: it is built from each track's first real frame,
+        // whose format can differ from the container's header (HE-AAC, for one).
+        var pending: [[Frame]] = Array(repeating: [], count: p.sources.count)
+        var exhausted = Array(repeating: false, count: p.sources.count)
+        var graph: FilterGraph?
+        var sinkEnded = false
+        let mixed = Frame()
+        var samplesOut: Int64 = 0
+        let outPacket = Packet()
+
+        // Each track's frames are numbered by their samples from 0: its place on the timeline is set by
+        // adelay, so a stray timestamp cannot shift or stretch the mix.
+        var nextSample = Array(repeating: Int64(0), count: p.sources.count)
+        func deliver(_ frame: Frame, source: Int) throws {
+            frame.pts = nextSample[source]
+            nextSample[source] += Int64(frame.sampleCount)
+            if let graph {
+                try graph.push(frame, to: source)
+            } else {
+                pending[source].append(frame.take())
+            }
+        }
+
+        func buildGraphIfReady(force: Bool) throws {
+            guard graph == nil else { return }
+            let ready = (0..<p.sources.count).allSatisfy { !pending[$0].isEmpty || exhausted[$0] }
+            guard ready || force else { return }
+            let g = FilterGraph()
+            var formats: [(Int, Int)] = []
+            for i in 0..<p.sources.count {
+                if let first = pending[i].first {
+                    try g.addAudioSource(matching: first)
+                    formats.append((first.channelCount, first.sampleRate))
+                } else {
+                    // A track that gave no sound at all is silence: a source with no frames, closed at once.
+                    let rate = p.sources[i].sampleRate > 0 ? p.sources[i].sampleRate : p.sampleRate
+                    try g.addSilentAudioSource(sampleRate: rate, channels: max(1, p.sources[i].channels))
+                    formats.append((max(1, p.sources[i].channels), rate))
+                }
+            }
+            try g.addAudioSink(frameSize: encoder.frameSize)
+            try g.configure(AudioStage.graphDescription(p, inputFormats: formats))
+            graph = g
+            for i in 0..<p.sources.count {
+                for f in pending[i] { try g.push(f, to: i) }
+                pending[i] = []
+                if exhausted[i] { try g.close(i) }
+            }
+        }
+
+        func pullAndEncode() async throws {
+            guard let graph, !sinkEnded else { return }
+            while true {
+                switch try graph.pull(into: mixed) {
+                case .value:
+                    mixed.pts = samplesOut
+                    samplesOut += Int64(mixed.sampleCount)
+                    try encoder.send(mixed)
+                    mixed.unref()
+                    while case .value = try encoder.receive(into: outPacket) {
+                        try await writer.append(outPacket.encoded, to: slot)
+                    }
+                case .needsInput:
+                    return
+                case .endOfStream:
+                    sinkEnded = true
+                    return
+                }
+            }
+        }
+
+        func drainDecoder(_ decoder: Decoder, source: Int) throws {
+            while true {
+                let r: Receive<Void>
+                do { r = try decoder.receive(into: decoded) } catch { damaged += 1; continue }
+                switch r {
+                case .value:
+                    if decoded.sampleCount > 0 { try deliver(decoded, source: source) }
+                    decoded.unref()
+                case .needsInput, .endOfStream:
+                    return
+                }
+            }
+        }
+
+        while !sinkEnded {
+            try Task.checkCancellation()
+            // Read from the input that is furthest behind, so the mix never waits long on one file.
+            guard let input = inputs.filter({ !$0.ended }).min(by: { $0.position < $1.position }) else { break }
+            var more: Bool
+            do { more = try input.demuxer.read(into: packet) } catch { damaged += 1; more = false }
+            if more, let (decoder, source) = input.decoders[packet.streamIndex] {
+                if let ts = packet.dts ?? packet.pts {
+                    input.position = MediaTime(ticks: ts, timeBase: decoder.timeBase)
+                }
+                do { _ = try decoder.send(packet) } catch { damaged += 1 }
+                try drainDecoder(decoder, source: source)
+            } else if !more {
+                input.ended = true
+                for (decoder, source) in input.decoders.values {
+                    do { _ = try decoder.send(nil) } catch { damaged += 1 }
+                    try drainDecoder(decoder, source: source)
+                    exhausted[source] = true
+                    if let graph { try graph.close(source) }
+                }
+            }
+            try buildGraphIfReady(force: false)
+            try await pullAndEncode()
+        }
+        try buildGraphIfReady(force: true)
+        if let graph, !sinkEnded {
+            for i in 0..<p.sources.count where !exhausted[i] { try graph.close(i) }
+            try await pullAndEncode()
+        }
+        try encoder.send(nil)
+        while case .value = try encoder.receive(into: outPacket) {
+            try await writer.append(outPacket.encoded, to: slot)
+        }
+        try await writer.finishTrack(slot)
+        return damaged
+    }
+}

@@ -1,0 +1,148 @@
+import FFmpegSupport
+
+/// Pictures of one input's video stream on the output's timeline, at the output's size and format.
+/// `picture(at:)` answers "what does this input show at output time t": the latest frame that starts by
+/// t (within half an output frame), converted once and reused while it stays on screen.
+final class VideoReader {
+    let file: MediaFile
+    let stream: StreamInfo
+    private let demuxer: Demuxer
+    private let decoder: Decoder
+    private let packet = Packet()
+    private let target: Scaler.Key
+    private var scaler: Scaler?
+    /// Half an output frame: a frame that starts this close after t already counts as showing at t.
+    private let tolerance: MediaTime
+    private let frameDuration: MediaTime
+
+    /// The frame on screen (decoded, not yet converted) and its start on the output timeline.
+    private var current: (frame: Frame, time: MediaTime)?
+    private var converted: Frame?
+    private var scaled: Frame?
+    private var convertedIsCurrent = false
+    /// The next decoded frame, read ahead to know when the current one leaves the screen.
+    private var next: (frame: Frame, time: MediaTime)?
+    private var inputEnded = false
+    private var decoderDrained = false
+    private var lastTime: MediaTime?
+    private(set) var damagedPackets = 0
+
+    init(file: MediaFile, width: Int, height: Int, color: ColorDescription, outputFrameRate: Rational) throws {
+        guard let stream = file.mainVideo else { throw MixWriteError.input(file: file.path, "has no video stream") }
+        self.file = file
+        self.stream = stream
+        do {
+            demuxer = try Demuxer(url: file.path)
+            demuxer.keepOnly([stream.index])
+            decoder = try Decoder(demuxer: demuxer, streamIndex: stream.index)
+        } catch {
+            throw MixWriteError.input(file: file.path, "video stream #\(stream.index) (\(stream.codec)) cannot be decoded: \(error.message.lowercased())")
+        }
+        target = Scaler.Key(width: width, height: height, format: .yuv420p, color: color)
+        let outFrame = MediaTime(value: Int64(outputFrameRate.den), timescale: outputFrameRate.num)
+        tolerance = MediaTime(value: outFrame.value, timescale: outFrame.timescale * 2)
+        if let r = stream.frameRate, r.isValid {
+            frameDuration = MediaTime(value: Int64(r.den), timescale: r.num)
+        } else {
+            frameDuration = outFrame
+        }
+    }
+
+    /// The picture this input shows at output time `t`, or nil once it has ended (and `hold` is false).
+    /// With `hold`, the last picture stays on screen after the end.
+    func picture(at t: MediaTime, hold: Bool) throws -> Frame? {
+        let limit = t + tolerance
+        if current == nil, try readNext() == false { return nil }
+        while true {
+            if next == nil, try readNext() == false { break }
+            guard let n = next, n.time <= limit else { break }
+            current = n
+            next = nil
+            convertedIsCurrent = false
+        }
+        guard let c = current else { return nil }
+        if !hold && next == nil && inputEnded && decoderDrained && c.time + frameDuration <= t {
+            return nil
+        }
+        return try convertedCurrent(c.frame)
+    }
+
+    /// Decodes the next frame into `next`; false when the stream has no more.
+    private func readNext() throws -> Bool {
+        let frame = Frame()
+        while true {
+            switch try receive(into: frame) {
+            case .value:
+                let ticks = frame.bestEffortTimestamp
+                var time: MediaTime
+                if let ticks {
+                    time = MediaTime(ticks: ticks, timeBase: stream.timeBase) - file.origin
+                } else {
+                    time = lastTime.map { $0 + frameDuration } ?? .zero
+                }
+                // Timestamps must rise; a repeated or backward one is taken as the next frame slot.
+                if let last = lastTime, time <= last { time = last + MediaTime(value: 1, timescale: 1_000_000) }
+                lastTime = time
+                if current == nil { current = (frame, time); convertedIsCurrent = false; return true }
+                next = (frame, time)
+                return true
+            case .endOfStream:
+                decoderDrained = true
+                return false
+            case .needsInput:
+                if inputEnded {
+                    _ = try decoder.send(nil)
+                    continue
+                }
+                let more: Bool
+                do {
+                    more = try demuxer.read(into: packet)
+                } catch {
+                    // A read error ends the input, as a truncated file does.
+                    damagedPackets += 1
+                    more = false
+                }
+                if !more {
+                    inputEnded = true
+                    _ = try decoder.send(nil)
+                    continue
+                }
+                guard packet.streamIndex == stream.index else { continue }
+                do {
+                    _ = try decoder.send(packet)
+                } catch {
+                    damagedPackets += 1
+                }
+            }
+        }
+    }
+
+    private func receive(into frame: Frame) throws -> Receive<Void> {
+        do {
+            return try decoder.receive(into: frame)
+        } catch {
+            // A damaged frame is skipped; the decoder recovers at the next keyframe.
+            damagedPackets += 1
+            if inputEnded { return .endOfStream }
+            return .needsInput
+        }
+    }
+
+    private func convertedCurrent(_ frame: Frame) throws -> Frame {
+        if convertedIsCurrent, let converted { return converted }
+        let sourceColor = frame.color(fallback: stream.color)
+        let key = Scaler.Key(width: frame.width, height: frame.height, format: frame.pixelFormat, color: sourceColor)
+        if key == target {
+            converted = frame
+        } else {
+            if scaler?.source != key { scaler = try Scaler(from: key, to: target) }
+            let out = try scaled ?? Frame(width: target.width, height: target.height, pixelFormat: .yuv420p)
+            try out.makeWritable()
+            try scaler!.scale(frame, into: out)
+            scaled = out
+            converted = out
+        }
+        convertedIsCurrent = true
+        return converted!
+    }
+}

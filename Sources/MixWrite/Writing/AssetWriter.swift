@@ -1,0 +1,216 @@
+import FFmpegSupport
+
+/// The one owner of the output muxer. Each stage registers its track, appends encoded packets and marks
+/// its track finished; the writer interleaves them by decode time. `append` suspends while the
+/// appending track is far ahead of a track that has nothing queued, so memory stays bounded
+/// (as `AVAssetWriterInput.isReadyForMoreMediaData`).
+public actor AssetWriter {
+    public enum TrackKind: Sendable { case video, audio }
+
+    private struct Track {
+        var kind: TrackKind
+        var encoderTimeBase = Rational(1, 1)
+        var parameters: StreamParameters?
+        var streamIndex: Int?
+        var queue: [EncodedPacket] = []
+        var head = 0
+        var finished = false
+        var lastEnd: MediaTime = .zero
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+
+        var pending: Int { queue.count - head }
+    }
+
+    private let muxer: Muxer
+    private let output: OutputFile
+    private var tracks: [Track]
+    private var headerWritten = false
+    private var failure: MixWriteError?
+    private var headerWaiters: [CheckedContinuation<Void, any Error>] = []
+    private let chapters: [(title: String, start: MediaTime, end: MediaTime)]
+    /// How many packets a track may queue ahead of a lagging track before `append` waits.
+    private let queueLimit: Int
+    private let progress: ProgressReporter?
+    private var bytesWritten: Int64 = 0
+
+    /// Opens the temporary output file. `tracks` lists the kinds the stages will register, in slot order.
+    public init(output: OutputFile, tracks: [TrackKind], chapters: [(title: String, start: MediaTime, end: MediaTime)] = [],
+                queueLimit: Int = 48, progress: ProgressReporter? = nil) throws(MixWriteError) {
+        do {
+            muxer = try Muxer(path: output.temporaryPath, format: output.container.muxerName)
+        } catch {
+            throw .output(file: output.path, error.isNoSpace ? "no space left on device" : "cannot be created (\(error.message.lowercased()))")
+        }
+        self.output = output
+        self.tracks = tracks.map { Track(kind: $0) }
+        self.chapters = chapters
+        self.queueLimit = queueLimit
+        self.progress = progress
+    }
+
+    /// Whether an encoder for this output must put its headers in extradata.
+    public nonisolated var wantsGlobalHeader: Bool { true }
+
+    /// Registers the encoded stream of `slot`; the file header is written once every slot has registered.
+    /// Returns when the header is written.
+    public func addTrack(_ slot: Int, parameters: StreamParameters) async throws {
+        try throwIfFailed()
+        tracks[slot].parameters = parameters
+        tracks[slot].encoderTimeBase = parameters.timeBase
+        if tracks.allSatisfy({ $0.parameters != nil }) {
+            do {
+                // Streams in slot order (video first), whichever stage registered first.
+                for i in tracks.indices { tracks[i].streamIndex = try muxer.addStream(tracks[i].parameters!) }
+                for (i, c) in chapters.enumerated() {
+                    try muxer.addChapter(id: i + 1, start: c.start, end: c.end, title: c.title)
+                }
+                try muxer.writeHeader(fastStart: output.container.fastStart)
+            } catch {
+                throw fail(.processing(error, file: output.path))
+            }
+            headerWritten = true
+            let waiting = headerWaiters
+            headerWaiters = []
+            for w in waiting { w.resume() }
+            try drain()
+        } else {
+            try await wait { self.headerWaiters.append($0) }
+        }
+    }
+
+    /// Queues one encoded packet of `slot` (timestamps in the encoder's time base) and writes what can be
+    /// interleaved. Suspends while this track is `queueLimit` packets ahead of a lagging one.
+    public func append(_ packet: EncodedPacket, to slot: Int) async throws {
+        try throwIfFailed()
+        tracks[slot].queue.append(packet)
+        try drain()
+        while tracks[slot].pending > queueLimit {
+            try await wait { self.tracks[slot].waiters.append($0) }
+        }
+    }
+
+    /// Marks `slot` finished: no more packets come from it.
+    public func finishTrack(_ slot: Int) throws {
+        try throwIfFailed()
+        precondition(!tracks[slot].finished, "track \(slot) finished twice")
+        tracks[slot].finished = true
+        try drain()
+    }
+
+    /// Writes what is left, the trailer, and puts the file in place. Call after every stage has finished.
+    public func finish() throws -> FinishedOutput {
+        try throwIfFailed()
+        precondition(tracks.allSatisfy(\.finished), "finish() before every track finished")
+        try drain()
+        do {
+            try muxer.finish()
+        } catch {
+            output.discard()
+            throw fail(.processing(error, file: output.path))
+        }
+        try output.commit()
+        return FinishedOutput(bytes: bytesWritten, trackEnds: tracks.map(\.lastEnd))
+    }
+
+    /// Stops everything after a failure elsewhere: wakes waiting stages, closes and removes the temporary file.
+    public func abandon(_ error: any Error) {
+        _ = fail(.processing(error, file: nil))
+    }
+
+    // MARK: - Internals
+
+    private func throwIfFailed() throws {
+        if let failure { throw failure }
+        try Task.checkCancellation()
+    }
+
+    /// Records the first failure, wakes every waiter with it and removes the temporary file.
+    private func fail(_ error: MixWriteError) -> MixWriteError {
+        if failure == nil {
+            failure = error
+            muxer.abandon()
+            output.discard()
+        }
+        let all = headerWaiters + tracks.flatMap(\.waiters)
+        headerWaiters = []
+        for i in tracks.indices { tracks[i].waiters = [] }
+        for w in all { w.resume(throwing: failure!) }
+        return failure!
+    }
+
+    private func cancelWaiters() {
+        let all = headerWaiters + tracks.flatMap(\.waiters)
+        headerWaiters = []
+        for i in tracks.indices { tracks[i].waiters = [] }
+        for w in all { w.resume(throwing: CancellationError()) }
+    }
+
+    /// Suspends until resumed; cancellation of the waiting task wakes it with `CancellationError`.
+    private func wait(_ register: (CheckedContinuation<Void, any Error>) -> Void) async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled { c.resume(throwing: CancellationError()) } else { register(c) }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiters() }
+        }
+    }
+
+    /// Writes queued packets in decode-time order while every unfinished track has one to compare.
+    private func drain() throws {
+        guard headerWritten else { return }
+        while true {
+            var best: Int? = nil
+            var bestTime = MediaTime.zero
+            var blocked = false
+            for (i, t) in tracks.enumerated() {
+                if t.pending == 0 {
+                    if !t.finished { blocked = true; break }
+                    continue
+                }
+                let p = t.queue[t.head]
+                let time = MediaTime(ticks: p.dts ?? p.pts ?? 0, timeBase: t.encoderTimeBase)
+                if best == nil || time < bestTime { best = i; bestTime = time }
+            }
+            guard !blocked, let i = best else { break }
+            let packet = tracks[i].queue[tracks[i].head]
+            tracks[i].head += 1
+            if tracks[i].head > 256 {
+                tracks[i].queue.removeFirst(tracks[i].head)
+                tracks[i].head = 0
+            }
+            try write(packet, track: i)
+        }
+        for i in tracks.indices where tracks[i].pending <= queueLimit && !tracks[i].waiters.isEmpty {
+            let waiting = tracks[i].waiters
+            tracks[i].waiters = []
+            for w in waiting { w.resume() }
+        }
+    }
+
+    private func write(_ encoded: EncodedPacket, track i: Int) throws {
+        let index = tracks[i].streamIndex!
+        let tb = tracks[i].encoderTimeBase
+        let end = MediaTime(ticks: (encoded.pts ?? 0) + encoded.duration, timeBase: tb)
+        if tracks[i].lastEnd < end { tracks[i].lastEnd = end }
+        bytesWritten += Int64(encoded.data.count)
+        do {
+            let packet = try Packet(encoded)
+            packet.streamIndex = index
+            packet.rescaleTimestamps(from: tb, to: muxer.timeBase(ofStream: index))
+            try muxer.write(packet)
+        } catch {
+            throw fail(.processing(error, file: output.path))
+        }
+        if tracks[i].kind == .video || !tracks.contains(where: { $0.kind == .video }) {
+            progress?.advance(to: tracks[i].lastEnd)
+        }
+    }
+}
+
+/// What the writer knows of the file it finished.
+public struct FinishedOutput: Sendable {
+    public var bytes: Int64
+    /// Where each track's last packet ends, in slot order.
+    public var trackEnds: [MediaTime]
+}

@@ -1,0 +1,91 @@
+import FFmpegSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a job writes: a temporary file beside the destination, renamed onto it only when complete.
+public struct OutputFile: Sendable {
+    public enum Container: String, Sendable {
+        case mov, mp4, matroska
+
+        /// The muxer that writes it, by FFmpeg's name.
+        var muxerName: String { rawValue }
+        /// mp4 players want the index first.
+        var fastStart: Bool { self == .mp4 }
+    }
+
+    public let path: String
+    public let temporaryPath: String
+    public let container: Container
+
+    /// Checks the destination before any work starts: a known extension, no existing file unless
+    /// `overwrite`, not one of the inputs, a folder that exists and can be written.
+    public init(path: String, overwrite: Bool, inputs: [String]) throws(MixWriteError) {
+        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch ext {
+        case "mov": container = .mov
+        case "mp4", "m4v": container = .mp4
+        case "mkv": container = .matroska
+        default:
+            throw .usage("\(path): unknown output type '.\(ext)'; use .mov, .mp4, .m4v or .mkv")
+        }
+        self.path = path
+        let folder = OutputFile.folder(of: path)
+        var st = stat()
+        if stat(folder, &st) != 0 || (st.st_mode & S_IFMT) != S_IFDIR {
+            throw .output(file: path, "the folder \(folder) does not exist")
+        }
+        if access(folder, W_OK) != 0 {
+            throw .output(file: path, "the folder \(folder) is not writable")
+        }
+        if stat(path, &st) == 0 {
+            for input in inputs where OutputFile.sameFile(path, input) {
+                throw .output(file: path, "is also an input (\(input)); choose another output")
+            }
+            if (st.st_mode & S_IFMT) == S_IFDIR { throw .output(file: path, "is a folder") }
+            if !overwrite { throw .output(file: path, "already exists; use -y to replace it") }
+        }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        temporaryPath = folder + "/." + name + ".mixwrite-\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
+    }
+
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let f = String(path[..<slash])
+        return f.isEmpty ? "/" : f
+    }
+
+    /// Same file by path or by device and inode (hard links, `./a` and `a`).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return a == b }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+
+    /// Makes the finished temporary file durable and puts it in place.
+    public func commit() throws(MixWriteError) {
+        let fd = open(temporaryPath, O_RDONLY)
+        if fd >= 0 {
+            let synced = fsync(fd)
+            let e = errno
+            close(fd)
+            if synced != 0 {
+                discard()
+                throw .output(file: path, String(cString: strerror(e)).lowercased())
+            }
+        }
+        if rename(temporaryPath, path) != 0 {
+            let e = errno
+            discard()
+            throw .output(file: path, "cannot be replaced: " + String(cString: strerror(e)).lowercased())
+        }
+    }
+
+    /// Removes the temporary file after a failure.
+    public func discard() {
+        unlink(temporaryPath)
+    }
+}

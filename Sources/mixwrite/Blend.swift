@@ -1,0 +1,42 @@
+import ArgumentParser
+import MixWrite
+
+struct Blend: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "blend",
+        abstract: "Key FX's green screen over BASE and mix every audio track of both (the default command).",
+        discussion: "Example: mixwrite fx.mov base.mov -o out.mov"
+    )
+
+    @Argument(help: "The effect clip, shot on a green (or --key-color) screen.")
+    var fx: String
+
+    @Argument(help: "The clip shown where FX is keyed out.")
+    var base: String
+
+    @Option(name: .shortAndLong, help: "The movie to write (.mov, .mp4, .m4v or .mkv).")
+    var output: String
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var video: VideoOptions
+    @OptionGroup var key: KeyOptions
+    @OptionGroup var audio: AudioMixOptions
+
+    @Option(help: "Which input sets the output length: base, fx, shortest or longest.")
+    var duration: DurationPolicy = .base
+
+    func run() async throws {
+        var job = BlendJob(fx: fx, base: base, output: output)
+        job.overwrite = common.overwrite
+        job.duration = duration
+        try video.apply(to: &job)
+        job.key = try key.settings()
+        job.audio = try audio.options()
+        let report = try await Runner(common: common).run(job)
+        common.printReport(report)
+    }
+}
+
+extension DurationPolicy: ExpressibleByArgument {}
+extension MixMode: ExpressibleByArgument {}
+extension AudioOptions.Tracks: ExpressibleByArgument {}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import MixWrite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@main
+struct Mixwrite: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mixwrite",
+        abstract: "Write one movie from several sources without losing any of their sound.",
+        discussion: """
+        mixwrite FX BASE -o OUT keys the green screen of FX over BASE (GPUImage's chroma-key blend) and \
+        mixes every audio track of both into OUT.
+
+        Examples:
+          mixwrite fx.mov base.mov -o out.mov
+          mixwrite fx.mov base.mov --audio music.mp3 --gain fx=-6 -o out.mp4
+
+        Exit codes: 0 done, 1 bad usage, 2 bad input, 3 output problem, 4 processing failed, \
+        130 interrupted (SIGINT), 143 terminated (SIGTERM).
+        """,
+        version: "0.1.0",
+        subcommands: [Blend.self],
+        defaultSubcommand: Blend.self
+    )
+
+    /// Parses, runs, and turns every failure into one `mixwrite: error:` line and its documented exit code.
+    static func main() async {
+        MixWriter.setLibraryLogging(false)
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as MixWriteError {
+            fail(error.description, code: error.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Glibc.exit(0)
+            }
+            // argument-parser's own messages (unknown option, missing value) are usage errors: exit 1.
+            let message = fullMessage(for: error)
+            let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
+            fail(firstLine.replacingPrefix("Error: ", with: ""), code: 1,
+                 hint: "see 'mixwrite --help'")
+        }
+    }
+
+    static func fail(_ message: String, code: Int32, hint: String? = nil) -> Never {
+        var line = "mixwrite: error: \(message)"
+        if let hint { line += " (\(hint))" }
+        writeError(line + "\n")
+        Glibc.exit(code)
+    }
+}
+
+/// Writes to standard error unbuffered, so a progress line and an error never interleave oddly.
+func writeError(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { return }
+        offset += n
+    }
+}
+
+extension String {
+    func replacingPrefix(_ prefix: String, with replacement: String) -> String {
+        hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
+    }
+}

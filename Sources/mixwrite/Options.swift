@@ -1,0 +1,157 @@
+import ArgumentParser
+import FFmpegSupport
+import MixWrite
+import Foundation
+
+enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
+    case auto, bar, json, none
+}
+
+struct CommonOptions: ParsableArguments {
+    @Flag(name: [.customShort("y"), .long], help: "Replace OUT if it exists.")
+    var overwrite = false
+
+    @Option(help: "Progress on stderr: auto (a bar on a terminal), bar, json (a JSON object a line) or none.")
+    var progress: ProgressStyle = .auto
+
+    @Flag(help: "Print a JSON report on stdout when done.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+
+    func printReport(_ report: Report) {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            if let data = try? encoder.encode(report), let text = String(data: data, encoding: .utf8) { print(text) }
+        } else if !quiet {
+            writeError("mixwrite: wrote \(report.output) (\(formatSeconds(report.duration)), \(report.audio?.sources.count ?? 0) audio tracks mixed)\n")
+        }
+    }
+}
+
+struct VideoOptions: ParsableArguments {
+    @Option(help: "Output size as WIDTHxHEIGHT (default: base's).")
+    var size: String?
+
+    @Option(help: "Output frame rate, e.g. 30, 29.97 or 30000/1001 (default: base's).")
+    var fps: String?
+
+    @Option(help: "x264 constant rate factor, 0 (lossless) to 51.")
+    var crf: Int = 20
+
+    @Option(help: "x264 preset: ultrafast … veryslow.")
+    var preset: String = "veryfast"
+
+    func apply(to job: inout BlendJob) throws {
+        if let size {
+            let (w, h) = try parseSize(size)
+            job.width = w
+            job.height = h
+        }
+        if let fps {
+            guard let r = Rational(parsing: fps) else { throw MixWriteError.usage("--fps '\(fps)' is not a frame rate (e.g. 30 or 30000/1001)") }
+            job.frameRate = r
+        }
+        job.crf = crf
+        job.preset = preset
+    }
+}
+
+func parseSize(_ text: String) throws -> (Int, Int) {
+    let parts = text.lowercased().split(separator: "x")
+    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+        throw MixWriteError.usage("--size '\(text)' is not WIDTHxHEIGHT (e.g. 1280x720)")
+    }
+    return (w, h)
+}
+
+struct KeyOptions: ParsableArguments {
+    @Option(name: .customLong("key-color"), help: "The screen colour to key out, as RRGGBB (default 00FF00, pure green).")
+    var keyColor: String = "00FF00"
+
+    @Option(help: "How far from the key colour a pixel is still keyed out, 0 to 1 (GPUImage's thresholdSensitivity).")
+    var threshold: Double = 0.4
+
+    @Option(help: "The width of the soft edge past the threshold, 0 to 1.")
+    var smoothing: Double = 0.1
+
+    func settings() throws -> ChromaKeyBlend.Settings {
+        guard let rgb = parseColor(keyColor) else {
+            throw MixWriteError.usage("--key-color '\(keyColor)' is not a colour; use RRGGBB, e.g. 00FF00")
+        }
+        return ChromaKeyBlend.Settings(keyColor: rgb, threshold: threshold, smoothing: smoothing)
+    }
+}
+
+func parseColor(_ text: String) -> (r: Double, g: Double, b: Double)? {
+    var hex = text
+    if hex.hasPrefix("#") { hex.removeFirst() }
+    if hex.lowercased().hasPrefix("0x") { hex.removeFirst(2) }
+    guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
+    return (Double(v >> 16 & 0xFF) / 255, Double(v >> 8 & 0xFF) / 255, Double(v & 0xFF) / 255)
+}
+
+struct AudioMixOptions: ParsableArguments {
+    @Option(name: .customLong("audio"), help: "An extra audio file (or movie) to mix in; repeatable. Named audio1, audio2 …")
+    var audioFiles: [String] = []
+
+    @Option(name: .customLong("audio-tracks"), help: "Which audio tracks of each input: all, first or none.")
+    var audioTracks: AudioOptions.Tracks = .all
+
+    @Option(help: "Leave out a source (fx, base, audio1 …) or one track (fx:2); repeatable.")
+    var mute: [String] = []
+
+    @Option(help: "Gain of a source or track in dB, as SOURCE=DB (e.g. fx=-6); repeatable.")
+    var gain: [String] = []
+
+    @Option(help: "Start a source later, with silence before it, as SOURCE=SECONDS; repeatable.")
+    var offset: [String] = []
+
+    @Option(help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N.")
+    var mix: MixMode = .sum
+
+    @Option(help: "Output channels, 1 or 2 (default: stereo if any source has two or more).")
+    var channels: Int?
+
+    @Option(name: .customLong("sample-rate"), help: "Output sample rate in Hz (default 48000).")
+    var sampleRate: Int?
+
+    @Option(name: .customLong("audio-bitrate"), help: "AAC bit rate, e.g. 192k.")
+    var audioBitrate: String = "192k"
+
+    func options() throws -> AudioOptions {
+        var o = AudioOptions()
+        o.files = audioFiles
+        o.tracks = audioTracks
+        o.mute = mute
+        o.gains = try parsePairs(gain, option: "--gain")
+        o.offsets = try parsePairs(offset, option: "--offset")
+        o.mode = mix
+        o.channels = channels
+        o.sampleRate = sampleRate
+        var text = audioBitrate.lowercased()
+        var scale = 1
+        if text.hasSuffix("k") { text.removeLast(); scale = 1000 }
+        guard let v = Int(text) else { throw MixWriteError.usage("--audio-bitrate '\(audioBitrate)' is not a bit rate (e.g. 192k)") }
+        o.bitRate = v * scale
+        return o
+    }
+}
+
+func parsePairs(_ items: [String], option: String) throws -> [String: Double] {
+    var result: [String: Double] = [:]
+    for item in items {
+        let parts = item.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2, let v = Double(parts[1]), v.isFinite else {
+            throw MixWriteError.usage("\(option) '\(item)' is not SOURCE=NUMBER (e.g. fx=-6)")
+        }
+        result[String(parts[0])] = v
+    }
+    return result
+}
+
+func formatSeconds(_ s: Double) -> String {
+    String(format: "%.2fs", s)
+}

@@ -1,0 +1,111 @@
+import Dispatch
+import Foundation
+import MixWrite
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs a job from the command line: progress on stderr, SIGINT/SIGTERM cancel it cleanly.
+struct Runner {
+    let common: CommonOptions
+
+    func run(_ job: any MixJob) async throws -> Report {
+        let style: ProgressStyle
+        switch common.progress {
+        case .auto: style = common.quiet || isatty(STDERR_FILENO) == 0 ? .none : .bar
+        default: style = common.quiet && common.progress == .bar ? .none : common.progress
+        }
+        let printer = ProgressPrinter(style: style)
+        let task = Task { try await MixWriter(job).run(progress: style == .none ? nil : printer.show) }
+        let signals = SignalWatcher { _ in task.cancel() }
+        defer { signals.stop() }
+        do {
+            let report = try await task.value
+            printer.end()
+            return report
+        } catch let error as MixWriteError {
+            printer.end()
+            if case .interrupted = error, let signal = signals.caught { throw MixWriteError.interrupted(signal: signal) }
+            throw error
+        }
+    }
+}
+
+/// Turns SIGINT and SIGTERM into a callback (the job's cancellation) instead of an abrupt exit.
+final class SignalWatcher {
+    private final class Caught: Sendable {
+        let signal = Atomic<Int32>(0)
+    }
+    private let sources: [any DispatchSourceSignal]
+    private let caughtSignal = Caught()
+
+    init(onSignal: @escaping @Sendable (Int32) -> Void) {
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            sources.append(source)
+        }
+        self.sources = sources
+        for (source, sig) in zip(sources, [SIGINT, SIGTERM]) {
+            let caught = caughtSignal
+            source.setEventHandler {
+                caught.signal.store(sig, ordering: .relaxed)
+                onSignal(sig)
+            }
+            source.resume()
+        }
+    }
+
+    var caught: Int32? {
+        let s = caughtSignal.signal.load(ordering: .relaxed)
+        return s == 0 ? nil : s
+    }
+
+    func stop() {
+        for s in sources { s.cancel() }
+    }
+}
+
+/// Draws progress: one redrawn stderr line on a terminal, or one JSON object a line.
+final class ProgressPrinter: Sendable {
+    let style: ProgressStyle
+    private let drew = Atomic<Bool>(false)
+
+    init(style: ProgressStyle) { self.style = style }
+
+    var show: @Sendable (ProgressUpdate) -> Void {
+        { [self] update in
+            switch style {
+            case .json:
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                if let data = try? encoder.encode(update), let line = String(data: data, encoding: .utf8) {
+                    writeError(line + "\n")
+                }
+            case .bar, .auto:
+                let percent = Int((update.progress * 100).rounded(.down))
+                var line = String(format: "\r%3d%%  %@ / %@  %.0f fps  %.2fx", percent,
+                                  formatClock(update.time), formatClock(update.duration), update.fps, update.speed)
+                if let eta = update.eta, update.progress < 1 { line += "  ETA \(formatClock(eta))" }
+                writeError(line + "\u{1B}[K")
+                drew.store(true, ordering: .relaxed)
+            case .none:
+                break
+            }
+        }
+    }
+
+    func end() {
+        if drew.load(ordering: .relaxed) { writeError("\n") }
+    }
+}
+
+func formatClock(_ s: Double) -> String {
+    let t = Int(s.rounded(.down))
+    return String(format: "%d:%02d.%d", t / 60, t % 60, Int((s - Double(t)) * 10))
+}
