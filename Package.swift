@@ -37,8 +37,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport"]),
-        .testTarget(name: "MixWriteTests", dependencies: ["MixWrite"]),
+        // Oracle helpers: read media through the ffmpeg/ffprobe CLI, never through mixwrite's code.
+        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
+        .testTarget(name: "MixWriteTests", dependencies: ["MixWrite", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,249 @@
+import Foundation
+
+/// Independent readings of media through the ffmpeg and ffprobe command-line tools, never through
+/// mixwrite's own code: what a test compares mixwrite's output against.
+public enum Oracle {
+    /// The repository's root, from this file's place in it.
+    public static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static func fixture(_ name: String) -> String { root.appendingPathComponent("Fixtures/\(name)").path }
+
+    /// The mixwrite binary: $MIXWRITE_BIN (the Makefile sets it), else the debug build.
+    public static var mixwrite: String {
+        if let bin = ProcessInfo.processInfo.environment["MIXWRITE_BIN"], !bin.isEmpty { return bin }
+        for dir in [".build/debug", ".build/x86_64-unknown-linux-gnu/debug", ".build/release"] {
+            let p = root.appendingPathComponent(dir).appendingPathComponent("mixwrite").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return root.appendingPathComponent(".build/debug/mixwrite").path
+    }
+
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: Data
+        public var stderr: String
+        public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// Runs a program to the end and collects its output.
+    public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: program)
+        p.arguments = arguments
+        if let environment { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // Read both pipes while the program runs, so a large output never blocks it.
+        nonisolated(unsafe) var errData = Data()
+        let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        errReader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        while !errReader.isFinished { usleep(1000) }
+        return Result(status: p.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    public static func mixwrite(_ arguments: [String]) throws -> Result {
+        try run(mixwrite, arguments)
+    }
+
+    public static func ffmpeg(_ arguments: [String]) throws -> Result {
+        try run("/usr/bin/ffmpeg", ["-nostdin", "-hide_banner"] + arguments)
+    }
+
+    // MARK: - Streams
+
+    public struct Stream: Sendable {
+        public var index: Int
+        public var kind: String
+        public var codec: String
+        public var width: Int?
+        public var height: Int?
+        public var sampleRate: Int?
+        public var channels: Int?
+        public var duration: Double?
+        public var frames: Int?
+        public var raw: [String: String]
+    }
+
+    public struct Probe: Sendable {
+        public var streams: [Stream]
+        public var duration: Double?
+        public var chapters: [(start: Double, end: Double, title: String?)]
+        public var video: [Stream] { streams.filter { $0.kind == "video" } }
+        public var audio: [Stream] { streams.filter { $0.kind == "audio" } }
+    }
+
+    /// ffprobe's view of a file's streams, format and chapters.
+    public static func probe(_ path: String) throws -> Probe {
+        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-of", "json", "-show_streams", "-show_format",
+                                             "-show_chapters", "-count_packets", path])
+        guard r.status == 0, let json = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any] else {
+            throw OracleError("ffprobe \(path): \(r.stderr)")
+        }
+        let streams = (json["streams"] as? [[String: Any]] ?? []).map { s -> Stream in
+            var raw: [String: String] = [:]
+            for (k, v) in s { raw[k] = "\(v)" }
+            return Stream(index: s["index"] as? Int ?? -1, kind: s["codec_type"] as? String ?? "",
+                          codec: s["codec_name"] as? String ?? "", width: s["width"] as? Int, height: s["height"] as? Int,
+                          sampleRate: (s["sample_rate"] as? String).flatMap { Int($0) }, channels: s["channels"] as? Int,
+                          duration: (s["duration"] as? String).flatMap { Double($0) },
+                          frames: (s["nb_read_packets"] as? String).flatMap { Int($0) }, raw: raw)
+        }
+        let format = json["format"] as? [String: Any] ?? [:]
+        let chapters = (json["chapters"] as? [[String: Any]] ?? []).map { c in
+            (start: Double(c["start_time"] as? String ?? "") ?? -1, end: Double(c["end_time"] as? String ?? "") ?? -1,
+             title: (c["tags"] as? [String: Any])?["title"] as? String)
+        }
+        return Probe(streams: streams, duration: (format["duration"] as? String).flatMap { Double($0) }, chapters: chapters)
+    }
+
+    /// The decoded duration of a stream, from its last frame's end (what a player shows).
+    public static func decodedDuration(_ path: String, stream: String) throws -> Double {
+        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
+                                             "frame=pts_time,duration_time,pkt_duration_time", "-of", "csv=p=0", path])
+        var end = 0.0
+        for line in r.stdoutText.split(separator: "\n") {
+            let f = line.split(separator: ",").compactMap { Double($0) }
+            if let start = f.first { end = max(end, start + (f.count > 1 ? f[1] : 0)) }
+        }
+        return end
+    }
+
+    // MARK: - Audio
+
+    /// The decoded audio of a file's `stream` (e.g. "0:a:0"), as interleaved floats at `rate` with `channels`.
+    public static func decodeAudio(_ path: String, stream: String = "0:a:0", rate: Int = 48000, channels: Int? = nil) throws -> [Float] {
+        var args = ["-v", "error", "-i", path, "-map", stream, "-f", "f32le", "-ar", "\(rate)"]
+        if let channels { args += ["-ac", "\(channels)"] }
+        let r = try ffmpeg(args + ["-"])
+        guard r.status == 0 else { throw OracleError("decode \(path): \(r.stderr)") }
+        return r.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// One channel of interleaved samples.
+    public static func channel(_ samples: [Float], _ c: Int, of channels: Int) -> [Float] {
+        stride(from: c, to: samples.count, by: channels).map { samples[$0] }
+    }
+
+    /// The amplitude of a tone at `frequency` in `samples` (Goertzel over a Hann window), in dBFS of a full-scale sine.
+    public static func toneLevel(_ samples: [Float], frequency: Double, rate: Int = 48000) -> Double {
+        let n = samples.count
+        guard n > 0 else { return -200 }
+        let w = 2 * Double.pi * frequency / Double(rate)
+        var re = 0.0, im = 0.0, windowSum = 0.0
+        for i in 0..<n {
+            let hann = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1))
+            let x = Double(samples[i]) * hann
+            windowSum += hann
+            re += x * cos(w * Double(i))
+            im -= x * sin(w * Double(i))
+        }
+        let amplitude = 2 * (re * re + im * im).squareRoot() / windowSum
+        return 20 * log10(max(amplitude, 1e-10))
+    }
+
+    /// The largest absolute sample, in dBFS.
+    public static func peak(_ samples: [Float]) -> Double {
+        20 * log10(Double(max(samples.map { abs($0) }.max() ?? 0, 1e-10)))
+    }
+
+    /// RMS level in dBFS.
+    public static func rms(_ samples: ArraySlice<Float>) -> Double {
+        guard !samples.isEmpty else { return -200 }
+        let s = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
+        return 10 * log10(max(s / Double(samples.count), 1e-20))
+    }
+
+    // MARK: - Video
+
+    /// Every decoded frame of the first video stream as packed RGB24 at the stream's size.
+    public static func decodeRGB(_ path: String, extraFilters: String? = nil) throws -> (width: Int, height: Int, frames: [[UInt8]]) {
+        let probe = try probe(path)
+        guard let v = probe.video.first, var w = v.width, var h = v.height else { throw OracleError("\(path): no video") }
+        // passthrough: every decoded frame once, none duplicated or dropped to fill a timeline.
+        var args = ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough"]
+        if let extraFilters {
+            args += ["-vf", extraFilters]
+        }
+        args += ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+        let r = try ffmpeg(args)
+        guard r.status == 0 else { throw OracleError("decode \(path): \(r.stderr)") }
+        if extraFilters != nil, let s = extraFilters?.split(separator: "=").last, s.contains(":") {
+            let d = s.split(separator: ":").compactMap { Int($0) }
+            if d.count == 2 { (w, h) = (d[0], d[1]) }
+        }
+        let size = w * h * 3
+        let bytes = [UInt8](r.stdout)
+        let frames = stride(from: 0, to: bytes.count - size + 1, by: size).map { Array(bytes[$0..<$0 + size]) }
+        return (w, h, frames)
+    }
+
+    /// Peak signal-to-noise ratio of two equal-size pictures (or anything of 8-bit samples), in dB.
+    public static func psnr(_ a: [UInt8], _ b: [Double]) -> Double {
+        precondition(a.count == b.count)
+        var se = 0.0
+        for i in 0..<a.count {
+            let d = Double(a[i]) - b[i]
+            se += d * d
+        }
+        let mse = se / Double(a.count)
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    /// The files in a folder (hidden ones too), to check that nothing was left behind.
+    public static func listing(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    /// A new empty folder for one test's outputs.
+    public static func scratch(_ name: String = #function) throws -> String {
+        let clean = name.filter { $0.isLetter || $0.isNumber }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mixwrite-tests-\(getpid())/\(clean)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.path
+    }
+}
+
+public struct OracleError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
+}
+
+/// GPUImage's chroma-key blend in Double on RGB in [0, 1]: the reference the tests hold mixwrite to.
+public enum ReferenceKey {
+    public static func chroma(_ r: Double, _ g: Double, _ b: Double) -> (Double, Double) {
+        let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
+        return (0.7132 * (r - y), 0.5647 * (b - y))
+    }
+
+    public static func smoothstep(_ e0: Double, _ e1: Double, _ x: Double) -> Double {
+        let t = min(max((x - e0) / (e1 - e0), 0), 1)
+        return t * t * (3 - 2 * t)
+    }
+
+    /// The weight of base at an fx pixel.
+    public static func alpha(_ r: Double, _ g: Double, _ b: Double, key: (Double, Double, Double) = (0, 1, 0),
+                             threshold: Double = 0.4, smoothing: Double = 0.1) -> Double {
+        let (cr, cb) = chroma(r, g, b)
+        let (kr, kb) = chroma(key.0, key.1, key.2)
+        let d = ((cr - kr) * (cr - kr) + (cb - kb) * (cb - kb)).squareRoot()
+        return 1 - smoothstep(threshold, threshold + smoothing, d)
+    }
+
+    /// The blended picture of packed RGB24 fx and base, as 8-bit-scale Doubles.
+    public static func blend(fx: [UInt8], base: [UInt8], key: (Double, Double, Double) = (0, 1, 0),
+                             threshold: Double = 0.4, smoothing: Double = 0.1) -> [Double] {
+        var out = [Double](repeating: 0, count: fx.count)
+        for p in stride(from: 0, to: fx.count, by: 3) {
+            let r = Double(fx[p]) / 255, g = Double(fx[p + 1]) / 255, b = Double(fx[p + 2]) / 255
+            let a = alpha(r, g, b, key: key, threshold: threshold, smoothing: smoothing)
+            for c in 0..<3 { out[p + c] = Double(fx[p + c]) * (1 - a) + Double(base[p + c]) * a }
+        }
+        return out
+    }
+}
