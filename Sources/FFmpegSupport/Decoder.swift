@@ -176,3 +176,28 @@ public final class CodecParameters {
 
     public var isVideo: Bool { pointer.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
 }
+
+extension Encoder {
+    /// One picture (rgb24) as PNG bytes. The corresponding FFmpeg calls are `avcodec_send_frame` and
+    /// `avcodec_receive_packet` on the PNG encoder.
+    public static func png(_ frame: Frame) throws(FFmpegError) -> [UInt8] {
+        guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG) else {
+            throw FFmpegError(code: -1_163_346_256, call: "avcodec_find_encoder(png)")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(code: FFmpegError.noMemory, call: "avcodec_alloc_context3")
+        }
+        var c: UnsafeMutablePointer<AVCodecContext>? = ctx
+        defer { avcodec_free_context(&c) }
+        ctx.pointee.width = Int32(frame.width)
+        ctx.pointee.height = Int32(frame.height)
+        ctx.pointee.pix_fmt = frame.pixelFormat.av
+        ctx.pointee.time_base = AVRational(num: 1, den: 1)
+        try check(avcodec_open2(ctx, codec, nil), "avcodec_open2(png)")
+        try check(avcodec_send_frame(ctx, frame.pointer), "avcodec_send_frame(png)")
+        try check(avcodec_send_frame(ctx, nil), "avcodec_send_frame(png, NULL)")
+        let packet = Packet()
+        try check(avcodec_receive_packet(ctx, packet.pointer), "avcodec_receive_packet(png)")
+        return packet.encoded.data
+    }
+}

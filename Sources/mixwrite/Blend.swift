@@ -14,8 +14,11 @@ struct Blend: AsyncParsableCommand {
     @Argument(help: "The clip shown where FX is keyed out.")
     var base: String
 
-    @Option(name: .shortAndLong, help: "The movie to write (.mov, .mp4, .m4v or .mkv).")
+    @Option(name: .shortAndLong, help: "The movie to write (.mov, .mp4, .m4v or .mkv), or with --frame a .png.")
     var output: String
+
+    @Option(help: "Write only the blended picture at this time (seconds) as a PNG, to tune the key.")
+    var frame: String?
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var video: VideoOptions
@@ -31,9 +34,21 @@ struct Blend: AsyncParsableCommand {
         job.duration = duration
         try video.apply(to: &job)
         job.key = try key.settings()
+        job.autoKeyColor = key.isAuto
         job.audio = try audio.options()
+        if let frame {
+            guard let t = MediaTime(seconds: frame) else {
+                throw MixWriteError.usage("--frame '\(frame)' is not a time in seconds (e.g. 1.5)")
+            }
+            let report = try job.renderFrame(at: t)
+            common.printFrameReport(report, auto: key.isAuto)
+            return
+        }
         let report = try await Runner(common: common).run(job)
         common.printReport(report)
+        if key.isAuto, !common.quiet, !common.json, let k = report.key {
+            writeError("mixwrite: key colour picked from fx's border: \(k.keyColorHex)\n")
+        }
     }
 }
 

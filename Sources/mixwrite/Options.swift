@@ -1,5 +1,4 @@
 import ArgumentParser
-import FFmpegSupport
 import MixWrite
 import Foundation
 
@@ -27,6 +26,20 @@ struct CommonOptions: ParsableArguments {
             if let data = try? encoder.encode(report), let text = String(data: data, encoding: .utf8) { print(text) }
         } else if !quiet {
             writeError("mixwrite: wrote \(report.output) (\(formatSeconds(report.duration)), \(report.audio?.sources.count ?? 0) audio tracks mixed)\n")
+        }
+    }
+}
+
+extension CommonOptions {
+    func printFrameReport(_ report: FrameReport, auto: Bool) {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            if let data = try? encoder.encode(report), let text = String(data: data, encoding: .utf8) { print(text) }
+        } else if !quiet {
+            var line = "mixwrite: wrote \(report.output) (\(report.width)x\(report.height) at \(formatSeconds(report.time)))"
+            if auto { line += ", key colour \(report.key.keyColorHex) picked from fx's border" }
+            writeError(line + "\n")
         }
     }
 }
@@ -68,7 +81,7 @@ func parseSize(_ text: String) throws -> (Int, Int) {
 }
 
 struct KeyOptions: ParsableArguments {
-    @Option(name: .customLong("key-color"), help: "The screen colour to key out, as RRGGBB (default 00FF00, pure green).")
+    @Option(name: .customLong("key-color"), help: "The screen colour to key out, as RRGGBB, or auto to read it from fx's border.")
     var keyColor: String = "00FF00"
 
     @Option(help: "How far from the key colour a pixel is still keyed out, 0 to 1 (GPUImage's thresholdSensitivity).")
@@ -77,11 +90,17 @@ struct KeyOptions: ParsableArguments {
     @Option(help: "The width of the soft edge past the threshold, 0 to 1.")
     var smoothing: Double = 0.1
 
+    @Flag(help: "Pull the key colour's spill out of fx's kept pixels near the key.")
+    var despill = false
+
+    var isAuto: Bool { keyColor.lowercased() == "auto" }
+
     func settings() throws -> ChromaKeyBlend.Settings {
+        if isAuto { return ChromaKeyBlend.Settings(threshold: threshold, smoothing: smoothing, despill: despill) }
         guard let rgb = parseColor(keyColor) else {
-            throw MixWriteError.usage("--key-color '\(keyColor)' is not a colour; use RRGGBB, e.g. 00FF00")
+            throw MixWriteError.usage("--key-color '\(keyColor)' is not a colour; use RRGGBB (e.g. 00FF00) or auto")
         }
-        return ChromaKeyBlend.Settings(keyColor: rgb, threshold: threshold, smoothing: smoothing)
+        return ChromaKeyBlend.Settings(keyColor: rgb, threshold: threshold, smoothing: smoothing, despill: despill)
     }
 }
 

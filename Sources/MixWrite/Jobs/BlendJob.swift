@@ -17,6 +17,8 @@ public struct BlendJob: Sendable, Codable {
     /// Output frame rate; nil: base's.
     public var frameRate: Rational?
     public var key = ChromaKeyBlend.Settings()
+    /// Pick the key colour from fx's border (`--key-color auto`) instead of `key.keyColor`.
+    public var autoKeyColor = false
     public var crf = 20
     public var preset = "veryfast"
     public var duration: DurationPolicy = .base
@@ -74,11 +76,7 @@ extension BlendJob: MixJob {
     public var inputPaths: [String] { [fx, base] + audio.files }
 
     public func prepare() throws(MixWriteError) -> PreparedJob {
-        try validate()
-        let fxFile = try MediaFile(path: fx)
-        let baseFile = try MediaFile(path: base)
-        guard let baseVideo = baseFile.mainVideo else { throw .input(file: base, "has no video stream; base must be a movie") }
-        guard fxFile.mainVideo != nil else { throw .input(file: fx, "has no video stream; fx must be a movie") }
+        let (fxFile, baseFile, videoPlan) = try planVideo()
         var extra: [(String, MediaFile)] = []
         for (i, path) in audio.files.enumerated() {
             let f = try MediaFile(path: path)
@@ -86,6 +84,21 @@ extension BlendJob: MixJob {
             extra.append(("audio\(i + 1)", f))
         }
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        let outLength = MediaTime(value: Int64(videoPlan.frameCount) * Int64(videoPlan.frameRate.den),
+                                  timescale: videoPlan.frameRate.num)
+        let sources = try audio.sources(from: [("fx", fxFile), ("base", baseFile)] + extra)
+        let audioPlan = audio.plan(sources: sources, duration: outLength)
+        return PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
+                           video: .blend(videoPlan), audio: audioPlan, key: videoPlan.key)
+    }
+
+    /// Reads fx and base and decides the picture: size, rate, length, colour, key.
+    func planVideo() throws(MixWriteError) -> (MediaFile, MediaFile, BlendVideoStage.Plan) {
+        try validate()
+        let fxFile = try MediaFile(path: fx)
+        let baseFile = try MediaFile(path: base)
+        guard let baseVideo = baseFile.mainVideo else { throw .input(file: base, "has no video stream; base must be a movie") }
+        guard fxFile.mainVideo != nil else { throw .input(file: fx, "has no video stream; fx must be a movie") }
 
         let rate = frameRate ?? baseVideo.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
         let fxLength = fxFile.videoDuration ?? .zero
@@ -99,17 +112,47 @@ extension BlendJob: MixJob {
         }
         guard length > .zero else { throw .input(file: base, "has no known duration") }
         let frames = max(1, Int(length.ticks(in: rate.inverted)))
-        let outLength = MediaTime(value: Int64(frames) * Int64(rate.den), timescale: rate.num)
         // yuv420p needs even sizes: an odd base is scaled to the even size just below it.
         let w = (width ?? baseVideo.width) & ~1
         let h = (height ?? baseVideo.height) & ~1
         let color = ColorDescription(matrix: baseVideo.color.matrix == .bt709 ? .bt709 : .bt601, fullRange: false)
-        let videoPlan = BlendVideoStage.Plan(
+        var key = self.key
+        if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
+        let plan = BlendVideoStage.Plan(
             fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
             key: key, crf: crf, preset: preset, holdBase: duration == .longest || duration == .fx)
-        let sources = try audio.sources(from: [("fx", fxFile), ("base", baseFile)] + extra)
-        let audioPlan = audio.plan(sources: sources, duration: outLength)
-        return PreparedJob(output: output, duration: outLength, frameRate: rate,
-                           video: .blend(videoPlan), audio: audioPlan, key: key)
+        return (fxFile, baseFile, plan)
     }
+
+    /// Writes the blended picture at output time `time` to `output` as PNG, without encoding a movie:
+    /// for tuning the key by eye. Seeks both inputs, so it takes about as long as decoding one GOP.
+    public func renderFrame(at time: MediaTime) throws(MixWriteError) -> FrameReport {
+        let started = ContinuousClock.now
+        let (_, _, plan) = try planVideo()
+        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths, picture: true)
+        let length = MediaTime(value: Int64(plan.frameCount) * Int64(plan.frameRate.den), timescale: plan.frameRate.num)
+        guard time >= .zero, time < length else {
+            throw .usage("--frame \(time.seconds) is outside the output (0 to \(length.seconds) s)")
+        }
+        let bytes: [UInt8]
+        do {
+            let picture = try BlendVideoStage.picture(plan, at: time)
+            bytes = try Encoder.png(picture)
+        } catch {
+            throw .processing(error, file: output.path)
+        }
+        try output.write(bytes)
+        return FrameReport(output: output.path, time: time.seconds, width: plan.width, height: plan.height,
+                           key: plan.key, seconds: (ContinuousClock.now - started).seconds)
+    }
+}
+
+/// What `renderFrame(at:)` wrote.
+public struct FrameReport: Sendable, Codable {
+    public var output: String
+    public var time: Double
+    public var width: Int
+    public var height: Int
+    public var key: ChromaKeyBlend.Settings
+    public var seconds: Double
 }

@@ -16,33 +16,43 @@ public struct ChromaKeyBlend: Sendable {
         public var keyColor: (r: Double, g: Double, b: Double)
         public var threshold: Double
         public var smoothing: Double
+        /// Pull the key colour's cast out of kept fx pixels near the key (GPUImage has none).
+        public var despill: Bool
 
-        public init(keyColor: (r: Double, g: Double, b: Double) = (0, 1, 0), threshold: Double = 0.4, smoothing: Double = 0.1) {
+        public init(keyColor: (r: Double, g: Double, b: Double) = (0, 1, 0), threshold: Double = 0.4, smoothing: Double = 0.1,
+                    despill: Bool = false) {
             self.keyColor = keyColor
             self.threshold = threshold
             self.smoothing = smoothing
+            self.despill = despill
         }
 
         public static func == (a: Settings, b: Settings) -> Bool {
-            a.keyColor == b.keyColor && a.threshold == b.threshold && a.smoothing == b.smoothing
+            a.keyColor == b.keyColor && a.threshold == b.threshold && a.smoothing == b.smoothing && a.despill == b.despill
         }
         public func hash(into h: inout Hasher) {
             h.combine(keyColor.r); h.combine(keyColor.g); h.combine(keyColor.b); h.combine(threshold); h.combine(smoothing)
+            h.combine(despill)
         }
 
-        enum CodingKeys: String, CodingKey { case keyColor, threshold, smoothing }
+        enum CodingKeys: String, CodingKey { case keyColor, threshold, smoothing, despill }
         public init(from decoder: any Swift.Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            let rgb = try c.decode([Double].self, forKey: .keyColor)
-            keyColor = (rgb[0], rgb[1], rgb[2])
+            let hex = try c.decode(String.self, forKey: .keyColor)
+            guard let v = UInt32(hex, radix: 16), hex.count == 6 else {
+                throw DecodingError.dataCorruptedError(forKey: .keyColor, in: c, debugDescription: "not RRGGBB")
+            }
+            keyColor = (Double(v >> 16 & 0xFF) / 255, Double(v >> 8 & 0xFF) / 255, Double(v & 0xFF) / 255)
             threshold = try c.decode(Double.self, forKey: .threshold)
             smoothing = try c.decode(Double.self, forKey: .smoothing)
+            despill = try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false
         }
         public func encode(to encoder: any Swift.Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode([keyColor.r, keyColor.g, keyColor.b], forKey: .keyColor)
+            try c.encode(keyColorHex, forKey: .keyColor)
             try c.encode(threshold, forKey: .threshold)
             try c.encode(smoothing, forKey: .smoothing)
+            try c.encode(despill, forKey: .despill)
         }
 
         /// "RRGGBB" as in the key colour, for reports.
@@ -58,8 +68,13 @@ public struct ChromaKeyBlend: Sendable {
 
     /// Alpha (the weight of base) for each (U, V), scaled to 0 … 256.
     public let table: [UInt16]
+    /// With despill: fx's (U, V) with the key's cast removed, packed U << 8 | V; empty without.
+    public let despillTable: [UInt16]
     public let settings: Settings
     public let color: ColorDescription
+
+    /// How far past the soft edge (in GPUImage's Cr/Cb distance) despill still acts, fading to nothing.
+    static let despillReach = 0.25
 
     /// Builds the table for pictures read with `color` (the matrix and range fx has been brought to).
     public init(settings: Settings, color: ColorDescription) {
@@ -73,6 +88,49 @@ public struct ChromaKeyBlend: Sendable {
             }
         }
         self.table = table
+        despillTable = settings.despill ? ChromaKeyBlend.makeDespillTable(settings: settings, color: color) : []
+    }
+
+    /// Despill on the chroma plane: the part of a pixel's chroma that points toward the key's chroma is
+    /// removed, fully within the soft edge and fading out `despillReach` beyond it; luma is kept, so a
+    /// green-lit edge turns neutral without getting darker. A table like the key's: no per-pixel maths.
+    static func makeDespillTable(settings: Settings, color: ColorDescription) -> [UInt16] {
+        let (kr, kg, kb) = settings.keyColor
+        let (yk, uk, vk) = rgbToYUV(r: kr, g: kg, b: kb, color: color)
+        _ = yk
+        let kx = uk - 128, ky = vk - 128
+        let norm = (kx * kx + ky * ky).squareRoot()
+        var out = [UInt16](repeating: 0, count: 256 * 256)
+        let (gk, bk) = gpuImageChroma(r: kr, g: kg, b: kb)
+        for u in 0..<256 {
+            for v in 0..<256 {
+                var nu = Double(u), nv = Double(v)
+                if norm > 1 {
+                    let (dr, dg, db) = chromaToRGBOffset(u: nu, v: nv, color: color)
+                    let (cr, cb) = gpuImageChroma(r: 0.5 + dr, g: 0.5 + dg, b: 0.5 + db)
+                    let d = ((cr - gk) * (cr - gk) + (cb - bk) * (cb - bk)).squareRoot()
+                    let edge = settings.threshold + settings.smoothing
+                    let strength = 1 - smoothstep(edge, edge + despillReach, d)
+                    let projection = ((nu - 128) * kx + (nv - 128) * ky) / norm
+                    if projection > 0 && strength > 0 {
+                        nu -= strength * projection * kx / norm
+                        nv -= strength * projection * ky / norm
+                    }
+                }
+                let qu = UInt16(min(max(nu.rounded(), 0), 255)), qv = UInt16(min(max(nv.rounded(), 0), 255))
+                out[u << 8 | v] = qu << 8 | qv
+            }
+        }
+        return out
+    }
+
+    /// RGB in [0, 1] to 8-bit Y, U, V with `color`'s matrix and range.
+    static func rgbToYUV(r: Double, g: Double, b: Double, color: ColorDescription) -> (Double, Double, Double) {
+        let (kr, kb) = color.matrix.lumaWeights
+        let y = kr * r + (1 - kr - kb) * g + kb * b
+        let pb = (b - y) / (2 * (1 - kb)), pr = (r - y) / (2 * (1 - kr))
+        if color.fullRange { return (y * 255, 128 + pb * 255, 128 + pr * 255) }
+        return (16 + y * 219, 128 + pb * 224, 128 + pr * 224)
     }
 
     /// GPUImage's (Cr, Cb) of an RGB colour.
@@ -111,43 +169,69 @@ public struct ChromaKeyBlend: Sendable {
         return (r, g, b)
     }
 
-    /// Blends `fx` over `base` into `output`, rows `rows` of chroma (each chroma row covers two luma rows).
+    /// Blends `fx` over `base` into `output`, chroma rows `rows` (each covers two luma rows).
     /// All three are yuv420p pictures of one size, read with this blend's colour description.
+    ///
+    /// Per chroma row: one table look-up a chroma sample gives a row of weights; then plain loops over
+    /// bytes blend U, V and the two luma rows (the compiler vectorizes them). Rows entirely kept or entirely
+    /// keyed out are copied.
     public func blend(fx: Frame, base: Frame, into output: Frame, chromaRows rows: Range<Int>) {
         let width = output.width
         let chromaWidth = (width + 1) / 2
         let height = output.height
-        let fy = fx.plane(0), fu = fx.plane(1), fv = fx.plane(2)
-        let by = base.plane(0), bu = base.plane(1), bv = base.plane(2)
-        let oy = output.plane(0), ou = output.plane(1), ov = output.plane(2)
-        let fsY = fx.stride(0), fsC = fx.stride(1)
-        let bsY = base.stride(0), bsC = base.stride(1)
-        let osY = output.stride(0), osC = output.stride(1)
+        let weights = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 3)
+        defer { weights.deallocate() }
+        let lumaWeights = weights + chromaWidth
+        let despilled = despillTable.isEmpty ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
+        defer { despilled?.deallocate() }
+        let planes = (0..<3).map { (fx.plane($0), base.plane($0), output.plane($0), fx.stride($0), base.stride($0), output.stride($0)) }
         table.withUnsafeBufferPointer { table in
+            let table = table.baseAddress!
             for cy in rows {
-                let fuRow = fu + cy * fsC, fvRow = fv + cy * fx.stride(2)
-                let buRow = bu + cy * bsC, bvRow = bv + cy * base.stride(2)
-                let ouRow = ou + cy * osC, ovRow = ov + cy * output.stride(2)
-                let y0 = cy * 2
-                let y1 = min(y0 + 1, height - 1)
-                let fy0 = fy + y0 * fsY, fy1 = fy + y1 * fsY
-                let by0 = by + y0 * bsY, by1 = by + y1 * bsY
-                let oy0 = oy + y0 * osY, oy1 = oy + y1 * osY
-                let secondRow = y1 != y0
+                let (fu, bu, ou, fsu, bsu, osu) = planes[1]
+                let (fv, bv, ov, fsv, bsv, osv) = planes[2]
+                var fuRow = fu + cy * fsu, fvRow = fv + cy * fsv
+                let buRow = bu + cy * bsu, ouRow = ou + cy * osu
+                let bvRow = bv + cy * bsv, ovRow = ov + cy * osv
+                var any: UInt16 = 0, all: UInt16 = 0xFFFF
                 for cx in 0..<chromaWidth {
-                    let u = Int(fuRow[cx]), v = Int(fvRow[cx])
-                    let a = Int(table[u << 8 | v])
-                    let ia = 256 - a
-                    ouRow[cx] = UInt8(truncatingIfNeeded: (u * ia + Int(buRow[cx]) * a + 128) >> 8)
-                    ovRow[cx] = UInt8(truncatingIfNeeded: (v * ia + Int(bvRow[cx]) * a + 128) >> 8)
-                    let x0 = cx * 2
-                    let x1 = min(x0 + 1, width - 1)
-                    oy0[x0] = UInt8(truncatingIfNeeded: (Int(fy0[x0]) * ia + Int(by0[x0]) * a + 128) >> 8)
-                    oy0[x1] = UInt8(truncatingIfNeeded: (Int(fy0[x1]) * ia + Int(by0[x1]) * a + 128) >> 8)
-                    if secondRow {
-                        oy1[x0] = UInt8(truncatingIfNeeded: (Int(fy1[x0]) * ia + Int(by1[x0]) * a + 128) >> 8)
-                        oy1[x1] = UInt8(truncatingIfNeeded: (Int(fy1[x1]) * ia + Int(by1[x1]) * a + 128) >> 8)
+                    let a = table[Int(fuRow[cx]) &<< 8 | Int(fvRow[cx])]
+                    weights[cx] = a
+                    any |= a
+                    all &= a
+                }
+                if let despilled {
+                    // The key weight comes from fx's own chroma; what is kept of fx is its despilled chroma.
+                    despillTable.withUnsafeBufferPointer { d in
+                        for cx in 0..<chromaWidth {
+                            let uv = d[Int(fuRow[cx]) &<< 8 | Int(fvRow[cx])]
+                            despilled[cx] = UInt8(truncatingIfNeeded: uv &>> 8)
+                            despilled[chromaWidth + cx] = UInt8(truncatingIfNeeded: uv)
+                        }
                     }
+                    fuRow = despilled
+                    fvRow = despilled + chromaWidth
+                }
+                let (fy, by, oy, fsy, bsy, osy) = planes[0]
+                let lumaRows = cy * 2 ..< min(cy * 2 + 2, height)
+                if any == 0 {
+                    // fx kept across the whole row.
+                    ouRow.update(from: fuRow, count: chromaWidth)
+                    ovRow.update(from: fvRow, count: chromaWidth)
+                    for y in lumaRows { (oy + y * osy).update(from: fy + y * fsy, count: width) }
+                } else if all == 256 {
+                    // Keyed out across the whole row: base shows.
+                    ouRow.update(from: buRow, count: chromaWidth)
+                    ovRow.update(from: bvRow, count: chromaWidth)
+                    for y in lumaRows { (oy + y * osy).update(from: by + y * bsy, count: width) }
+                } else {
+                    mixRow(fuRow, buRow, weights, ouRow, chromaWidth)
+                    mixRow(fvRow, bvRow, weights, ovRow, chromaWidth)
+                    for cx in 0..<chromaWidth {
+                        lumaWeights[2 * cx] = weights[cx]
+                        lumaWeights[2 * cx + 1] = weights[cx]
+                    }
+                    for y in lumaRows { mixRow(fy + y * fsy, by + y * bsy, lumaWeights, oy + y * osy, width) }
                 }
             }
         }
@@ -156,6 +240,16 @@ public struct ChromaKeyBlend: Sendable {
     /// Blends whole pictures.
     public func blend(fx: Frame, base: Frame, into output: Frame) {
         blend(fx: fx, base: base, into: output, chromaRows: 0..<((output.height + 1) / 2))
+    }
+}
+
+/// out = (f·(256 − a) + b·a + 128) / 256 over `count` bytes: a loop the compiler turns into vector code.
+@inline(__always)
+private func mixRow(_ f: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ a: UnsafeMutablePointer<UInt16>,
+                    _ out: UnsafeMutablePointer<UInt8>, _ count: Int) {
+    for i in 0..<count {
+        let w = UInt32(a[i])
+        out[i] = UInt8(truncatingIfNeeded: (UInt32(f[i]) &* (256 &- w) &+ UInt32(b[i]) &* w &+ 128) &>> 8)
     }
 }
 

@@ -48,6 +48,25 @@ final class VideoReader {
         }
     }
 
+    /// Jumps to the keyframe at or before output time `t`, so the next `picture(at:)` near `t` decodes
+    /// only from there. The corresponding FFmpeg calls are `av_seek_frame` and `avcodec_flush_buffers`.
+    func seek(to t: MediaTime) throws {
+        guard t > .zero else { return }
+        do {
+            try demuxer.seek(to: t + file.origin, streamIndex: stream.index)
+        } catch {
+            return  // Not seekable: decode from the start instead, which is only slower.
+        }
+        decoder.flush()
+        current = nil
+        next = nil
+        converted = nil
+        convertedIsCurrent = false
+        inputEnded = false
+        decoderDrained = false
+        lastTime = nil
+    }
+
     /// The picture this input shows at output time `t`, or nil once it has ended (and `hold` is false).
     /// With `hold`, the last picture stays on screen after the end.
     func picture(at t: MediaTime, hold: Bool) throws -> Frame? {

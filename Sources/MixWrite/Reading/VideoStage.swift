@@ -70,6 +70,29 @@ struct BlendVideoStage: Sendable {
         return fx.damagedPackets + base.damagedPackets
     }
 
+    /// The blended picture at output time `t`, as RGB24 (for a PNG preview).
+    static func picture(_ p: Plan, at t: MediaTime) throws -> Frame {
+        let fx = try VideoReader(file: p.fx, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate)
+        let base = try VideoReader(file: p.base, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate)
+        try fx.seek(to: t)
+        try base.seek(to: t)
+        guard let basePicture = try base.picture(at: t, hold: true) else {
+            throw MixWriteError.input(file: p.base.path, "video stream #\(base.stream.index) has no decodable picture")
+        }
+        let output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p)
+        if let fxPicture = try fx.picture(at: t, hold: false) {
+            ChromaKeyBlend(settings: p.key, color: p.color).blend(fx: fxPicture, base: basePicture, into: output)
+        } else {
+            copyPicture(basePicture, into: output)
+        }
+        let rgb = try Frame(width: p.width, height: p.height, pixelFormat: .rgb24)
+        let toRGB = try Scaler(from: .init(width: p.width, height: p.height, format: .yuv420p, color: p.color),
+                               to: .init(width: p.width, height: p.height, format: .rgb24,
+                                         color: ColorDescription(matrix: p.color.matrix, fullRange: true)))
+        try toRGB.scale(output, into: rgb)
+        return rgb
+    }
+
     private func sendPackets(_ encoder: Encoder, _ packet: Packet, _ writer: AssetWriter) async throws {
         while case .value = try encoder.receive(into: packet) {
             var encoded = packet.encoded

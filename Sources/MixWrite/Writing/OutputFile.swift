@@ -10,6 +10,8 @@ import Darwin
 public struct OutputFile: Sendable {
     public enum Container: String, Sendable {
         case mov, mp4, matroska
+        /// A single picture (`--frame`).
+        case png
 
         /// The muxer that writes it, by FFmpeg's name.
         var muxerName: String { rawValue }
@@ -23,12 +25,15 @@ public struct OutputFile: Sendable {
 
     /// Checks the destination before any work starts: a known extension, no existing file unless
     /// `overwrite`, not one of the inputs, a folder that exists and can be written.
-    public init(path: String, overwrite: Bool, inputs: [String]) throws(MixWriteError) {
+    public init(path: String, overwrite: Bool, inputs: [String], picture: Bool = false) throws(MixWriteError) {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        switch ext {
-        case "mov": container = .mov
-        case "mp4", "m4v": container = .mp4
-        case "mkv": container = .matroska
+        switch (ext, picture) {
+        case ("mov", false): container = .mov
+        case ("mp4", false), ("m4v", false): container = .mp4
+        case ("mkv", false): container = .matroska
+        case ("png", true): container = .png
+        case (_, true):
+            throw .usage("\(path): a --frame is written as PNG; name the output .png")
         default:
             throw .usage("\(path): unknown output type '.\(ext)'; use .mov, .mp4, .m4v or .mkv")
         }
@@ -63,6 +68,25 @@ public struct OutputFile: Sendable {
         var sa = stat(), sb = stat()
         guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return a == b }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+
+    /// Writes `bytes` to the temporary file, then commits it.
+    public func write(_ bytes: [UInt8]) throws(MixWriteError) {
+        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw .output(file: path, String(cString: strerror(errno)).lowercased()) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 {
+                let e = errno
+                close(fd)
+                discard()
+                throw .output(file: path, e == ENOSPC ? "no space left on device" : String(cString: strerror(e)).lowercased())
+            }
+            offset += n
+        }
+        close(fd)
+        try commit()
     }
 
     /// Makes the finished temporary file durable and puts it in place.
