@@ -40,7 +40,7 @@ let package = Package(
         // Oracle helpers: read media through the ffmpeg/ffprobe CLI, never through mixwrite's code.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
-        .testTarget(name: "MixWriteTests", dependencies: ["MixWrite", "TestSupport"]),
+        .testTarget(name: "MixWriteTests", dependencies: ["MixWrite", "FFmpegSupport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

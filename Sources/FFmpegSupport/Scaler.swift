@@ -19,10 +19,12 @@ public final class Scaler {
     }
 
     /// The corresponding FFmpeg calls are `sws_getContext` and `sws_setColorspaceDetails`.
-    public init(from source: Key, to destination: Key, bicubic: Bool = true) throws(FFmpegError) {
+    /// `accurate` rounds exactly and interpolates chroma at full resolution (for pictures that are encoded
+    /// again); without it the flags are the ffmpeg CLI's own (bicubic), so a picture converts as ffmpeg shows it.
+    public init(from source: Key, to destination: Key, accurate: Bool = true) throws(FFmpegError) {
         self.source = source
         self.destination = destination
-        let flags = (bicubic ? SWS_BICUBIC : SWS_BILINEAR) | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT
+        let flags = accurate ? SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT : SWS_BICUBIC
         context = sws_getContext(Int32(source.width), Int32(source.height), source.format.av,
                                  Int32(destination.width), Int32(destination.height), destination.format.av,
                                  flags, nil, nil, nil)

@@ -16,7 +16,7 @@ struct ErrorTests {
 
     static let notMedia: String = {
         let path = (try? Oracle.scratch("notmedia")).map { $0 + "/notes.mov" } ?? "/tmp/notes.mov"
-        FileManager.default.createFile(atPath: path, contents: Data("this is not a movie\n".utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data("this is not a movie\n".utf8))
         return path
     }()
 

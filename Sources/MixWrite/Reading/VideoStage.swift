@@ -88,7 +88,8 @@ struct BlendVideoStage: Sendable {
         let rgb = try Frame(width: p.width, height: p.height, pixelFormat: .rgb24)
         let toRGB = try Scaler(from: .init(width: p.width, height: p.height, format: .yuv420p, color: p.color),
                                to: .init(width: p.width, height: p.height, format: .rgb24,
-                                         color: ColorDescription(matrix: p.color.matrix, fullRange: true)))
+                                         color: ColorDescription(matrix: p.color.matrix, fullRange: true)),
+                               accurate: false)
         try toRGB.scale(output, into: rgb)
         return rgb
     }

@@ -1,0 +1,172 @@
+import FFmpegSupport
+import Testing
+import TestSupport
+@testable import MixWrite
+
+/// The keyer against a float RGB implementation of GPUImage's formula, before any encoding.
+@Suite("ChromaKeyBlend: GPUImage-exact on YUV planes")
+struct ChromaKeyBlendTests {
+    /// A picture as RGB in [0, 1], colour constant over each 2×2 block (as a 4:2:0 source is).
+    struct RGBPicture {
+        var width: Int
+        var height: Int
+        var pixels: [(Double, Double, Double)]
+
+        init(width: Int, height: Int, block: (Int, Int) -> (Double, Double, Double)) {
+            self.width = width
+            self.height = height
+            pixels = (0..<(width * height)).map { i in block((i % width) / 2, (i / width) / 2) }
+        }
+    }
+
+    /// Into a yuv420p frame with `color`'s matrix, rounding as an 8-bit source would.
+    static func frame(_ p: RGBPicture, color: ColorDescription) throws -> Frame {
+        let f = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p)
+        for y in 0..<p.height {
+            for x in 0..<p.width {
+                let (r, g, b) = p.pixels[y * p.width + x]
+                let (yy, u, v) = ChromaKeyBlend.rgbToYUV(r: r, g: g, b: b, color: color)
+                f.plane(0)[y * f.stride(0) + x] = UInt8(min(max(yy.rounded(), 0), 255))
+                if x % 2 == 0 && y % 2 == 0 {
+                    f.plane(1)[(y / 2) * f.stride(1) + x / 2] = UInt8(min(max(u.rounded(), 0), 255))
+                    f.plane(2)[(y / 2) * f.stride(2) + x / 2] = UInt8(min(max(v.rounded(), 0), 255))
+                }
+            }
+        }
+        return f
+    }
+
+    /// Back to RGB in [0, 1] (clamped, as a texture is), pixel by pixel.
+    static func rgb(_ f: Frame, color: ColorDescription) -> [(Double, Double, Double)] {
+        var out: [(Double, Double, Double)] = []
+        for y in 0..<f.height {
+            for x in 0..<f.width {
+                let yy = Double(f.plane(0)[y * f.stride(0) + x])
+                let u = Double(f.plane(1)[(y / 2) * f.stride(1) + x / 2])
+                let v = Double(f.plane(2)[(y / 2) * f.stride(2) + x / 2])
+                let c = KeyColorPicker.yuvToRGB(y: yy, u: u, v: v, color: color)
+                out.append((c.r, c.g, c.b))
+            }
+        }
+        return out
+    }
+
+    /// fx: every key distance (the key colour mixed with 16 hues, 0 … 100 %), hard edges between the key
+    /// and white/grey/black/skin, and plain white, grey, black; base: a colour ramp.
+    static let fxPicture = RGBPicture(width: 256, height: 192) { bx, by in
+        let hues: [(Double, Double, Double)] = [(1, 0, 0), (1, 0.5, 0), (1, 1, 0), (0.5, 1, 0), (0, 1, 0.5), (0, 1, 1),
+                                                (0, 0.5, 1), (0, 0, 1), (0.5, 0, 1), (1, 0, 1), (1, 0, 0.5), (1, 1, 1),
+                                                (0.5, 0.5, 0.5), (0, 0, 0), (0.9, 0.7, 0.6), (0.2, 0.6, 0.2)]
+        if by < 64 {
+            // Rows of 4 blocks a hue; along x the mix goes from pure key to pure hue.
+            let hue = hues[(by / 4) % hues.count]
+            let t = Double(bx) / 127
+            return ((1 - t) * 0 + t * hue.0, (1 - t) * 1 + t * hue.1, (1 - t) * 0 + t * hue.2)
+        }
+        if by < 80 {
+            // Hard edges: key and a kept colour alternate every 3 blocks.
+            let kept = hues[11 + (bx / 24) % 5]
+            return (bx / 3) % 2 == 0 ? (0, 1, 0) : kept
+        }
+        let plain: [(Double, Double, Double)] = [(1, 1, 1), (0.5, 0.5, 0.5), (0, 0, 0), (0, 1, 0)]
+        return plain[(bx / 32) % 4]
+    }
+
+    static let basePicture = RGBPicture(width: 256, height: 192) { bx, by in
+        (Double(bx) / 127, Double(by) / 95, 1 - Double(bx) / 127)
+    }
+
+    @Test("matches the float RGB formula at PSNR ≥ 45 dB", arguments: [
+        ColorDescription(matrix: .bt601, fullRange: false),
+        ColorDescription(matrix: .bt709, fullRange: false),
+        ColorDescription(matrix: .bt601, fullRange: true),
+    ])
+    func matchesFloatReference(_ color: FFmpegSupport.ColorDescription) throws {
+        let fx = try Self.frame(Self.fxPicture, color: color)
+        let base = try Self.frame(Self.basePicture, color: color)
+        let out = try Frame(width: 256, height: 192, pixelFormat: .yuv420p)
+        let keyer = ChromaKeyBlend(settings: .init(), color: color)
+        keyer.blend(fx: fx, base: base, into: out)
+
+        // The reference: GPUImage's formula on the RGB a texture of the decoded inputs would hold.
+        let fxRGB = Self.rgb(fx, color: color), baseRGB = Self.rgb(base, color: color)
+        var reference: [Double] = []
+        var keyedOut = 0, kept = 0
+        for (f, b) in zip(fxRGB, baseRGB) {
+            let a = ReferenceKey.alpha(f.0, f.1, f.2)
+            if a == 1 { keyedOut += 1 } else if a == 0 { kept += 1 }
+            reference += [f.0 * (1 - a) + b.0 * a, f.1 * (1 - a) + b.1 * a, f.2 * (1 - a) + b.2 * a].map { $0 * 255 }
+        }
+        // The picture really covers the whole range of the key: keyed out, kept and the soft edge between.
+        #expect(keyedOut > 2000 && kept > 2000 && keyedOut + kept < fxRGB.count - 500)
+
+        let got = Self.rgb(out, color: color).flatMap { [$0.0 * 255, $0.1 * 255, $0.2 * 255] }
+        let psnr = Oracle.psnr(got.map { UInt8(min(max($0.rounded(), 0), 255)) }, reference)
+        #expect(psnr >= 45, "PSNR \(psnr) dB")
+    }
+
+    @Test("extremes as GPUImage: pure key fully replaced; white, grey and black fully kept")
+    func extremes() throws {
+        let color = ColorDescription(matrix: .bt601, fullRange: false)
+        let cases: [((Double, Double, Double), Bool)] = [((0, 1, 0), true), ((1, 1, 1), false), ((0.5, 0.5, 0.5), false), ((0, 0, 0), false)]
+        for (c, replaced) in cases {
+            let fx = try Self.frame(RGBPicture(width: 16, height: 16) { _, _ in c }, color: color)
+            let base = try Self.frame(RGBPicture(width: 16, height: 16) { _, _ in (0.8, 0.2, 0.4) }, color: color)
+            let out = try Frame(width: 16, height: 16, pixelFormat: .yuv420p)
+            ChromaKeyBlend(settings: .init(), color: color).blend(fx: fx, base: base, into: out)
+            let expected = replaced ? base : fx
+            for plane in 0..<3 {
+                let rows = plane == 0 ? 16 : 8
+                for y in 0..<rows {
+                    for x in 0..<rows {
+                        #expect(out.plane(plane)[y * out.stride(plane) + x] == expected.plane(plane)[y * expected.stride(plane) + x],
+                                "\(c) plane \(plane) at \(x),\(y)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the table's alpha is GPUImage's alpha of the same colour")
+    func tableAgreesWithFormula() {
+        let color = ColorDescription(matrix: .bt709, fullRange: false)
+        let settings = ChromaKeyBlend.Settings(keyColor: (0.1, 0.3, 0.9), threshold: 0.3, smoothing: 0.2)
+        let keyer = ChromaKeyBlend(settings: settings, color: color)
+        for (r, g, b) in [(0.1, 0.3, 0.9), (0.2, 0.35, 0.7), (0.9, 0.9, 0.1), (0.4, 0.4, 0.6), (0.15, 0.3, 0.8)] {
+            let (_, u, v) = ChromaKeyBlend.rgbToYUV(r: r, g: g, b: b, color: color)
+            let fromTable = Double(keyer.table[Int(u.rounded()) << 8 | Int(v.rounded())]) / 256
+            let exact = ReferenceKey.alpha(r, g, b, key: (0.1, 0.3, 0.9), threshold: 0.3, smoothing: 0.2)
+            #expect(abs(fromTable - exact) < 0.03, "\((r, g, b)): table \(fromTable), formula \(exact)")
+        }
+    }
+
+    @Test("despill turns a green-lit edge neutral and leaves plain colours and the keyed area alone")
+    func despill() throws {
+        let color = ColorDescription(matrix: .bt601, fullRange: false)
+        let keyer = ChromaKeyBlend(settings: .init(despill: true), color: color)
+        func despilled(_ r: Double, _ g: Double, _ b: Double) -> (Double, Double, Double) {
+            let (_, u, v) = ChromaKeyBlend.rgbToYUV(r: r, g: g, b: b, color: color)
+            let uv = keyer.despillTable[Int(u.rounded()) << 8 | Int(v.rounded())]
+            let c = ChromaKeyBlend.chromaToRGBOffset(u: Double(uv >> 8), v: Double(uv & 0xFF), color: color)
+            let (o0, o1, o2) = ChromaKeyBlend.chromaToRGBOffset(u: u, v: v, color: color)
+            return (r - o0 + c.0, g - o1 + c.1, b - o2 + c.2)
+        }
+        // Skin lit green from the screen: kept by the key (just past its soft edge), less green after despill,
+        // and further from the key colour.
+        let spill = (0.8, 0.75, 0.6)
+        #expect(ReferenceKey.alpha(spill.0, spill.1, spill.2) == 0)
+        let fixed = despilled(spill.0, spill.1, spill.2)
+        let greenExcess = { (c: (Double, Double, Double)) in c.1 - (c.0 + c.2) / 2 }
+        #expect(greenExcess(fixed) < 0.5 * greenExcess(spill), "\(spill) → \(fixed)")
+        func distance(_ c: (Double, Double, Double)) -> Double {
+            let (cr, cb) = ReferenceKey.chroma(c.0, c.1, c.2), (kr, kb) = ReferenceKey.chroma(0, 1, 0)
+            return ((cr - kr) * (cr - kr) + (cb - kb) * (cb - kb)).squareRoot()
+        }
+        #expect(distance(fixed) > distance(spill) + 0.01)
+        // Grey and a colour far from the key keep their chroma.
+        for c in [(0.5, 0.5, 0.5), (0.9, 0.2, 0.3), (0.2, 0.3, 0.9)] {
+            let d = despilled(c.0, c.1, c.2)
+            #expect(abs(d.0 - c.0) < 0.02 && abs(d.1 - c.1) < 0.02 && abs(d.2 - c.2) < 0.02, "\(c) → \(d)")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Tuning the key: a preview frame, the key colour read from the clip, despill.
+@Suite("key tuning: --frame, --key-color auto, --despill")
+struct KeyTuningTests {
+    @Test("--frame T writes the blended picture at T as PNG, matching the float reference")
+    func previewFrame() throws {
+        let dir = try Oracle.scratch()
+        let png = dir + "/f.png"
+        let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--frame", "1.0", "-o", png])
+        #expect(r.status == 0, "\(r.stderr)")
+        let probe = try Oracle.probe(png)
+        #expect(probe.video.first?.codec == "png")
+        #expect(probe.video.first?.width == 320 && probe.video.first?.height == 240)
+        let picture = try Oracle.decodeRGB(png).frames
+        #expect(picture.count == 1)
+        let fx = try Oracle.decodeRGB(Oracle.fixture("fx.mov")).frames[25]
+        let base = try Oracle.decodeRGB(Oracle.fixture("base.mov")).frames[25]
+        let psnr = Oracle.psnr(picture[0], ReferenceKey.blend(fx: fx, base: base))
+        #expect(psnr >= 35, "PSNR \(psnr) dB against the frame at 1.0 s")
+        // The neighbouring frame of the moving pattern is a worse match: the frame is the one at T.
+        let neighbour = ReferenceKey.blend(fx: try Oracle.decodeRGB(Oracle.fixture("fx.mov")).frames[30], base: base)
+        #expect(Oracle.psnr(picture[0], neighbour) < psnr - 3)
+        #expect(Oracle.listing(dir) == ["f.png"])
+    }
+
+    @Test("--frame refuses a movie name and a time past the end")
+    func previewFrameErrors() throws {
+        let dir = try Oracle.scratch()
+        let mov = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--frame", "1", "-o", dir + "/f.mov"])
+        #expect(mov.status == 1)
+        #expect(mov.stderr.contains("PNG"), "\(mov.stderr)")
+        let late = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--frame", "9", "-o", dir + "/f.png"])
+        #expect(late.status == 1)
+        #expect(late.stderr.contains("outside the output"), "\(late.stderr)")
+        #expect(Oracle.listing(dir).isEmpty)
+    }
+
+    @Test("--key-color auto picks the green of the screen and refuses a clip without one")
+    func autoKeyColor() throws {
+        let dir = try Oracle.scratch()
+        let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--key-color", "auto",
+                                     "--frame", "0.5", "-o", dir + "/f.png", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+        let hex = (report?["key"] as? [String: Any])?["keyColor"] as? String ?? ""
+        let v = UInt32(hex, radix: 16) ?? 0
+        let (red, green, blue) = (Int(v >> 16 & 0xFF), Int(v >> 8 & 0xFF), Int(v & 0xFF))
+        #expect(green > 230 && red < 25 && blue < 25, "picked \(hex)")
+
+        let none = try Oracle.mixwrite([Oracle.fixture("base.mov"), Oracle.fixture("fx.mov"), "--key-color", "auto",
+                                        "-o", dir + "/o.mov"])
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("base.mov: no green or blue screen"), "\(none.stderr)")
+    }
+
+    @Test("--despill changes only fx's kept pixels near the key")
+    func despill() throws {
+        let dir = try Oracle.scratch()
+        let plain = dir + "/plain.png", despilled = dir + "/despill.png"
+        for (out, extra) in [(plain, [String]()), (despilled, ["--despill"])] {
+            let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--frame", "1", "-o", out] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let a = try Oracle.decodeRGB(plain).frames[0], b = try Oracle.decodeRGB(despilled).frames[0]
+        var changed = 0, greener = 0, reduction = 0
+        for p in stride(from: 0, to: a.count, by: 3) where (0..<3).contains(where: { a[p + $0] != b[p + $0] }) {
+            changed += 1
+            let ga = Int(a[p + 1]) - (Int(a[p]) + Int(a[p + 2])) / 2, gb = Int(b[p + 1]) - (Int(b[p]) + Int(b[p + 2])) / 2
+            reduction += ga - gb
+            // Chroma is interpolated from 4:2:0 into RGB, so a neighbour's change can tint a pixel slightly.
+            if gb > ga + 2 { greener += 1 }
+        }
+        #expect(changed > 0, "despill changed nothing")
+        #expect(Double(reduction) / Double(max(changed, 1)) >= 3, "changed pixels are not less green on average")
+        #expect(greener * 20 < changed, "\(greener) of \(changed) changed pixels got greener")
+        #expect(changed < a.count / 3 / 2, "despill touched most of the picture: \(changed)")
+    }
+
+    @Test("the real green-screen clips of the corpus key, preview and auto-pick (MIXWRITE_CORPUS)")
+    func corpusGreenScreens() throws {
+        guard let corpus = ProcessInfo.processInfo.environment["MIXWRITE_CORPUS"], !corpus.isEmpty else {
+            print("skipped: MIXWRITE_CORPUS is not set, so the corpus green-screen clips were not run")
+            return
+        }
+        let dir = try Oracle.scratch()
+        let clips = Oracle.listing(corpus + "/greenscreen").filter { $0.hasSuffix(".mov") }
+        #expect(!clips.isEmpty)
+        for clip in clips {
+            let fx = corpus + "/greenscreen/" + clip
+            let r = try Oracle.mixwrite([fx, Oracle.fixture("base.mov"), "--key-color", "auto", "--despill",
+                                         "--frame", "1", "-o", dir + "/\(clip).png", "--json"])
+            #expect(r.status == 0, "\(clip): \(r.stderr)")
+            let movie = try Oracle.mixwrite([fx, Oracle.fixture("base.mov"), "--key-color", "auto", "-o", dir + "/\(clip).mp4"])
+            #expect(movie.status == 0, "\(clip): \(movie.stderr)")
+            let probe = try Oracle.probe(dir + "/\(clip).mp4")
+            #expect(probe.audio.count == 1 && probe.video.count == 1, "\(clip)")
+        }
+    }
+}
