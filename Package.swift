@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "MixWrite", targets: ["MixWrite"]),
+        // For the benchmarks package, which builds test pictures; the CLI does not use it.
+        .library(name: "FFmpegSupport", targets: ["FFmpegSupport"]),
         .executable(name: "mixwrite", targets: ["mixwrite"]),
     ],
     dependencies: [

@@ -53,6 +53,13 @@ public final class Decoder {
 
     public var isAudio: Bool { context.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
 
+    /// Skip decoding frames no other frame refers to (B-frames), to reach a point after a seek sooner.
+    /// The corresponding FFmpeg field is `AVCodecContext.skip_frame` (`AVDISCARD_NONREF`).
+    public var skipsNonReferenceFrames: Bool {
+        get { context.pointee.skip_frame == AVDISCARD_NONREF }
+        set { context.pointee.skip_frame = newValue ? AVDISCARD_NONREF : AVDISCARD_DEFAULT }
+    }
+
     /// Forgets buffered frames after a seek. The corresponding FFmpeg call is `avcodec_flush_buffers`.
     public func flush() { avcodec_flush_buffers(context) }
 }

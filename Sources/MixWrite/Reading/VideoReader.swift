@@ -25,6 +25,8 @@ final class VideoReader {
     private var inputEnded = false
     private var decoderDrained = false
     private var lastTime: MediaTime?
+    /// After a seek: packets before this time only lead up to it, so their B-frames need not be decoded.
+    private var seekTarget: MediaTime?
     private(set) var damagedPackets = 0
 
     init(file: MediaFile, width: Int, height: Int, color: ColorDescription, outputFrameRate: Rational) throws {
@@ -58,6 +60,8 @@ final class VideoReader {
             return  // Not seekable: decode from the start instead, which is only slower.
         }
         decoder.flush()
+        seekTarget = t - frameDuration - frameDuration
+        decoder.skipsNonReferenceFrames = true
         current = nil
         next = nil
         converted = nil
@@ -127,6 +131,11 @@ final class VideoReader {
                     continue
                 }
                 guard packet.streamIndex == stream.index else { continue }
+                if let target = seekTarget, let ts = packet.pts ?? packet.dts,
+                   MediaTime(ticks: ts, timeBase: stream.timeBase) - file.origin >= target {
+                    seekTarget = nil
+                    decoder.skipsNonReferenceFrames = false
+                }
                 do {
                     _ = try decoder.send(packet)
                 } catch {

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The blend side by side with the ffmpeg CLI, in turn, in one run, on the same job:
+# 1080p30, 10 s; fx a green screen with two audio tracks, base with one; H.264 libx264 veryfast crf 20 + AAC.
+# The peer does the same with chromakey + overlay + amix in one filter graph.
+# Prints each run, then the medians, the ratio (mixwrite / ffmpeg), CPU over wall, and peak memory.
+# Usage: Benchmarks/compare-blend.sh [ROUNDS]   (default 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds="${1:-3}"
+work=Benchmarks/out
+mkdir -p "$work"
+command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
+swift build -c release >/dev/null
+bin="$(swift build -c release --show-bin-path)/mixwrite"
+
+ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+if [ ! -f "$work/fx1080.mov" ] || [ ! -f "$work/base1080.mov" ]; then
+    echo "making the 1080p inputs in $work" >&2
+    ff -f lavfi -i "color=c=0x00FF00:s=1920x1080:r=30:d=10" -f lavfi -i "testsrc2=s=640x480:r=30:d=10" \
+       -f lavfi -i "sine=f=440:r=44100:d=10" -f lavfi -i "sine=f=1000:r=48000:d=10" \
+       -filter_complex "[0:v][1:v]overlay=x='100+t*100':y='200+100*sin(t)'[v]" \
+       -map "[v]" -map 2:a -map 3:a -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p -c:a aac "$work/fx1080.mov"
+    ff -f lavfi -i "testsrc2=s=1920x1080:r=30:d=10" -f lavfi -i "sine=f=660:r=48000:d=10" \
+       -map 0:v -map 1:a -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p -c:a aac "$work/base1080.mov"
+fi
+
+mixwrite_cmd=("$bin" "$work/fx1080.mov" "$work/base1080.mov" -o "$work/mixwrite.mov" -y -q)
+ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "$work/fx1080.mov" -i "$work/base1080.mov" -filter_complex
+    "[0:v]chromakey=0x00FF00:0.1:0.05[k];[1:v][k]overlay[v];[0:a:0][0:a:1][1:a:0]amix=inputs=3[a]"
+    -map "[v]" -map "[a]" -c:v libx264 -preset veryfast -crf 20 -c:a aac -b:a 192k "$work/ffmpeg.mov")
+
+# One run: wall seconds, CPU seconds (user + system), peak resident memory in MB.
+measure() { /usr/bin/time -f "%e %U %S %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}'; }
+
+: > "$work/blend-runs.txt"
+for i in $(seq "$rounds"); do
+    echo "mixwrite $(measure "${mixwrite_cmd[@]}")" | tee -a "$work/blend-runs.txt"
+    echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/blend-runs.txt"
+done
+python3 - "$work/blend-runs.txt" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    name, wall, cpu, mem = line.split()
+    runs.setdefault(name, []).append((float(wall), float(cpu), float(mem)))
+med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in runs.items()}
+for k, (wall, cpu, mem) in med.items():
+    print(f"{k:9s} median wall {wall:6.2f} s   cpu/wall {cpu / wall:4.2f}   peak {mem:5.0f} MB")
+print(f"ratio mixwrite/ffmpeg (median wall): {med['mixwrite'][0] / med['ffmpeg'][0]:.3f}")
+PY
