@@ -1,6 +1,7 @@
 #ifndef MIXWRITE_CFFMPEG_SHIM_H
 #define MIXWRITE_CFFMPEG_SHIM_H
 
+#include <string.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavfilter/avfilter.h>
@@ -37,9 +38,11 @@ static inline AVRational mw_time_base_q(void) { return (AVRational){1, AV_TIME_B
 /// AVERROR(e) for an errno value, to turn an OS error into FFmpeg's convention.
 static inline int mw_averror_from_errno(int e) { return AVERROR(e); }
 
+// Stream side data moved between FFmpeg versions: av_stream_get_side_data/av_stream_new_side_data in 5.1,
+// codecpar->coded_side_data from libavformat 61 (FFmpeg 7), which removed the old calls. The version check
+// lives here, out of Swift's sight.
+
 /// The stream's display matrix (rotation/reflection of phone recordings), or NULL.
-/// av_stream_get_side_data is FFmpeg 5.1's way; libavformat 61 (FFmpeg 7) removed it in favour of
-/// codecpar->coded_side_data, so the version check lives here, out of Swift's sight.
 static inline const int32_t *mw_stream_display_matrix(const AVStream *st) {
 #if LIBAVFORMAT_VERSION_MAJOR >= 61
     const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data,
@@ -51,6 +54,28 @@ static inline const int32_t *mw_stream_display_matrix(const AVStream *st) {
     const uint8_t *data = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
     return data && size >= 9 * 4 ? (const int32_t *)data : NULL;
 #endif
+}
+
+/// Attaches a display matrix (the rotation of copied phone video) to an output stream.
+static inline int mw_stream_set_display_matrix(AVStream *st, const int32_t *matrix) {
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+    AVPacketSideData *sd = av_packet_side_data_new(&st->codecpar->coded_side_data,
+                                                   &st->codecpar->nb_coded_side_data,
+                                                   AV_PKT_DATA_DISPLAYMATRIX, 9 * 4, 0);
+    if (!sd) return AVERROR(ENOMEM);
+    memcpy(sd->data, matrix, 9 * 4);
+#else
+    uint8_t *data = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4);
+    if (!data) return AVERROR(ENOMEM);
+    memcpy(data, matrix, 9 * 4);
+#endif
+    return 0;
+}
+
+/// Whether the muxer named `format` can store `codec` (1 yes, 0 no, negative unknown).
+static inline int mw_format_can_hold(const char *format, enum AVCodecID codec) {
+    const AVOutputFormat *f = av_guess_format(format, NULL, NULL);
+    return f ? avformat_query_codec(f, codec, FF_COMPLIANCE_NORMAL) : 0;
 }
 
 #endif

@@ -32,6 +32,11 @@ public final class Decoder {
         avcodec_free_context(&c)
     }
 
+    /// Whether this FFmpeg has a decoder for a stream's codec. The corresponding FFmpeg call is `avcodec_find_decoder`.
+    public static func exists(for demuxer: Demuxer, streamIndex: Int) -> Bool {
+        avcodec_find_decoder(demuxer.stream(streamIndex).pointee.codecpar.pointee.codec_id) != nil
+    }
+
     /// Sends one packet, or nil to start draining. EAGAIN (the decoder is full) is reported as false.
     /// The corresponding FFmpeg call is `avcodec_send_packet`.
     public func send(_ packet: Packet?) throws(FFmpegError) -> Bool {

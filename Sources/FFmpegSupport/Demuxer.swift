@@ -39,6 +39,9 @@ public struct StreamInfo: Sendable {
     public var channels: Int
     public var layout: String
 
+    /// Whether this FFmpeg has a decoder for the stream's codec.
+    public var hasDecoder: Bool
+
     public var isRealVideo: Bool { kind == .video && !isAttachedPicture }
 }
 
@@ -170,6 +173,7 @@ public final class Demuxer {
             color: ColorDescription(matrix: ColorMatrix(par.color_space),
                                     fullRange: par.color_range == AVCOL_RANGE_JPEG
                                         || PixelFormat(rawValue: par.format).isJPEGRange),
-            sampleRate: Int(par.sample_rate), channels: Int(par.ch_layout.nb_channels), layout: layoutText)
+            sampleRate: Int(par.sample_rate), channels: Int(par.ch_layout.nb_channels), layout: layoutText,
+            hasDecoder: avcodec_find_decoder(par.codec_id) != nil)
     }
 }

@@ -45,6 +45,9 @@ public final class Muxer {
         }
         try parameters.apply(to: st.pointee.codecpar)
         st.pointee.time_base = parameters.timeBase.av
+        if let m = parameters.displayMatrix {
+            try check(m.withUnsafeBufferPointer { mw_stream_set_display_matrix(st, $0.baseAddress!) }, "av_stream_new_side_data")
+        }
         if let language { av_dict_set(&st.pointee.metadata, "language", language, 0) }
         return Int(st.pointee.index)
     }

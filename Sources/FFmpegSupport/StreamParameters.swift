@@ -69,6 +69,15 @@ public struct StreamParameters: Sendable {
     public var seekPreroll: Int32
     /// The time base packets come in.
     public var timeBase: Rational
+    /// A copied stream's display matrix (its rotation), carried over as it is.
+    public var displayMatrix: [Int32]?
+    /// The codec's name, for messages.
+    public var codecName: String { avcodec_get_name(AVCodecID(rawValue: codecID)).map { String(cString: $0) } ?? "unknown" }
+
+    /// Whether the muxer named `format` can store this codec. The corresponding FFmpeg call is `avformat_query_codec`.
+    public func fits(format: String) -> Bool {
+        mw_format_can_hold(format, AVCodecID(rawValue: codecID)) == 1
+    }
 
     init(_ p: AVCodecParameters, timeBase: Rational) {
         isVideo = p.codec_type == AVMEDIA_TYPE_VIDEO
@@ -160,6 +169,8 @@ extension Demuxer {
     /// A stream's parameters as plain values, to copy it into an output untouched.
     public func streamParameters(_ index: Int) -> StreamParameters {
         let st = stream(index)
-        return StreamParameters(st.pointee.codecpar.pointee, timeBase: Rational(st.pointee.time_base))
+        var p = StreamParameters(st.pointee.codecpar.pointee, timeBase: Rational(st.pointee.time_base))
+        if let m = mw_stream_display_matrix(st) { p.displayMatrix = Array(UnsafeBufferPointer(start: m, count: 9)) }
+        return p
     }
 }

@@ -12,6 +12,7 @@ public protocol MixJob: Sendable {
 public struct PreparedJob: Sendable {
     enum VideoPlan: Sendable {
         case blend(BlendVideoStage.Plan)
+        case copy(CopyVideoStage.Plan)
     }
     let output: OutputFile
     let duration: MediaTime
@@ -19,6 +20,7 @@ public struct PreparedJob: Sendable {
     let video: VideoPlan?
     let audio: AudioStage.Plan?
     let key: ChromaKeyBlend.Settings?
+    var warnings: [String] = []
 }
 
 /// Runs a job: a video stage and an audio stage, concurrently, into one `AssetWriter`; the file is
@@ -58,6 +60,7 @@ public struct MixWriter: Sendable {
                         try await MixWriter.stage(writer) {
                             switch video {
                             case .blend(let p): return try await BlendVideoStage(plan: p, slot: s).run(writer: writer)
+                            case .copy(let p): return try await CopyVideoStage(plan: p, slot: s).run(writer: writer)
                             }
                         }
                     }
@@ -85,10 +88,15 @@ public struct MixWriter: Sendable {
                 switch v {
                 case .blend(let p):
                     return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
+                case .copy(let p):
+                    return Report.Video(width: p.stream.width, height: p.stream.height,
+                                        frameRate: p.stream.frameRate?.description ?? "", frames: nil, copied: true)
                 }
             },
             audio: plan.audio.map { Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources) },
-            key: plan.key, damagedPackets: damaged, seconds: (ContinuousClock.now - started).seconds)
+            key: plan.key, damagedPackets: damaged,
+            warnings: plan.warnings + (damaged > 0 ? ["\(damaged) damaged packets were skipped"] : []),
+            seconds: (ContinuousClock.now - started).seconds)
     }
 
     /// Runs one stage; its failure stops the writer at once, so the other stage never waits on it.

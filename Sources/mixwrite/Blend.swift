@@ -31,6 +31,7 @@ struct Blend: AsyncParsableCommand {
     func run() async throws {
         var job = BlendJob(fx: fx, base: base, output: output)
         job.overwrite = common.overwrite
+        job.strict = common.strict
         job.duration = duration
         try video.apply(to: &job)
         job.key = try key.settings()

@@ -19,12 +19,13 @@ struct Mixwrite: AsyncParsableCommand {
         Examples:
           mixwrite fx.mov base.mov -o out.mov
           mixwrite fx.mov base.mov --audio music.mp3 --gain fx=-6 -o out.mp4
+          mixwrite remix phone.mov -o phone-mixed.mov
 
         Exit codes: 0 done, 1 bad usage, 2 bad input, 3 output problem, 4 processing failed, \
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """,
         version: "0.1.0",
-        subcommands: [Blend.self],
+        subcommands: [Blend.self, Remix.self],
         defaultSubcommand: Blend.self
     )
 

@@ -19,12 +19,27 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
+    @Flag(name: .shortAndLong, help: "Also list the mix plan: every source track and how it reached the output.")
+    var verbose = false
+
+    @Flag(help: "Fail on an audio track that cannot be decoded or a damaged packet, instead of warning.")
+    var strict = false
+
     func printReport(_ report: Report) {
+        if !quiet {
+            for w in report.warnings { writeError("mixwrite: warning: \(w)\n") }
+        }
         if json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             if let data = try? encoder.encode(report), let text = String(data: data, encoding: .utf8) { print(text) }
         } else if !quiet {
+            if verbose, let audio = report.audio {
+                writeError("mixwrite: mix plan: \(audio.sources.count) tracks → AAC \(audio.sampleRate) Hz, \(audio.channels == 1 ? "mono" : "stereo")\n")
+                for s in audio.sources {
+                    writeError("  \(s.name)  \(s.path) #\(s.streamIndex)  \(s.codec) \(s.sampleRate) Hz \(s.layout)  → \(s.route)\n")
+                }
+            }
             writeError("mixwrite: wrote \(report.output) (\(formatSeconds(report.duration)), \(report.audio?.sources.count ?? 0) audio tracks mixed)\n")
         }
     }

@@ -30,8 +30,10 @@ public struct AudioOptions: Sendable, Codable {
 
     public init() {}
 
-    /// The tracks to mix from labelled inputs, in order, after `tracks` and `mute`.
-    func sources(from inputs: [(label: String, file: MediaFile)]) throws(MixWriteError) -> [AudioSource] {
+    /// The tracks to mix from labelled inputs, in order, after `tracks` and `mute`. A track FFmpeg cannot
+    /// decode is left out with a warning, or refused under `strict`.
+    func sources(from inputs: [(label: String, file: MediaFile)], strict: Bool,
+                 warnings: inout [String]) throws(MixWriteError) -> [AudioSource] {
         let known = Set(inputs.map(\.label))
         for name in mute + Array(gains.keys) + Array(offsets.keys) {
             let label = String(name.split(separator: ":").first ?? "")
@@ -47,6 +49,12 @@ public struct AudioOptions: Sendable, Codable {
             for (n, s) in streams.enumerated() {
                 let name = "\(label):\(n + 1)"
                 if mute.contains(label) || mute.contains(name) { continue }
+                guard s.hasDecoder else {
+                    let what = "audio stream #\(s.index) (\(name), \(s.codec)) cannot be decoded by this FFmpeg"
+                    if strict { throw .input(file: file.path, what) }
+                    warnings.append("\(file.path): \(what); left out of the mix")
+                    continue
+                }
                 let start = (s.start ?? file.origin) - file.origin
                 result.append(AudioSource(
                     label: label, path: file.path, streamIndex: s.index, track: n + 1, codec: s.codec,
@@ -65,8 +73,29 @@ public struct AudioOptions: Sendable, Codable {
         let rate = sampleRate ?? 48_000
         let ch = channels ?? (sources.contains { $0.channels >= 2 } ? 2 : 1)
         let total = duration.ticks(in: Rational(1, Int32(rate)))
-        return AudioStage.Plan(sources: sources, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
-                               bitRate: bitRate, mode: mode)
+        var routed = sources
+        for i in routed.indices { routed[i].route = Self.route(routed[i], rate: rate, channels: ch, mode: mode) }
+        return AudioStage.Plan(sources: routed, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
+                               bitRate: bitRate, mode: mode, strict: false)
+    }
+
+    /// How a track reaches the output, in words, for the report.
+    static func route(_ s: AudioSource, rate: Int, channels: Int, mode: MixMode) -> String {
+        var steps: [String] = ["\(s.codec) decoded"]
+        if s.sampleRate != rate { steps.append("resampled \(s.sampleRate) → \(rate) Hz") }
+        let layout = s.layout.isEmpty ? "\(s.channels) channels" : s.layout
+        if s.channels == 1 && channels == 2 {
+            steps.append("mono to both channels at its own level")
+        } else if s.channels > channels {
+            steps.append("\(layout) downmixed to \(channels == 1 ? "mono" : "stereo") (standard matrix)")
+        } else if s.channels == 2 && channels == 1 {
+            steps.append("stereo downmixed to mono")
+        }
+        if s.gainDB != 0 { steps.append("gain \(s.gainDB) dB") }
+        let start = s.offsetSeconds + s.startOffset.seconds
+        if start > 0 { steps.append("starts at \(start) s (silence before)") }
+        steps.append(mode == .sum ? "summed at its own level, limited at -1 dBFS" : "mixed at 1/N (average)")
+        return steps.joined(separator: "; ")
     }
 
     func validate() throws(MixWriteError) {

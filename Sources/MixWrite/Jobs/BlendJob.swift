@@ -23,6 +23,8 @@ public struct BlendJob: Sendable, Codable {
     public var preset = "veryfast"
     public var duration: DurationPolicy = .base
     public var audio = AudioOptions()
+    /// Fail on a track that cannot be decoded or a damaged packet, instead of a warning.
+    public var strict = false
 
     public init(fx: String, base: String, output: String) {
         self.fx = fx
@@ -53,7 +55,10 @@ public struct Report: Sendable, Codable {
         public var width: Int
         public var height: Int
         public var frameRate: String
-        public var frames: Int
+        /// Frames encoded; nil when the video was copied.
+        public var frames: Int?
+        /// The video packets were copied, not decoded or encoded (`remix`).
+        public var copied = false
     }
     public struct Audio: Sendable, Codable {
         public var sampleRate: Int
@@ -69,6 +74,8 @@ public struct Report: Sendable, Codable {
     public var key: ChromaKeyBlend.Settings?
     /// Packets that could not be read or decoded and were skipped.
     public var damagedPackets: Int
+    /// Tracks left out and other things a user should know; empty when all went as planned.
+    public var warnings: [String]
     public var seconds: Double
 }
 
@@ -86,10 +93,12 @@ extension BlendJob: MixJob {
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         let outLength = MediaTime(value: Int64(videoPlan.frameCount) * Int64(videoPlan.frameRate.den),
                                   timescale: videoPlan.frameRate.num)
-        let sources = try audio.sources(from: [("fx", fxFile), ("base", baseFile)] + extra)
-        let audioPlan = audio.plan(sources: sources, duration: outLength)
+        var warnings: [String] = []
+        let sources = try audio.sources(from: [("fx", fxFile), ("base", baseFile)] + extra, strict: strict, warnings: &warnings)
+        var audioPlan = audio.plan(sources: sources, duration: outLength)
+        audioPlan?.strict = strict
         return PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
-                           video: .blend(videoPlan), audio: audioPlan, key: videoPlan.key)
+                           video: .blend(videoPlan), audio: audioPlan, key: videoPlan.key, warnings: warnings)
     }
 
     /// Reads fx and base and decides the picture: size, rate, length, colour, key.
@@ -120,7 +129,7 @@ extension BlendJob: MixJob {
         if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
         let plan = BlendVideoStage.Plan(
             fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
-            key: key, crf: crf, preset: preset, holdBase: duration == .longest || duration == .fx)
+            key: key, crf: crf, preset: preset, holdBase: duration == .longest || duration == .fx, strict: strict)
         return (fxFile, baseFile, plan)
     }
 
@@ -129,7 +138,7 @@ extension BlendJob: MixJob {
     public func renderFrame(at time: MediaTime) throws(MixWriteError) -> FrameReport {
         let started = ContinuousClock.now
         let (_, _, plan) = try planVideo()
-        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths, picture: true)
+        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths, kind: .picture)
         let length = MediaTime(value: Int64(plan.frameCount) * Int64(plan.frameRate.den), timescale: plan.frameRate.num)
         guard time >= .zero, time < length else {
             throw .usage("--frame \(time.seconds) is outside the output (0 to \(length.seconds) s)")

@@ -17,8 +17,45 @@ public struct AudioSource: Sendable, Codable {
     public var offsetSeconds: Double
     /// Where the track starts on its file's timeline (after the file's origin).
     var startOffset: MediaTime
+    /// How the track reaches the output (decoded, resampled, downmixed, gain, offset, mixed).
+    public var route: String = ""
 
     public var name: String { "\(label):\(track)" }
+
+    enum CodingKeys: String, CodingKey {
+        case label, path, streamIndex, track, codec, sampleRate, channels, layout, gainDB, offsetSeconds, route, startSeconds
+    }
+    public init(from decoder: any Swift.Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        label = try c.decode(String.self, forKey: .label)
+        path = try c.decode(String.self, forKey: .path)
+        streamIndex = try c.decode(Int.self, forKey: .streamIndex)
+        track = try c.decode(Int.self, forKey: .track)
+        codec = try c.decode(String.self, forKey: .codec)
+        sampleRate = try c.decode(Int.self, forKey: .sampleRate)
+        channels = try c.decode(Int.self, forKey: .channels)
+        layout = try c.decode(String.self, forKey: .layout)
+        gainDB = try c.decode(Double.self, forKey: .gainDB)
+        offsetSeconds = try c.decode(Double.self, forKey: .offsetSeconds)
+        route = try c.decodeIfPresent(String.self, forKey: .route) ?? ""
+        startOffset = MediaTime(seconds: String(try c.decodeIfPresent(Double.self, forKey: .startSeconds) ?? 0)) ?? .zero
+    }
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(label, forKey: .label); try c.encode(path, forKey: .path)
+        try c.encode(streamIndex, forKey: .streamIndex); try c.encode(track, forKey: .track)
+        try c.encode(codec, forKey: .codec); try c.encode(sampleRate, forKey: .sampleRate)
+        try c.encode(channels, forKey: .channels); try c.encode(layout, forKey: .layout)
+        try c.encode(gainDB, forKey: .gainDB); try c.encode(offsetSeconds, forKey: .offsetSeconds)
+        try c.encode(route, forKey: .route); try c.encode(startOffset.seconds, forKey: .startSeconds)
+    }
+
+    init(label: String, path: String, streamIndex: Int, track: Int, codec: String, sampleRate: Int, channels: Int,
+         layout: String, gainDB: Double, offsetSeconds: Double, startOffset: MediaTime) {
+        self.label = label; self.path = path; self.streamIndex = streamIndex; self.track = track; self.codec = codec
+        self.sampleRate = sampleRate; self.channels = channels; self.layout = layout; self.gainDB = gainDB
+        self.offsetSeconds = offsetSeconds; self.startOffset = startOffset
+    }
 }
 
 /// How the tracks are summed.
@@ -40,6 +77,8 @@ struct AudioStage: Sendable {
         var totalSamples: Int64
         var bitRate: Int
         var mode: MixMode
+        /// Fail at the first damaged packet instead of skipping it.
+        var strict: Bool
     }
 
     let plan: Plan
@@ -119,7 +158,10 @@ struct AudioStage: Sendable {
         }
         for input in inputs { input.demuxer.keepOnly(Set(input.decoders.keys)) }
 
-        var damaged = 0
+        var damaged = 0 {
+            didSet { if p.strict { strictFailure = true } }
+        }
+        var strictFailure = false
         let packet = Packet()
         let decoded = Frame()
         // Decoded frames wait here until the graph exists: it is built from each track's first real frame,
@@ -227,6 +269,9 @@ struct AudioStage: Sendable {
                     exhausted[source] = true
                     if let graph { try graph.close(source) }
                 }
+            }
+            if strictFailure {
+                throw MixWriteError.processing(file: input.path, "damaged audio packet (--strict stops at the first)")
             }
             try buildGraphIfReady(force: false)
             try await pullAndEncode()

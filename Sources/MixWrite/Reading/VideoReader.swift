@@ -28,8 +28,10 @@ final class VideoReader {
     /// After a seek: packets before this time only lead up to it, so their B-frames need not be decoded.
     private var seekTarget: MediaTime?
     private(set) var damagedPackets = 0
+    private let strict: Bool
 
-    init(file: MediaFile, width: Int, height: Int, color: ColorDescription, outputFrameRate: Rational) throws {
+    init(file: MediaFile, width: Int, height: Int, color: ColorDescription, outputFrameRate: Rational, strict: Bool = false) throws {
+        self.strict = strict
         guard let stream = file.mainVideo else { throw MixWriteError.input(file: file.path, "has no video stream") }
         self.file = file
         self.stream = stream
@@ -122,7 +124,7 @@ final class VideoReader {
                     more = try demuxer.read(into: packet)
                 } catch {
                     // A read error ends the input, as a truncated file does.
-                    damagedPackets += 1
+                    try damaged()
                     more = false
                 }
                 if !more {
@@ -139,7 +141,7 @@ final class VideoReader {
                 do {
                     _ = try decoder.send(packet)
                 } catch {
-                    damagedPackets += 1
+                    try damaged()
                 }
             }
         }
@@ -150,9 +152,16 @@ final class VideoReader {
             return try decoder.receive(into: frame)
         } catch {
             // A damaged frame is skipped; the decoder recovers at the next keyframe.
-            damagedPackets += 1
+            try damaged()
             if inputEnded { return .endOfStream }
             return .needsInput
+        }
+    }
+
+    private func damaged() throws {
+        damagedPackets += 1
+        if strict {
+            throw MixWriteError.processing(file: file.path, "damaged packet in video stream #\(stream.index) (--strict stops at the first)")
         }
     }
 

@@ -16,6 +16,8 @@ struct BlendVideoStage: Sendable {
         var preset: String
         /// Past the end of base, hold its last picture (`--duration longest` or `fx`).
         var holdBase: Bool
+        /// Fail at the first damaged packet instead of skipping it.
+        var strict: Bool
     }
 
     let plan: Plan
@@ -34,8 +36,10 @@ struct BlendVideoStage: Sendable {
         }
         try await writer.addTrack(slot, parameters: encoder.streamParameters())
 
-        let fx = try VideoReader(file: p.fx, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate)
-        let base = try VideoReader(file: p.base, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate)
+        let fx = try VideoReader(file: p.fx, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate,
+                                 strict: p.strict)
+        let base = try VideoReader(file: p.base, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate,
+                                   strict: p.strict)
         let keyer = ChromaKeyBlend(settings: p.key, color: p.color)
         let output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p)
         let packet = Packet()

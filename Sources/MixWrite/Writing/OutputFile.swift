@@ -25,15 +25,20 @@ public struct OutputFile: Sendable {
 
     /// Checks the destination before any work starts: a known extension, no existing file unless
     /// `overwrite`, not one of the inputs, a folder that exists and can be written.
-    public init(path: String, overwrite: Bool, inputs: [String], picture: Bool = false) throws(MixWriteError) {
+    /// What the output will hold, which decides the names it may have.
+    public enum Kind: Sendable { case movie, audioOnly, picture }
+
+    public init(path: String, overwrite: Bool, inputs: [String], kind: Kind = .movie) throws(MixWriteError) {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        switch (ext, picture) {
-        case ("mov", false): container = .mov
-        case ("mp4", false), ("m4v", false): container = .mp4
-        case ("mkv", false): container = .matroska
-        case ("png", true): container = .png
-        case (_, true):
+        switch (ext, kind) {
+        case ("mov", .movie), ("mov", .audioOnly): container = .mov
+        case ("mp4", .movie), ("m4v", .movie), ("mp4", .audioOnly), ("m4a", .audioOnly): container = .mp4
+        case ("mkv", .movie), ("mkv", .audioOnly), ("mka", .audioOnly): container = .matroska
+        case ("png", .picture): container = .png
+        case (_, .picture):
             throw .usage("\(path): a --frame is written as PNG; name the output .png")
+        case (_, .audioOnly):
+            throw .usage("\(path): unknown output type '.\(ext)' for sound only; use .m4a, .mka, .mov or .mkv")
         default:
             throw .usage("\(path): unknown output type '.\(ext)'; use .mov, .mp4, .m4v or .mkv")
         }

@@ -1,0 +1,55 @@
+import FFmpegSupport
+
+/// `remix`: every audio track of `movie` (and of `audio.files`) mixed into one, with the movie's video
+/// packets copied as they are. The fix for a recording whose several tracks players offer as alternatives.
+/// A movie without video gives a sound-only file (`.m4a`, `.mka`).
+public struct RemixJob: Sendable, Codable {
+    public var movie: String
+    public var output: String
+    public var overwrite = false
+    public var audio = AudioOptions()
+    public var strict = false
+
+    public init(movie: String, output: String) {
+        self.movie = movie
+        self.output = output
+    }
+}
+
+extension RemixJob: MixJob {
+    public var inputPaths: [String] { [movie] + audio.files }
+
+    public func prepare() throws(MixWriteError) -> PreparedJob {
+        try audio.validate()
+        let file = try MediaFile(path: movie)
+        var extra: [(String, MediaFile)] = []
+        for (i, path) in audio.files.enumerated() {
+            let f = try MediaFile(path: path)
+            guard !f.audioStreams.isEmpty else { throw .input(file: path, "has no audio stream") }
+            extra.append(("audio\(i + 1)", f))
+        }
+        let video = file.mainVideo
+        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths,
+                                    kind: video == nil ? .audioOnly : .movie)
+        if let video {
+            let format = output.container.muxerName
+            let parameters: StreamParameters
+            do { parameters = try Demuxer(url: movie).streamParameters(video.index) } catch {
+                throw .input(file: movie, MediaFile.explain(error))
+            }
+            guard parameters.fits(format: format) else {
+                throw .usage("\(movie): its video (\(video.codec)) cannot be copied into a .\(output.path.split(separator: ".").last ?? "") file; use .mkv")
+            }
+        }
+        let length = (video != nil ? file.videoDuration : file.totalDuration) ?? .zero
+        guard length > .zero else { throw .input(file: movie, "has no known duration") }
+        var warnings: [String] = []
+        let sources = try audio.sources(from: [("movie", file)] + extra, strict: strict, warnings: &warnings)
+        guard video != nil || !sources.isEmpty else { throw .input(file: movie, "has neither video nor audio to remix") }
+        var audioPlan = audio.plan(sources: sources, duration: length)
+        audioPlan?.strict = strict
+        return PreparedJob(output: output, duration: length, frameRate: nil,
+                           video: video.map { .copy(CopyVideoStage.Plan(file: file, stream: $0)) },
+                           audio: audioPlan, key: nil, warnings: warnings)
+    }
+}
