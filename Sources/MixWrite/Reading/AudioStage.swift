@@ -84,8 +84,9 @@ struct AudioStage: Sendable {
     let plan: Plan
     let slot: Int
 
-    /// The limiter's ceiling: -1 dBFS.
-    static let ceiling = 0.891251
+    /// The limiter's ceiling: -1.5 dBFS, so that after AAC encoding (which overshoots a few tenths of a
+    /// dB on loud tones) the decoded peaks stay at or under the promised -1 dBFS.
+    static let ceiling = 0.841395
 
     /// The filter description between the sources `[in0]…` and the sink `[out]`.
     static func graphDescription(_ plan: Plan, inputFormats: [(channels: Int, sampleRate: Int)]) -> String {

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The audio mix: every source, each at its own level, never clipped, exactly as long as the video.
+@Suite("audio mix and remix")
+struct AudioMixTests {
+    /// Makes a tone file with the ffmpeg CLI: `expr` per channel (aevalsrc syntax), `seconds` long.
+    static func tone(_ dir: String, _ name: String, _ expr: String, rate: Int = 48000, layout: String = "stereo",
+                     seconds: Double = 2) throws -> String {
+        let path = dir + "/" + name
+        let r = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i",
+                                   "aevalsrc=\(expr):s=\(rate):c=\(layout):d=\(seconds)", path])
+        guard r.status == 0 else { throw OracleError("making \(name): \(r.stderr)") }
+        return path
+    }
+
+    static func sine(_ amplitude: Double, _ frequency: Double) -> String { "\(amplitude)*sin(2*PI*\(frequency)*t)" }
+
+    /// Samples of the decoded output between `from` and `to` seconds, one channel.
+    static func span(_ samples: [Float], _ from: Double, _ to: Double, rate: Int = 48000) -> [Float] {
+        Array(samples[Int(from * Double(rate))..<min(samples.count, Int(to * Double(rate)))])
+    }
+
+    @Test("two near-full-scale sources: equal levels, peaks at or under -1 dBFS")
+    func fullScaleSourcesAreLimited() throws {
+        let dir = try Oracle.scratch()
+        let a = try Self.tone(dir, "a.wav", Self.sine(0.99, 500) + "|" + Self.sine(0.99, 500))
+        let b = try Self.tone(dir, "b.wav", Self.sine(0.99, 700), rate: 44100, layout: "mono")
+        let out = dir + "/mix.m4a"
+        let r = try Oracle.mixwrite(["remix", a, "--audio", b, "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let mix = try Oracle.decodeAudio(out)
+        #expect(Oracle.peak(mix) <= -1.0, "peak \(Oracle.peak(mix)) dBFS")
+        let left = Self.span(Oracle.channel(mix, 0, of: 2), 0.2, 1.8)
+        let l500 = Oracle.toneLevel(left, frequency: 500), l700 = Oracle.toneLevel(left, frequency: 700)
+        #expect(abs(l500 - l700) < 1, "500 Hz at \(l500), 700 Hz at \(l700)")
+    }
+
+    @Test("a single source keeps its own level")
+    func singleSourceKeepsItsLevel() throws {
+        let dir = try Oracle.scratch()
+        let a = try Self.tone(dir, "a.wav", Self.sine(0.25, 440) + "|" + Self.sine(0.25, 440))
+        let out = dir + "/one.m4a"
+        #expect(try Oracle.mixwrite(["remix", a, "-o", out]).status == 0)
+        let level = Oracle.toneLevel(Self.span(Oracle.channel(try Oracle.decodeAudio(out), 0, of: 2), 0.2, 1.8), frequency: 440)
+        #expect(abs(level - -12.04) < 0.5, "\(level) dBFS")
+    }
+
+    @Test("--gain -12 shows as 12 ± 2 dB; --mix average gives each source 1/N")
+    func gainAndAverage() throws {
+        let dir = try Oracle.scratch()
+        let a = try Self.tone(dir, "a.wav", Self.sine(0.25, 440) + "|" + Self.sine(0.25, 440))
+        let b = try Self.tone(dir, "b.wav", Self.sine(0.25, 880) + "|" + Self.sine(0.25, 880))
+        let gained = dir + "/gain.m4a", averaged = dir + "/avg.m4a"
+        #expect(try Oracle.mixwrite(["remix", a, "--audio", b, "--gain", "audio1=-12", "-o", gained]).status == 0)
+        #expect(try Oracle.mixwrite(["remix", a, "--audio", b, "--mix", "average", "-o", averaged]).status == 0)
+        let g = Self.span(Oracle.channel(try Oracle.decodeAudio(gained), 0, of: 2), 0.2, 1.8)
+        let drop = Oracle.toneLevel(g, frequency: 440) - Oracle.toneLevel(g, frequency: 880)
+        #expect(abs(drop - 12) <= 2, "audio1 is \(drop) dB below movie")
+        let avg = Self.span(Oracle.channel(try Oracle.decodeAudio(averaged), 0, of: 2), 0.2, 1.8)
+        for f in [440.0, 880.0] {
+            let level = Oracle.toneLevel(avg, frequency: f)
+            #expect(abs(level - (-12.04 - 6.02)) < 0.7, "\(f) Hz at \(level) dBFS; 1/2 of -12 is -18")
+        }
+    }
+
+    @Test("--offset leaves real silence before a source")
+    func offset() throws {
+        let dir = try Oracle.scratch()
+        let a = try Self.tone(dir, "a.wav", Self.sine(0.25, 440) + "|" + Self.sine(0.25, 440), seconds: 3)
+        let b = try Self.tone(dir, "b.wav", Self.sine(0.25, 880), layout: "mono", seconds: 1)
+        let out = dir + "/offset.m4a"
+        #expect(try Oracle.mixwrite(["remix", a, "--audio", b, "--offset", "audio1=1.5", "-o", out]).status == 0)
+        let left = Oracle.channel(try Oracle.decodeAudio(out), 0, of: 2)
+        #expect(Oracle.toneLevel(Self.span(left, 0.1, 1.4), frequency: 880) < -60, "audio1 sounds before its offset")
+        #expect(abs(Oracle.toneLevel(Self.span(left, 1.6, 2.4), frequency: 880) - -12.04) < 1, "audio1 missing after its offset")
+        #expect(Oracle.toneLevel(Self.span(left, 2.6, 2.95), frequency: 880) < -60, "audio1 lasts 1 s")
+        // No level jump in the other source when audio1 ends (dropout_transition=0).
+        let before = Oracle.toneLevel(Self.span(left, 1.6, 2.4), frequency: 440)
+        let after = Oracle.toneLevel(Self.span(left, 2.6, 2.95), frequency: 440)
+        #expect(abs(before - after) < 0.5, "movie's level moved from \(before) to \(after) when audio1 ended")
+    }
+
+    @Test("mono-only sources give mono; a 5.1 source downmixes to stereo with its tone kept")
+    func layouts() throws {
+        let dir = try Oracle.scratch()
+        let m1 = try Self.tone(dir, "m1.wav", Self.sine(0.25, 440), layout: "mono")
+        let m2 = try Self.tone(dir, "m2.wav", Self.sine(0.25, 660), rate: 22050, layout: "mono")
+        let mono = dir + "/mono.m4a"
+        #expect(try Oracle.mixwrite(["remix", m1, "--audio", m2, "-o", mono]).status == 0)
+        #expect(try Oracle.probe(mono).audio.first?.channels == 1)
+        // 5.1 with a tone only in the centre channel and another only in the surrounds.
+        let c = Self.sine(0.25, 1000), s = Self.sine(0.25, 300)
+        let surround = try Self.tone(dir, "s.wav", "0|0|\(c)|0|\(s)|\(s)", layout: "5.1")
+        let stereo = dir + "/stereo.m4a"
+        #expect(try Oracle.mixwrite(["remix", surround, "-o", stereo]).status == 0)
+        #expect(try Oracle.probe(stereo).audio.first?.channels == 2)
+        let mix = try Oracle.decodeAudio(stereo)
+        for ch in 0..<2 {
+            let x = Self.span(Oracle.channel(mix, ch, of: 2), 0.2, 1.8)
+            // The standard matrix puts the centre and each surround into the front pair at -3 dB.
+            #expect(abs(Oracle.toneLevel(x, frequency: 1000) - (-12.04 - 3.01)) < 1.5, "centre tone in channel \(ch)")
+            #expect(abs(Oracle.toneLevel(x, frequency: 300) - (-12.04 - 3.01)) < 1.5, "surround tone in channel \(ch)")
+        }
+    }
+
+    @Test("remix: every track mixed, video packets byte-identical, audio exactly as long as the video")
+    func remixMovie() throws {
+        let dir = try Oracle.scratch()
+        let out = dir + "/remix.mov"
+        let r = try Oracle.mixwrite(["remix", Oracle.fixture("fx.mov"), "--audio", Oracle.fixture("tone.m4a"), "-o", out, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let md5 = { (path: String) throws -> String in
+            try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", "-f", "md5", "-"]).stdoutText
+        }
+        #expect(try md5(out) == md5(Oracle.fixture("fx.mov")))
+        #expect(!(try md5(out)).isEmpty)
+        let probe = try Oracle.probe(out)
+        #expect(probe.audio.count == 1 && probe.video.count == 1)
+        let mix = Self.span(try Oracle.decodeAudio(out, channels: 1), 0.1, 1.9)
+        for f in [440.0, 1000.0, 880.0] { #expect(Oracle.toneLevel(mix, frequency: f) > -16, "\(f) Hz missing") }
+        let audio = try Oracle.decodedDuration(out, stream: "a:0"), video = try Oracle.decodedDuration(out, stream: "v:0")
+        #expect(abs(audio - video) <= 1024.0 / 48000 + 1e-6, "audio \(audio) s, video \(video) s")
+        // The report names every source track with its route.
+        let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+        let sources = ((report?["audio"] as? [String: Any])?["sources"] as? [[String: Any]]) ?? []
+        #expect(sources.map { "\($0["label"]!):\($0["track"]!)" } == ["movie:1", "movie:2", "audio1:1"])
+        #expect(sources.allSatisfy { ($0["route"] as? String)?.contains("decoded") == true })
+        #expect((report?["video"] as? [String: Any])?["copied"] as? Bool == true)
+    }
+
+    @Test("unknown sources in --gain/--mute are usage errors")
+    func unknownSource() throws {
+        let dir = try Oracle.scratch()
+        let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--gain", "music=-3", "-o", dir + "/o.mov"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("unknown source 'music'"), "\(r.stderr)")
+        #expect(Oracle.listing(dir).isEmpty)
+    }
+
+    @Test("every multi-track and audio file of the corpus remixes cleanly (MIXWRITE_CORPUS)")
+    func corpusAudio() throws {
+        guard let corpus = ProcessInfo.processInfo.environment["MIXWRITE_CORPUS"], !corpus.isEmpty else {
+            print("skipped: MIXWRITE_CORPUS is not set, so the corpus audio files were not run")
+            return
+        }
+        let dir = try Oracle.scratch()
+        var files = Oracle.listing(corpus + "/multiaudio").map { corpus + "/multiaudio/" + $0 }
+        files += Oracle.listing(corpus + "/audio").map { corpus + "/audio/" + $0 }
+        #expect(files.count > 20)
+        for (i, file) in files.enumerated() {
+            let source = try Oracle.probe(file)
+            let out = dir + "/\(i)" + (source.video.contains { $0.raw["disposition"]?.contains("attached_pic = 1") != true } ? ".mkv" : ".mka")
+            let r = try Oracle.mixwrite(["remix", file, "-o", out, "--audio", Oracle.fixture("tone.m4a")])
+            #expect(r.status == 0, "\(file): \(r.stderr)")
+            guard r.status == 0 else { continue }
+            let probe = try Oracle.probe(out)
+            #expect(probe.audio.count == 1, "\(file)")
+            // The corpus track is in the mix beside the 880 Hz tone: the mix is more than that tone alone.
+            let mix = try Oracle.decodeAudio(out, channels: 1)
+            #expect(Oracle.toneLevel(Array(mix.prefix(48000)), frequency: 880) > -20, "\(file): audio1 missing")
+        }
+    }
+}
