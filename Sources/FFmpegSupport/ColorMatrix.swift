@@ -56,3 +56,14 @@ public struct ColorDescription: Sendable, Hashable, Codable {
         self.fullRange = fullRange
     }
 }
+
+/// The clockwise angle of a display matrix, as FFmpeg's own tools read it (`-av_display_rotation_get`,
+/// normalized to 0 ..< 360). The corresponding FFmpeg call is `av_display_rotation_get`.
+public func displayRotation(_ matrix: [Int32]) -> Double {
+    var m = matrix
+    let ccw = av_display_rotation_get(&m)
+    guard ccw.isFinite else { return 0 }
+    var theta = -ccw
+    theta -= 360 * (theta / 360 + 0.9 / 360).rounded(.down)
+    return theta
+}

@@ -84,6 +84,8 @@ public final class Encoder {
         public var threads: Int
         public var globalHeader: Bool
         public var keyframeInterval: Int?
+        /// The encoder's time base; nil: one tick a frame (1/fps).
+        public var timeBase: Rational?
 
         public init(width: Int, height: Int, frameRate: Rational, crf: Int, preset: String,
                     color: ColorDescription, threads: Int, globalHeader: Bool,
@@ -106,7 +108,7 @@ public final class Encoder {
         ctx.pointee.width = Int32(s.width)
         ctx.pointee.height = Int32(s.height)
         ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        ctx.pointee.time_base = s.frameRate.inverted.av
+        ctx.pointee.time_base = (s.timeBase ?? s.frameRate.inverted).av
         ctx.pointee.framerate = s.frameRate.av
         ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         ctx.pointee.colorspace = s.color.matrix.av

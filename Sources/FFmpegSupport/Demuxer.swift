@@ -31,6 +31,8 @@ public struct StreamInfo: Sendable {
     public var rotation: Int
     /// True when the display matrix also mirrors the picture horizontally.
     public var reflected: Bool
+    /// The display matrix as the container stores it (9 values, 16.16 and 2.30 fixed point), if any.
+    public var displayMatrix: [Int32]?
     /// How the samples are read; untagged streams as FFmpeg reads them (BT.601, limited unless a J format).
     public var color: ColorDescription
 
@@ -141,7 +143,9 @@ public final class Demuxer {
         let sar = Rational(par.sample_aspect_ratio)
         var rotation = 0
         var reflected = false
+        var matrix: [Int32]? = nil
         if let m = mw_stream_display_matrix(st) {
+            matrix = Array(UnsafeBufferPointer(start: m, count: 9))
             // av_display_rotation_get gives the counter-clockwise angle of the stored picture;
             // a negative determinant means the matrix also mirrors it.
             let ccw = av_display_rotation_get(m)
@@ -169,7 +173,7 @@ public final class Demuxer {
             pixelFormat: PixelFormat(rawValue: par.format),
             frameRate: avg.isValid ? avg : (real.isValid ? real : nil),
             sampleAspectRatio: sar.isValid ? sar : nil,
-            rotation: rotation, reflected: reflected,
+            rotation: rotation, reflected: reflected, displayMatrix: matrix,
             color: ColorDescription(matrix: ColorMatrix(par.color_space),
                                     fullRange: par.color_range == AVCOL_RANGE_JPEG
                                         || PixelFormat(rawValue: par.format).isJPEGRange),

@@ -98,6 +98,20 @@ public final class Frame {
         else { full = fallback.fullRange }
         return ColorDescription(matrix: matrix, fullRange: full)
     }
+    /// The picture's display matrix (JPEG EXIF orientation, for one), if the decoder attached one.
+    /// The corresponding FFmpeg call is `av_frame_get_side_data`.
+    public var displayMatrix: [Int32]? {
+        guard let sd = av_frame_get_side_data(pointer, AV_FRAME_DATA_DISPLAYMATRIX), sd.pointee.size >= 36 else { return nil }
+        return sd.pointee.data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+    }
+
+    /// The EXIF Orientation (1 … 8) a JPEG decoder exported as frame metadata, if any.
+    /// The corresponding FFmpeg call is `av_dict_get` on `AVFrame.metadata`.
+    public var exifOrientation: Int? {
+        guard let e = av_dict_get(pointer.pointee.metadata, "Orientation", nil, 0), let v = e.pointee.value else { return nil }
+        return Int(String(cString: v).trimmingCharacters(in: " "))
+    }
+
     /// The audio sample format's name ("fltp", "s16", …).
     public var sampleFormatName: String {
         av_get_sample_fmt_name(AVSampleFormat(rawValue: pointer.pointee.format)).map { String(cString: $0) } ?? "none"
@@ -128,6 +142,15 @@ public final class Frame {
         let moved = Frame()
         av_frame_move_ref(moved.pointer, pointer)
         return moved
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.first == set { s = s.dropFirst() }
+        while s.last == set { s = s.dropLast() }
+        return String(s)
     }
 }
 

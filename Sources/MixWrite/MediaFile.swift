@@ -37,6 +37,15 @@ public struct MediaFile: Sendable {
     /// The stream a video stage reads: the first real video stream (not cover art).
     public var mainVideo: StreamInfo? { videoStreams.first }
 
+    /// The main video's size as shown: turned upright, sample aspect applied to the width; even.
+    public var displaySize: (width: Int, height: Int)? {
+        guard let v = mainVideo else { return nil }
+        let sar = v.sampleAspectRatio.map { $0.doubleValue } ?? 1
+        var w = Int((Double(v.width) * (sar > 0 ? sar : 1)).rounded()), h = v.height
+        if Orientation(matrix: v.displayMatrix).swapsSides { swap(&w, &h) }
+        return (max(2, w & ~1), max(2, h & ~1))
+    }
+
     /// The length of the file's video: the video stream's own duration, else the container's.
     public var videoDuration: MediaTime? {
         guard let v = mainVideo else { return nil }

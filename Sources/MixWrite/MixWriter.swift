@@ -13,6 +13,7 @@ public struct PreparedJob: Sendable {
     enum VideoPlan: Sendable {
         case blend(BlendVideoStage.Plan)
         case copy(CopyVideoStage.Plan)
+        case sequence(SequenceVideoStage.Plan)
     }
     let output: OutputFile
     let duration: MediaTime
@@ -21,6 +22,8 @@ public struct PreparedJob: Sendable {
     let audio: AudioStage.Plan?
     let key: ChromaKeyBlend.Settings?
     var warnings: [String] = []
+    var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
+    var timeline: Timeline?
 }
 
 /// Runs a job: a video stage and an audio stage, concurrently, into one `AssetWriter`; the file is
@@ -46,7 +49,7 @@ public struct MixWriter: Sendable {
         var kinds: [AssetWriter.TrackKind] = []
         if plan.video != nil { kinds.append(.video) }
         if plan.audio != nil { kinds.append(.audio) }
-        let writer = try AssetWriter(output: plan.output, tracks: kinds, progress: reporter)
+        let writer = try AssetWriter(output: plan.output, tracks: kinds, chapters: plan.chapters, progress: reporter)
 
         let finished: FinishedOutput
         let damaged: Int
@@ -61,6 +64,7 @@ public struct MixWriter: Sendable {
                             switch video {
                             case .blend(let p): return try await BlendVideoStage(plan: p, slot: s).run(writer: writer)
                             case .copy(let p): return try await CopyVideoStage(plan: p, slot: s).run(writer: writer)
+                            case .sequence(let p): return try await SequenceVideoStage(plan: p, slot: s).run(writer: writer)
                             }
                         }
                     }
@@ -88,13 +92,15 @@ public struct MixWriter: Sendable {
                 switch v {
                 case .blend(let p):
                     return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
+                case .sequence(let p):
+                    return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
                 case .copy(let p):
                     return Report.Video(width: p.stream.width, height: p.stream.height,
                                         frameRate: p.stream.frameRate?.description ?? "", frames: nil, copied: true)
                 }
             },
             audio: plan.audio.map { Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources) },
-            key: plan.key, damagedPackets: damaged,
+            key: plan.key, timeline: plan.timeline, damagedPackets: damaged,
             warnings: plan.warnings + (damaged > 0 ? ["\(damaged) damaged packets were skipped"] : []),
             seconds: (ContinuousClock.now - started).seconds)
     }

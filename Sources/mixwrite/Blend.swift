@@ -28,11 +28,15 @@ struct Blend: AsyncParsableCommand {
     @Option(help: "Which input sets the output length: base, fx, shortest or longest.")
     var duration: DurationPolicy = .base
 
+    @Option(help: "How fx (and base, with --size) of another shape fit the frame: stretch (as GPUImage), fit or fill.")
+    var fit: Fit = .stretch
+
     func run() async throws {
         var job = BlendJob(fx: fx, base: base, output: output)
         job.overwrite = common.overwrite
         job.strict = common.strict
         job.duration = duration
+        job.fit = fit
         try video.apply(to: &job)
         job.key = try key.settings()
         job.autoKeyColor = key.isAuto

@@ -19,13 +19,15 @@ struct Mixwrite: AsyncParsableCommand {
         Examples:
           mixwrite fx.mov base.mov -o out.mov
           mixwrite fx.mov base.mov --audio music.mp3 --gain fx=-6 -o out.mp4
+          mixwrite concat intro.mov talk.mp4 -o show.mp4
+          mixwrite still cover.jpg episode.mp3 -o episode.mp4
           mixwrite remix phone.mov -o phone-mixed.mov
 
         Exit codes: 0 done, 1 bad usage, 2 bad input, 3 output problem, 4 processing failed, \
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """,
         version: "0.1.0",
-        subcommands: [Blend.self, Remix.self],
+        subcommands: [Blend.self, Concat.self, Still.self, Remix.self],
         defaultSubcommand: Blend.self
     )
 

@@ -73,17 +73,20 @@ struct VideoOptions: ParsableArguments {
     var preset: String = "veryfast"
 
     func apply(to job: inout BlendJob) throws {
-        if let size {
-            let (w, h) = try parseSize(size)
-            job.width = w
-            job.height = h
-        }
-        if let fps {
-            guard let r = Rational(parsing: fps) else { throw MixWriteError.usage("--fps '\(fps)' is not a frame rate (e.g. 30 or 30000/1001)") }
-            job.frameRate = r
-        }
+        (job.width, job.height, job.frameRate) = try parsedSize()
         job.crf = crf
         job.preset = preset
+    }
+
+    /// --size and --fps, parsed.
+    func parsedSize() throws -> (Int?, Int?, Rational?) {
+        var w: Int?, h: Int?, rate: Rational?
+        if let size { (w, h) = try parseSize(size) }
+        if let fps {
+            guard let r = Rational(parsing: fps) else { throw MixWriteError.usage("--fps '\(fps)' is not a frame rate (e.g. 30 or 30000/1001)") }
+            rate = r
+        }
+        return (w, h, rate)
     }
 }
 

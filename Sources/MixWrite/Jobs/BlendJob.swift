@@ -22,6 +22,8 @@ public struct BlendJob: Sendable, Codable {
     public var crf = 20
     public var preset = "veryfast"
     public var duration: DurationPolicy = .base
+    /// How fx (and base, when `width`/`height` differ from it) fit the output frame: GPUImage stretches.
+    public var fit: Fit = .stretch
     public var audio = AudioOptions()
     /// Fail on a track that cannot be decoded or a damaged packet, instead of a warning.
     public var strict = false
@@ -35,16 +37,9 @@ public struct BlendJob: Sendable, Codable {
     static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
     func validate() throws(MixWriteError) {
-        if !(0...51).contains(crf) { throw .usage("--crf must be between 0 and 51") }
-        if !BlendJob.presets.contains(preset) {
-            throw .usage("--preset '\(preset)' is not an x264 preset (\(BlendJob.presets.joined(separator: ", ")))")
-        }
+        try VideoSettingsCheck.validate(crf: crf, preset: preset, width: width, height: height, frameRate: frameRate)
         if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
         if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
-        if let w = width, let h = height, !(16...8192).contains(w) || !(16...8192).contains(h) {
-            throw .usage("--size must be between 16x16 and 8192x8192")
-        }
-        if let r = frameRate, !(r.isValid && r.doubleValue <= 240) { throw .usage("--fps must be between 0 and 240") }
         try audio.validate()
     }
 }
@@ -72,6 +67,8 @@ public struct Report: Sendable, Codable {
     public var video: Video?
     public var audio: Audio?
     public var key: ChromaKeyBlend.Settings?
+    /// Where each clip and event landed (`concat`).
+    public var timeline: Timeline?
     /// Packets that could not be read or decoded and were skipped.
     public var damagedPackets: Int
     /// Tracks left out and other things a user should know; empty when all went as planned.
@@ -121,15 +118,16 @@ extension BlendJob: MixJob {
         }
         guard length > .zero else { throw .input(file: base, "has no known duration") }
         let frames = max(1, Int(length.ticks(in: rate.inverted)))
-        // yuv420p needs even sizes: an odd base is scaled to the even size just below it.
-        let w = (width ?? baseVideo.width) & ~1
-        let h = (height ?? baseVideo.height) & ~1
+        // Base's size as shown (upright); yuv420p needs even sizes, so an odd one is scaled to the even size below.
+        let shown = baseFile.displaySize ?? (baseVideo.width, baseVideo.height)
+        let w = (width ?? shown.width) & ~1
+        let h = (height ?? shown.height) & ~1
         let color = ColorDescription(matrix: baseVideo.color.matrix == .bt709 ? .bt709 : .bt601, fullRange: false)
         var key = self.key
         if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
         let plan = BlendVideoStage.Plan(
             fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
-            key: key, crf: crf, preset: preset, holdBase: duration == .longest || duration == .fx, strict: strict)
+            key: key, crf: crf, preset: preset, holdBase: duration == .longest || duration == .fx, strict: strict, fit: fit)
         return (fxFile, baseFile, plan)
     }
 

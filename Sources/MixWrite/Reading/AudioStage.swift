@@ -19,6 +19,10 @@ public struct AudioSource: Sendable, Codable {
     var startOffset: MediaTime
     /// How the track reaches the output (decoded, resampled, downmixed, gain, offset, mixed).
     public var route: String = ""
+    /// Where the track's input starts on the output timeline (a concat clip's start); 0 otherwise.
+    var timelineStart: MediaTime = .zero
+    /// The track is cut to this length (a concat clip's span), so it never runs into the next clip.
+    var span: MediaTime?
 
     public var name: String { "\(label):\(track)" }
 
@@ -100,7 +104,10 @@ struct AudioStage: Sendable {
             }
             if s.gainDB != 0 { filters.append("volume=\(s.gainDB)dB") }
             filters.append("aformat=sample_fmts=fltp:sample_rates=\(plan.sampleRate):channel_layouts=\(layout)")
-            let delaySamples = Int64(((s.offsetSeconds + s.startOffset.seconds) * Double(plan.sampleRate)).rounded())
+            let rate = Rational(1, Int32(plan.sampleRate))
+            if let span = s.span { filters.append("atrim=end_sample=\(max(1, (span - s.startOffset).ticks(in: rate)))") }
+            let delaySamples = (s.timelineStart + s.startOffset).ticks(in: rate)
+                + Int64((s.offsetSeconds * Double(plan.sampleRate)).rounded())
             if delaySamples > 0 { filters.append("adelay=delays=\(delaySamples)S:all=1") }
             chains.append("[in\(i)]" + filters.joined(separator: ",") + "[m\(i)]")
         }

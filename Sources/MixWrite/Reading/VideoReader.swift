@@ -30,8 +30,16 @@ final class VideoReader {
     private(set) var damagedPackets = 0
     private let strict: Bool
 
-    init(file: MediaFile, width: Int, height: Int, color: ColorDescription, outputFrameRate: Rational, strict: Bool = false) throws {
+    private let orientation: Orientation
+    private let fit: Fit
+    private var turned: Frame?
+    private var canvas: Frame?
+
+    init(file: MediaFile, width: Int, height: Int, color: ColorDescription, outputFrameRate: Rational,
+         fit: Fit = .stretch, strict: Bool = false) throws {
         self.strict = strict
+        self.fit = fit
+        orientation = Orientation(matrix: file.mainVideo?.displayMatrix)
         guard let stream = file.mainVideo else { throw MixWriteError.input(file: file.path, "has no video stream") }
         self.file = file
         self.stream = stream
@@ -169,17 +177,98 @@ final class VideoReader {
         if convertedIsCurrent, let converted { return converted }
         let sourceColor = frame.color(fallback: stream.color)
         let key = Scaler.Key(width: frame.width, height: frame.height, format: frame.pixelFormat, color: sourceColor)
-        if key == target {
-            converted = frame
+        let place = placement(width: frame.width, height: frame.height)
+        if orientation == .upright && place.isWholeFrame(target) {
+            if key == target {
+                converted = frame
+            } else {
+                converted = try scale(frame, key, width: target.width, height: target.height, into: &scaled)
+            }
         } else {
-            if scaler?.source != key { scaler = try Scaler(from: key, to: target) }
-            let out = try scaled ?? Frame(width: target.width, height: target.height, pixelFormat: .yuv420p)
-            try out.makeWritable()
-            try scaler!.scale(frame, into: out)
-            scaled = out
-            converted = out
+            // Scale (to the turned content's size, sides swapped back), turn upright, then place in the frame.
+            let (sw, sh) = orientation.swapsSides ? (place.height, place.width) : (place.width, place.height)
+            var picture = try scale(frame, key, width: sw, height: sh, into: &scaled)
+            if orientation != .upright {
+                if turned == nil || turned!.width != place.width || turned!.height != place.height {
+                    turned = try Frame(width: place.width, height: place.height, pixelFormat: .yuv420p)
+                }
+                try turned!.makeWritable()
+                orientation.apply(picture, into: turned!)
+                picture = turned!
+            }
+            if place.isWholeFrame(target) {
+                converted = picture
+            } else {
+                if canvas == nil { canvas = try Frame(width: target.width, height: target.height, pixelFormat: .yuv420p) }
+                try canvas!.makeWritable()
+                place.draw(picture, into: canvas!)
+                converted = canvas
+            }
         }
         convertedIsCurrent = true
         return converted!
+    }
+
+    private func scale(_ frame: Frame, _ key: Scaler.Key, width: Int, height: Int, into buffer: inout Frame?) throws -> Frame {
+        let destination = Scaler.Key(width: width, height: height, format: .yuv420p, color: target.color)
+        if key == destination { return frame }
+        if scaler?.source != key || scaler?.destination != destination { scaler = try Scaler(from: key, to: destination) }
+        if buffer == nil || buffer!.width != width || buffer!.height != height {
+            buffer = try Frame(width: width, height: height, pixelFormat: .yuv420p)
+        }
+        try buffer!.makeWritable()
+        try scaler!.scale(frame, into: buffer!)
+        return buffer!
+    }
+
+    /// Where the upright picture goes in the output frame, by `fit`, keeping the display aspect (SAR included).
+    private func placement(width w: Int, height h: Int) -> Placement {
+        let sar = stream.sampleAspectRatio.map { $0.doubleValue } ?? 1
+        var dw = Double(w) * (sar > 0 ? sar : 1), dh = Double(h)
+        if orientation.swapsSides { swap(&dw, &dh) }
+        let W = Double(target.width), H = Double(target.height)
+        switch fit {
+        case .stretch:
+            return Placement(x: 0, y: 0, width: target.width, height: target.height)
+        case .fit, .fill:
+            let scale = fit == .fit ? min(W / dw, H / dh) : max(W / dw, H / dh)
+            let cw = max(2, Int((dw * scale).rounded()) & ~1), ch = max(2, Int((dh * scale).rounded()) & ~1)
+            return Placement(x: ((target.width - cw) / 2) & ~1, y: ((target.height - ch) / 2) & ~1, width: cw, height: ch)
+        }
+    }
+}
+
+/// A picture's rectangle in the output frame; it may stick out of it (fill), or leave bars (fit).
+struct Placement {
+    var x: Int
+    var y: Int
+    var width: Int
+    var height: Int
+
+    func isWholeFrame(_ target: Scaler.Key) -> Bool { x == 0 && y == 0 && width == target.width && height == target.height }
+
+    /// Black where the picture does not reach, the picture (cropped to the frame) elsewhere.
+    func draw(_ picture: Frame, into canvas: Frame) {
+        for plane in 0..<3 {
+            let shift = plane == 0 ? 0 : 1
+            let cw = (canvas.width + shift) >> shift, ch = (canvas.height + shift) >> shift
+            let px = x >> shift, py = y >> shift
+            let pw = (width + shift) >> shift, ph = (height + shift) >> shift
+            let black: UInt8 = plane == 0 ? 16 : 128
+            let dst = canvas.plane(plane), src = picture.plane(plane)
+            let ds = canvas.stride(plane), ss = picture.stride(plane)
+            let x0 = max(0, px), x1 = min(cw, px + pw)
+            for row in 0..<ch {
+                let d = dst + row * ds
+                let sr = row - py
+                guard sr >= 0, sr < ph, x1 > x0 else {
+                    d.update(repeating: black, count: cw)
+                    continue
+                }
+                if x0 > 0 { d.update(repeating: black, count: x0) }
+                (d + x0).update(from: src + sr * ss + (x0 - px), count: x1 - x0)
+                if x1 < cw { (d + x1).update(repeating: black, count: cw - x1) }
+            }
+        }
     }
 }

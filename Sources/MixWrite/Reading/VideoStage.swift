@@ -18,6 +18,7 @@ struct BlendVideoStage: Sendable {
         var holdBase: Bool
         /// Fail at the first damaged packet instead of skipping it.
         var strict: Bool
+        var fit: Fit = .stretch
     }
 
     let plan: Plan
@@ -37,9 +38,9 @@ struct BlendVideoStage: Sendable {
         try await writer.addTrack(slot, parameters: encoder.streamParameters())
 
         let fx = try VideoReader(file: p.fx, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate,
-                                 strict: p.strict)
+                                 fit: p.fit, strict: p.strict)
         let base = try VideoReader(file: p.base, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate,
-                                   strict: p.strict)
+                                   fit: p.fit, strict: p.strict)
         let keyer = ChromaKeyBlend(settings: p.key, color: p.color)
         let output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p)
         let packet = Packet()
@@ -76,8 +77,8 @@ struct BlendVideoStage: Sendable {
 
     /// The blended picture at output time `t`, as RGB24 (for a PNG preview).
     static func picture(_ p: Plan, at t: MediaTime) throws -> Frame {
-        let fx = try VideoReader(file: p.fx, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate)
-        let base = try VideoReader(file: p.base, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate)
+        let fx = try VideoReader(file: p.fx, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate, fit: p.fit)
+        let base = try VideoReader(file: p.base, width: p.width, height: p.height, color: p.color, outputFrameRate: p.frameRate, fit: p.fit)
         try fx.seek(to: t)
         try base.seek(to: t)
         guard let basePicture = try base.picture(at: t, hold: true) else {

@@ -1,0 +1,135 @@
+import FFmpegSupport
+
+/// A moment inside one clip, to be found again on the output's timeline.
+public struct ClipEvent: Sendable, Codable {
+    /// 0-based clip index.
+    public var clip: Int
+    /// Seconds from the start of that clip.
+    public var time: Double
+    public var name: String
+
+    public init(clip: Int, time: Double, name: String) {
+        self.clip = clip; self.time = time; self.name = name
+    }
+}
+
+/// `concat`: clips end to end, video and every audio track of each; one chapter a clip.
+public struct ConcatJob: Sendable, Codable {
+    public var clips: [String]
+    public var output: String
+    public var overwrite = false
+    /// Output size; nil: the first clip's, upright.
+    public var width: Int?
+    public var height: Int?
+    public var fit: Fit = .fit
+    /// Output frame rate; nil: the first clip's.
+    public var frameRate: Rational?
+    public var crf = 20
+    public var preset = "veryfast"
+    public var audio = AudioOptions()
+    public var events: [ClipEvent] = []
+    public var strict = false
+
+    public init(clips: [String], output: String) {
+        self.clips = clips
+        self.output = output
+    }
+}
+
+/// Where the clips and events landed on the output's timeline.
+public struct Timeline: Sendable, Codable {
+    public struct Clip: Sendable, Codable {
+        public var file: String
+        public var start: Double
+        public var duration: Double
+    }
+    public struct Event: Sendable, Codable {
+        public var name: String
+        public var time: Double
+    }
+    public var clips: [Clip]
+    public var events: [Event]
+}
+
+extension ConcatJob: MixJob {
+    public var inputPaths: [String] { clips + audio.files }
+
+    public func prepare() throws(MixWriteError) -> PreparedJob {
+        guard !clips.isEmpty else { throw .usage("concat needs at least one clip") }
+        try VideoSettingsCheck.validate(crf: crf, preset: preset, width: width, height: height, frameRate: frameRate)
+        try audio.validate()
+        let files = try clips.map { (path: String) throws(MixWriteError) -> MediaFile in
+            let f = try MediaFile(path: path)
+            guard f.mainVideo != nil else { throw .input(file: path, "has no video stream; a concat clip must be a movie") }
+            return f
+        }
+        var extra: [(String, MediaFile)] = []
+        for (i, path) in audio.files.enumerated() {
+            let f = try MediaFile(path: path)
+            guard !f.audioStreams.isEmpty else { throw .input(file: path, "has no audio stream") }
+            extra.append(("audio\(i + 1)", f))
+        }
+        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        let first = files[0]
+        let rate = frameRate ?? first.mainVideo!.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
+        let shown = first.displaySize!
+        let w = (width ?? shown.width) & ~1, h = (height ?? shown.height) & ~1
+        let color = ColorDescription(matrix: first.mainVideo!.color.matrix == .bt709 ? .bt709 : .bt601, fullRange: false)
+
+        // Each clip fills whole output frames, so the boundaries fall on frame times and never drift.
+        var pieces: [SequenceVideoStage.Piece] = []
+        var starts: [MediaTime] = []
+        var frameIndex: Int64 = 0
+        for f in files {
+            guard let length = f.videoDuration, length > .zero else { throw .input(file: f.path, "has no known duration") }
+            let n = max(1, Int(length.ticks(in: rate.inverted)))
+            starts.append(MediaTime(value: frameIndex * Int64(rate.den), timescale: rate.num))
+            pieces.append(.init(file: f, frames: n))
+            frameIndex += Int64(n)
+        }
+        let total = MediaTime(value: frameIndex * Int64(rate.den), timescale: rate.num)
+        let spans = pieces.map { MediaTime(value: Int64($0.frames) * Int64(rate.den), timescale: rate.num) }
+
+        var warnings: [String] = []
+        let labelled = files.enumerated().map { ("clip\($0.offset + 1)", $0.element) }
+        var sources = try audio.sources(from: labelled + extra, strict: strict, warnings: &warnings)
+        for i in sources.indices where sources[i].label.hasPrefix("clip") {
+            let k = Int(sources[i].label.dropFirst(4))! - 1
+            sources[i].timelineStart = starts[k]
+            sources[i].span = spans[k]
+        }
+        var audioPlan = audio.plan(sources: sources, duration: total)
+        audioPlan?.strict = strict
+
+        for e in events {
+            guard files.indices.contains(e.clip) else {
+                throw .usage("event '\(e.name)': clip \(e.clip) does not exist (clips are numbered from 0 to \(files.count - 1))")
+            }
+            guard e.time >= 0 else { throw .usage("event '\(e.name)': time \(e.time) is negative") }
+        }
+        let timeline = Timeline(
+            clips: files.enumerated().map { .init(file: $0.element.path, start: starts[$0.offset].seconds, duration: spans[$0.offset].seconds) },
+            events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
+        let chapters = files.enumerated().map { (i, f) in
+            (title: String(f.path.split(separator: "/").last ?? Substring(f.path)), start: starts[i], end: starts[i] + spans[i])
+        }
+        let plan = SequenceVideoStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
+                                           crf: crf, preset: preset, strict: strict)
+        return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
+                           key: nil, warnings: warnings, chapters: chapters, timeline: timeline)
+    }
+}
+
+/// The checks every encoding job makes of its video options.
+enum VideoSettingsCheck {
+    static func validate(crf: Int, preset: String, width: Int?, height: Int?, frameRate: Rational?) throws(MixWriteError) {
+        if !(0...51).contains(crf) { throw .usage("--crf must be between 0 and 51") }
+        if !BlendJob.presets.contains(preset) {
+            throw .usage("--preset '\(preset)' is not an x264 preset (\(BlendJob.presets.joined(separator: ", ")))")
+        }
+        if let w = width, let h = height, !(16...8192).contains(w) || !(16...8192).contains(h) {
+            throw .usage("--size must be between 16x16 and 8192x8192")
+        }
+        if let r = frameRate, !(r.isValid && r.doubleValue <= 240) { throw .usage("--fps must be between 0 and 240") }
+    }
+}

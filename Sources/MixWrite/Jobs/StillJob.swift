@@ -1,0 +1,86 @@
+import FFmpegSupport
+
+/// `still`: a movie of one picture, exactly as long as its audio (several audio files are mixed).
+public struct StillJob: Sendable, Codable {
+    public var image: String
+    /// The sound: audio files or movies, named audio1, audio2 …
+    public var audioFiles: [String]
+    public var output: String
+    public var overwrite = false
+    public var width: Int?
+    public var height: Int?
+    public var fit: Fit = .fit
+    /// Frames a second of the picture: low, since nothing moves; 5 plays everywhere.
+    public var frameRate = Rational(5, 1)
+    public var crf = 20
+    public var preset = "veryfast"
+    /// What shows through transparent pixels and the bars, RGB in 0 … 1; black by default.
+    public var background: [Double] = [0, 0, 0]
+    public var audio = AudioOptions()
+    public var strict = false
+
+    public init(image: String, audioFiles: [String], output: String) {
+        self.image = image
+        self.audioFiles = audioFiles
+        self.output = output
+    }
+}
+
+extension StillJob: MixJob {
+    public var inputPaths: [String] { [image] + audioFiles + audio.files }
+
+    public func prepare() throws(MixWriteError) -> PreparedJob {
+        guard !audioFiles.isEmpty else { throw .usage("still needs an image and at least one audio file") }
+        try VideoSettingsCheck.validate(crf: crf, preset: preset, width: width, height: height, frameRate: frameRate)
+        try audio.validate()
+        let picture = try MediaFile(path: image)
+        guard let v = picture.streams.first(where: { $0.kind == .video }), v.width > 0, v.height > 0 else {
+            throw .input(file: image, "is not a picture")
+        }
+        var sounds: [(String, MediaFile)] = []
+        for (i, path) in (audioFiles + audio.files).enumerated() {
+            let f = try MediaFile(path: path)
+            guard !f.audioStreams.isEmpty else { throw .input(file: path, "has no audio stream") }
+            sounds.append(("audio\(i + 1)", f))
+        }
+        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        var warnings: [String] = []
+        let sources = try audio.sources(from: sounds, strict: strict, warnings: &warnings)
+        guard !sources.isEmpty else { throw .input(file: audioFiles[0], "no audio track left to play") }
+        // As long as the longest sound, offsets included.
+        var length = MediaTime.zero
+        for (_, f) in sounds {
+            for s in f.audioStreams where sources.contains(where: { $0.path == f.path && $0.streamIndex == s.index }) {
+                let src = sources.first { $0.path == f.path && $0.streamIndex == s.index }!
+                let d = (s.duration ?? f.totalDuration ?? .zero) + ((s.start ?? f.origin) - f.origin)
+                let withOffset = d + (MediaTime(seconds: String(src.offsetSeconds)) ?? .zero)
+                if length < withOffset { length = withOffset }
+            }
+        }
+        guard length > .zero else { throw .input(file: audioFiles[0], "has no known duration") }
+
+        // Whole frames up to the end; the last is cut so the video ends exactly with the sound.
+        let ticksPerFrame: Int64 = 1000
+        let tb = Rational(frameRate.den, Int32(Int64(frameRate.num) * ticksPerFrame)).reduced()
+        let totalTicks = length.ticks(in: tb, roundingUp: true)
+        let frames = max(1, Int((totalTicks + ticksPerFrame - 1) / ticksPerFrame))
+        let last = totalTicks - Int64(frames - 1) * ticksPerFrame
+        let shownW: Int, shownH: Int
+        if let width, let height { (shownW, shownH) = (width, height) } else {
+            (shownW, shownH) = try StillPicture.uprightSize(file: picture, stream: v)
+        }
+        // Odd sizes are rounded up to even; the picture is fitted into the frame.
+        let w = (width ?? shownW + 1) & ~1, h = (height ?? shownH + 1) & ~1
+        let color = ColorDescription(matrix: h >= 720 ? .bt709 : .bt601, fullRange: false)
+        guard background.count == 3 else { throw .usage("--background must be RRGGBB") }
+        let plan = SequenceVideoStage.Plan(
+            pieces: [.init(file: picture, frames: frames)], width: w, height: h, frameRate: frameRate, color: color,
+            fit: fit, crf: crf, preset: preset, strict: strict, lastFrameTicks: max(1, last), ticksPerFrame: ticksPerFrame,
+            background: (background[0], background[1], background[2]),
+            keyframeInterval: max(1, Int(frameRate.doubleValue * 10)))
+        var audioPlan = audio.plan(sources: sources, duration: length)
+        audioPlan?.strict = strict
+        return PreparedJob(output: output, duration: length, frameRate: frameRate, video: .sequence(plan),
+                           audio: audioPlan, key: nil, warnings: warnings)
+    }
+}

@@ -1,0 +1,130 @@
+import FFmpegSupport
+
+/// `still`'s picture: the first frame of an image file, turned upright (EXIF orientation or display
+/// matrix), its alpha flattened on a background, fitted into the output frame. Made once, shown throughout.
+final class StillPicture: PictureSource {
+    let damagedPackets = 0
+    private let picture: Frame
+
+    init(file: MediaFile, width: Int, height: Int, color: ColorDescription, fit: Fit,
+         background: (r: Double, g: Double, b: Double)) throws {
+        guard let stream = file.mainVideo ?? file.streams.first(where: { $0.kind == .video }) else {
+            throw MixWriteError.input(file: file.path, "has no picture")
+        }
+        let decoded = try StillPicture.firstFrame(file: file, stream: stream)
+        let orientation = StillPicture.orientation(of: decoded, stream: stream)
+
+        // Where the upright picture goes in the output frame.
+        var dw = Double(decoded.width), dh = Double(decoded.height)
+        if orientation.swapsSides { swap(&dw, &dh) }
+        let W = Double(width), H = Double(height)
+        let place: Placement
+        switch fit {
+        case .stretch: place = Placement(x: 0, y: 0, width: width, height: height)
+        case .fit, .fill:
+            let scale = fit == .fit ? min(W / dw, H / dh) : max(W / dw, H / dh)
+            let cw = max(2, Int((dw * scale).rounded()) & ~1), ch = max(2, Int((dh * scale).rounded()) & ~1)
+            place = Placement(x: ((width - cw) / 2) & ~1, y: ((height - ch) / 2) & ~1, width: cw, height: ch)
+        }
+        let (sw, sh) = orientation.swapsSides ? (place.height, place.width) : (place.width, place.height)
+
+        // Scale to RGBA, lay it on the background, then to the output's YUV.
+        let sourceKey = Scaler.Key(width: decoded.width, height: decoded.height, format: decoded.pixelFormat,
+                                   color: decoded.color(fallback: stream.color))
+        let rgbColor = ColorDescription(matrix: color.matrix, fullRange: true)
+        let rgba = try Frame(width: sw, height: sh, pixelFormat: .rgba)
+        try Scaler(from: sourceKey, to: .init(width: sw, height: sh, format: .rgba, color: rgbColor)).scale(decoded, into: rgba)
+        let bg = [background.r, background.g, background.b].map { Int(($0 * 255).rounded()) }
+        for y in 0..<sh {
+            let row = rgba.plane(0) + y * rgba.stride(0)
+            for x in 0..<sw {
+                let p = row + 4 * x
+                let a = Int(p[3])
+                if a == 255 { continue }
+                for c in 0..<3 { p[c] = UInt8((Int(p[c]) * a + bg[c] * (255 - a) + 127) / 255) }
+                p[3] = 255
+            }
+        }
+        var yuv = try Frame(width: sw, height: sh, pixelFormat: .yuv420p)
+        try Scaler(from: .init(width: sw, height: sh, format: .rgba, color: rgbColor),
+                   to: .init(width: sw, height: sh, format: .yuv420p, color: color)).scale(rgba, into: yuv)
+        if orientation != .upright {
+            let turned = try Frame(width: place.width, height: place.height, pixelFormat: .yuv420p)
+            orientation.apply(yuv, into: turned)
+            yuv = turned
+        }
+        if place.isWholeFrame(Scaler.Key(width: width, height: height, format: .yuv420p, color: color)) {
+            picture = yuv
+        } else {
+            let canvas = try Frame(width: width, height: height, pixelFormat: .yuv420p)
+            // Bars in the background colour, not black.
+            let (by, bu, bv) = ChromaKeyBlend.rgbToYUV(r: background.r, g: background.g, b: background.b, color: color)
+            for (plane, value) in [(0, by), (1, bu), (2, bv)] {
+                let rows = plane == 0 ? height : height / 2, cols = plane == 0 ? width : width / 2
+                for r in 0..<rows { (canvas.plane(plane) + r * canvas.stride(plane)).update(repeating: UInt8(value.rounded()), count: cols) }
+            }
+            place.drawOver(yuv, into: canvas)
+            picture = canvas
+        }
+    }
+
+    func picture(at t: MediaTime, hold: Bool) throws -> Frame? { picture }
+
+    /// The frame's own orientation (display matrix, else EXIF), else the stream's.
+    static func orientation(of frame: Frame, stream: StreamInfo) -> Orientation {
+        frame.displayMatrix.map { Orientation(matrix: $0) }
+            ?? frame.exifOrientation.flatMap { Orientation(exif: $0) }
+            ?? Orientation(matrix: stream.displayMatrix)
+    }
+
+    /// The picture's size shown upright, read from its first frame.
+    static func uprightSize(file: MediaFile, stream: StreamInfo) throws(MixWriteError) -> (width: Int, height: Int) {
+        let frame: Frame
+        do { frame = try firstFrame(file: file, stream: stream) } catch let e as MixWriteError { throw e } catch {
+            throw .input(file: file.path, "cannot be decoded as a picture")
+        }
+        return orientation(of: frame, stream: stream).swapsSides ? (frame.height, frame.width) : (frame.width, frame.height)
+    }
+
+    /// Decodes the first picture of an image (or movie) file.
+    static func firstFrame(file: MediaFile, stream: StreamInfo) throws -> Frame {
+        do {
+            let demuxer = try Demuxer(url: file.path)
+            demuxer.keepOnly([stream.index])
+            let decoder = try Decoder(demuxer: demuxer, streamIndex: stream.index, threads: 1)
+            let packet = Packet(), frame = Frame()
+            var ended = false
+            while true {
+                switch try decoder.receive(into: frame) {
+                case .value: return frame
+                case .endOfStream: throw MixWriteError.input(file: file.path, "has no decodable picture")
+                case .needsInput:
+                    if ended { _ = try decoder.send(nil); continue }
+                    if try demuxer.read(into: packet) == false { ended = true; _ = try decoder.send(nil); continue }
+                    if packet.streamIndex == stream.index { _ = try decoder.send(packet) }
+                }
+            }
+        } catch let e as MixWriteError {
+            throw e
+        } catch let e as FFmpegError {
+            throw MixWriteError.input(file: file.path, "cannot be decoded as a picture (\(e.message.lowercased()))")
+        }
+    }
+}
+
+extension Placement {
+    /// The picture over what the canvas already holds (the bars keep their colour).
+    func drawOver(_ picture: Frame, into canvas: Frame) {
+        for plane in 0..<3 {
+            let shift = plane == 0 ? 0 : 1
+            let cw = (canvas.width + shift) >> shift, ch = (canvas.height + shift) >> shift
+            let px = x >> shift, py = y >> shift, pw = (width + shift) >> shift, ph = (height + shift) >> shift
+            let x0 = max(0, px), x1 = min(cw, px + pw)
+            guard x1 > x0 else { continue }
+            for row in max(0, py)..<min(ch, py + ph) {
+                (canvas.plane(plane) + row * canvas.stride(plane) + x0)
+                    .update(from: picture.plane(plane) + (row - py) * picture.stride(plane) + (x0 - px), count: x1 - x0)
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import MixWrite
+
+struct Concat: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "concat",
+        abstract: "Put clips end to end, video and every audio track of each; one chapter a clip.",
+        discussion: "Example: mixwrite concat intro.mov talk.mp4 outro.mov -o show.mp4 --events events.json"
+    )
+
+    @Argument(help: "The clips, in order.")
+    var clips: [String]
+
+    @Option(name: .shortAndLong, help: "The movie to write (.mov, .mp4, .m4v or .mkv).")
+    var output: String
+
+    @Option(help: "How clips of another shape fit the frame: fit (letterbox), fill (crop) or stretch.")
+    var fit: Fit = .fit
+
+    @Option(help: "A JSON array of {\"clip\": K, \"time\": SECONDS, \"name\": TEXT} (K from 0) to re-time onto the output.")
+    var events: String?
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var video: VideoOptions
+    @OptionGroup var audio: AudioMixOptions
+
+    func run() async throws {
+        var job = ConcatJob(clips: clips, output: output)
+        job.overwrite = common.overwrite
+        job.strict = common.strict
+        job.fit = fit
+        (job.width, job.height, job.frameRate) = try video.parsedSize()
+        job.crf = video.crf
+        job.preset = video.preset
+        job.audio = try audio.options()
+        if let events {
+            guard let data = FileManager.default.contents(atPath: events) else {
+                throw MixWriteError.input(file: events, "cannot be read")
+            }
+            do { job.events = try JSONDecoder().decode([ClipEvent].self, from: data) } catch {
+                throw MixWriteError.input(file: events, "is not a JSON array of {\"clip\", \"time\", \"name\"} events")
+            }
+        }
+        let report = try await Runner(common: common).run(job)
+        common.printReport(report)
+    }
+}
+
+struct Still: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "still",
+        abstract: "A movie of one picture, exactly as long as its audio (several audio files are mixed).",
+        discussion: "Example: mixwrite still cover.jpg episode.mp3 -o episode.mp4"
+    )
+
+    @Argument(help: "The picture (PNG, JPEG …).")
+    var image: String
+
+    @Argument(help: "The sound: one or more audio files or movies, named audio1, audio2 …")
+    var sounds: [String]
+
+    @Option(name: .shortAndLong, help: "The movie to write (.mov, .mp4, .m4v or .mkv).")
+    var output: String
+
+    @Option(help: "How the picture fits a --size of another shape: fit (bars), fill (crop) or stretch.")
+    var fit: Fit = .fit
+
+    @Option(help: "The colour behind transparent pixels and in the bars, RRGGBB (default black).")
+    var background: String = "000000"
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var video: VideoOptions
+    @OptionGroup var audio: AudioMixOptions
+
+    func run() async throws {
+        var job = StillJob(image: image, audioFiles: sounds, output: output)
+        job.overwrite = common.overwrite
+        job.strict = common.strict
+        job.fit = fit
+        let (w, h, rate) = try video.parsedSize()
+        (job.width, job.height) = (w, h)
+        if let rate { job.frameRate = rate }
+        job.crf = video.crf
+        job.preset = video.preset
+        guard let bg = parseColor(background) else {
+            throw MixWriteError.usage("--background '\(background)' is not a colour; use RRGGBB")
+        }
+        job.background = [bg.r, bg.g, bg.b]
+        job.audio = try audio.options()
+        let report = try await Runner(common: common).run(job)
+        common.printReport(report)
+    }
+}
+
+extension Fit: ExpressibleByArgument {}
