@@ -16,9 +16,6 @@ public final class Muxer {
         guard let ctx else { throw FFmpegError(code: FFmpegError.noMemory, call: "avformat_alloc_output_context2") }
         // Bit-exact output: no library version string, so the same job gives the same bytes.
         ctx.pointee.flags |= AVFMT_FLAG_BITEXACT
-        // Matroska has no edit list: shift every stream together so the AAC priming does not start the
-        // file at a negative time (players and the ffmpeg CLI then agree on where 0 is).
-        if format == "matroska" { ctx.pointee.avoid_negative_ts = AVFMT_AVOID_NEG_TS_MAKE_ZERO }
         let r = avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE)
         if r < 0 {
             avformat_free_context(ctx)

@@ -17,7 +17,7 @@ public struct MediaFile: Sendable {
     public let streams: [StreamInfo]
 
     /// Opens `path` and reads its streams; a clear `MixWriteError.input` when it cannot.
-    public init(path: String) throws(MixWriteError) {
+    public init(path: String, scanVideo: Bool = true) throws(MixWriteError) {
         try MediaFile.checkReadable(path)
         let demuxer: Demuxer
         do {
@@ -30,7 +30,12 @@ public struct MediaFile: Sendable {
         duration = demuxer.duration
         origin = demuxer.startTime ?? .zero
         streams = demuxer.streams
+        scannedVideoEnd = nil
+        if scanVideo, let v = mainVideo, v.duration == nil { scannedVideoEnd = scanVideoEnd() }
     }
+
+    /// The video's end read from its packets, where the stream itself states no duration.
+    private(set) var scannedVideoEnd: MediaTime?
 
     public var videoStreams: [StreamInfo] { streams.filter(\.isRealVideo) }
     public var audioStreams: [StreamInfo] { streams.filter { $0.kind == .audio && $0.channels > 0 } }
@@ -54,7 +59,7 @@ public struct MediaFile: Sendable {
             let startOffset = (v.start ?? origin) - origin
             return startOffset > .zero ? startOffset + d : d
         }
-        return duration
+        return scannedVideoEnd ?? duration
     }
 
     /// The length of the whole file: the container's duration, else its longest stream.
@@ -81,5 +86,29 @@ public struct MediaFile: Sendable {
         default:
             return error.description
         }
+    }
+}
+
+extension MediaFile {
+    /// Where the main video really ends, read from its packets without decoding them: for containers
+    /// that do not store a stream duration (Matroska, WebM), whose file duration may be the audio's.
+    func scanVideoEnd() -> MediaTime? {
+        guard let v = mainVideo, let demuxer = try? Demuxer(url: path) else { return nil }
+        demuxer.keepOnly([v.index])
+        let packet = Packet()
+        var end: Int64?
+        var lastDuration: Int64 = 0
+        var count = 0
+        while (try? demuxer.read(into: packet)) == true {
+            guard packet.streamIndex == v.index, let pts = packet.pts ?? packet.dts else { continue }
+            count += 1
+            if end == nil || pts + packet.duration > end! { end = pts + packet.duration; lastDuration = packet.duration }
+        }
+        guard var e = end, count > 0 else { return nil }
+        // A last packet without a duration lasts one frame.
+        if lastDuration == 0, let r = v.frameRate, r.isValid {
+            e += MediaTime(value: Int64(r.den), timescale: r.num).ticks(in: v.timeBase)
+        }
+        return MediaTime(ticks: e, timeBase: v.timeBase) - origin
     }
 }

@@ -102,16 +102,27 @@ public enum Oracle {
         return Probe(streams: streams, duration: (format["duration"] as? String).flatMap { Double($0) }, chapters: chapters)
     }
 
-    /// The decoded duration of a stream, from its last frame's end (what a player shows).
+    /// The decoded duration of a stream, from its last frame's end (what a player shows): the last frame's
+    /// start plus its duration, or where the container does not say how long that frame lasts, the
+    /// stream's duration in the container, else the frame interval before it.
     public static func decodedDuration(_ path: String, stream: String) throws -> Double {
         let r = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
-                                             "frame=pts_time,duration_time,pkt_duration_time", "-of", "csv=p=0", path])
-        var end = 0.0
+                                             "frame=pts_time,pkt_duration_time", "-of", "csv=p=0", path])
+        var starts: [Double] = []
+        var lastDuration: Double?
         for line in r.stdoutText.split(separator: "\n") {
-            let f = line.split(separator: ",").compactMap { Double($0) }
-            if let start = f.first { end = max(end, start + (f.count > 1 ? f[1] : 0)) }
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            guard let start = f.first ?? nil else { continue }
+            starts.append(start)
+            lastDuration = f.count > 1 ? f[1] : nil
         }
-        return end
+        guard let last = starts.max() else { return 0 }
+        if let d = lastDuration, d > 0 { return last + d }
+        let s = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "stream=duration",
+                                             "-of", "csv=p=0", path]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let d = Double(s) { return d }
+        let sorted = starts.sorted()
+        return sorted.count > 1 ? last + (sorted[sorted.count - 1] - sorted[sorted.count - 2]) : last
     }
 
     // MARK: - Audio
