@@ -27,6 +27,9 @@ public struct StillJob: Sendable, Codable {
 }
 
 extension StillJob: MixJob {
+    /// The long side of a still's movie when no --size is given and the picture is larger.
+    static let longestSide = 1920.0
+
     public var inputPaths: [String] { [image] + audioFiles + audio.files }
 
     public func prepare() throws(MixWriteError) -> PreparedJob {
@@ -69,8 +72,15 @@ extension StillJob: MixJob {
         if let width, let height { (shownW, shownH) = (width, height) } else {
             (shownW, shownH) = try StillPicture.uprightSize(file: picture, stream: v)
         }
-        // Odd sizes are rounded up to even; the picture is fitted into the frame.
-        let w = (width ?? shownW + 1) & ~1, h = (height ?? shownH + 1) & ~1
+        // A photo's own size is no movie size (a 12 MP phone picture is past what H.264 players decode):
+        // without --size the picture is brought within 1920 on its long side. Odd sizes are rounded up to
+        // even; the picture is fitted into the frame.
+        var (fw, fh) = (Double(shownW), Double(shownH))
+        if width == nil, max(fw, fh) > StillJob.longestSide {
+            let scale = StillJob.longestSide / max(fw, fh)
+            (fw, fh) = ((fw * scale).rounded(), (fh * scale).rounded())
+        }
+        let w = (width ?? Int(fw) + 1) & ~1, h = (height ?? Int(fh) + 1) & ~1
         let color = ColorDescription(matrix: h >= 720 ? .bt709 : .bt601, fullRange: false)
         guard background.count == 3 else { throw .usage("--background must be RRGGBB") }
         let plan = SequenceVideoStage.Plan(
