@@ -1,4 +1,9 @@
 import FFmpegSupport
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A job mixwrite can run: a blend, a concat, a still, a remix.
 public protocol MixJob: Sendable {
@@ -53,6 +58,7 @@ public struct MixWriter: Sendable {
 
         let finished: FinishedOutput
         let damaged: Int
+        let stageSeconds = StageClock()
         do {
             damaged = try await withThrowingTaskGroup(of: Int.self) { group in
                 var slot = 0
@@ -60,7 +66,7 @@ public struct MixWriter: Sendable {
                     let s = slot
                     slot += 1
                     group.addTask {
-                        try await MixWriter.stage(writer) {
+                        try await MixWriter.stage(writer, clock: stageSeconds, name: "video") {
                             switch video {
                             case .blend(let p): return try await BlendVideoStage(plan: p, slot: s).run(writer: writer)
                             case .copy(let p): return try await CopyVideoStage(plan: p, slot: s).run(writer: writer)
@@ -72,7 +78,9 @@ public struct MixWriter: Sendable {
                 if let audio = plan.audio {
                     let s = slot
                     group.addTask {
-                        try await MixWriter.stage(writer) { try await AudioStage(plan: audio, slot: s).run(writer: writer) }
+                        try await MixWriter.stage(writer, clock: stageSeconds, name: "audio") {
+                            try await AudioStage(plan: audio, slot: s).run(writer: writer)
+                        }
                     }
                 }
                 var total = 0
@@ -102,16 +110,35 @@ public struct MixWriter: Sendable {
             audio: plan.audio.map { Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources) },
             key: plan.key, timeline: plan.timeline, damagedPackets: damaged,
             warnings: plan.warnings + (damaged > 0 ? ["\(damaged) damaged packets were skipped"] : []),
-            seconds: (ContinuousClock.now - started).seconds)
+            seconds: (ContinuousClock.now - started).seconds, stageSeconds: stageSeconds.values,
+            peakMemoryMB: peakMemoryMB())
     }
 
     /// Runs one stage; its failure stops the writer at once, so the other stage never waits on it.
-    private static func stage(_ writer: AssetWriter, _ body: () async throws -> Int) async throws -> Int {
+    private static func stage(_ writer: AssetWriter, clock: StageClock, name: String,
+                              _ body: () async throws -> Int) async throws -> Int {
+        let started = ContinuousClock.now
         do {
-            return try await body()
+            let damaged = try await body()
+            clock.record(name, (ContinuousClock.now - started).seconds)
+            return damaged
         } catch {
             await writer.abandon(error)
             throw error
         }
     }
+}
+
+/// Wall seconds each stage took, from its start to its last packet.
+final class StageClock: Sendable {
+    private let state = Mutex<[String: Double]>([:])
+    func record(_ name: String, _ seconds: Double) { state.withLock { $0[name] = seconds } }
+    var values: [String: Double] { state.withLock { $0 } }
+}
+
+/// The process's peak resident memory so far, in MB.
+func peakMemoryMB() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
 }

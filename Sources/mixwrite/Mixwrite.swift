@@ -22,12 +22,14 @@ struct Mixwrite: AsyncParsableCommand {
           mixwrite concat intro.mov talk.mp4 -o show.mp4
           mixwrite still cover.jpg episode.mp3 -o episode.mp4
           mixwrite remix phone.mov -o phone-mixed.mov
+          mixwrite probe phone.mov --json
+          mixwrite batch jobs.json --jobs 2
 
         Exit codes: 0 done, 1 bad usage, 2 bad input, 3 output problem, 4 processing failed, \
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """,
         version: "0.1.0",
-        subcommands: [Blend.self, Concat.self, Still.self, Remix.self],
+        subcommands: [Blend.self, Concat.self, Still.self, Remix.self, Probe.self, Batch.self],
         defaultSubcommand: Blend.self
     )
 
@@ -56,6 +58,9 @@ struct Mixwrite: AsyncParsableCommand {
                  hint: "see 'mixwrite --help'")
         }
     }
+
+    /// Ends with `code` without a message (the summary already said what failed).
+    static func exitQuietly(_ code: Int32) -> Never { Glibc.exit(code) }
 
     static func fail(_ message: String, code: Int32, hint: String? = nil) -> Never {
         var line = "mixwrite: error: \(message)"

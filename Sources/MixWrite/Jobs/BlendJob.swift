@@ -27,6 +27,8 @@ public struct BlendJob: Sendable, Codable {
     public var audio = AudioOptions()
     /// Fail on a track that cannot be decoded or a damaged packet, instead of a warning.
     public var strict = false
+    /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
+    public var threads = 0
 
     public init(fx: String, base: String, output: String) {
         self.fx = fx
@@ -73,7 +75,12 @@ public struct Report: Sendable, Codable {
     public var damagedPackets: Int
     /// Tracks left out and other things a user should know; empty when all went as planned.
     public var warnings: [String]
+    /// Wall seconds of the whole job.
     public var seconds: Double
+    /// Wall seconds of each stage ("video", "audio"), running side by side.
+    public var stageSeconds: [String: Double]
+    /// The process's peak resident memory, in MB.
+    public var peakMemoryMB: Double
 }
 
 extension BlendJob: MixJob {
@@ -127,7 +134,8 @@ extension BlendJob: MixJob {
         if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
         let plan = BlendVideoStage.Plan(
             fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
-            key: key, crf: crf, preset: preset, holdBase: duration == .longest || duration == .fx, strict: strict, fit: fit)
+            key: key, crf: crf, preset: preset, holdBase: duration == .longest || duration == .fx, strict: strict, fit: fit,
+            threads: threads)
         return (fxFile, baseFile, plan)
     }
 

@@ -29,6 +29,8 @@ public struct ConcatJob: Sendable, Codable {
     public var audio = AudioOptions()
     public var events: [ClipEvent] = []
     public var strict = false
+    /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
+    public var threads = 0
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -114,7 +116,7 @@ extension ConcatJob: MixJob {
             (title: String(f.path.split(separator: "/").last ?? Substring(f.path)), start: starts[i], end: starts[i] + spans[i])
         }
         let plan = SequenceVideoStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
-                                           crf: crf, preset: preset, strict: strict)
+                                           crf: crf, preset: preset, strict: strict, threads: threads)
         return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
                            key: nil, warnings: warnings, chapters: chapters, timeline: timeline)
     }

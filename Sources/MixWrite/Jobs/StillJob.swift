@@ -18,6 +18,8 @@ public struct StillJob: Sendable, Codable {
     public var background: [Double] = [0, 0, 0]
     public var audio = AudioOptions()
     public var strict = false
+    /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
+    public var threads = 0
 
     public init(image: String, audioFiles: [String], output: String) {
         self.image = image
@@ -87,7 +89,7 @@ extension StillJob: MixJob {
             pieces: [.init(file: picture, frames: frames)], width: w, height: h, frameRate: frameRate, color: color,
             fit: fit, crf: crf, preset: preset, strict: strict, lastFrameTicks: max(1, last), ticksPerFrame: ticksPerFrame,
             background: (background[0], background[1], background[2]),
-            keyframeInterval: max(1, Int(frameRate.doubleValue * 10)))
+            keyframeInterval: max(1, Int(frameRate.doubleValue * 10)), threads: threads)
         var audioPlan = audio.plan(sources: sources, duration: length)
         audioPlan?.strict = strict
         return PreparedJob(output: output, duration: length, frameRate: frameRate, video: .sequence(plan),

@@ -27,6 +27,7 @@ struct SequenceVideoStage: Sendable {
         /// A still: the picture is read once and flattened on this background (RGB in 0 … 1).
         var background: (r: Double, g: Double, b: Double)?
         var keyframeInterval: Int?
+        var threads = 0
 
         var frameCount: Int { pieces.reduce(0) { $0 + $1.frames } }
     }
@@ -40,7 +41,7 @@ struct SequenceVideoStage: Sendable {
         let encoder: Encoder
         do {
             var settings = Encoder.VideoSettings(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
-                                                 preset: p.preset, color: p.color, threads: 0,
+                                                 preset: p.preset, color: p.color, threads: p.threads,
                                                  globalHeader: writer.wantsGlobalHeader, keyframeInterval: p.keyframeInterval)
             settings.timeBase = timeBase
             encoder = try Encoder(video: settings)

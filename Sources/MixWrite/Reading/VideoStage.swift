@@ -19,6 +19,7 @@ struct BlendVideoStage: Sendable {
         /// Fail at the first damaged packet instead of skipping it.
         var strict: Bool
         var fit: Fit = .stretch
+        var threads = 0
     }
 
     let plan: Plan
@@ -30,7 +31,7 @@ struct BlendVideoStage: Sendable {
         let encoder: Encoder
         do {
             encoder = try Encoder(video: .init(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
-                                               preset: p.preset, color: p.color, threads: 0,
+                                               preset: p.preset, color: p.color, threads: p.threads,
                                                globalHeader: writer.wantsGlobalHeader))
         } catch {
             throw MixWriteError.processing(file: nil, "cannot open the H.264 encoder (\(error.message.lowercased()))")

@@ -1,0 +1,74 @@
+import Foundation
+
+/// How one job of a batch ended.
+public struct BatchResult: Sendable, Codable {
+    public enum Status: String, Sendable, Codable { case done, failed, skipped }
+    public var index: Int
+    public var kind: String
+    public var output: String
+    public var status: Status
+    public var error: String?
+    public var exitCode: Int32?
+    public var seconds: Double
+    public var report: Report?
+}
+
+/// Runs a batch's jobs, `concurrency` at a time; a failing job is reported and the others go on.
+public enum BatchRunner {
+    /// Jobs at once by default: half the cores (at least 1), since each job's x264 already keeps two busy.
+    public static var defaultConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
+
+    /// x264 threads for each of `concurrency` jobs sharing the machine.
+    public static func encoderThreads(concurrency: Int) -> Int {
+        max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, concurrency))
+    }
+
+    public static func run(_ entries: [JobFile.Entry], concurrency: Int, skipExisting: Bool,
+                           progress: (@Sendable (Int, ProgressUpdate) -> Void)? = nil,
+                           finished: (@Sendable (BatchResult) -> Void)? = nil) async -> [BatchResult] {
+        await withTaskGroup(of: BatchResult.self) { group in
+            var results: [BatchResult] = []
+            var next = 0
+            func start() {
+                guard next < entries.count else { return }
+                let entry = entries[next]
+                next += 1
+                group.addTask { await runOne(entry, skipExisting: skipExisting, progress: progress) }
+            }
+            for _ in 0..<max(1, concurrency) { start() }
+            for await result in group {
+                results.append(result)
+                finished?(result)
+                if !Task.isCancelled { start() }
+            }
+            return results.sorted { $0.index < $1.index }
+        }
+    }
+
+    static func runOne(_ entry: JobFile.Entry, skipExisting: Bool,
+                       progress: (@Sendable (Int, ProgressUpdate) -> Void)?) async -> BatchResult {
+        let started = ContinuousClock.now
+        var result = BatchResult(index: entry.index, kind: entry.kind, output: entry.output, status: .done,
+                                 error: nil, exitCode: nil, seconds: 0, report: nil)
+        if skipExisting && FileManager.default.fileExists(atPath: entry.output) {
+            result.status = .skipped
+            return result
+        }
+        let index = entry.index
+        var handler: (@Sendable (ProgressUpdate) -> Void)? = nil
+        if let progress { handler = { update in progress(index, update) } }
+        do {
+            result.report = try await MixWriter(entry.job).run(progress: handler)
+        } catch let error as MixWriteError {
+            result.status = .failed
+            result.error = error.description
+            result.exitCode = error.exitCode
+        } catch {
+            result.status = .failed
+            result.error = "\(error)"
+            result.exitCode = 4
+        }
+        result.seconds = (ContinuousClock.now - started).seconds
+        return result
+    }
+}

@@ -1,0 +1,53 @@
+import FFmpegSupport
+
+/// What `mixwrite probe` tells of a file: its container and every stream.
+public struct ProbeReport: Sendable, Codable {
+    public struct Stream: Sendable, Codable {
+        public var index: Int
+        public var kind: String
+        public var codec: String
+        public var profile: String?
+        public var width: Int?
+        public var height: Int?
+        public var pixelFormat: String?
+        public var frameRate: String?
+        public var sampleRate: Int?
+        public var channels: Int?
+        public var layout: String?
+        public var duration: Double?
+        /// Clockwise degrees to show the picture upright (phone recordings).
+        public var rotation: Int?
+        public var reflected: Bool?
+        public var language: String?
+        public var attachedPicture: Bool?
+        public var decodable: Bool
+    }
+
+    public var file: String
+    public var format: String?
+    public var duration: Double?
+    public var streams: [Stream]
+    /// Why the file could not be read; the other fields are then empty.
+    public var error: String?
+
+    /// Reads a file's streams; an unreadable file gives a report with its `error`.
+    public static func probe(_ path: String) -> ProbeReport {
+        let file: MediaFile
+        do { file = try MediaFile(path: path, scanVideo: false) } catch {
+            return ProbeReport(file: path, format: nil, duration: nil, streams: [], error: error.description)
+        }
+        let streams = file.streams.map { s -> Stream in
+            let video = s.kind == .video, audio = s.kind == .audio
+            return Stream(
+                index: s.index, kind: s.kind.rawValue, codec: s.codec, profile: s.profile,
+                width: video ? s.width : nil, height: video ? s.height : nil,
+                pixelFormat: video ? s.pixelFormat.description : nil,
+                frameRate: video && !s.isAttachedPicture ? s.frameRate?.description : nil,
+                sampleRate: audio ? s.sampleRate : nil, channels: audio ? s.channels : nil,
+                layout: audio ? s.layout : nil, duration: s.duration?.seconds,
+                rotation: video ? s.rotation : nil, reflected: video && s.reflected ? true : nil,
+                language: s.language, attachedPicture: s.isAttachedPicture ? true : nil, decodable: s.hasDecoder)
+        }
+        return ProbeReport(file: path, format: file.format, duration: file.totalDuration?.seconds, streams: streams, error: nil)
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import MixWrite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe",
+        abstract: "List every stream of each file: kind, codec, size, rate, layout, duration, rotation.",
+        discussion: "Example: mixwrite probe phone.mov fx.mov --json"
+    )
+
+    @Argument(help: "The files to read.")
+    var files: [String]
+
+    @Flag(help: "Print a JSON array, one object a file, each with a 'streams' array.")
+    var json = false
+
+    func run() throws {
+        let reports = files.map { ProbeReport.probe($0) }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(reports), as: UTF8.self))
+        } else {
+            for r in reports { printTable(r) }
+        }
+        // Every file is printed first; then one unreadable file makes the exit code 2.
+        if let bad = reports.first(where: { $0.error != nil }) {
+            throw MixWriteError.input(file: bad.file, (bad.error ?? "").replacingPrefix("\(bad.file): ", with: ""))
+        }
+    }
+
+    private func printTable(_ r: ProbeReport) {
+        if let error = r.error {
+            print("\(r.file): \(error.replacingPrefix("\(r.file): ", with: ""))\n")
+            return
+        }
+        let d = r.duration.map { String(format: "%.3f s", $0) } ?? "?"
+        print("\(r.file)  (\(r.format ?? "?"), \(d))")
+        for s in r.streams {
+            var parts = ["  #\(s.index)", s.kind, s.codec + (s.profile.map { " (\($0))" } ?? "")]
+            if let w = s.width, let h = s.height { parts.append("\(w)x\(h)") }
+            if let p = s.pixelFormat { parts.append(p) }
+            if let f = s.frameRate { parts.append("\(f) fps") }
+            if let r = s.sampleRate { parts.append("\(r) Hz") }
+            if let l = s.layout { parts.append(l.isEmpty ? "\(s.channels ?? 0) ch" : l) }
+            if let d = s.duration { parts.append(String(format: "%.3f s", d)) }
+            if let rot = s.rotation, rot != 0 { parts.append("rotated \(rot)°") }
+            if s.reflected == true { parts.append("mirrored") }
+            if let l = s.language { parts.append("[\(l)]") }
+            if s.attachedPicture == true { parts.append("cover art") }
+            if !s.decodable { parts.append("NOT DECODABLE") }
+            print(parts.joined(separator: "  "))
+        }
+        print("")
+    }
+}
