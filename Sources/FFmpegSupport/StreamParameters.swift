@@ -161,7 +161,8 @@ extension Encoder {
     public func streamParameters() throws(FFmpegError) -> StreamParameters {
         let p = CodecParameters()
         try check(avcodec_parameters_from_context(p.pointer, context), "avcodec_parameters_from_context")
-        return StreamParameters(p.pointer.pointee, timeBase: timeBase)
+        // The copy reads p's extradata: p must outlive it.
+        return withExtendedLifetime(p) { StreamParameters(p.pointer.pointee, timeBase: timeBase) }
     }
 }
 

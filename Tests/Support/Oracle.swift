@@ -23,11 +23,15 @@ public enum Oracle {
         public var status: Int32
         public var stdout: Data
         public var stderr: String
+        /// The signal that ended the program (a crash, or the timeout's SIGKILL), if one did.
+        public var signal: Int32?
         public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     }
 
-    /// Runs a program to the end and collects its output.
-    public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// Runs a program to the end and collects its output. With `timeout`, a program still running then is
+    /// killed and the result says so (`timedOut`), so a hang fails a test instead of stalling the suite.
+    public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil,
+                           timeout: Double? = nil) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: program)
         p.arguments = arguments
@@ -37,6 +41,12 @@ public enum Oracle {
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
+        if let timeout {
+            let pid = p.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [p] in
+                if p.isRunning { kill(pid, SIGKILL) }
+            }
+        }
         // Read both pipes while the program runs, so a large output never blocks it.
         nonisolated(unsafe) var errData = Data()
         let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
@@ -44,11 +54,12 @@ public enum Oracle {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         while !errReader.isFinished { usleep(1000) }
-        return Result(status: p.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+        return Result(status: p.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self),
+                      signal: p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil)
     }
 
-    public static func mixwrite(_ arguments: [String]) throws -> Result {
-        try run(mixwrite, arguments)
+    public static func mixwrite(_ arguments: [String], timeout: Double? = nil) throws -> Result {
+        try run(mixwrite, arguments, timeout: timeout)
     }
 
     public static func ffmpeg(_ arguments: [String]) throws -> Result {

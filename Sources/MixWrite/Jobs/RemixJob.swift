@@ -38,7 +38,7 @@ extension RemixJob: MixJob {
                 throw .input(file: movie, MediaFile.explain(error))
             }
             guard parameters.fits(format: format) else {
-                throw .usage("\(movie): its video (\(video.codec)) cannot be copied into a .\(output.path.split(separator: ".").last ?? "") file; use .mkv")
+                throw .input(file: movie, "its video (\(video.codec)) cannot be copied into a .\(output.path.split(separator: ".").last ?? "") file; use .mkv")
             }
         }
         let length = (video != nil ? file.videoDuration : file.totalDuration) ?? .zero

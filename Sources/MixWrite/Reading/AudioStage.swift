@@ -246,7 +246,8 @@ struct AudioStage: Sendable {
         func drainDecoder(_ decoder: Decoder, source: Int) throws {
             while true {
                 let r: Receive<Void>
-                do { r = try decoder.receive(into: decoded) } catch { damaged += 1; continue }
+                // A damaged frame is counted and skipped; the next packet gets its chance.
+                do { r = try decoder.receive(into: decoded) } catch { damaged += 1; return }
                 switch r {
                 case .value:
                     if decoded.sampleCount > 0 { try deliver(decoded, source: source) }

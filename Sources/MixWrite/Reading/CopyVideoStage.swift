@@ -23,6 +23,7 @@ struct CopyVideoStage: Sendable {
         let packet = Packet()
         var damaged = 0
         var nextDTS: Int64 = 0
+        var copied = 0
         while true {
             try Task.checkCancellation()
             let more: Bool
@@ -38,6 +39,10 @@ struct CopyVideoStage: Sendable {
             encoded.dts = encoded.dts.map { $0 - origin }
             nextDTS = (encoded.dts ?? nextDTS) + max(encoded.duration, 1)
             try await writer.append(encoded, to: slot)
+            copied += 1
+        }
+        guard copied > 0 else {
+            throw MixWriteError.input(file: p.file.path, "video stream #\(p.stream.index) has no packets to copy (damaged index?)")
         }
         try await writer.finishTrack(slot)
         return damaged

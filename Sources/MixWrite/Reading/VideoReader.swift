@@ -70,6 +70,7 @@ final class VideoReader {
             return  // Not seekable: decode from the start instead, which is only slower.
         }
         decoder.flush()
+        drainRequested = false
         seekTarget = t - frameDuration - frameDuration
         decoder.skipsNonReferenceFrames = true
         current = nil
@@ -124,7 +125,9 @@ final class VideoReader {
                 return false
             case .needsInput:
                 if inputEnded {
-                    _ = try decoder.send(nil)
+                    // Already draining and still asking for input: nothing more will come.
+                    if drainRequested { decoderDrained = true; return false }
+                    try requestDrain()
                     continue
                 }
                 let more: Bool
@@ -137,7 +140,7 @@ final class VideoReader {
                 }
                 if !more {
                     inputEnded = true
-                    _ = try decoder.send(nil)
+                    try requestDrain()
                     continue
                 }
                 guard packet.streamIndex == stream.index else { continue }
@@ -164,6 +167,14 @@ final class VideoReader {
             if inputEnded { return .endOfStream }
             return .needsInput
         }
+    }
+
+    private var drainRequested = false
+
+    /// Sends the end of the stream; a decoder that refuses it has nothing more to give.
+    private func requestDrain() throws {
+        drainRequested = true
+        do { _ = try decoder.send(nil) } catch { try damaged() }
     }
 
     private func damaged() throws {

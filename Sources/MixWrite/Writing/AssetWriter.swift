@@ -16,6 +16,7 @@ public actor AssetWriter {
         var head = 0
         var finished = false
         var lastEnd: MediaTime = .zero
+        var written = 0
         var waiters: [CheckedContinuation<Void, any Error>] = []
 
         var pending: Int { queue.count - head }
@@ -102,6 +103,10 @@ public actor AssetWriter {
         try throwIfFailed()
         precondition(tracks.allSatisfy(\.finished), "finish() before every track finished")
         try drain()
+        // A stream without a single packet makes a file players choke on: never write one.
+        if let empty = tracks.first(where: { $0.written == 0 }) {
+            throw fail(.processing(file: output.path, "the \(empty.kind) stream came out empty; nothing was written"))
+        }
         do {
             try muxer.finish()
         } catch {
@@ -194,6 +199,7 @@ public actor AssetWriter {
         let end = MediaTime(ticks: (encoded.pts ?? 0) + encoded.duration, timeBase: tb)
         if tracks[i].lastEnd < end { tracks[i].lastEnd = end }
         bytesWritten += Int64(encoded.data.count)
+        tracks[i].written += 1
         do {
             let packet = try Packet(encoded)
             packet.streamIndex = index
