@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "mixwrite",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "MixWrite", targets: ["MixWrite"]),
         // For the benchmarks package, which builds test pictures; the CLI does not use it.

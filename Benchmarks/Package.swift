@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "mixwrite-benchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "mixwrite", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),

@@ -66,7 +66,7 @@ public final class Demuxer {
             throw FFmpegError(code: found, call: "avformat_find_stream_info")
         }
         context = ctx
-        streams = (0..<Int(ctx.pointee.nb_streams)).map { Demuxer.describe(ctx.pointee.streams[$0]!, index: $0) }
+        streams = (0..<Int(ctx.pointee.nb_streams)).map { Demuxer.describe(ctx.pointee.streams[$0]!, index: $0, in: ctx) }
     }
 
     deinit {
@@ -115,7 +115,7 @@ public final class Demuxer {
                   "av_seek_frame")
     }
 
-    static func describe(_ st: UnsafeMutablePointer<AVStream>, index: Int) -> StreamInfo {
+    static func describe(_ st: UnsafeMutablePointer<AVStream>, index: Int, in ctx: UnsafeMutablePointer<AVFormatContext>) -> StreamInfo {
         let par = st.pointee.codecpar!.pointee
         let kind: MediaKind
         switch par.codec_type {
@@ -140,7 +140,8 @@ public final class Demuxer {
         }
         let avg = Rational(st.pointee.avg_frame_rate)
         let real = Rational(st.pointee.r_frame_rate)
-        let sar = Rational(par.sample_aspect_ratio)
+        // The container's pixel aspect (mov 'pasp') wins over the codec's, as FFmpeg's tools decide.
+        let sar = Rational(av_guess_sample_aspect_ratio(ctx, st, nil))
         var rotation = 0
         var reflected = false
         var matrix: [Int32]? = nil

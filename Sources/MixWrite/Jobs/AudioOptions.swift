@@ -98,6 +98,17 @@ public struct AudioOptions: Sendable, Codable {
         return steps.joined(separator: "; ")
     }
 
+    /// The `--audio` files, opened and named audio1, audio2 …; each must have sound.
+    func extraFiles() throws(MixWriteError) -> [(String, MediaFile)] {
+        var extra: [(String, MediaFile)] = []
+        for (i, path) in files.enumerated() {
+            let f = try MediaFile(path: path)
+            guard !f.audioStreams.isEmpty else { throw .input(file: path, "has no audio stream") }
+            extra.append(("audio\(i + 1)", f))
+        }
+        return extra
+    }
+
     func validate() throws(MixWriteError) {
         if let c = channels, !(1...2).contains(c) { throw .usage("--channels must be 1 or 2") }
         if let r = sampleRate, ![8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000].contains(r) {

@@ -88,12 +88,7 @@ extension BlendJob: MixJob {
 
     public func prepare() throws(MixWriteError) -> PreparedJob {
         let (fxFile, baseFile, videoPlan) = try planVideo()
-        var extra: [(String, MediaFile)] = []
-        for (i, path) in audio.files.enumerated() {
-            let f = try MediaFile(path: path)
-            guard !f.audioStreams.isEmpty else { throw .input(file: path, "has no audio stream") }
-            extra.append(("audio\(i + 1)", f))
-        }
+        let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         let outLength = MediaTime(value: Int64(videoPlan.frameCount) * Int64(videoPlan.frameRate.den),
                                   timescale: videoPlan.frameRate.num)

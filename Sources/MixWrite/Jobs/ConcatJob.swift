@@ -65,12 +65,7 @@ extension ConcatJob: MixJob {
             guard f.mainVideo != nil else { throw .input(file: path, "has no video stream; a concat clip must be a movie") }
             return f
         }
-        var extra: [(String, MediaFile)] = []
-        for (i, path) in audio.files.enumerated() {
-            let f = try MediaFile(path: path)
-            guard !f.audioStreams.isEmpty else { throw .input(file: path, "has no audio stream") }
-            extra.append(("audio\(i + 1)", f))
-        }
+        let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         let first = files[0]
         let rate = frameRate ?? first.mainVideo!.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)

@@ -192,6 +192,20 @@ private struct Keys {
         return a
     }
 
+    /// The picture options blend, concat and still share.
+    struct VideoKeys {
+        var size: (Int, Int)?
+        var fps: Rational?
+        var crf: Int?
+        var preset: String?
+        var fit: Fit?
+    }
+
+    mutating func videoKeys() throws(MixWriteError) -> VideoKeys {
+        VideoKeys(size: try size(), fps: try fps(), crf: try int("crf"), preset: try string("preset"),
+                  fit: try choice("fit", Fit.self))
+    }
+
     mutating func entry(threads: Int) throws(MixWriteError) -> JobFile.Entry {
         guard let kind = dict["kind"] as? String else { throw .input(file: file, "job \(index): 'kind' is missing (blend, concat, still or remix)") }
         let output = resolve(try required("output"))
@@ -202,11 +216,12 @@ private struct Keys {
         case "blend":
             var j = BlendJob(fx: resolve(try required("fx")), base: resolve(try required("base")), output: output)
             j.audio = try audioOptions(files: try paths("audio") ?? [])
-            if let (w, h) = try size() { (j.width, j.height) = (w, h) }
-            j.frameRate = try fps()
-            if let c = try int("crf") { j.crf = c }
-            if let p = try string("preset") { j.preset = p }
-            if let f = try choice("fit", Fit.self) { j.fit = f }
+            let v = try videoKeys()
+            if let (w, h) = v.size { (j.width, j.height) = (w, h) }
+            j.frameRate = v.fps
+            if let c = v.crf { j.crf = c }
+            if let p = v.preset { j.preset = p }
+            if let f = v.fit { j.fit = f }
             if let d = try choice("duration", DurationPolicy.self) { j.duration = d }
             if (dict["key-color"] as? String)?.lowercased() == "auto" { used.insert("key-color"); j.autoKeyColor = true }
             else if let k = try color("key-color") { j.key.keyColor = k }
@@ -219,11 +234,12 @@ private struct Keys {
             guard let clips = try paths("clips"), !clips.isEmpty else { throw .input(file: file, "job \(index): 'clips' is missing") }
             var j = ConcatJob(clips: clips, output: output)
             j.audio = try audioOptions(files: try paths("audio") ?? [])
-            if let (w, h) = try size() { (j.width, j.height) = (w, h) }
-            j.frameRate = try fps()
-            if let c = try int("crf") { j.crf = c }
-            if let p = try string("preset") { j.preset = p }
-            if let f = try choice("fit", Fit.self) { j.fit = f }
+            let v = try videoKeys()
+            if let (w, h) = v.size { (j.width, j.height) = (w, h) }
+            j.frameRate = v.fps
+            if let c = v.crf { j.crf = c }
+            if let p = v.preset { j.preset = p }
+            if let f = v.fit { j.fit = f }
             used.insert("events")
             if let e = dict["events"] {
                 let data: Data?
@@ -240,11 +256,12 @@ private struct Keys {
             guard let sounds = try paths("audio"), !sounds.isEmpty else { throw .input(file: file, "job \(index): 'audio' is missing") }
             var j = StillJob(image: resolve(try required("image")), audioFiles: sounds, output: output)
             j.audio = try audioOptions(files: [])
-            if let (w, h) = try size() { (j.width, j.height) = (w, h) }
-            if let r = try fps() { j.frameRate = r }
-            if let c = try int("crf") { j.crf = c }
-            if let p = try string("preset") { j.preset = p }
-            if let f = try choice("fit", Fit.self) { j.fit = f }
+            let v = try videoKeys()
+            if let (w, h) = v.size { (j.width, j.height) = (w, h) }
+            if let r = v.fps { j.frameRate = r }
+            if let c = v.crf { j.crf = c }
+            if let p = v.preset { j.preset = p }
+            if let f = v.fit { j.fit = f }
             if let b = try color("background") { j.background = [b.0, b.1, b.2] }
             j.overwrite = overwrite; j.strict = strict; j.threads = threads
             job = j

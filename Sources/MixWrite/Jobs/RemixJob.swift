@@ -22,12 +22,7 @@ extension RemixJob: MixJob {
     public func prepare() throws(MixWriteError) -> PreparedJob {
         try audio.validate()
         let file = try MediaFile(path: movie)
-        var extra: [(String, MediaFile)] = []
-        for (i, path) in audio.files.enumerated() {
-            let f = try MediaFile(path: path)
-            guard !f.audioStreams.isEmpty else { throw .input(file: path, "has no audio stream") }
-            extra.append(("audio\(i + 1)", f))
-        }
+        let extra = try audio.extraFiles()
         let video = file.mainVideo
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths,
                                     kind: video == nil ? .audioOnly : .movie)

@@ -17,15 +17,7 @@ final class StillPicture: PictureSource {
         // Where the upright picture goes in the output frame.
         var dw = Double(decoded.width), dh = Double(decoded.height)
         if orientation.swapsSides { swap(&dw, &dh) }
-        let W = Double(width), H = Double(height)
-        let place: Placement
-        switch fit {
-        case .stretch: place = Placement(x: 0, y: 0, width: width, height: height)
-        case .fit, .fill:
-            let scale = fit == .fit ? min(W / dw, H / dh) : max(W / dw, H / dh)
-            let cw = max(2, Int((dw * scale).rounded()) & ~1), ch = max(2, Int((dh * scale).rounded()) & ~1)
-            place = Placement(x: ((width - cw) / 2) & ~1, y: ((height - ch) / 2) & ~1, width: cw, height: ch)
-        }
+        let place = Placement(fitting: dw, dh, into: width, height, fit: fit)
         let (sw, sh) = orientation.swapsSides ? (place.height, place.width) : (place.width, place.height)
 
         // Scale to RGBA, lay it on the background, then to the output's YUV.

@@ -237,15 +237,7 @@ final class VideoReader {
         let sar = stream.sampleAspectRatio.map { $0.doubleValue } ?? 1
         var dw = Double(w) * (sar > 0 ? sar : 1), dh = Double(h)
         if orientation.swapsSides { swap(&dw, &dh) }
-        let W = Double(target.width), H = Double(target.height)
-        switch fit {
-        case .stretch:
-            return Placement(x: 0, y: 0, width: target.width, height: target.height)
-        case .fit, .fill:
-            let scale = fit == .fit ? min(W / dw, H / dh) : max(W / dw, H / dh)
-            let cw = max(2, Int((dw * scale).rounded()) & ~1), ch = max(2, Int((dh * scale).rounded()) & ~1)
-            return Placement(x: ((target.width - cw) / 2) & ~1, y: ((target.height - ch) / 2) & ~1, width: cw, height: ch)
-        }
+        return Placement(fitting: dw, dh, into: target.width, target.height, fit: fit)
     }
 }
 
@@ -255,6 +247,23 @@ struct Placement {
     var y: Int
     var width: Int
     var height: Int
+
+    /// Where a picture shown `dw` × `dh` goes in a `width` × `height` frame; even, so chroma stays aligned.
+    init(fitting dw: Double, _ dh: Double, into width: Int, _ height: Int, fit: Fit) {
+        switch fit {
+        case .stretch:
+            self.init(x: 0, y: 0, width: width, height: height)
+        case .fit, .fill:
+            let W = Double(width), H = Double(height)
+            let scale = fit == .fit ? min(W / dw, H / dh) : max(W / dw, H / dh)
+            let cw = max(2, Int((dw * scale).rounded()) & ~1), ch = max(2, Int((dh * scale).rounded()) & ~1)
+            self.init(x: ((width - cw) / 2) & ~1, y: ((height - ch) / 2) & ~1, width: cw, height: ch)
+        }
+    }
+
+    init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
 
     func isWholeFrame(_ target: Scaler.Key) -> Bool { x == 0 && y == 0 && width == target.width && height == target.height }
 
