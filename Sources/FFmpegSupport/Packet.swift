@@ -185,3 +185,32 @@ public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
             .map(\.rawValue).contains(rawValue)
     }
 }
+
+extension Frame {
+    /// The samples of a planar-float audio frame (fltp), one array a channel. The corresponding FFmpeg
+    /// fields are `AVFrame.extended_data` and `nb_samples`.
+    public func planarFloats() -> [[Float]] {
+        let n = sampleCount
+        return (0..<channelCount).map { c in
+            let plane = pointer.pointee.extended_data[c]!
+            return plane.withMemoryRebound(to: Float.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
+        }
+    }
+
+    /// A planar-float audio frame holding `count` samples of `channels` starting at `offset`.
+    /// The corresponding FFmpeg call is `av_frame_get_buffer`.
+    public convenience init(planar channels: [[Float]], offset: Int, count: Int, sampleRate: Int) throws(FFmpegError) {
+        self.init()
+        pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        pointer.pointee.nb_samples = Int32(count)
+        pointer.pointee.sample_rate = Int32(sampleRate)
+        av_channel_layout_default(&pointer.pointee.ch_layout, Int32(channels.count))
+        try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+        for (c, samples) in channels.enumerated() {
+            let plane = pointer.pointee.extended_data[c]!
+            plane.withMemoryRebound(to: Float.self, capacity: count) { dst in
+                samples.withUnsafeBufferPointer { dst.update(from: $0.baseAddress! + offset, count: count) }
+            }
+        }
+    }
+}

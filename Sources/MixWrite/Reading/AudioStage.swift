@@ -222,19 +222,43 @@ struct AudioStage: Sendable {
             }
         }
 
-        func pullAndEncode() async throws {
+        // The mix goes to SegmentedAAC: segments are encoded side by side, two at a time, and their packets
+        // reach the writer in order.
+        let aac = SegmentedAAC(sampleRate: p.sampleRate, channels: p.channels, bitRate: p.bitRate)
+        var cutter = SegmentCutter(channels: p.channels)
+        var finishedSegments: [Int: [EncodedPacket]] = [:]
+        var nextToWrite = 0
+        var inFlight = 0
+
+        func writeReady() async throws {
+            while let packets = finishedSegments.removeValue(forKey: nextToWrite) {
+                for packet in packets { try await writer.append(packet, to: slot) }
+                nextToWrite += 1
+            }
+        }
+
+        func dispatch(_ group: inout ThrowingTaskGroup<(Int, [EncodedPacket]), any Error>, final: Bool) async throws {
+            while let segment = cutter.cut(final: final) {
+                if inFlight >= 2, let (i, packets) = try await group.next() {
+                    finishedSegments[i] = packets
+                    inFlight -= 1
+                    try await writeReady()
+                }
+                group.addTask { (segment.index, try aac.encode(segment)) }
+                inFlight += 1
+            }
+        }
+
+        func pullAndEncode(_ group: inout ThrowingTaskGroup<(Int, [EncodedPacket]), any Error>) async throws {
             guard let graph, !sinkEnded else { return }
             while true {
                 switch try graph.pull(into: mixed) {
                 case .value:
-                    mixed.pts = samplesOut
                     samplesOut += Int64(mixed.sampleCount)
-                    try encoder.send(mixed)
+                    cutter.append(mixed.planarFloats())
                     mixed.unref()
-                    while case .value = try encoder.receive(into: outPacket) {
-                        try await writer.append(outPacket.encoded, to: slot)
-                    }
                 case .needsInput:
+                    try await dispatch(&group, final: false)
                     return
                 case .endOfStream:
                     sinkEnded = true
@@ -258,41 +282,44 @@ struct AudioStage: Sendable {
             }
         }
 
-        while !sinkEnded {
-            try Task.checkCancellation()
-            // Read from the input that is furthest behind, so the mix never waits long on one file.
-            guard let input = inputs.filter({ !$0.ended }).min(by: { $0.position < $1.position }) else { break }
-            var more: Bool
-            do { more = try input.demuxer.read(into: packet) } catch { damaged += 1; more = false }
-            if more, let (decoder, source) = input.decoders[packet.streamIndex] {
-                if let ts = packet.dts ?? packet.pts {
-                    input.position = MediaTime(ticks: ts, timeBase: decoder.timeBase)
-                }
-                do { _ = try decoder.send(packet) } catch { damaged += 1 }
-                try drainDecoder(decoder, source: source)
-            } else if !more {
-                input.ended = true
-                for (decoder, source) in input.decoders.values {
-                    do { _ = try decoder.send(nil) } catch { damaged += 1 }
+        try await withThrowingTaskGroup(of: (Int, [EncodedPacket]).self) { group in
+            while !sinkEnded {
+                try Task.checkCancellation()
+                // Read from the input that is furthest behind, so the mix never waits long on one file.
+                guard let input = inputs.filter({ !$0.ended }).min(by: { $0.position < $1.position }) else { break }
+                var more: Bool
+                do { more = try input.demuxer.read(into: packet) } catch { damaged += 1; more = false }
+                if more, let (decoder, source) = input.decoders[packet.streamIndex] {
+                    if let ts = packet.dts ?? packet.pts {
+                        input.position = MediaTime(ticks: ts, timeBase: decoder.timeBase)
+                    }
+                    do { _ = try decoder.send(packet) } catch { damaged += 1 }
                     try drainDecoder(decoder, source: source)
-                    exhausted[source] = true
-                    if let graph { try graph.close(source) }
+                } else if !more {
+                    input.ended = true
+                    for (decoder, source) in input.decoders.values {
+                        do { _ = try decoder.send(nil) } catch { damaged += 1 }
+                        try drainDecoder(decoder, source: source)
+                        exhausted[source] = true
+                        if let graph { try graph.close(source) }
+                    }
                 }
+                if strictFailure {
+                    throw MixWriteError.processing(file: input.path, "damaged audio packet (--strict stops at the first)")
+                }
+                try buildGraphIfReady(force: false)
+                try await pullAndEncode(&group)
             }
-            if strictFailure {
-                throw MixWriteError.processing(file: input.path, "damaged audio packet (--strict stops at the first)")
+            try buildGraphIfReady(force: true)
+            if let graph, !sinkEnded {
+                for i in 0..<p.sources.count where !exhausted[i] { try graph.close(i) }
+                try await pullAndEncode(&group)
             }
-            try buildGraphIfReady(force: false)
-            try await pullAndEncode()
-        }
-        try buildGraphIfReady(force: true)
-        if let graph, !sinkEnded {
-            for i in 0..<p.sources.count where !exhausted[i] { try graph.close(i) }
-            try await pullAndEncode()
-        }
-        try encoder.send(nil)
-        while case .value = try encoder.receive(into: outPacket) {
-            try await writer.append(outPacket.encoded, to: slot)
+            try await dispatch(&group, final: true)
+            while let (i, packets) = try await group.next() {
+                finishedSegments[i] = packets
+                try await writeReady()
+            }
         }
         try await writer.finishTrack(slot)
         return damaged

@@ -36,7 +36,7 @@ public actor AssetWriter {
 
     /// Opens the temporary output file. `tracks` lists the kinds the stages will register, in slot order.
     public init(output: OutputFile, tracks: [TrackKind], chapters: [(title: String, start: MediaTime, end: MediaTime)] = [],
-                queueLimit: Int = 48, progress: ProgressReporter? = nil) throws(MixWriteError) {
+                queueLimit: Int = 256, progress: ProgressReporter? = nil) throws(MixWriteError) {
         do {
             muxer = try Muxer(path: output.temporaryPath, format: output.container.muxerName)
         } catch {
