@@ -21,6 +21,9 @@ struct Concat: AsyncParsableCommand {
     @Option(help: "A JSON array of {\"clip\": K, \"time\": SECONDS, \"name\": TEXT} (K from 0) to re-time onto the output.")
     var events: String?
 
+    @Flag(name: .customLong("event-chapters"), help: "Also mark each event as a chapter (its clip's chapter is split there).")
+    var eventChapters = false
+
     @OptionGroup var common: CommonOptions
     @OptionGroup var video: VideoOptions
     @OptionGroup var audio: AudioMixOptions
@@ -30,6 +33,7 @@ struct Concat: AsyncParsableCommand {
         job.overwrite = common.overwrite
         job.strict = common.strict
         job.fit = fit
+        job.eventChapters = eventChapters
         (job.width, job.height, job.frameRate) = try video.parsedSize()
         job.crf = video.crf
         job.preset = video.preset

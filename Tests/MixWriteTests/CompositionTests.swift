@@ -57,6 +57,14 @@ struct CompositionTests {
         let evs = (timeline?["events"] as? [[String: Any]]) ?? []
         #expect(evs.map { $0["name"] as? String ?? "" } == ["bars", "pattern"])
         #expect(evs.map { (($0["time"] as? Double ?? -1) * 1000).rounded() / 1000 } == [1.5, 2.3])
+
+        // With --event-chapters the events are markers too: each splits its clip's chapter.
+        let marked = dir + "/marked.mp4"
+        let m = try Oracle.mixwrite(["concat", a, b, c, "-o", marked, "--events", events, "--event-chapters"])
+        #expect(m.status == 0, "\(m.stderr)")
+        let chapters = try Oracle.probe(marked).chapters
+        #expect(chapters.map { $0.title ?? "" } == ["a.mov", "b.mp4", "bars", "c.mkv", "pattern"])
+        #expect(chapters.map { ($0.start * 1000).rounded() / 1000 } == [0, 1.0, 1.5, 2.2, 2.3])
     }
 
     @Test("a clip tagged 90° comes out upright, as the ffmpeg CLI shows it")

@@ -28,6 +28,8 @@ public struct ConcatJob: Sendable, Codable {
     public var preset = "veryfast"
     public var audio = AudioOptions()
     public var events: [ClipEvent] = []
+    /// Also mark each event as a chapter (the clip's chapter is split at the event), so players show it.
+    public var eventChapters = false
     public var strict = false
     /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
     public var threads = 0
@@ -107,9 +109,20 @@ extension ConcatJob: MixJob {
         let timeline = Timeline(
             clips: files.enumerated().map { .init(file: $0.element.path, start: starts[$0.offset].seconds, duration: spans[$0.offset].seconds) },
             events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
-        let chapters = files.enumerated().map { (i, f) in
-            (title: String(f.path.split(separator: "/").last ?? Substring(f.path)), start: starts[i], end: starts[i] + spans[i])
+        var marks: [(title: String, start: MediaTime)] = files.enumerated().map { (i, f) in
+            (String(f.path.split(separator: "/").last ?? Substring(f.path)), starts[i])
         }
+        if eventChapters {
+            for e in events {
+                let at = starts[e.clip] + (MediaTime(seconds: String(min(e.time, spans[e.clip].seconds))) ?? .zero)
+                marks.append((e.name, at))
+            }
+        }
+        // Chapters follow each other without overlap: each lasts until the next mark (an event splits its clip's).
+        marks.sort { $0.start < $1.start }
+        let chapters = marks.enumerated().map { (i, m) in
+            (title: m.title, start: m.start, end: i + 1 < marks.count ? marks[i + 1].start : total)
+        }.filter { $0.start < $0.end }
         let plan = SequenceVideoStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
                                            crf: crf, preset: preset, strict: strict, threads: threads)
         return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,

@@ -240,6 +240,7 @@ private struct Keys {
             if let c = v.crf { j.crf = c }
             if let p = v.preset { j.preset = p }
             if let f = v.fit { j.fit = f }
+            if let e = try bool("event-chapters") { j.eventChapters = e }
             used.insert("events")
             if let e = dict["events"] {
                 let data: Data?
