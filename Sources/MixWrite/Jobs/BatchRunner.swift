@@ -59,14 +59,10 @@ public enum BatchRunner {
         if let progress { handler = { update in progress(index, update) } }
         do {
             result.report = try await MixWriter(entry.job).run(progress: handler)
-        } catch let error as MixWriteError {
+        } catch {
             result.status = .failed
             result.error = error.description
             result.exitCode = error.exitCode
-        } catch {
-            result.status = .failed
-            result.error = "\(error)"
-            result.exitCode = 4
         }
         result.seconds = (ContinuousClock.now - started).seconds
         return result
