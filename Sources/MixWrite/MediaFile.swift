@@ -93,12 +93,20 @@ extension MediaFile {
     /// Where the main video really ends, read from its packets without decoding them: for containers
     /// that do not store a stream duration (Matroska, WebM), whose file duration may be the audio's.
     func scanVideoEnd() -> MediaTime? {
-        guard let v = mainVideo, let demuxer = try? Demuxer(url: path) else { return nil }
+        guard let v = mainVideo else { return nil }
+        let demuxer: Demuxer
+        do { demuxer = try Demuxer(url: path) } catch { return nil }   // opened a moment ago; nil: use the file's duration
         demuxer.keepOnly([v.index])
+        // Only the end matters: jump to a few seconds before the stated end (Matroska has cues, so this is
+        // cheap) and read from there. A file that cannot seek is read from the start, only slower.
+        if let d = duration, d > MediaTime(value: 10, timescale: 1) {
+            do { try demuxer.seek(to: origin + d - MediaTime(value: 10, timescale: 1), streamIndex: v.index) } catch {}
+        }
         let packet = Packet()
         var end: Int64?
         var lastDuration: Int64 = 0
         var count = 0
+        // A read error is where a damaged file ends, as for the stages.
         while (try? demuxer.read(into: packet)) == true {
             guard packet.streamIndex == v.index, let pts = packet.pts ?? packet.dts else { continue }
             count += 1
