@@ -180,7 +180,6 @@ struct AudioStage: Sendable {
         var sinkEnded = false
         let mixed = Frame()
         var samplesOut: Int64 = 0
-        let outPacket = Packet()
 
         // Each track's frames are numbered by their samples from 0: its place on the timeline is set by
         // adelay, so a stray timestamp cannot shift or stretch the mix.
