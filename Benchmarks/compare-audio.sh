@@ -6,14 +6,8 @@
 # Prints each run, the medians, x real time and the ratio (mixwrite / ffmpeg).
 # Usage: Benchmarks/compare-audio.sh [ROUNDS]   (default 3)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 rounds="${1:-3}"
-work=Benchmarks/out
-mkdir -p "$work"
-command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
-swift build -c release >/dev/null
-bin="$(swift build -c release --show-bin-path)/mixwrite"
-ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+source "$(dirname "$0")/common.sh"
 minutes=10
 secs=$((minutes * 60))
 

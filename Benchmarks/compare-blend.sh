@@ -5,15 +5,9 @@
 # Prints each run, then the medians, the ratio (mixwrite / ffmpeg), CPU over wall, and peak memory.
 # Usage: Benchmarks/compare-blend.sh [ROUNDS]   (default 3)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 rounds="${1:-3}"
-work=Benchmarks/out
-mkdir -p "$work"
-command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
-swift build -c release >/dev/null
-bin="$(swift build -c release --show-bin-path)/mixwrite"
+source "$(dirname "$0")/common.sh"
 
-ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
 if [ ! -f "$work/fx1080.mov" ] || [ ! -f "$work/base1080.mov" ]; then
     echo "making the 1080p inputs in $work" >&2
     ff -f lavfi -i "color=c=0x00FF00:s=1920x1080:r=30:d=10" -f lavfi -i "testsrc2=s=640x480:r=30:d=10" \

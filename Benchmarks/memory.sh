@@ -3,13 +3,7 @@
 # Goal: the 60 s peak at most 1.3 times the 10 s peak, and under 400 MB.
 # Usage: Benchmarks/memory.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-work=Benchmarks/out
-mkdir -p "$work"
-command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
-swift build -c release >/dev/null
-bin="$(swift build -c release --show-bin-path)/mixwrite"
-ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+source "$(dirname "$0")/common.sh"
 for d in 10 60; do
     [ -f "$work/fx720-$d.mov" ] || ff -f lavfi -i "color=c=0x00FF00:s=1280x720:r=30:d=$d" -f lavfi -i "testsrc2=s=320x240:r=30:d=$d" \
         -f lavfi -i "sine=f=440:r=44100:d=$d" -f lavfi -i "sine=f=1000:r=48000:d=$d" \
