@@ -75,7 +75,7 @@ public actor AssetWriter {
             for w in waiting { w.resume() }
             try drain()
         } else {
-            try await wait { self.headerWaiters.append($0) }
+            try await wait(for: .header)
         }
     }
 
@@ -86,7 +86,7 @@ public actor AssetWriter {
         tracks[slot].queue.append(packet)
         try drain()
         while tracks[slot].pending > queueLimit {
-            try await wait { self.tracks[slot].waiters.append($0) }
+            try await wait(for: .space(slot: slot))
         }
     }
 
@@ -150,14 +150,31 @@ public actor AssetWriter {
         for w in all { w.resume(throwing: CancellationError()) }
     }
 
+    /// What a suspended stage waits for.
+    private enum Wait { case header, space(slot: Int) }
+
     /// Suspends until resumed; cancellation of the waiting task wakes it with `CancellationError`.
-    private func wait(_ register: (CheckedContinuation<Void, any Error>) -> Void) async throws {
+    private func wait(for what: Wait) async throws {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled { c.resume(throwing: CancellationError()) } else { register(c) }
-            }
+            try await self.enqueue(what)
         } onCancel: {
             Task { await self.cancelWaiters() }
+        }
+    }
+
+    /// Registers the continuation on the actor itself. (A continuation body reached through a closure
+    /// handed to withTaskCancellationHandler ran off the actor and raced with `drain()`: ThreadSanitizer
+    /// caught it, after rare crashes and a hang. Here the body is actor-isolated and the compiler checks it.)
+    private func enqueue(_ what: Wait) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            if Task.isCancelled || failure != nil {
+                c.resume(throwing: failure ?? CancellationError())
+                return
+            }
+            switch what {
+            case .header: headerWaiters.append(c)
+            case .space(let slot): tracks[slot].waiters.append(c)
+            }
         }
     }
 
