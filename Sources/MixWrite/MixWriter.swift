@@ -1,3 +1,4 @@
+import Foundation
 import FFmpegSupport
 import Synchronization
 
@@ -54,7 +55,10 @@ public struct MixWriter: Sendable {
         var kinds: [AssetWriter.TrackKind] = []
         if plan.video != nil { kinds.append(.video) }
         if plan.audio != nil { kinds.append(.audio) }
-        let writer = try AssetWriter(output: plan.output, tracks: kinds, chapters: plan.chapters, progress: reporter)
+        // MIXWRITE_WRITER_QUEUE shrinks the hand-over, so that tests make the stages wait on each other often.
+        let queue = ProcessInfo.processInfo.environment["MIXWRITE_WRITER_QUEUE"].flatMap(Int.init).map { max(1, $0) } ?? 256
+        let writer = try AssetWriter(output: plan.output, tracks: kinds, chapters: plan.chapters, queueLimit: queue,
+                                     progress: reporter)
 
         let finished: FinishedOutput
         let damaged: Int
