@@ -45,6 +45,7 @@ struct Probe: ParsableCommand {
             var parts = ["  #\(s.index)", s.kind, s.codec + (s.profile.map { " (\($0))" } ?? "")]
             if let w = s.width, let h = s.height { parts.append("\(w)x\(h)") }
             if let p = s.pixelFormat { parts.append(p) }
+            if let sar = s.sampleAspectRatio { parts.append("SAR \(sar)") }
             if let f = s.frameRate { parts.append("\(f) fps") }
             if let r = s.sampleRate { parts.append("\(r) Hz") }
             if let l = s.layout { parts.append(l.isEmpty ? "\(s.channels ?? 0) ch" : l) }

@@ -10,6 +10,8 @@ public struct ProbeReport: Sendable, Codable {
         public var width: Int?
         public var height: Int?
         public var pixelFormat: String?
+        /// The pixel aspect, when pixels are not square ("1:2").
+        public var sampleAspectRatio: String?
         public var frameRate: String?
         public var sampleRate: Int?
         public var channels: Int?
@@ -42,6 +44,7 @@ public struct ProbeReport: Sendable, Codable {
                 index: s.index, kind: s.kind.rawValue, codec: s.codec, profile: s.profile,
                 width: video ? s.width : nil, height: video ? s.height : nil,
                 pixelFormat: video ? s.pixelFormat.description : nil,
+                sampleAspectRatio: video ? s.sampleAspectRatio.flatMap { $0.num == $0.den ? nil : "\($0.num):\($0.den)" } : nil,
                 frameRate: video && !s.isAttachedPicture ? s.frameRate?.description : nil,
                 sampleRate: audio ? s.sampleRate : nil, channels: audio ? s.channels : nil,
                 layout: audio ? s.layout : nil, duration: s.duration?.seconds,
