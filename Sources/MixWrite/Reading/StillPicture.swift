@@ -51,11 +51,7 @@ final class StillPicture: PictureSource {
             let canvas = try Frame(width: width, height: height, pixelFormat: .yuv420p)
             // Bars in the background colour, not black.
             let (by, bu, bv) = ChromaKeyBlend.rgbToYUV(r: background.r, g: background.g, b: background.b, color: color)
-            for (plane, value) in [(0, by), (1, bu), (2, bv)] {
-                let rows = plane == 0 ? height : height / 2, cols = plane == 0 ? width : width / 2
-                for r in 0..<rows { (canvas.plane(plane) + r * canvas.stride(plane)).update(repeating: UInt8(value.rounded()), count: cols) }
-            }
-            place.drawOver(yuv, into: canvas)
+            place.draw(yuv, into: canvas, bars: (UInt8(by.rounded()), UInt8(bu.rounded()), UInt8(bv.rounded())))
             picture = canvas
         }
     }
@@ -100,23 +96,6 @@ final class StillPicture: PictureSource {
             throw e
         } catch let e as FFmpegError {
             throw MixWriteError.input(file: file.path, "cannot be decoded as a picture (\(e.message.lowercased()))")
-        }
-    }
-}
-
-extension Placement {
-    /// The picture over what the canvas already holds (the bars keep their colour).
-    func drawOver(_ picture: Frame, into canvas: Frame) {
-        for plane in 0..<3 {
-            let shift = plane == 0 ? 0 : 1
-            let cw = (canvas.width + shift) >> shift, ch = (canvas.height + shift) >> shift
-            let px = x >> shift, py = y >> shift, pw = (width + shift) >> shift, ph = (height + shift) >> shift
-            let x0 = max(0, px), x1 = min(cw, px + pw)
-            guard x1 > x0 else { continue }
-            for row in max(0, py)..<min(ch, py + ph) {
-                (canvas.plane(plane) + row * canvas.stride(plane) + x0)
-                    .update(from: picture.plane(plane) + (row - py) * picture.stride(plane) + (x0 - px), count: x1 - x0)
-            }
         }
     }
 }

@@ -267,14 +267,15 @@ struct Placement {
 
     func isWholeFrame(_ target: Scaler.Key) -> Bool { x == 0 && y == 0 && width == target.width && height == target.height }
 
-    /// Black where the picture does not reach, the picture (cropped to the frame) elsewhere.
-    func draw(_ picture: Frame, into canvas: Frame) {
+    /// `bars` (Y, U, V; black by default) where the picture does not reach, the picture (cropped to the
+    /// frame) elsewhere.
+    func draw(_ picture: Frame, into canvas: Frame, bars: (UInt8, UInt8, UInt8) = (16, 128, 128)) {
         for plane in 0..<3 {
             let shift = plane == 0 ? 0 : 1
             let cw = (canvas.width + shift) >> shift, ch = (canvas.height + shift) >> shift
             let px = x >> shift, py = y >> shift
             let pw = (width + shift) >> shift, ph = (height + shift) >> shift
-            let black: UInt8 = plane == 0 ? 16 : 128
+            let black = plane == 0 ? bars.0 : plane == 1 ? bars.1 : bars.2
             let dst = canvas.plane(plane), src = picture.plane(plane)
             let ds = canvas.stride(plane), ss = picture.stride(plane)
             let x0 = max(0, px), x1 = min(cw, px + pw)
