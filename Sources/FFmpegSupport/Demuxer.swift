@@ -43,6 +43,14 @@ public struct StreamInfo: Sendable {
 
     /// Whether this FFmpeg has a decoder for the stream's codec.
     public var hasDecoder: Bool
+    /// FFmpeg's id of the codec, to ask a muxer whether it can hold the stream as it is.
+    public var codecID: UInt32
+
+    /// Whether the muxer named `format` can store this stream copied as it is. The corresponding FFmpeg
+    /// call is `avformat_query_codec`.
+    public func fits(format: String) -> Bool {
+        mw_format_can_hold(format, AVCodecID(rawValue: codecID)) == 1
+    }
 
     public var isRealVideo: Bool { kind == .video && !isAttachedPicture }
 }
@@ -179,6 +187,6 @@ public final class Demuxer {
                                     fullRange: par.color_range == AVCOL_RANGE_JPEG
                                         || PixelFormat(rawValue: par.format).isJPEGRange),
             sampleRate: Int(par.sample_rate), channels: Int(par.ch_layout.nb_channels), layout: layoutText,
-            hasDecoder: avcodec_find_decoder(par.codec_id) != nil)
+            hasDecoder: avcodec_find_decoder(par.codec_id) != nil, codecID: par.codec_id.rawValue)
     }
 }

@@ -74,11 +74,6 @@ public struct StreamParameters: Sendable {
     /// The codec's name, for messages.
     public var codecName: String { avcodec_get_name(AVCodecID(rawValue: codecID)).map { String(cString: $0) } ?? "unknown" }
 
-    /// Whether the muxer named `format` can store this codec. The corresponding FFmpeg call is `avformat_query_codec`.
-    public func fits(format: String) -> Bool {
-        mw_format_can_hold(format, AVCodecID(rawValue: codecID)) == 1
-    }
-
     init(_ p: AVCodecParameters, timeBase: Rational) {
         isVideo = p.codec_type == AVMEDIA_TYPE_VIDEO
         codecID = p.codec_id.rawValue

@@ -26,15 +26,8 @@ extension RemixJob: MixJob {
         let video = file.mainVideo
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths,
                                     kind: video == nil ? .audioOnly : .movie)
-        if let video {
-            let format = output.container.muxerName
-            let parameters: StreamParameters
-            do { parameters = try Demuxer(url: movie).streamParameters(video.index) } catch {
-                throw .input(file: movie, MediaFile.explain(error))
-            }
-            guard parameters.fits(format: format) else {
-                throw .input(file: movie, "its video (\(video.codec)) cannot be copied into a .\(output.path.split(separator: ".").last ?? "") file; use .mkv")
-            }
+        if let video, !video.fits(format: output.container.muxerName) {
+            throw .input(file: movie, "its video (\(video.codec)) cannot be copied into a .\(output.path.split(separator: ".").last ?? "") file; use .mkv")
         }
         let length = (video != nil ? file.videoDuration : file.totalDuration) ?? .zero
         guard length > .zero else { throw .input(file: movie, "has no known duration") }
