@@ -61,9 +61,7 @@ struct Batch: AsyncParsableCommand {
         if let signal = signals.caught { throw MixWriteError.interrupted(signal: signal) }
 
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+            printJSON(results)
         } else if !quiet {
             for r in results {
                 let what = r.status == .failed ? (r.error ?? "") : r.output

@@ -30,9 +30,7 @@ struct CommonOptions: ParsableArguments {
             for w in report.warnings { writeError("mixwrite: warning: \(w)\n") }
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            if let data = try? encoder.encode(report), let text = String(data: data, encoding: .utf8) { print(text) }
+            printJSON(report)
         } else if !quiet {
             if verbose, let audio = report.audio {
                 writeError("mixwrite: mix plan: \(audio.sources.count) tracks → AAC \(audio.sampleRate) Hz, \(audio.channels == 1 ? "mono" : "stereo")\n")
@@ -48,9 +46,7 @@ struct CommonOptions: ParsableArguments {
 extension CommonOptions {
     func printFrameReport(_ report: FrameReport, auto: Bool) {
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            if let data = try? encoder.encode(report), let text = String(data: data, encoding: .utf8) { print(text) }
+            printJSON(report)
         } else if !quiet {
             var line = "mixwrite: wrote \(report.output) (\(report.width)x\(report.height) at \(formatSeconds(report.time)))"
             if auto { line += ", key colour \(report.key.keyColorHex) picked from fx's border" }
@@ -187,6 +183,15 @@ func parsePairs(_ items: [String], option: String) throws -> [String: Double] {
         result[String(parts[0])] = v
     }
     return result
+}
+
+/// A report on stdout as JSON: indented, keys sorted, paths unescaped. (Our report types always encode.)
+func printJSON(_ value: some Encodable) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    do { print(String(decoding: try encoder.encode(value), as: UTF8.self)) } catch {
+        writeError("mixwrite: error: cannot write the JSON report: \(error)\n")
+    }
 }
 
 func formatSeconds(_ s: Double) -> String {

@@ -22,9 +22,7 @@ struct Probe: ParsableCommand {
     func run() throws {
         let reports = files.map { ProbeReport.probe($0) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(reports), as: UTF8.self))
+            printJSON(reports)
         } else {
             for r in reports { printTable(r) }
         }
