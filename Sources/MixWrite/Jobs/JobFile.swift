@@ -199,6 +199,15 @@ private struct Keys {
         var crf: Int?
         var preset: String?
         var fit: Fit?
+
+        /// The keys that were given, set on the job; the others keep the job's defaults.
+        func apply(to job: inout some EncodedPictureJob) {
+            if let (w, h) = size { (job.width, job.height) = (w, h) }
+            job.takeFrameRate(fps)
+            if let crf { job.crf = crf }
+            if let preset { job.preset = preset }
+            if let fit { job.fit = fit }
+        }
     }
 
     mutating func videoKeys() throws(MixWriteError) -> VideoKeys {
@@ -216,12 +225,7 @@ private struct Keys {
         case "blend":
             var j = BlendJob(fx: resolve(try required("fx")), base: resolve(try required("base")), output: output)
             j.audio = try audioOptions(files: try paths("audio") ?? [])
-            let v = try videoKeys()
-            if let (w, h) = v.size { (j.width, j.height) = (w, h) }
-            j.frameRate = v.fps
-            if let c = v.crf { j.crf = c }
-            if let p = v.preset { j.preset = p }
-            if let f = v.fit { j.fit = f }
+            try videoKeys().apply(to: &j)
             if let d = try choice("duration", DurationPolicy.self) { j.duration = d }
             if (dict["key-color"] as? String)?.lowercased() == "auto" { used.insert("key-color"); j.autoKeyColor = true }
             else if let k = try color("key-color") { j.key.keyColor = k }
@@ -234,12 +238,7 @@ private struct Keys {
             guard let clips = try paths("clips"), !clips.isEmpty else { throw .input(file: file, "job \(index): 'clips' is missing") }
             var j = ConcatJob(clips: clips, output: output)
             j.audio = try audioOptions(files: try paths("audio") ?? [])
-            let v = try videoKeys()
-            if let (w, h) = v.size { (j.width, j.height) = (w, h) }
-            j.frameRate = v.fps
-            if let c = v.crf { j.crf = c }
-            if let p = v.preset { j.preset = p }
-            if let f = v.fit { j.fit = f }
+            try videoKeys().apply(to: &j)
             if let e = try bool("event-chapters") { j.eventChapters = e }
             used.insert("events")
             if let e = dict["events"] {
@@ -257,12 +256,7 @@ private struct Keys {
             guard let sounds = try paths("audio"), !sounds.isEmpty else { throw .input(file: file, "job \(index): 'audio' is missing") }
             var j = StillJob(image: resolve(try required("image")), audioFiles: sounds, output: output)
             j.audio = try audioOptions(files: [])
-            let v = try videoKeys()
-            if let (w, h) = v.size { (j.width, j.height) = (w, h) }
-            if let r = v.fps { j.frameRate = r }
-            if let c = v.crf { j.crf = c }
-            if let p = v.preset { j.preset = p }
-            if let f = v.fit { j.fit = f }
+            try videoKeys().apply(to: &j)
             if let b = try color("background") { j.background = [b.0, b.1, b.2] }
             j.overwrite = overwrite; j.strict = strict; j.threads = threads
             job = j
@@ -283,4 +277,27 @@ private func isJSONBool(_ v: Any) -> Bool {
     if String(describing: type(of: v)).contains("Boolean") { return true }
     if let n = v as? NSNumber { return String(cString: n.objCType) == "c" }
     return false
+}
+
+/// The picture options blend, concat and still share, for the job file to set them in one place.
+protocol EncodedPictureJob {
+    var width: Int? { get set }
+    var height: Int? { get set }
+    var crf: Int { get set }
+    var preset: String { get set }
+    var fit: Fit { get set }
+    /// Sets the frame rate when one was given (a still keeps its own default otherwise).
+    mutating func takeFrameRate(_ rate: Rational?)
+}
+
+extension BlendJob: EncodedPictureJob {
+    mutating func takeFrameRate(_ rate: Rational?) { frameRate = rate }
+}
+
+extension ConcatJob: EncodedPictureJob {
+    mutating func takeFrameRate(_ rate: Rational?) { frameRate = rate }
+}
+
+extension StillJob: EncodedPictureJob {
+    mutating func takeFrameRate(_ rate: Rational?) { if let rate { frameRate = rate } }
 }
