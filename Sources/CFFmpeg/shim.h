@@ -37,6 +37,12 @@ static inline int64_t mw_nopts_value(void) { return AV_NOPTS_VALUE; }
 static inline AVRational mw_time_base_q(void) { return (AVRational){1, AV_TIME_BASE}; }
 /// AVERROR(e) for an errno value, to turn an OS error into FFmpeg's convention.
 static inline int mw_averror_from_errno(int e) { return AVERROR(e); }
+/// AVERROR_DECODER_NOT_FOUND, AVERROR_ENCODER_NOT_FOUND, AVERROR_FILTER_NOT_FOUND and AVERROR_INVALIDDATA
+/// are FFERRTAG expressions Swift cannot import.
+static inline int mw_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int mw_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
+static inline int mw_averror_filter_not_found(void) { return AVERROR_FILTER_NOT_FOUND; }
+static inline int mw_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 
 // Stream side data moved between FFmpeg versions: av_stream_get_side_data/av_stream_new_side_data in 5.1,
 // codecpar->coded_side_data from libavformat 61 (FFmpeg 7), which removed the old calls. The version check

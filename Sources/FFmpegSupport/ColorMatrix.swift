@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// The YUV↔RGB matrix of a picture, our name for the `AVColorSpace` values that matter here.
 public enum ColorMatrix: String, Sendable, Codable {
@@ -54,6 +54,39 @@ public struct ColorDescription: Sendable, Hashable, Codable {
     public init(matrix: ColorMatrix, fullRange: Bool) {
         self.matrix = matrix
         self.fullRange = fullRange
+    }
+}
+
+extension ColorDescription {
+    /// RGB in [0, 1] to 8-bit Y, U, V with this matrix and range (unrounded).
+    public func yuv(r: Double, g: Double, b: Double) -> (y: Double, u: Double, v: Double) {
+        let (kr, kb) = matrix.lumaWeights
+        let y = kr * r + (1 - kr - kb) * g + kb * b
+        let pb = (b - y) / (2 * (1 - kb)), pr = (r - y) / (2 * (1 - kr))
+        if fullRange { return (y * 255, 128 + pb * 255, 128 + pr * 255) }
+        return (16 + y * 219, 128 + pb * 224, 128 + pr * 224)
+    }
+
+    /// 8-bit Y, U, V to RGB in [0, 1] (clamped, as a texture stores it) with this matrix and range.
+    public func rgb(y: Double, u: Double, v: Double) -> (r: Double, g: Double, b: Double) {
+        let luma = fullRange ? y / 255 : (y - 16) / 219
+        let (dr, dg, db) = rgbOffset(u: u, v: v)
+        let clamp = { (x: Double) in min(max(x, 0), 1) }
+        return (clamp(luma + dr), clamp(luma + dg), clamp(luma + db))
+    }
+
+    /// The chroma part of the YUV → RGB conversion: RGB = luma·(1, 1, 1) + this.
+    public func rgbOffset(u: Double, v: Double) -> (r: Double, g: Double, b: Double) {
+        let (kr, kb) = matrix.lumaWeights
+        let kg = 1 - kr - kb
+        // Pb, Pr in [-0.5, 0.5].
+        let scale = fullRange ? 255.0 : 224.0
+        let pb = (u - 128) / scale
+        let pr = (v - 128) / scale
+        let r = 2 * (1 - kr) * pr
+        let b = 2 * (1 - kb) * pb
+        let g = -(2 * kb * (1 - kb) * pb + 2 * kr * (1 - kr) * pr) / kg
+        return (r, g, b)
     }
 }
 

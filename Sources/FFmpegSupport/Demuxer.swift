@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// What kind of data a stream carries.
 public enum MediaKind: String, Sendable, Codable {
@@ -58,7 +58,7 @@ public struct StreamInfo: Sendable {
 /// An open input file. Owns its `AVFormatContext`; `deinit` closes it.
 public final class Demuxer {
     public let url: String
-    public let context: UnsafeMutablePointer<AVFormatContext>
+    let context: UnsafeMutablePointer<AVFormatContext>
     public let streams: [StreamInfo]
 
     /// Opens and probes a file. The corresponding FFmpeg calls are `avformat_open_input` and `avformat_find_stream_info`.
@@ -66,7 +66,7 @@ public final class Demuxer {
         self.url = url
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         try check(avformat_open_input(&ctx, url, nil, nil), "avformat_open_input")
-        guard let ctx else { throw FFmpegError(code: FFmpegError.noMemory, call: "avformat_open_input") }
+        guard let ctx else { throw FFmpegError(.noMemory, call: "avformat_open_input") }
         let found = avformat_find_stream_info(ctx, nil)
         if found < 0 {
             var c: UnsafeMutablePointer<AVFormatContext>? = ctx
@@ -97,7 +97,7 @@ public final class Demuxer {
         return s == mw_nopts_value() ? nil : MediaTime(value: s, timescale: AV_TIME_BASE)
     }
 
-    public func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
+    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
 
     /// Tells the demuxer to drop every stream but these, so reading skips them cheaply.
     public func keepOnly(_ indices: Set<Int>) {
@@ -111,7 +111,7 @@ public final class Demuxer {
     public func read(into packet: Packet) throws(FFmpegError) -> Bool {
         packet.unref()
         let r = av_read_frame(context, packet.pointer)
-        if r == FFmpegError.endOfFile { return false }
+        if r == FFmpegError.Code.endOfFile.rawValue { return false }
         try check(r, "av_read_frame")
         return true
     }

@@ -1,38 +1,63 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// A failed FFmpeg call: its return code, the call's name and FFmpeg's own text for the code.
 public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
-    public let code: Int32
+    public let code: Code
     public let call: String
 
-    public init(code: Int32, call: String) {
+    /// FFmpeg's negative return codes, by our names for the ones mixwrite tells apart.
+    public struct Code: RawRepresentable, Sendable, Hashable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        /// `AVERROR_EOF`: the end of a stream (a value, not a failure, when reading or draining).
+        public static var endOfFile: Code { Code(rawValue: mw_averror_eof()) }
+        /// `AVERROR(EAGAIN)`: send more input (or take output) first.
+        public static var tryAgain: Code { Code(rawValue: mw_averror_eagain()) }
+        /// `AVERROR(ENOMEM)`.
+        public static var noMemory: Code { Code(rawValue: mw_averror_enomem()) }
+        /// `AVERROR(ENOSPC)`: the disk is full.
+        public static var noSpace: Code { Code(rawValue: mw_averror_enospc()) }
+        /// `AVERROR(EINVAL)`.
+        public static var invalidArgument: Code { Code(rawValue: mw_averror_einval()) }
+        /// `AVERROR_INVALIDDATA`: damaged input.
+        public static var invalidData: Code { Code(rawValue: mw_averror_invaliddata()) }
+        /// `AVERROR_DECODER_NOT_FOUND`.
+        public static var decoderNotFound: Code { Code(rawValue: mw_averror_decoder_not_found()) }
+        /// `AVERROR_ENCODER_NOT_FOUND`.
+        public static var encoderNotFound: Code { Code(rawValue: mw_averror_encoder_not_found()) }
+        /// `AVERROR_FILTER_NOT_FOUND`.
+        public static var filterNotFound: Code { Code(rawValue: mw_averror_filter_not_found()) }
+        /// `AVERROR(errno)`: an operating-system error in FFmpeg's convention.
+        public static func errno(_ e: Int32) -> Code { Code(rawValue: mw_averror_from_errno(e)) }
+    }
+
+    public init(_ code: Code, call: String) {
         self.code = code
         self.call = call
+    }
+
+    init(code: Int32, call: String) {
+        self.init(Code(rawValue: code), call: call)
     }
 
     /// FFmpeg's text for the code. The corresponding FFmpeg call is `av_strerror`.
     public var message: String {
         var buffer = [CChar](repeating: 0, count: 256)
-        av_strerror(code, &buffer, buffer.count)
+        av_strerror(code.rawValue, &buffer, buffer.count)
         return string(fromCString: buffer)
     }
 
     public var description: String { "\(call): \(message.lowercased())" }
 
-    public var isEndOfFile: Bool { code == mw_averror_eof() }
-    public var isNoSpace: Bool { code == mw_averror_enospc() }
-
-    public static var endOfFile: Int32 { mw_averror_eof() }
-    public static var tryAgain: Int32 { mw_averror_eagain() }
-    public static var noMemory: Int32 { mw_averror_enomem() }
-    public static var invalidArgument: Int32 { mw_averror_einval() }
-    public static func fromErrno(_ e: Int32) -> Int32 { mw_averror_from_errno(e) }
+    public var isEndOfFile: Bool { code == .endOfFile }
+    public var isNoSpace: Bool { code == .noSpace }
 }
 
 /// Throws an `FFmpegError` when `result` is negative; returns it otherwise.
 @discardableResult
 @inline(__always)
-public func check(_ result: Int32, _ call: @autoclosure () -> String) throws(FFmpegError) -> Int32 {
+func check(_ result: Int32, _ call: @autoclosure () -> String) throws(FFmpegError) -> Int32 {
     if result < 0 { throw FFmpegError(code: result, call: call()) }
     return result
 }
@@ -46,6 +71,7 @@ public enum Receive<Value> {
 
 /// Sets FFmpeg's global log level once: mixwrite reports problems itself, one line each.
 public enum FFmpegLog {
+    /// The corresponding FFmpeg call is `av_log_set_level`.
     public static func quiet() { av_log_set_level(AV_LOG_QUIET) }
     public static func errorsOnly() { av_log_set_level(AV_LOG_ERROR) }
 }

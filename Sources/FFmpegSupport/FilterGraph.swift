@@ -1,10 +1,10 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// An avfilter graph with named buffer sources and one buffer sink. Owns its `AVFilterGraph`.
 public final class FilterGraph {
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
-    public private(set) var sources: [UnsafeMutablePointer<AVFilterContext>] = []
-    public private(set) var sink: UnsafeMutablePointer<AVFilterContext>?
+    private var sources: [UnsafeMutablePointer<AVFilterContext>] = []
+    private var sink: UnsafeMutablePointer<AVFilterContext>?
     private var sinkFrameSize: Int?
 
     /// The corresponding FFmpeg call is `avfilter_graph_alloc`.
@@ -71,7 +71,7 @@ public final class FilterGraph {
 
     private func create(_ filterName: String, name: String, args: String?) throws(FFmpegError) -> UnsafeMutablePointer<AVFilterContext> {
         guard let filter = avfilter_get_by_name(filterName) else {
-            throw FFmpegError(code: FFmpegError.invalidArgument, call: "avfilter_get_by_name(\(filterName))")
+            throw FFmpegError(.invalidArgument, call: "avfilter_get_by_name(\(filterName))")
         }
         var ctx: UnsafeMutablePointer<AVFilterContext>? = nil
         try check(avfilter_graph_create_filter(&ctx, filter, name, args, nil, graph), "avfilter_graph_create_filter(\(filterName))")
@@ -81,11 +81,11 @@ public final class FilterGraph {
     /// Links the sources (`[in0]`, `[in1]`, …) to the sink (`[out]`) through `description`, then configures the graph.
     /// The corresponding FFmpeg calls are `avfilter_graph_parse_ptr` and `avfilter_graph_config`.
     public func configure(_ description: String) throws(FFmpegError) {
-        guard let sink else { throw FFmpegError(code: FFmpegError.invalidArgument, call: "FilterGraph.configure: no sink") }
+        guard let sink else { throw FFmpegError(.invalidArgument, call: "FilterGraph.configure: no sink") }
         // The open ends of the description: its inputs are our sources' outputs and the other way round.
         var outputs: UnsafeMutablePointer<AVFilterInOut>? = nil
         for (i, src) in sources.enumerated().reversed() {
-            guard let io = avfilter_inout_alloc() else { throw FFmpegError(code: FFmpegError.noMemory, call: "avfilter_inout_alloc") }
+            guard let io = avfilter_inout_alloc() else { throw FFmpegError(.noMemory, call: "avfilter_inout_alloc") }
             io.pointee.name = av_strdup("in\(i)")
             io.pointee.filter_ctx = src
             io.pointee.pad_idx = 0
@@ -121,8 +121,8 @@ public final class FilterGraph {
     /// Takes the next frame from the sink. The corresponding FFmpeg call is `av_buffersink_get_frame`.
     public func pull(into frame: Frame) throws(FFmpegError) -> Receive<Void> {
         let r = av_buffersink_get_frame(sink, frame.pointer)
-        if r == FFmpegError.tryAgain { return .needsInput }
-        if r == FFmpegError.endOfFile { return .endOfStream }
+        if r == FFmpegError.Code.tryAgain.rawValue { return .needsInput }
+        if r == FFmpegError.Code.endOfFile.rawValue { return .endOfStream }
         try check(r, "av_buffersink_get_frame")
         return .value(())
     }

@@ -1,39 +1,60 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// A rational point or span of media time: `value / timescale` seconds, as AVFoundation's `CMTime`.
-/// The pipeline never keeps time as a `Double`; conversions go through `av_rescale_q`.
+/// The pipeline never keeps time as a `Double`; conversions go through `av_rescale_rnd`, and sums and
+/// differences are exact: they are taken on a common timescale (the least common multiple).
 public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     public var value: Int64
-    public var timescale: Int32
+    public var timescale: Int64
 
-    public init(value: Int64, timescale: Int32) {
+    public init(value: Int64, timescale: Int64) {
         precondition(timescale > 0, "a MediaTime needs a positive timescale")
         self.value = value
         self.timescale = timescale
     }
 
-    public static let zero = MediaTime(value: 0, timescale: 1)
+    /// For 32-bit timescales (frame rates' numerators, FFmpeg's time bases); literals take the 64-bit init.
+    @_disfavoredOverload
+    public init(value: Int64, timescale: Int32) {
+        self.init(value: value, timescale: Int64(timescale))
+    }
 
-    /// A time given in a stream's time base (`num/den` seconds a tick).
+    public static let zero = MediaTime(value: 0, timescale: Int64(1))
+
+    /// One tick of `rate`'s frames: `n` frames of `rate` last `n · den / num` seconds.
+    public init(frames n: Int64, rate: Rational) {
+        self.init(value: n * Int64(rate.den), timescale: Int64(rate.num))
+    }
+
+    /// A time given in a stream's time base (`num/den` seconds a tick), exactly.
     public init(ticks: Int64, timeBase: Rational) {
-        // Express it exactly when the time base is 1/den; otherwise rescale to microseconds.
-        if timeBase.num == 1, timeBase.den > 0 {
-            self.init(value: ticks, timescale: timeBase.den)
+        precondition(timeBase.isValid, "a time base must be positive")
+        let (v, overflow) = ticks.multipliedReportingOverflow(by: Int64(timeBase.num))
+        if !overflow {
+            self.init(value: v, timescale: Int64(timeBase.den))
         } else {
-            let micros: Int64 = av_rescale_q(ticks, timeBase.av, AVRational(num: 1, den: 1_000_000))
-            self.init(value: micros, timescale: 1_000_000)
+            self.init(value: av_rescale_q(ticks, timeBase.av, AVRational(num: 1, den: 1_000_000)), timescale: Int64(1_000_000))
         }
     }
 
-    /// This time in ticks of `timeBase`, rounded to nearest. The corresponding FFmpeg call is `av_rescale_q`.
+    /// This time in ticks of `timeBase`, rounded to nearest. The corresponding FFmpeg call is `av_rescale_rnd`.
     public func ticks(in timeBase: Rational) -> Int64 {
-        av_rescale_q(value, AVRational(num: 1, den: timescale), timeBase.av)
+        rescaled(to: timeBase, AV_ROUND_NEAR_INF)
     }
 
-    /// This time in ticks of `timeBase`, with an explicit rounding. The corresponding FFmpeg call is `av_rescale_q_rnd`.
+    /// This time in ticks of `timeBase`, with an explicit rounding. The corresponding FFmpeg call is `av_rescale_rnd`.
     public func ticks(in timeBase: Rational, roundingUp: Bool) -> Int64 {
-        let rounding = roundingUp ? AV_ROUND_UP : AV_ROUND_DOWN
-        return av_rescale_q_rnd(value, AVRational(num: 1, den: timescale), timeBase.av, rounding)
+        rescaled(to: timeBase, roundingUp ? AV_ROUND_UP : AV_ROUND_DOWN)
+    }
+
+    /// value/timescale in ticks of num/den: value · den / (timescale · num), computed without overflow
+    /// by FFmpeg (it keeps 128 bits in the middle).
+    private func rescaled(to timeBase: Rational, _ rounding: AVRounding) -> Int64 {
+        let (c, overflow) = timescale.multipliedReportingOverflow(by: Int64(timeBase.num))
+        if !overflow { return av_rescale_rnd(value, Int64(timeBase.den), c, rounding) }
+        // A timescale this fine (past 2^62 / num) never comes from media: go through the value in seconds.
+        return av_rescale_rnd(av_rescale_rnd(value, Int64(1_000_000_000), timescale, rounding),
+                              Int64(timeBase.den), Int64(timeBase.num) * 1_000_000_000, rounding)
     }
 
     public func converted(to timescale: Int32) -> MediaTime {
@@ -51,33 +72,53 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return "\(sign)\(a / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)s"
     }
 
-    /// The corresponding FFmpeg call is `av_compare_ts`.
+    /// Exact: compares value·other.timescale with other.value·timescale in 128 bits.
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
-        av_compare_ts(lhs.value, AVRational(num: 1, den: lhs.timescale),
-                      rhs.value, AVRational(num: 1, den: rhs.timescale)) < 0
+        compare(lhs, rhs) < 0
     }
 
     public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool {
-        av_compare_ts(lhs.value, AVRational(num: 1, den: lhs.timescale),
-                      rhs.value, AVRational(num: 1, den: rhs.timescale)) == 0
+        compare(lhs, rhs) == 0
+    }
+
+    private static func compare(_ a: MediaTime, _ b: MediaTime) -> Int {
+        let l = a.value.multipliedFullWidth(by: b.timescale)
+        let r = b.value.multipliedFullWidth(by: a.timescale)
+        if l.high != r.high { return l.high < r.high ? -1 : 1 }
+        if l.low != r.low { return l.low < r.low ? -1 : 1 }
+        return 0
     }
 
     public func hash(into hasher: inout Hasher) {
-        let g = gcd(abs(value), Int64(timescale))
-        hasher.combine(g == 0 ? 0 : value / g)
-        hasher.combine(g == 0 ? 1 : Int64(timescale) / g)
+        let r = reduced
+        hasher.combine(r.value)
+        hasher.combine(r.timescale)
     }
 
-    public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        if lhs.timescale == rhs.timescale { return MediaTime(value: lhs.value + rhs.value, timescale: lhs.timescale) }
-        let scale = max(lhs.timescale, rhs.timescale)
-        return MediaTime(value: lhs.converted(to: scale).value + rhs.converted(to: scale).value, timescale: scale)
+    /// The same time with value and timescale divided by their greatest common divisor.
+    public var reduced: MediaTime {
+        let g = gcd(value.magnitude, UInt64(timescale))
+        guard g > 1 else { return self }
+        return MediaTime(value: value / Int64(g), timescale: timescale / Int64(g))
     }
 
-    public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        if lhs.timescale == rhs.timescale { return MediaTime(value: lhs.value - rhs.value, timescale: lhs.timescale) }
-        let scale = max(lhs.timescale, rhs.timescale)
-        return MediaTime(value: lhs.converted(to: scale).value - rhs.converted(to: scale).value, timescale: scale)
+    public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime { combine(lhs, rhs, &+) }
+
+    public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime { combine(lhs, rhs, &-) }
+
+    /// The sum or difference on the least common multiple of the two timescales, reduced: exact whenever
+    /// that timescale fits 64 bits (any two 32-bit timescales do).
+    private static func combine(_ lhs: MediaTime, _ rhs: MediaTime, _ op: (Int64, Int64) -> Int64) -> MediaTime {
+        if lhs.timescale == rhs.timescale { return MediaTime(value: op(lhs.value, rhs.value), timescale: lhs.timescale) }
+        let a = lhs.reduced, b = rhs.reduced
+        let g = Int64(gcd(UInt64(a.timescale), UInt64(b.timescale)))
+        let (common, o1) = (a.timescale / g).multipliedReportingOverflow(by: b.timescale)
+        let (x, o2) = a.value.multipliedReportingOverflow(by: common / a.timescale)
+        let (y, o3) = b.value.multipliedReportingOverflow(by: common / b.timescale)
+        if !(o1 || o2 || o3) { return MediaTime(value: op(x, y), timescale: common).reduced }
+        // Past 64 bits: nanoseconds, the finest a person could tell apart.
+        let ns = Rational(1, 1_000_000_000)
+        return MediaTime(value: op(a.ticks(in: ns), b.ticks(in: ns)), timescale: Int64(1_000_000_000))
     }
 
     /// Parses "12", "1.5" or "0.040" seconds exactly (as milliseconds at most microsecond precision).
@@ -95,11 +136,11 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
             frac = Int64(digits) ?? 0
         }
         let micros = w * 1_000_000 + frac
-        self.init(value: negative ? -micros : micros, timescale: 1_000_000)
+        self.init(value: negative ? -micros : micros, timescale: Int64(1_000_000))
     }
 }
 
-private func gcd(_ a: Int64, _ b: Int64) -> Int64 {
+private func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
     var (a, b) = (a, b)
     while b != 0 { (a, b) = (b, a % b) }
     return a
@@ -115,9 +156,9 @@ public struct Rational: Sendable, Hashable, Codable, CustomStringConvertible {
         self.den = den
     }
 
-    public init(_ r: AVRational) { self.init(r.num, r.den) }
+    init(_ r: AVRational) { self.init(r.num, r.den) }
 
-    public var av: AVRational { AVRational(num: num, den: den) }
+    var av: AVRational { AVRational(num: num, den: den) }
     public var isValid: Bool { num > 0 && den > 0 }
     public var inverted: Rational { Rational(den, num) }
     public var doubleValue: Double { den == 0 ? 0 : Double(num) / Double(den) }

@@ -1,9 +1,9 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// An output file being written. Owns its `AVFormatContext` and its I/O.
 /// `finish()` must run (or `abandon()` after a failure) before the muxer is released.
 public final class Muxer {
-    public let context: UnsafeMutablePointer<AVFormatContext>
+    let context: UnsafeMutablePointer<AVFormatContext>
     public let path: String
     private var headerWritten = false
     private var closed = false
@@ -13,7 +13,7 @@ public final class Muxer {
     public init(path: String, format: String) throws(FFmpegError) {
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         try check(avformat_alloc_output_context2(&ctx, nil, format, path), "avformat_alloc_output_context2")
-        guard let ctx else { throw FFmpegError(code: FFmpegError.noMemory, call: "avformat_alloc_output_context2") }
+        guard let ctx else { throw FFmpegError(.noMemory, call: "avformat_alloc_output_context2") }
         // Bit-exact output: no library version string, so the same job gives the same bytes.
         ctx.pointee.flags |= AVFMT_FLAG_BITEXACT
         let r = avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE)
@@ -38,7 +38,7 @@ public final class Muxer {
     /// The corresponding FFmpeg call is `avformat_new_stream`.
     public func addStream(_ parameters: StreamParameters, language: String? = nil) throws(FFmpegError) -> Int {
         guard let st = avformat_new_stream(context, nil) else {
-            throw FFmpegError(code: FFmpegError.noMemory, call: "avformat_new_stream")
+            throw FFmpegError(.noMemory, call: "avformat_new_stream")
         }
         try parameters.apply(to: st.pointee.codecpar)
         st.pointee.time_base = parameters.timeBase.av
@@ -53,11 +53,11 @@ public final class Muxer {
     public func addChapter(id: Int, start: MediaTime, end: MediaTime, title: String) throws(FFmpegError) {
         let size = MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride * (Int(context.pointee.nb_chapters) + 1)
         guard let grown = av_realloc(context.pointee.chapters, size) else {
-            throw FFmpegError(code: FFmpegError.noMemory, call: "av_realloc")
+            throw FFmpegError(.noMemory, call: "av_realloc")
         }
         context.pointee.chapters = grown.assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self)
         guard let ch = av_mallocz(MemoryLayout<AVChapter>.size)?.assumingMemoryBound(to: AVChapter.self) else {
-            throw FFmpegError(code: FFmpegError.noMemory, call: "av_mallocz")
+            throw FFmpegError(.noMemory, call: "av_mallocz")
         }
         let tb = Rational(1, 1000)
         ch.pointee.id = Int64(id)
@@ -85,6 +85,15 @@ public final class Muxer {
     /// The corresponding FFmpeg call is `av_write_frame` (the `AssetWriter` interleaves, so the muxer need not buffer).
     public func write(_ packet: Packet) throws(FFmpegError) {
         try check(av_write_frame(context, packet.pointer), "av_write_frame")
+    }
+
+    /// Writes one encoded packet of stream `index`, its timestamps in `timeBase`, in interleaved order.
+    /// The corresponding FFmpeg calls are `av_packet_rescale_ts` and `av_write_frame`.
+    public func write(_ encoded: EncodedPacket, stream index: Int, timeBase: Rational) throws(FFmpegError) {
+        let packet = try Packet(encoded)
+        packet.streamIndex = index
+        packet.rescaleTimestamps(from: timeBase, to: self.timeBase(ofStream: index))
+        try write(packet)
     }
 
     /// Flushes, writes the trailer and closes the file. The corresponding FFmpeg calls are `av_write_trailer` and `avio_closep`.

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// Converts pictures between sizes, pixel formats and colour matrices. Owns its `SwsContext`.
 public final class Scaler {
@@ -28,7 +28,7 @@ public final class Scaler {
         context = sws_getContext(Int32(source.width), Int32(source.height), source.format.av,
                                  Int32(destination.width), Int32(destination.height), destination.format.av,
                                  flags, nil, nil, nil)
-        guard context != nil else { throw FFmpegError(code: FFmpegError.invalidArgument, call: "sws_getContext") }
+        guard context != nil else { throw FFmpegError(.invalidArgument, call: "sws_getContext") }
         let srcTable = sws_getCoefficients(source.color.matrix.sws)
         let dstTable = sws_getCoefficients(destination.color.matrix.sws)
         sws_setColorspaceDetails(context, srcTable, source.color.fullRange ? 1 : 0,

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// An encoded packet as plain values, so a stage can hand it to the writer's task without sharing a C
 /// object. (An `AVPacket` cannot be proven disconnected once an FFmpeg call has touched it beside its
@@ -113,7 +113,7 @@ public struct StreamParameters: Sendable {
         if !extradata.isEmpty {
             let size = extradata.count
             guard let buffer = av_mallocz(size + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
-                throw FFmpegError(code: FFmpegError.noMemory, call: "av_mallocz")
+                throw FFmpegError(.noMemory, call: "av_mallocz")
             }
             extradata.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: size) }
             p.pointee.extradata = buffer

@@ -13,6 +13,10 @@ public enum MixWriteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Stopped by SIGINT (130) or SIGTERM (143).
     case interrupted(signal: Int32)
 
+    /// The signal numbers of an interruption (Linux and macOS agree on these two).
+    public static let sigint: Int32 = 2
+    public static let sigterm: Int32 = 15
+
     public var exitCode: Int32 {
         switch self {
         case .usage: return 1
@@ -30,7 +34,7 @@ public enum MixWriteError: Error, CustomStringConvertible, Sendable, Equatable {
         case .input(let file, let what), .output(let file, let what): return "\(file): \(what)"
         case .processing(let file?, let what): return "\(file): \(what)"
         case .processing(nil, let what): return what
-        case .interrupted(let signal): return signal == 15 ? "terminated" : "interrupted"
+        case .interrupted(let signal): return signal == MixWriteError.sigterm ? "terminated" : "interrupted"
         }
     }
 }

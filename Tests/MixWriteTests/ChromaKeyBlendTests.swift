@@ -25,7 +25,7 @@ struct ChromaKeyBlendTests {
         for y in 0..<p.height {
             for x in 0..<p.width {
                 let (r, g, b) = p.pixels[y * p.width + x]
-                let (yy, u, v) = ChromaKeyBlend.rgbToYUV(r: r, g: g, b: b, color: color)
+                let (yy, u, v) = color.yuv(r: r, g: g, b: b)
                 f.plane(0)[y * f.stride(0) + x] = UInt8(min(max(yy.rounded(), 0), 255))
                 if x % 2 == 0 && y % 2 == 0 {
                     f.plane(1)[(y / 2) * f.stride(1) + x / 2] = UInt8(min(max(u.rounded(), 0), 255))
@@ -44,7 +44,7 @@ struct ChromaKeyBlendTests {
                 let yy = Double(f.plane(0)[y * f.stride(0) + x])
                 let u = Double(f.plane(1)[(y / 2) * f.stride(1) + x / 2])
                 let v = Double(f.plane(2)[(y / 2) * f.stride(2) + x / 2])
-                let c = KeyColorPicker.yuvToRGB(y: yy, u: u, v: v, color: color)
+                let c = color.rgb(y: yy, u: u, v: v)
                 out.append((c.r, c.g, c.b))
             }
         }
@@ -133,7 +133,7 @@ struct ChromaKeyBlendTests {
         let settings = ChromaKeyBlend.Settings(keyColor: (0.1, 0.3, 0.9), threshold: 0.3, smoothing: 0.2)
         let keyer = ChromaKeyBlend(settings: settings, color: color)
         for (r, g, b) in [(0.1, 0.3, 0.9), (0.2, 0.35, 0.7), (0.9, 0.9, 0.1), (0.4, 0.4, 0.6), (0.15, 0.3, 0.8)] {
-            let (_, u, v) = ChromaKeyBlend.rgbToYUV(r: r, g: g, b: b, color: color)
+            let (_, u, v) = color.yuv(r: r, g: g, b: b)
             let fromTable = Double(keyer.table[Int(u.rounded()) << 8 | Int(v.rounded())]) / 256
             let exact = ReferenceKey.alpha(r, g, b, key: (0.1, 0.3, 0.9), threshold: 0.3, smoothing: 0.2)
             #expect(abs(fromTable - exact) < 0.03, "\((r, g, b)): table \(fromTable), formula \(exact)")
@@ -145,10 +145,10 @@ struct ChromaKeyBlendTests {
         let color = ColorDescription(matrix: .bt601, fullRange: false)
         let keyer = ChromaKeyBlend(settings: .init(despill: true), color: color)
         func despilled(_ r: Double, _ g: Double, _ b: Double) -> (Double, Double, Double) {
-            let (_, u, v) = ChromaKeyBlend.rgbToYUV(r: r, g: g, b: b, color: color)
+            let (_, u, v) = color.yuv(r: r, g: g, b: b)
             let uv = keyer.despillTable[Int(u.rounded()) << 8 | Int(v.rounded())]
-            let c = ChromaKeyBlend.chromaToRGBOffset(u: Double(uv >> 8), v: Double(uv & 0xFF), color: color)
-            let (o0, o1, o2) = ChromaKeyBlend.chromaToRGBOffset(u: u, v: v, color: color)
+            let c = color.rgbOffset(u: Double(uv >> 8), v: Double(uv & 0xFF))
+            let (o0, o1, o2) = color.rgbOffset(u: u, v: v)
             return (r - o0 + c.0, g - o1 + c.1, b - o2 + c.2)
         }
         // Skin lit green from the screen: kept by the key (just past its soft edge), less green after despill,

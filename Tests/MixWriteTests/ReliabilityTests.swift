@@ -51,7 +51,8 @@ struct ReliabilityTests {
         #expect(FileManager.default.contents(atPath: base) == before)
     }
 
-    @Test("SIGINT and SIGTERM stop a run within a second, remove the temporary file, keep the old output", arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    /// How fast a stop is belongs to `Benchmarks/stop-latency.sh`; here only that it stops at all (a hang guard).
+    @Test("SIGINT and SIGTERM stop a run, remove the temporary file, keep the old output", arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
     func signals(_ signal: Int32, _ code: Int32) throws {
         let clip = try Self.longClip.get()
         let dir = try Oracle.scratch()
@@ -70,24 +71,26 @@ struct ReliabilityTests {
         }
         usleep(300_000)
         #expect(p.isRunning, "the run ended before it could be interrupted")
-        let sent = Date()
         kill(p.processIdentifier, signal)
+        // The hang guard: a run that has not stopped long after the signal is killed, and the test fails.
+        let guardDeadline = Date().addingTimeInterval(30)
+        while p.isRunning && Date() < guardDeadline { usleep(10_000) }
+        if p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            Issue.record("still running 30 s after the signal")
+        }
         p.waitUntilExit()
-        let took = Date().timeIntervalSince(sent)
-        #expect(took < 1.0, "took \(took) s to stop")
         #expect(p.terminationReason == .exit && p.terminationStatus == code, "exit \(p.terminationStatus)")
         #expect(Oracle.listing(dir) == ["out.mov"], "left: \(Oracle.listing(dir))")
         #expect(FileManager.default.contents(atPath: out) == old)
     }
 
-    @Test("a full disk is exit 3 'no space left on device' with nothing left (tmpfs, as root)")
+    @Test("a full disk is exit 3 'no space left on device' with nothing left (tmpfs, as root)",
+          .enabled(if: Oracle.canMountTmpfs, "cannot mount a small tmpfs here: the full-disk test needs root"))
     func fullDisk() throws {
         let dir = try Oracle.scratch()
         let mount = try Oracle.run("/bin/mount", ["-t", "tmpfs", "-o", "size=96k", "tmpfs", dir])
-        guard mount.status == 0 else {
-            print("skipped: cannot mount a small tmpfs here (\(mount.stderr.trimmingCharacters(in: .whitespacesAndNewlines))); the full-disk test needs root")
-            return
-        }
+        try #require(mount.status == 0, "mount: \(mount.stderr)")
         defer { _ = try? Oracle.run("/bin/umount", [dir]) }
         let out = dir + "/out.mov"
         let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", out], timeout: 60)
@@ -164,12 +167,10 @@ struct ReliabilityTests {
         }
     }
 
-    @Test("every file of the corrupt corpus, in every role (MIXWRITE_CORPUS)")
+    @Test("every file of the corrupt corpus, in every role (MIXWRITE_CORPUS)",
+          .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the corrupt corpus is not run"))
     func corruptCorpus() throws {
-        guard let corpus = ProcessInfo.processInfo.environment["MIXWRITE_CORPUS"], !corpus.isEmpty else {
-            print("skipped: MIXWRITE_CORPUS is not set, so the corrupt corpus was not run")
-            return
-        }
+        let corpus = try #require(Oracle.corpus)
         let files = Oracle.listing(corpus + "/corrupt").map { corpus + "/corrupt/" + $0 }
         #expect(!files.isEmpty)
         let outDir = try Oracle.scratch("corrupt-out")

@@ -19,6 +19,25 @@ public enum Oracle {
         return root.appendingPathComponent(".build/debug/mixwrite").path
     }
 
+    /// The shared corpus of real media ($MIXWRITE_CORPUS), if a run points at it.
+    public static var corpus: String? {
+        guard let c = ProcessInfo.processInfo.environment["MIXWRITE_CORPUS"], !c.isEmpty else { return nil }
+        return c
+    }
+
+    /// Whether python3 has the jsonschema package (the schema test's validator).
+    public static let hasJSONSchema: Bool = {
+        (try? run("/usr/bin/env", ["python3", "-c", "import jsonschema"]).status) == 0
+    }()
+
+    /// Whether this process may mount a small tmpfs (root with the capability to mount): the full-disk test's need.
+    public static let canMountTmpfs: Bool = {
+        guard getuid() == 0, let dir = try? scratch("mount-probe") else { return false }
+        guard (try? run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]).status) == 0 else { return false }
+        _ = try? run("/bin/umount", [dir])
+        return true
+    }()
+
     public struct Result: Sendable {
         public var status: Int32
         public var stdout: Data

@@ -68,14 +68,14 @@ public struct AudioOptions: Sendable, Codable {
     }
 
     /// The mix plan for these sources and an output of `duration`.
-    func plan(sources: [AudioSource], duration: MediaTime) -> AudioStage.Plan? {
+    func plan(sources: [AudioSource], duration: MediaTime) -> AudioMixPlan? {
         guard !sources.isEmpty else { return nil }
         let rate = sampleRate ?? 48_000
         let ch = channels ?? (sources.contains { $0.channels >= 2 } ? 2 : 1)
         let total = duration.ticks(in: Rational(1, Int32(rate)))
         var routed = sources
         for i in routed.indices { routed[i].route = Self.route(routed[i], rate: rate, channels: ch, mode: mode) }
-        return AudioStage.Plan(sources: routed, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
+        return AudioMixPlan(sources: routed, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
                                bitRate: bitRate, mode: mode, strict: false)
     }
 

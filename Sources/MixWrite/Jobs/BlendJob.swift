@@ -101,7 +101,7 @@ extension BlendJob: MixJob {
     }
 
     /// Reads fx and base and decides the picture: size, rate, length, colour, key.
-    func planVideo() throws(MixWriteError) -> (MediaFile, MediaFile, BlendVideoStage.Plan) {
+    func planVideo() throws(MixWriteError) -> (MediaFile, MediaFile, BlendStage.Plan) {
         try validate()
         let fxFile = try MediaFile(path: fx)
         let baseFile = try MediaFile(path: base)
@@ -127,9 +127,9 @@ extension BlendJob: MixJob {
         let color = ColorDescription(matrix: baseVideo.color.matrix == .bt709 ? .bt709 : .bt601, fullRange: false)
         var key = self.key
         if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
-        let plan = BlendVideoStage.Plan(
+        let plan = BlendStage.Plan(
             fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
-            key: key, crf: crf, preset: preset, holdBase: duration == .longest || duration == .fx, strict: strict, fit: fit,
+            key: key, crf: crf, preset: preset, strict: strict, fit: fit,
             threads: threads)
         return (fxFile, baseFile, plan)
     }
@@ -144,13 +144,9 @@ extension BlendJob: MixJob {
         guard time >= .zero, time < length else {
             throw .usage("--frame \(time.seconds) is outside the output (0 to \(length.seconds) s)")
         }
+        let picture = try BlendStage.picture(plan, at: time)
         let bytes: [UInt8]
-        do {
-            let picture = try BlendVideoStage.picture(plan, at: time)
-            bytes = try Encoder.png(picture)
-        } catch {
-            throw .processing(error, file: output.path)
-        }
+        do { bytes = try Encoder.png(picture) } catch { throw .processing(error, file: output.path) }
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.width, height: plan.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds)

@@ -76,7 +76,7 @@ extension ConcatJob: MixJob {
         let color = ColorDescription(matrix: first.mainVideo!.color.matrix == .bt709 ? .bt709 : .bt601, fullRange: false)
 
         // Each clip fills whole output frames, so the boundaries fall on frame times and never drift.
-        var pieces: [SequenceVideoStage.Piece] = []
+        var pieces: [SequenceStage.Piece] = []
         var starts: [MediaTime] = []
         var frameIndex: Int64 = 0
         for f in files {
@@ -123,7 +123,7 @@ extension ConcatJob: MixJob {
         let chapters = marks.enumerated().map { (i, m) in
             (title: m.title, start: m.start, end: i + 1 < marks.count ? marks[i + 1].start : total)
         }.filter { $0.start < $0.end }
-        let plan = SequenceVideoStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
+        let plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
                                            crf: crf, preset: preset, strict: strict, threads: threads)
         return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
                            key: nil, warnings: warnings, chapters: chapters, timeline: timeline)

@@ -37,7 +37,7 @@ extension RemixJob: MixJob {
         var audioPlan = audio.plan(sources: sources, duration: length)
         audioPlan?.strict = strict
         return PreparedJob(output: output, duration: length, frameRate: nil,
-                           video: video.map { .copy(CopyVideoStage.Plan(file: file, stream: $0)) },
+                           video: video.map { .copy(CopyStage.Plan(file: file, stream: $0)) },
                            audio: audioPlan, key: nil, warnings: warnings)
     }
 }

@@ -85,7 +85,7 @@ extension StillJob: MixJob {
         let w = (width ?? Int(fw) + 1) & ~1, h = (height ?? Int(fh) + 1) & ~1
         let color = ColorDescription(matrix: h >= 720 ? .bt709 : .bt601, fullRange: false)
         guard background.count == 3 else { throw .usage("--background must be RRGGBB") }
-        let plan = SequenceVideoStage.Plan(
+        let plan = SequenceStage.Plan(
             pieces: [.init(file: picture, frames: frames)], width: w, height: h, frameRate: frameRate, color: color,
             fit: fit, crf: crf, preset: preset, strict: strict, lastFrameTicks: max(1, last), ticksPerFrame: ticksPerFrame,
             background: (background[0], background[1], background[2]),

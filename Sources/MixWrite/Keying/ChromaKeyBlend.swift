@@ -91,108 +91,25 @@ public struct ChromaKeyBlend: Sendable {
         despillTable = settings.despill ? ChromaKeyBlend.makeDespillTable(settings: settings, color: color) : []
     }
 
-    /// Despill on the chroma plane: the part of a pixel's chroma that points toward the key's chroma is
-    /// removed, fully within the soft edge and fading out `despillReach` beyond it; luma is kept, so a
-    /// green-lit edge turns neutral without getting darker. A table like the key's: no per-pixel maths.
-    static func makeDespillTable(settings: Settings, color: ColorDescription) -> [UInt16] {
-        let (kr, kg, kb) = settings.keyColor
-        let (yk, uk, vk) = rgbToYUV(r: kr, g: kg, b: kb, color: color)
-        _ = yk
-        let kx = uk - 128, ky = vk - 128
-        let norm = (kx * kx + ky * ky).squareRoot()
-        var out = [UInt16](repeating: 0, count: 256 * 256)
-        let (gk, bk) = gpuImageChroma(r: kr, g: kg, b: kb)
-        for u in 0..<256 {
-            for v in 0..<256 {
-                var nu = Double(u), nv = Double(v)
-                if norm > 1 {
-                    let (dr, dg, db) = chromaToRGBOffset(u: nu, v: nv, color: color)
-                    let (cr, cb) = gpuImageChroma(r: 0.5 + dr, g: 0.5 + dg, b: 0.5 + db)
-                    let d = ((cr - gk) * (cr - gk) + (cb - bk) * (cb - bk)).squareRoot()
-                    let edge = settings.threshold + settings.smoothing
-                    let strength = 1 - smoothstep(edge, edge + despillReach, d)
-                    let projection = ((nu - 128) * kx + (nv - 128) * ky) / norm
-                    if projection > 0 && strength > 0 {
-                        nu -= strength * projection * kx / norm
-                        nv -= strength * projection * ky / norm
-                    }
-                }
-                let qu = UInt16(min(max(nu.rounded(), 0), 255)), qv = UInt16(min(max(nv.rounded(), 0), 255))
-                out[u << 8 | v] = qu << 8 | qv
-            }
-        }
-        return out
-    }
-
-    /// RGB in [0, 1] to 8-bit Y, U, V with `color`'s matrix and range.
-    static func rgbToYUV(r: Double, g: Double, b: Double, color: ColorDescription) -> (Double, Double, Double) {
-        let (kr, kb) = color.matrix.lumaWeights
-        let y = kr * r + (1 - kr - kb) * g + kb * b
-        let pb = (b - y) / (2 * (1 - kb)), pr = (r - y) / (2 * (1 - kr))
-        if color.fullRange { return (y * 255, 128 + pb * 255, 128 + pr * 255) }
-        return (16 + y * 219, 128 + pb * 224, 128 + pr * 224)
-    }
-
-    /// GPUImage's (Cr, Cb) of an RGB colour.
-    @inline(__always)
-    public static func gpuImageChroma(r: Double, g: Double, b: Double) -> (cr: Double, cb: Double) {
-        let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
-        return (0.7132 * (r - y), 0.5647 * (b - y))
-    }
-
-    /// GPUImage's weight of base for an RGB colour of fx.
-    public static func alpha(r: Double, g: Double, b: Double, settings: Settings) -> Double {
-        let (cr, cb) = gpuImageChroma(r: r, g: g, b: b)
-        let (kr, kb) = gpuImageChroma(r: settings.keyColor.r, g: settings.keyColor.g, b: settings.keyColor.b)
-        let d = ((cr - kr) * (cr - kr) + (cb - kb) * (cb - kb)).squareRoot()
-        return 1 - smoothstep(settings.threshold, settings.threshold + settings.smoothing, d)
-    }
-
-    /// The weight of base for 8-bit chroma samples (U, V) read with `color`.
-    public static func alpha(u: Double, v: Double, settings: Settings, color: ColorDescription) -> Double {
-        let (r, g, b) = chromaToRGBOffset(u: u, v: v, color: color)
-        // Any luma gives the same (Cr, Cb): add a mid grey so the numbers read as colours.
-        return alpha(r: 0.5 + r, g: 0.5 + g, b: 0.5 + b, settings: settings)
-    }
-
-    /// The chroma part of the YUV → RGB conversion: RGB = luma·(1,1,1) + this.
-    static func chromaToRGBOffset(u: Double, v: Double, color: ColorDescription) -> (Double, Double, Double) {
-        let (kr, kb) = color.matrix.lumaWeights
-        let kg = 1 - kr - kb
-        // Pb, Pr in [-0.5, 0.5].
-        let scale = color.fullRange ? 255.0 : 224.0
-        let pb = (u - 128) / scale
-        let pr = (v - 128) / scale
-        let r = 2 * (1 - kr) * pr
-        let b = 2 * (1 - kb) * pb
-        let g = -(2 * kb * (1 - kb) * pb + 2 * kr * (1 - kr) * pr) / kg
-        return (r, g, b)
-    }
-
     /// Blends `fx` over `base` into `output`, chroma rows `rows` (each covers two luma rows).
-    /// All three are yuv420p pictures of one size, read with this blend's colour description.
+    /// All three are yuv420p planes of one size, read with this blend's colour description.
     ///
     /// Per chroma row: one table look-up a chroma sample gives a row of weights; then plain loops over
     /// bytes blend U, V and the two luma rows (the compiler vectorizes them). Rows entirely kept or entirely
     /// keyed out are copied.
-    public func blend(fx: Frame, base: Frame, into output: Frame, chromaRows rows: Range<Int>) {
-        let width = output.width
-        let chromaWidth = (width + 1) / 2
-        let height = output.height
+    public func blend(fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes, chromaRows rows: Range<Int>) {
+        let width = output.width, chromaWidth = output.chromaWidth
         let weights = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 3)
         defer { weights.deallocate() }
         let lumaWeights = weights + chromaWidth
         let despilled = despillTable.isEmpty ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
         defer { despilled?.deallocate() }
-        let planes = (0..<3).map { (fx.plane($0), base.plane($0), output.plane($0), fx.stride($0), base.stride($0), output.stride($0)) }
         table.withUnsafeBufferPointer { table in
             let table = table.baseAddress!
             for cy in rows {
-                let (fu, bu, ou, fsu, bsu, osu) = planes[1]
-                let (fv, bv, ov, fsv, bsv, osv) = planes[2]
-                var fuRow = fu + cy * fsu, fvRow = fv + cy * fsv
-                let buRow = bu + cy * bsu, ouRow = ou + cy * osu
-                let bvRow = bv + cy * bsv, ovRow = ov + cy * osv
+                var fuRow = fx.row(cy, of: 1), fvRow = fx.row(cy, of: 2)
+                let buRow = base.row(cy, of: 1), bvRow = base.row(cy, of: 2)
+                let ouRow = output.row(cy, of: 1), ovRow = output.row(cy, of: 2)
                 var any: UInt16 = 0, all: UInt16 = 0xFFFF
                 for cx in 0..<chromaWidth {
                     let a = table[Int(fuRow[cx]) &<< 8 | Int(fvRow[cx])]
@@ -212,18 +129,17 @@ public struct ChromaKeyBlend: Sendable {
                     fuRow = despilled
                     fvRow = despilled + chromaWidth
                 }
-                let (fy, by, oy, fsy, bsy, osy) = planes[0]
-                let lumaRows = cy * 2 ..< min(cy * 2 + 2, height)
+                let lumaRows = cy * 2 ..< min(cy * 2 + 2, output.height)
                 if any == 0 {
                     // fx kept across the whole row.
                     ouRow.update(from: fuRow, count: chromaWidth)
                     ovRow.update(from: fvRow, count: chromaWidth)
-                    for y in lumaRows { (oy + y * osy).update(from: fy + y * fsy, count: width) }
+                    for y in lumaRows { output.row(y, of: 0).update(from: fx.row(y, of: 0), count: width) }
                 } else if all == 256 {
                     // Keyed out across the whole row: base shows.
                     ouRow.update(from: buRow, count: chromaWidth)
                     ovRow.update(from: bvRow, count: chromaWidth)
-                    for y in lumaRows { (oy + y * osy).update(from: by + y * bsy, count: width) }
+                    for y in lumaRows { output.row(y, of: 0).update(from: base.row(y, of: 0), count: width) }
                 } else {
                     mixRow(fuRow, buRow, weights, ouRow, chromaWidth)
                     mixRow(fvRow, bvRow, weights, ovRow, chromaWidth)
@@ -231,15 +147,19 @@ public struct ChromaKeyBlend: Sendable {
                         lumaWeights[2 * cx] = weights[cx]
                         lumaWeights[2 * cx + 1] = weights[cx]
                     }
-                    for y in lumaRows { mixRow(fy + y * fsy, by + y * bsy, lumaWeights, oy + y * osy, width) }
+                    for y in lumaRows { mixRow(fx.row(y, of: 0), base.row(y, of: 0), lumaWeights, output.row(y, of: 0), width) }
                 }
             }
         }
     }
 
-    /// Blends whole pictures.
+    /// Blends whole yuv420p pictures of one size.
     public func blend(fx: Frame, base: Frame, into output: Frame) {
-        blend(fx: fx, base: base, into: output, chromaRows: 0..<((output.height + 1) / 2))
+        output.withYUVPlanes { out in
+            fx.withYUVPlanes { f in
+                base.withYUVPlanes { b in blend(fx: f, base: b, into: out, chromaRows: 0..<out.chromaHeight) }
+            }
+        }
     }
 }
 
@@ -253,9 +173,3 @@ private func mixRow(_ f: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<
     }
 }
 
-@inline(__always)
-func smoothstep(_ e0: Double, _ e1: Double, _ x: Double) -> Double {
-    guard e1 > e0 else { return x < e0 ? 0 : 1 }
-    let t = min(max((x - e0) / (e1 - e0), 0), 1)
-    return t * t * (3 - 2 * t)
-}

@@ -55,18 +55,23 @@ enum Orientation: Sendable, Equatable {
 
     /// Turns a yuv420p picture into `output` (already allocated with the turned size).
     func apply(_ input: Frame, into output: Frame) {
-        for plane in 0..<3 {
-            let shift = plane == 0 ? 0 : 1
-            let w = (input.width + shift) >> shift, h = (input.height + shift) >> shift
-            let ow = (output.width + shift) >> shift, oh = (output.height + shift) >> shift
-            let src = input.plane(plane), dst = output.plane(plane)
-            let ss = input.stride(plane), ds = output.stride(plane)
-            for r in 0..<oh {
-                let row = dst + r * ds
-                for c in 0..<ow {
-                    let (sr, sc) = source(row: r, column: c, width: w, height: h)
-                    row[c] = src[sr * ss + sc]
-                }
+        output.withYUVPlanes { dst in
+            input.withYUVPlanes { src in
+                for plane in 0..<3 { turn(plane, of: src, into: dst) }
+            }
+        }
+    }
+
+    private func turn(_ plane: Int, of src: YUVPlanes, into dst: YUVPlanes) {
+        let shift = plane == 0 ? 0 : 1
+        let w = (src.width + shift) >> shift, h = (src.height + shift) >> shift
+        let ow = (dst.width + shift) >> shift, oh = (dst.height + shift) >> shift
+        let pixels = src.planes[plane].pixels, stride = src.planes[plane].stride
+        for r in 0..<oh {
+            let row = dst.row(r, of: plane)
+            for c in 0..<ow {
+                let (sr, sc) = source(row: r, column: c, width: w, height: h)
+                row[c] = pixels[sr * stride + sc]
             }
         }
     }

@@ -1,9 +1,9 @@
 import FFmpegSupport
 
-/// The one owner of the output muxer. Each stage registers its track, appends encoded packets and marks
-/// its track finished; the writer interleaves them by decode time. `append` suspends while the
-/// appending track is far ahead of a track that has nothing queued, so memory stays bounded
-/// (as `AVAssetWriterInput.isReadyForMoreMediaData`).
+/// The one owner of the output muxer. Each stage gets an `AssetWriterInput` for its track: it starts the
+/// track with its stream's parameters, appends encoded packets and marks the track finished; the writer
+/// interleaves them by decode time. `append` suspends while the appending track is far ahead of a track
+/// that has nothing queued, so memory stays bounded (as `AVAssetWriterInput.isReadyForMoreMediaData`).
 public actor AssetWriter {
     public enum TrackKind: Sendable { case video, audio }
 
@@ -34,9 +34,22 @@ public actor AssetWriter {
     private let progress: ProgressReporter?
     private var bytesWritten: Int64 = 0
 
-    /// Opens the temporary output file. `tracks` lists the kinds the stages will register, in slot order.
+    /// Packets a track may queue ahead of a lagging track by default: a few seconds of either kind, a few MB.
+    public static let defaultQueueLimit = 256
+
+    private nonisolated let kinds: [TrackKind]
+
+    /// One input a track, in the order of `tracks` given at `init` (the streams' order in the file).
+    public nonisolated var inputs: [AssetWriterInput] {
+        kinds.indices.map { AssetWriterInput(writer: self, slot: $0, kind: kinds[$0]) }
+    }
+
+    /// The input of the first track of `kind`.
+    public nonisolated func input(_ kind: TrackKind) -> AssetWriterInput? { inputs.first { $0.kind == kind } }
+
+    /// Opens the temporary output file, with one input for each of `tracks` (in the file, in this order).
     public init(output: OutputFile, tracks: [TrackKind], chapters: [(title: String, start: MediaTime, end: MediaTime)] = [],
-                queueLimit: Int = 256, progress: ProgressReporter? = nil) throws(MixWriteError) {
+                queueLimit: Int = AssetWriter.defaultQueueLimit, progress: ProgressReporter? = nil) throws(MixWriteError) {
         do {
             muxer = try Muxer(path: output.temporaryPath, format: output.container.muxerName)
         } catch {
@@ -44,6 +57,7 @@ public actor AssetWriter {
         }
         self.output = output
         self.tracks = tracks.map { Track(kind: $0) }
+        kinds = tracks
         self.chapters = chapters
         self.queueLimit = queueLimit
         self.progress = progress
@@ -54,7 +68,7 @@ public actor AssetWriter {
 
     /// Registers the encoded stream of `slot`; the file header is written once every slot has registered.
     /// Returns when the header is written.
-    public func addTrack(_ slot: Int, parameters: StreamParameters) async throws {
+    func start(_ slot: Int, parameters: StreamParameters) async throws {
         try throwIfFailed()
         tracks[slot].parameters = parameters
         tracks[slot].encoderTimeBase = parameters.timeBase
@@ -81,7 +95,7 @@ public actor AssetWriter {
 
     /// Queues one encoded packet of `slot` (timestamps in the encoder's time base) and writes what can be
     /// interleaved. Suspends while this track is `queueLimit` packets ahead of a lagging one.
-    public func append(_ packet: EncodedPacket, to slot: Int) async throws {
+    func append(_ packet: EncodedPacket, to slot: Int) async throws {
         try throwIfFailed()
         tracks[slot].queue.append(packet)
         try drain()
@@ -91,7 +105,7 @@ public actor AssetWriter {
     }
 
     /// Marks `slot` finished: no more packets come from it.
-    public func finishTrack(_ slot: Int) throws {
+    func finish(_ slot: Int) throws {
         try throwIfFailed()
         precondition(!tracks[slot].finished, "track \(slot) finished twice")
         tracks[slot].finished = true
@@ -197,7 +211,8 @@ public actor AssetWriter {
             guard !blocked, let i = best else { break }
             let packet = tracks[i].queue[tracks[i].head]
             tracks[i].head += 1
-            if tracks[i].head > 256 {
+            // The written head of the queue is dropped in batches, not one packet at a time.
+            if tracks[i].head > AssetWriter.defaultQueueLimit {
                 tracks[i].queue.removeFirst(tracks[i].head)
                 tracks[i].head = 0
             }
@@ -218,10 +233,7 @@ public actor AssetWriter {
         bytesWritten += Int64(encoded.data.count)
         tracks[i].written += 1
         do {
-            let packet = try Packet(encoded)
-            packet.streamIndex = index
-            packet.rescaleTimestamps(from: tb, to: muxer.timeBase(ofStream: index))
-            try muxer.write(packet)
+            try muxer.write(encoded, stream: index, timeBase: tb)
         } catch {
             throw fail(.processing(error, file: output.path))
         }
@@ -236,4 +248,28 @@ public struct FinishedOutput: Sendable {
     public var bytes: Int64
     /// Where each track's last packet ends, in slot order.
     public var trackEnds: [MediaTime]
+}
+
+/// A stage's handle on its track of the output (as `AVAssetWriterInput`): start it with the stream's
+/// parameters, append its packets in order, mark it finished exactly once.
+public struct AssetWriterInput: Sendable {
+    let writer: AssetWriter
+    let slot: Int
+    public let kind: AssetWriter.TrackKind
+
+    /// Registers the stream; returns once every track has registered and the file header is written.
+    public func start(_ parameters: StreamParameters) async throws {
+        try await writer.start(slot, parameters: parameters)
+    }
+
+    /// Queues one encoded packet (timestamps in the stream's time base); suspends while this track is far
+    /// ahead of a lagging one.
+    public func append(_ packet: EncodedPacket) async throws {
+        try await writer.append(packet, to: slot)
+    }
+
+    /// Marks the track finished: no more packets come.
+    public func finish() async throws {
+        try await writer.finish(slot)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import FFmpegSupport
+import Synchronization
 
 /// AAC encoding on every core: the mix is cut into segments that separate encoders encode side by side.
 ///
@@ -9,7 +10,7 @@ import FFmpegSupport
 /// window decisions settle on the real signal) and `postroll` frames after it (its last packets see what
 /// follows), and only the packets of its own share are kept. Packets of neighbouring segments then join
 /// as a single encoder's would; the first segment keeps the priming packet, the last the flush.
-struct SegmentedAAC {
+struct SegmentedAAC: Sendable {
     /// Frames of 1024 samples a segment owns (about 44 s at 48 kHz). Each segment's encoder costs a set-up of
     /// tens of milliseconds: 128-frame segments doubled the CPU time, 1024 cost 0.8 s more than 2048 on 10 minutes.
     /// `MIXWRITE_AAC_SEGMENT_FRAMES` overrides it, so that tests can check the joins on short media.
@@ -37,17 +38,66 @@ struct SegmentedAAC {
     let sampleRate: Int
     let channels: Int
     let bitRate: Int
+    /// The stream as the muxer sees it: the parameters (and AudioSpecificConfig) of the first segment's encoder.
+    let parameters: StreamParameters
+    /// That encoder, opened before the header is written, waiting for the first segment to use it.
+    private let first: EncoderHandOver
+
+    /// Opens the encoder that defines the stream (and encodes the first segment).
+    init(sampleRate: Int, channels: Int, bitRate: Int) throws(FFmpegError) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitRate = bitRate
+        let encoder = try Encoder(aacSampleRate: sampleRate, channels: channels, bitRate: bitRate, globalHeader: true)
+        parameters = try encoder.streamParameters()
+        first = EncoderHandOver(encoder)
+    }
+
+    /// Encodes the blocks `next` hands out (nil at the end), segment by segment, two segments side by side,
+    /// and hands every packet to `deliver` in order.
+    func encode(_ next: () throws -> [[Float]]?, deliver: (EncodedPacket) async throws -> Void) async throws {
+        var cutter = SegmentCutter(channels: channels)
+        var finished: [Int: [EncodedPacket]] = [:]
+        var nextToWrite = 0
+        try await withThrowingTaskGroup(of: (Int, [EncodedPacket]).self) { group in
+            var inFlight = 0
+            func collect(_ done: (Int, [EncodedPacket])) async throws {
+                finished[done.0] = done.1
+                inFlight -= 1
+                while let packets = finished.removeValue(forKey: nextToWrite) {
+                    for packet in packets { try await deliver(packet) }
+                    nextToWrite += 1
+                }
+            }
+            func dispatch(final: Bool) async throws {
+                while let segment = cutter.cut(final: final) {
+                    if inFlight >= SegmentedAAC.sideBySide, let done = try await group.next() { try await collect(done) }
+                    group.addTask { (segment.index, try self.encode(segment)) }
+                    inFlight += 1
+                }
+            }
+            while let block = try next() {
+                try Task.checkCancellation()
+                cutter.append(block)
+                try await dispatch(final: false)
+            }
+            try await dispatch(final: true)
+            while let done = try await group.next() { try await collect(done) }
+        }
+    }
+
+    /// Segments encoded at once: one a core of the machines mixwrite is measured on.
+    static let sideBySide = 2
 
     /// Encodes one segment and returns the packets it owns, in order.
     func encode(_ s: Segment) throws -> [EncodedPacket] {
-        let encoder = try Encoder(aacSampleRate: sampleRate, channels: channels, bitRate: bitRate, globalHeader: true)
-        let packet = Packet()
+        let encoder = try (s.index == 0 ? first.take() : nil)
+            ?? Encoder(aacSampleRate: sampleRate, channels: channels, bitRate: bitRate, globalHeader: true)
         var out: [EncodedPacket] = []
-        func collect() throws {
-            while case .value = try encoder.receive(into: packet) {
-                let e = packet.encoded
-                let pts = e.pts ?? 0
-                if pts >= s.keepFrom && (s.keepUntil.map { pts < $0 } ?? true) { out.append(e) }
+        func keep(_ packets: [EncodedPacket]) {
+            out += packets.filter { p in
+                let pts = p.pts ?? 0
+                return pts >= s.keepFrom && (s.keepUntil.map { pts < $0 } ?? true)
             }
         }
         let total = s.samples.first?.count ?? 0
@@ -57,14 +107,22 @@ struct SegmentedAAC {
             let count = min(SegmentedAAC.frameSize, total - offset)
             let frame = try Frame(planar: s.samples, offset: offset, count: count, sampleRate: sampleRate)
             frame.pts = s.firstSample + Int64(offset)
-            try encoder.send(frame)
-            try collect()
+            keep(try encoder.encode(frame))
             offset += count
         }
-        try encoder.send(nil)
-        try collect()
+        keep(try encoder.drain())
         return out
     }
+}
+
+/// Hands the encoder that defined the stream to the task that encodes the first segment: the compiler
+/// checks that it is sent (`sending`) and taken once, so no two tasks ever touch it.
+private final class EncoderHandOver: Sendable {
+    private let slot: Mutex<Encoder?>
+
+    init(_ encoder: sending Encoder) { slot = Mutex(encoder) }
+
+    func take() -> sending Encoder? { slot.withLock { $0.take() } }
 }
 
 /// Collects the mix's samples and cuts segments as soon as each one's post-roll has arrived.

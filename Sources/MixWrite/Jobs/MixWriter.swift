@@ -17,15 +17,15 @@ public protocol MixJob: Sendable {
 /// A job checked and planned: every decision made, nothing written yet.
 public struct PreparedJob: Sendable {
     enum VideoPlan: Sendable {
-        case blend(BlendVideoStage.Plan)
-        case copy(CopyVideoStage.Plan)
-        case sequence(SequenceVideoStage.Plan)
+        case blend(BlendStage.Plan)
+        case copy(CopyStage.Plan)
+        case sequence(SequenceStage.Plan)
     }
     let output: OutputFile
     let duration: MediaTime
     let frameRate: Rational?
     let video: VideoPlan?
-    let audio: AudioStage.Plan?
+    let audio: AudioMixPlan?
     let key: ChromaKeyBlend.Settings?
     var warnings: [String] = []
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
@@ -56,7 +56,8 @@ public struct MixWriter: Sendable {
         if plan.video != nil { kinds.append(.video) }
         if plan.audio != nil { kinds.append(.audio) }
         // MIXWRITE_WRITER_QUEUE shrinks the hand-over, so that tests make the stages wait on each other often.
-        let queue = ProcessInfo.processInfo.environment["MIXWRITE_WRITER_QUEUE"].flatMap(Int.init).map { max(1, $0) } ?? 256
+        let queue = ProcessInfo.processInfo.environment["MIXWRITE_WRITER_QUEUE"].flatMap(Int.init).map { max(1, $0) }
+            ?? AssetWriter.defaultQueueLimit
         let writer = try AssetWriter(output: plan.output, tracks: kinds, chapters: plan.chapters, queueLimit: queue,
                                      progress: reporter)
 
@@ -65,25 +66,21 @@ public struct MixWriter: Sendable {
         let stageSeconds = StageClock()
         do {
             damaged = try await withThrowingTaskGroup(of: Int.self) { group in
-                var slot = 0
-                if let video = plan.video {
-                    let s = slot
-                    slot += 1
+                if let video = plan.video, let input = writer.input(.video) {
                     group.addTask {
                         try await MixWriter.stage(writer, clock: stageSeconds, name: "video") {
                             switch video {
-                            case .blend(let p): return try await BlendVideoStage(plan: p, slot: s).run(writer: writer)
-                            case .copy(let p): return try await CopyVideoStage(plan: p, slot: s).run(writer: writer)
-                            case .sequence(let p): return try await SequenceVideoStage(plan: p, slot: s).run(writer: writer)
+                            case .blend(let p): return try await BlendStage(plan: p).run(into: input)
+                            case .copy(let p): return try await CopyStage(plan: p).run(into: input)
+                            case .sequence(let p): return try await SequenceStage(plan: p).run(into: input)
                             }
                         }
                     }
                 }
-                if let audio = plan.audio {
-                    let s = slot
+                if let audio = plan.audio, let input = writer.input(.audio) {
                     group.addTask {
                         try await MixWriter.stage(writer, clock: stageSeconds, name: "audio") {
-                            try await AudioStage(plan: audio, slot: s).run(writer: writer)
+                            try await AudioMixStage(plan: audio).run(into: input)
                         }
                     }
                 }
@@ -94,7 +91,7 @@ public struct MixWriter: Sendable {
             finished = try await writer.finish()
         } catch {
             await writer.abandon(error)
-            if error is CancellationError || Task.isCancelled { throw .interrupted(signal: 2) }
+            if error is CancellationError || Task.isCancelled { throw .interrupted(signal: MixWriteError.sigint) }
             throw .processing(error, file: plan.output.path)
         }
         reporter?.complete()

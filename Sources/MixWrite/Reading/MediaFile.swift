@@ -92,30 +92,38 @@ public struct MediaFile: Sendable {
 extension MediaFile {
     /// Where the main video really ends, read from its packets without decoding them: for containers
     /// that do not store a stream duration (Matroska, WebM), whose file duration may be the audio's.
+    /// nil when the file cannot be read again; then its stated duration stands.
     func scanVideoEnd() -> MediaTime? {
         guard let v = mainVideo else { return nil }
-        let demuxer: Demuxer
-        do { demuxer = try Demuxer(url: path) } catch { return nil }   // opened a moment ago; nil: use the file's duration
+        var demuxer: Demuxer
+        do { demuxer = try Demuxer(url: path) } catch { return nil }
         demuxer.keepOnly([v.index])
         // Only the end matters: jump to a few seconds before the stated end (Matroska has cues, so this is
-        // cheap) and read from there. A file that cannot seek is read from the start, only slower.
-        if let d = duration, d > MediaTime(value: 10, timescale: 1) {
-            do { try demuxer.seek(to: origin + d - MediaTime(value: 10, timescale: 1), streamIndex: v.index) } catch {}
+        // cheap) and read from there.
+        let lead = MediaTime(value: 10, timescale: Int64(1))
+        if let d = duration, d > lead {
+            do { try demuxer.seek(to: origin + d - lead, streamIndex: v.index) } catch {
+                // Where a failed seek leaves the demuxer is not defined: read the whole file from the top instead.
+                do { demuxer = try Demuxer(url: path) } catch { return nil }
+                demuxer.keepOnly([v.index])
+            }
         }
         let packet = Packet()
         var end: Int64?
         var lastDuration: Int64 = 0
-        var count = 0
-        // A read error is where a damaged file ends, as for the stages.
-        while (try? demuxer.read(into: packet)) == true {
+        while true {
+            do {
+                guard try demuxer.read(into: packet) else { break }
+            } catch {
+                break   // A read error is where a damaged file ends, for the stages too.
+            }
             guard packet.streamIndex == v.index, let pts = packet.pts ?? packet.dts else { continue }
-            count += 1
             if end == nil || pts + packet.duration > end! { end = pts + packet.duration; lastDuration = packet.duration }
         }
-        guard var e = end, count > 0 else { return nil }
+        guard var e = end else { return nil }
         // A last packet without a duration lasts one frame.
         if lastDuration == 0, let r = v.frameRate, r.isValid {
-            e += MediaTime(value: Int64(r.den), timescale: r.num).ticks(in: v.timeBase)
+            e += MediaTime(frames: 1, rate: r).ticks(in: v.timeBase)
         }
         return MediaTime(ticks: e, timeBase: v.timeBase) - origin
     }

@@ -6,6 +6,9 @@ enum KeyColorPicker {
     static let frames = 12
     /// The border band, as a fraction of each side.
     static let band = 0.06
+    /// How far (0 … 1) the screen's channel must stand above both others to count as a green or blue screen:
+    /// enough to refuse grey, skin and sky, little enough for an unevenly lit screen.
+    static let screenMargin = 0.15
 
     /// The median colour of the border band of fx's first frames, as RGB in [0, 1]. Refuses a border that
     /// is not clearly green or blue: keying it out would remove the picture, not a screen.
@@ -14,23 +17,16 @@ enum KeyColorPicker {
         let w = max(2, v.width & ~1), h = max(2, v.height & ~1)
         let rate = v.frameRate ?? Rational(30, 1)
         var ys: [UInt8] = [], us: [UInt8] = [], vs: [UInt8] = []
-        do {
-            let reader = try VideoReader(file: fx, width: w, height: h, color: v.color, outputFrameRate: rate)
-            for n in 0..<frames {
-                let t = MediaTime(value: Int64(n) * Int64(rate.den), timescale: rate.num)
-                guard let picture = try reader.picture(at: t, hold: false) else { break }
-                sampleBorder(picture, width: w, height: h, ys: &ys, us: &us, vs: &vs)
-            }
-        } catch let e as MixWriteError {
-            throw e
-        } catch {
-            throw .processing(error, file: fx.path)
+        let reader = try VideoTrackReader(file: fx, width: w, height: h, color: v.color, outputFrameRate: rate)
+        for n in 0..<frames {
+            guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: rate), hold: false) else { break }
+            sampleBorder(picture, width: w, height: h, ys: &ys, us: &us, vs: &vs)
         }
         guard !us.isEmpty else { throw .input(file: fx.path, "has no decodable picture to pick a key colour from") }
         let y = Double(median(ys)), u = Double(median(us)), vv = Double(median(vs))
-        let rgb = yuvToRGB(y: y, u: u, v: vv, color: v.color)
-        let isGreen = rgb.g > rgb.r + 0.15 && rgb.g > rgb.b + 0.15
-        let isBlue = rgb.b > rgb.r + 0.15 && rgb.b > rgb.g + 0.15
+        let rgb = v.color.rgb(y: y, u: u, v: vv)
+        let isGreen = rgb.g > rgb.r + screenMargin && rgb.g > rgb.b + screenMargin
+        let isBlue = rgb.b > rgb.r + screenMargin && rgb.b > rgb.g + screenMargin
         guard isGreen || isBlue else {
             let hex = ChromaKeyBlend.Settings(keyColor: rgb).keyColorHex
             throw .input(file: fx.path, "no green or blue screen at the border of its first frames (found \(hex)); give --key-color RRGGBB")
@@ -62,12 +58,5 @@ enum KeyColorPicker {
             if seen * 2 >= values.count { return UInt8(v) }
         }
         return 0
-    }
-
-    static func yuvToRGB(y: Double, u: Double, v: Double, color: ColorDescription) -> (r: Double, g: Double, b: Double) {
-        let luma = color.fullRange ? y / 255 : (y - 16) / 219
-        let (dr, dg, db) = ChromaKeyBlend.chromaToRGBOffset(u: u, v: v, color: color)
-        let clamp = { (x: Double) in min(max(x, 0), 1) }
-        return (clamp(luma + dr), clamp(luma + dg), clamp(luma + db))
     }
 }

@@ -1,0 +1,161 @@
+internal import CFFmpeg
+
+/// An encoder. Owns its `AVCodecContext`; `deinit` frees it.
+public final class Encoder {
+    let context: UnsafeMutablePointer<AVCodecContext>
+
+    /// Takes ownership of an allocated (not yet opened) context.
+    init(owning context: UnsafeMutablePointer<AVCodecContext>) {
+        self.context = context
+    }
+
+    /// The settings of an H.264 (libx264) video encoder.
+    public struct VideoSettings: Sendable {
+        public var width: Int
+        public var height: Int
+        public var frameRate: Rational
+        public var crf: Int
+        public var preset: String
+        public var color: ColorDescription
+        public var threads: Int
+        public var globalHeader: Bool
+        public var keyframeInterval: Int?
+        /// The encoder's time base; nil: one tick a frame (1/fps).
+        public var timeBase: Rational?
+
+        public init(width: Int, height: Int, frameRate: Rational, crf: Int, preset: String,
+                    color: ColorDescription, threads: Int, globalHeader: Bool,
+                    keyframeInterval: Int? = nil) {
+            self.width = width; self.height = height; self.frameRate = frameRate; self.crf = crf
+            self.preset = preset; self.color = color
+            self.threads = threads; self.globalHeader = globalHeader; self.keyframeInterval = keyframeInterval
+        }
+    }
+
+    /// Opens libx264. The corresponding FFmpeg calls are `avcodec_find_encoder_by_name` and `avcodec_open2`.
+    public init(video s: VideoSettings) throws(FFmpegError) {
+        guard let codec = avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_H264) else {
+            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(h264)")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
+        }
+        context = ctx
+        ctx.pointee.width = Int32(s.width)
+        ctx.pointee.height = Int32(s.height)
+        ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        ctx.pointee.time_base = (s.timeBase ?? s.frameRate.inverted).av
+        ctx.pointee.framerate = s.frameRate.av
+        ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        ctx.pointee.colorspace = s.color.matrix.av
+        ctx.pointee.color_range = s.color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        switch s.color.matrix {
+        case .bt709:
+            ctx.pointee.color_primaries = AVCOL_PRI_BT709
+            ctx.pointee.color_trc = AVCOL_TRC_BT709
+        default:
+            ctx.pointee.color_primaries = AVCOL_PRI_SMPTE170M
+            ctx.pointee.color_trc = AVCOL_TRC_SMPTE170M
+        }
+        ctx.pointee.thread_count = Int32(s.threads)
+        if let g = s.keyframeInterval { ctx.pointee.gop_size = Int32(g) }
+        if s.globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        av_dict_set(&options, "preset", s.preset, 0)
+        av_dict_set(&options, "crf", String(s.crf), 0)
+        try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx264)")
+    }
+
+    /// Opens FFmpeg's native AAC encoder. The corresponding FFmpeg call is `avcodec_open2`.
+    public init(aacSampleRate: Int, channels: Int, bitRate: Int, globalHeader: Bool) throws(FFmpegError) {
+        guard let codec = avcodec_find_encoder(AV_CODEC_ID_AAC) else {
+            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(aac)")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
+        }
+        context = ctx
+        ctx.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        ctx.pointee.sample_rate = Int32(aacSampleRate)
+        av_channel_layout_default(&ctx.pointee.ch_layout, Int32(channels))
+        ctx.pointee.bit_rate = Int64(bitRate)
+        ctx.pointee.time_base = AVRational(num: 1, den: Int32(aacSampleRate))
+        if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try check(avcodec_open2(ctx, codec, nil), "avcodec_open2(aac)")
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&c)
+    }
+
+    /// The packet `encode` receives into, reused.
+    private let packet = Packet()
+
+    public var timeBase: Rational { Rational(context.pointee.time_base) }
+    /// Samples a frame must hold (AAC: 1024).
+    public var frameSize: Int { Int(context.pointee.frame_size) }
+
+    /// Sends one frame (nil: the end of the stream) and returns every packet that is ready, as plain
+    /// values for the writer. With nil, the encoder is drained: every packet it still holds comes out.
+    /// This is the one send/receive loop of the encoders. The corresponding FFmpeg calls are
+    /// `avcodec_send_frame` and `avcodec_receive_packet`.
+    public func encode(_ frame: Frame?) throws(FFmpegError) -> [EncodedPacket] {
+        try check(avcodec_send_frame(context, frame?.pointer), "avcodec_send_frame")
+        var out: [EncodedPacket] = []
+        while true {
+            let r = avcodec_receive_packet(context, packet.pointer)
+            if r == FFmpegError.Code.tryAgain.rawValue || r == FFmpegError.Code.endOfFile.rawValue { return out }
+            try check(r, "avcodec_receive_packet")
+            out.append(packet.encoded)
+            packet.unref()
+        }
+    }
+
+    /// Every packet the encoder still holds: `encode(nil)`.
+    public func drain() throws(FFmpegError) -> [EncodedPacket] { try encode(nil) }
+}
+
+/// An owned `AVCodecParameters`: what a muxer needs to know of an encoded stream.
+final class CodecParameters {
+    let pointer: UnsafeMutablePointer<AVCodecParameters>
+
+    /// The corresponding FFmpeg call is `avcodec_parameters_alloc`.
+    init() {
+        guard let p = avcodec_parameters_alloc() else { fatalError("avcodec_parameters_alloc: out of memory") }
+        pointer = p
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVCodecParameters>? = pointer
+        avcodec_parameters_free(&p)
+    }
+
+}
+
+extension Encoder {
+    /// Opens FFmpeg's PNG encoder for pictures like `frame`. The corresponding FFmpeg call is `avcodec_open2`.
+    convenience init(pngFor frame: Frame) throws(FFmpegError) {
+        guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG) else {
+            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(png)")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
+        }
+        self.init(owning: ctx)
+        ctx.pointee.width = Int32(frame.width)
+        ctx.pointee.height = Int32(frame.height)
+        ctx.pointee.pix_fmt = frame.pixelFormat.av
+        ctx.pointee.time_base = AVRational(num: 1, den: 1)
+        try check(avcodec_open2(ctx, codec, nil), "avcodec_open2(png)")
+    }
+
+    /// One picture (rgb24) as PNG bytes.
+    public static func png(_ frame: Frame) throws(FFmpegError) -> [UInt8] {
+        let encoder = try Encoder(pngFor: frame)
+        let packets = try encoder.encode(frame) + encoder.drain()
+        guard let first = packets.first else { throw FFmpegError(.invalidData, call: "avcodec_receive_packet(png)") }
+        return first.data
+    }
+}

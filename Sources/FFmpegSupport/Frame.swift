@@ -1,0 +1,187 @@
+internal import CFFmpeg
+
+/// One decoded picture or block of samples. Owns its `AVFrame`; `deinit` frees it.
+public final class Frame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+
+    /// The corresponding FFmpeg call is `av_frame_alloc`.
+    public init() {
+        guard let p = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
+        pointer = p
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&p)
+    }
+
+    /// A picture with its own buffers. The corresponding FFmpeg call is `av_frame_get_buffer`.
+    public convenience init(width: Int, height: Int, pixelFormat: PixelFormat) throws(FFmpegError) {
+        self.init()
+        pointer.pointee.width = Int32(width)
+        pointer.pointee.height = Int32(height)
+        pointer.pointee.format = pixelFormat.rawValue
+        try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+    }
+
+    public var pts: Int64? {
+        get { pointer.pointee.pts == mw_nopts_value() ? nil : pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue ?? mw_nopts_value() }
+    }
+    /// The decoder's best guess of the presentation time (pts, else dts-based).
+    public var bestEffortTimestamp: Int64? {
+        let t = pointer.pointee.best_effort_timestamp
+        return t == mw_nopts_value() ? pts : t
+    }
+    public var width: Int { Int(pointer.pointee.width) }
+    public var height: Int { Int(pointer.pointee.height) }
+    public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
+    public var pixelFormat: PixelFormat { PixelFormat(rawValue: pointer.pointee.format) }
+    public var sampleRate: Int { Int(pointer.pointee.sample_rate) }
+    public var channelCount: Int { Int(pointer.pointee.ch_layout.nb_channels) }
+    /// How this picture's samples are read; `fallback` where the frame is untagged.
+    public func color(fallback: ColorDescription) -> ColorDescription {
+        let space = pointer.pointee.colorspace
+        let range = pointer.pointee.color_range
+        let matrix = space == AVCOL_SPC_UNSPECIFIED || space == AVCOL_SPC_RESERVED ? fallback.matrix : ColorMatrix(space)
+        let full: Bool
+        if pixelFormat.isJPEGRange || range == AVCOL_RANGE_JPEG { full = true }
+        else if range == AVCOL_RANGE_MPEG { full = false }
+        else { full = fallback.fullRange }
+        return ColorDescription(matrix: matrix, fullRange: full)
+    }
+    /// The picture's display matrix (JPEG EXIF orientation, for one), if the decoder attached one.
+    /// The corresponding FFmpeg call is `av_frame_get_side_data`.
+    public var displayMatrix: [Int32]? {
+        guard let sd = av_frame_get_side_data(pointer, AV_FRAME_DATA_DISPLAYMATRIX), sd.pointee.size >= 36 else { return nil }
+        return sd.pointee.data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+    }
+
+    /// The EXIF Orientation (1 … 8) a JPEG decoder exported as frame metadata, if any.
+    /// The corresponding FFmpeg call is `av_dict_get` on `AVFrame.metadata`.
+    public var exifOrientation: Int? {
+        guard let e = av_dict_get(pointer.pointee.metadata, "Orientation", nil, 0), let v = e.pointee.value else { return nil }
+        return Int(String(cString: v).trimmingCharacters(in: " "))
+    }
+
+    /// The audio sample format's name ("fltp", "s16", …).
+    public var sampleFormatName: String {
+        av_get_sample_fmt_name(AVSampleFormat(rawValue: pointer.pointee.format)).map { String(cString: $0) } ?? "none"
+    }
+
+    public func plane(_ i: Int) -> UnsafeMutablePointer<UInt8> {
+        withUnsafeMutablePointer(to: &pointer.pointee.data) { tuple in
+            tuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { $0[i]! }
+        }
+    }
+
+    public func stride(_ i: Int) -> Int {
+        withUnsafePointer(to: &pointer.pointee.linesize) { tuple in
+            tuple.withMemoryRebound(to: Int32.self, capacity: 8) { Int($0[i]) }
+        }
+    }
+
+    /// Makes the buffers writable (copying them if they are shared). The corresponding FFmpeg call is `av_frame_make_writable`.
+    public func makeWritable() throws(FFmpegError) {
+        try check(av_frame_make_writable(pointer), "av_frame_make_writable")
+    }
+
+    /// The corresponding FFmpeg call is `av_frame_unref`.
+    public func unref() { av_frame_unref(pointer) }
+
+    /// Moves this frame's data into a new frame, leaving this one blank. The corresponding FFmpeg call is `av_frame_move_ref`.
+    public func take() -> Frame {
+        let moved = Frame()
+        av_frame_move_ref(moved.pointer, pointer)
+        return moved
+    }
+}
+
+extension Frame {
+    /// The samples of a planar-float audio frame (fltp), one array a channel. The corresponding FFmpeg
+    /// fields are `AVFrame.extended_data` and `nb_samples`.
+    public func planarFloats() -> [[Float]] {
+        let n = sampleCount
+        return (0..<channelCount).map { c in
+            let plane = pointer.pointee.extended_data[c]!
+            return plane.withMemoryRebound(to: Float.self, capacity: n) { Array(UnsafeBufferPointer(start: $0, count: n)) }
+        }
+    }
+
+    /// A planar-float audio frame holding `count` samples of `channels` starting at `offset`.
+    /// The corresponding FFmpeg call is `av_frame_get_buffer`.
+    public convenience init(planar channels: [[Float]], offset: Int, count: Int, sampleRate: Int) throws(FFmpegError) {
+        self.init()
+        pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        pointer.pointee.nb_samples = Int32(count)
+        pointer.pointee.sample_rate = Int32(sampleRate)
+        av_channel_layout_default(&pointer.pointee.ch_layout, Int32(channels.count))
+        try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+        for (c, samples) in channels.enumerated() {
+            let plane = pointer.pointee.extended_data[c]!
+            plane.withMemoryRebound(to: Float.self, capacity: count) { dst in
+                samples.withUnsafeBufferPointer { dst.update(from: $0.baseAddress! + offset, count: count) }
+            }
+        }
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.first == set { s = s.dropFirst() }
+        while s.last == set { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+
+/// The three planes of a yuv420p picture, for pixel code: base pointers and strides, no C types.
+/// A view: valid while the frame it came from lives and keeps its buffers (`Frame.withYUVPlanes`).
+public struct YUVPlanes {
+    public let width: Int
+    public let height: Int
+    /// Base pointer and stride of plane 0 (Y), 1 (U) and 2 (V).
+    public let planes: [(pixels: UnsafeMutablePointer<UInt8>, stride: Int)]
+
+    public init(width: Int, height: Int, planes: [(pixels: UnsafeMutablePointer<UInt8>, stride: Int)]) {
+        precondition(planes.count == 3, "a yuv420p picture has three planes")
+        self.width = width
+        self.height = height
+        self.planes = planes
+    }
+
+    public var chromaWidth: Int { (width + 1) / 2 }
+    public var chromaHeight: Int { (height + 1) / 2 }
+
+    /// Row `row` of plane `plane`.
+    @inline(__always)
+    public func row(_ row: Int, of plane: Int) -> UnsafeMutablePointer<UInt8> {
+        planes[plane].pixels + row * planes[plane].stride
+    }
+
+    /// Copies every plane of `source` (the same size) into these planes.
+    public func copy(from source: YUVPlanes) {
+        for p in 0..<3 {
+            let rows = p == 0 ? height : chromaHeight
+            let bytes = p == 0 ? width : chromaWidth
+            for y in 0..<rows { row(y, of: p).update(from: source.row(y, of: p), count: bytes) }
+        }
+    }
+}
+
+extension Frame {
+    /// Runs `body` with this yuv420p picture's planes; the frame stays alive meanwhile.
+    public func withYUVPlanes<R, E: Error>(_ body: (YUVPlanes) throws(E) -> R) throws(E) -> R {
+        precondition(pixelFormat == .yuv420p, "withYUVPlanes needs a yuv420p picture, not \(pixelFormat)")
+        let view = YUVPlanes(width: width, height: height,
+                             planes: (0..<3).map { (pixels: plane($0), stride: stride($0)) })
+        return try withExtendedLifetime(self) { () throws(E) -> R in try body(view) }
+    }
+
+    /// Copies a yuv420p picture of the same size into this one (made writable first).
+    public func copyPicture(from source: Frame) throws(FFmpegError) {
+        try makeWritable()
+        withYUVPlanes { dst in source.withYUVPlanes { src in dst.copy(from: src) } }
+    }
+}

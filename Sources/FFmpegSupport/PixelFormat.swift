@@ -1,0 +1,34 @@
+internal import CFFmpeg
+
+/// A pixel format, our name for `AVPixelFormat`.
+public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    init(_ f: AVPixelFormat) { rawValue = f.rawValue }
+
+    public static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)
+    public static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
+    public static let rgba = PixelFormat(AV_PIX_FMT_RGBA)
+    public static let none = PixelFormat(AV_PIX_FMT_NONE)
+
+    var av: AVPixelFormat { AVPixelFormat(rawValue: rawValue) }
+
+    /// The corresponding FFmpeg call is `av_get_pix_fmt_name`.
+    public var description: String {
+        guard let name = av_get_pix_fmt_name(av) else { return "none" }
+        return String(cString: name)
+    }
+
+    /// Whether the format carries an alpha channel. The corresponding FFmpeg call is `av_pix_fmt_desc_get`.
+    public var hasAlpha: Bool {
+        guard let d = av_pix_fmt_desc_get(av) else { return false }
+        return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+    }
+
+    /// Whether the format is a full-range "J" YUV format (yuvj420p …), deprecated but still produced by MJPEG.
+    public var isJPEGRange: Bool {
+        [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P]
+            .map(\.rawValue).contains(rawValue)
+    }
+}
+

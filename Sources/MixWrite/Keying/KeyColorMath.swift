@@ -1,0 +1,66 @@
+import FFmpegSupport
+
+/// The colour maths of the key: GPUImage's chroma (Cr, Cb), its smoothstep weight, and despill, in
+/// doubles; `ChromaKeyBlend` turns them into tables once a job.
+extension ChromaKeyBlend {
+    /// Despill on the chroma plane: the part of a pixel's chroma that points toward the key's chroma is
+    /// removed, fully within the soft edge and fading out `despillReach` beyond it; luma is kept, so a
+    /// green-lit edge turns neutral without getting darker. A table like the key's: no per-pixel maths.
+    static func makeDespillTable(settings: Settings, color: ColorDescription) -> [UInt16] {
+        let (kr, kg, kb) = settings.keyColor
+        let (_, uk, vk) = color.yuv(r: kr, g: kg, b: kb)
+        let kx = uk - 128, ky = vk - 128
+        let norm = (kx * kx + ky * ky).squareRoot()
+        var out = [UInt16](repeating: 0, count: 256 * 256)
+        let (gk, bk) = gpuImageChroma(r: kr, g: kg, b: kb)
+        for u in 0..<256 {
+            for v in 0..<256 {
+                var nu = Double(u), nv = Double(v)
+                if norm > 1 {
+                    let (dr, dg, db) = color.rgbOffset(u: nu, v: nv)
+                    let (cr, cb) = gpuImageChroma(r: 0.5 + dr, g: 0.5 + dg, b: 0.5 + db)
+                    let d = ((cr - gk) * (cr - gk) + (cb - bk) * (cb - bk)).squareRoot()
+                    let edge = settings.threshold + settings.smoothing
+                    let strength = 1 - smoothstep(edge, edge + despillReach, d)
+                    let projection = ((nu - 128) * kx + (nv - 128) * ky) / norm
+                    if projection > 0 && strength > 0 {
+                        nu -= strength * projection * kx / norm
+                        nv -= strength * projection * ky / norm
+                    }
+                }
+                let qu = UInt16(min(max(nu.rounded(), 0), 255)), qv = UInt16(min(max(nv.rounded(), 0), 255))
+                out[u << 8 | v] = qu << 8 | qv
+            }
+        }
+        return out
+    }
+
+    /// GPUImage's (Cr, Cb) of an RGB colour.
+    @inline(__always)
+    public static func gpuImageChroma(r: Double, g: Double, b: Double) -> (cr: Double, cb: Double) {
+        let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
+        return (0.7132 * (r - y), 0.5647 * (b - y))
+    }
+
+    /// GPUImage's weight of base for an RGB colour of fx.
+    public static func alpha(r: Double, g: Double, b: Double, settings: Settings) -> Double {
+        let (cr, cb) = gpuImageChroma(r: r, g: g, b: b)
+        let (kr, kb) = gpuImageChroma(r: settings.keyColor.r, g: settings.keyColor.g, b: settings.keyColor.b)
+        let d = ((cr - kr) * (cr - kr) + (cb - kb) * (cb - kb)).squareRoot()
+        return 1 - smoothstep(settings.threshold, settings.threshold + settings.smoothing, d)
+    }
+
+    /// The weight of base for 8-bit chroma samples (U, V) read with `color`.
+    public static func alpha(u: Double, v: Double, settings: Settings, color: ColorDescription) -> Double {
+        let (r, g, b) = color.rgbOffset(u: u, v: v)
+        // Any luma gives the same (Cr, Cb): add a mid grey so the numbers read as colours.
+        return alpha(r: 0.5 + r, g: 0.5 + g, b: 0.5 + b, settings: settings)
+    }
+}
+
+@inline(__always)
+func smoothstep(_ e0: Double, _ e1: Double, _ x: Double) -> Double {
+    guard e1 > e0 else { return x < e0 ? 0 : 1 }
+    let t = min(max((x - e0) / (e1 - e0), 0), 1)
+    return t * t * (3 - 2 * t)
+}

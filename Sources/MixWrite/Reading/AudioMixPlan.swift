@@ -1,0 +1,120 @@
+import FFmpegSupport
+
+/// One audio track that goes into the mix.
+public struct AudioSource: Sendable, Codable {
+    /// The source's name on the command line: `fx`, `base`, `audio1` …
+    public var label: String
+    public var path: String
+    public var streamIndex: Int
+    /// 1-based number of this track among the file's audio tracks (`fx:2`).
+    public var track: Int
+    public var codec: String
+    public var sampleRate: Int
+    public var channels: Int
+    public var layout: String
+    public var gainDB: Double
+    /// Extra delay given by the user; the track's own start within its file is added to it.
+    public var offsetSeconds: Double
+    /// Where the track starts on its file's timeline (after the file's origin).
+    var startOffset: MediaTime
+    /// How the track reaches the output (decoded, resampled, downmixed, gain, offset, mixed).
+    public var route: String = ""
+    /// Where the track's input starts on the output timeline (a concat clip's start); 0 otherwise.
+    var timelineStart: MediaTime = .zero
+    /// The track is cut to this length (a concat clip's span), so it never runs into the next clip.
+    var span: MediaTime?
+
+    public var name: String { "\(label):\(track)" }
+
+    enum CodingKeys: String, CodingKey {
+        case label, path, streamIndex, track, codec, sampleRate, channels, layout, gainDB, offsetSeconds, route, startSeconds
+    }
+    public init(from decoder: any Swift.Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        label = try c.decode(String.self, forKey: .label)
+        path = try c.decode(String.self, forKey: .path)
+        streamIndex = try c.decode(Int.self, forKey: .streamIndex)
+        track = try c.decode(Int.self, forKey: .track)
+        codec = try c.decode(String.self, forKey: .codec)
+        sampleRate = try c.decode(Int.self, forKey: .sampleRate)
+        channels = try c.decode(Int.self, forKey: .channels)
+        layout = try c.decode(String.self, forKey: .layout)
+        gainDB = try c.decode(Double.self, forKey: .gainDB)
+        offsetSeconds = try c.decode(Double.self, forKey: .offsetSeconds)
+        route = try c.decodeIfPresent(String.self, forKey: .route) ?? ""
+        startOffset = MediaTime(seconds: String(try c.decodeIfPresent(Double.self, forKey: .startSeconds) ?? 0)) ?? .zero
+    }
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(label, forKey: .label); try c.encode(path, forKey: .path)
+        try c.encode(streamIndex, forKey: .streamIndex); try c.encode(track, forKey: .track)
+        try c.encode(codec, forKey: .codec); try c.encode(sampleRate, forKey: .sampleRate)
+        try c.encode(channels, forKey: .channels); try c.encode(layout, forKey: .layout)
+        try c.encode(gainDB, forKey: .gainDB); try c.encode(offsetSeconds, forKey: .offsetSeconds)
+        try c.encode(route, forKey: .route); try c.encode(startOffset.seconds, forKey: .startSeconds)
+    }
+
+    init(label: String, path: String, streamIndex: Int, track: Int, codec: String, sampleRate: Int, channels: Int,
+         layout: String, gainDB: Double, offsetSeconds: Double, startOffset: MediaTime) {
+        self.label = label; self.path = path; self.streamIndex = streamIndex; self.track = track; self.codec = codec
+        self.sampleRate = sampleRate; self.channels = channels; self.layout = layout; self.gainDB = gainDB
+        self.offsetSeconds = offsetSeconds; self.startOffset = startOffset
+    }
+}
+
+/// How the tracks are summed.
+public enum MixMode: String, Sendable, Codable, CaseIterable {
+    /// Each source at its own level, then a limiter at -1 dBFS (a mixing desk; AVFoundation's audio mix).
+    case sum
+    /// ffmpeg's amix default: each source at 1/N.
+    case average
+}
+
+/// The mix, decided at planning: every source track, the output's format and length, and the one avfilter
+/// graph that mixes them (abuffer×N → [pan, volume, aformat, atrim, adelay] → amix → alimiter → apad/atrim).
+struct AudioMixPlan: Sendable {
+    var sources: [AudioSource]
+    var sampleRate: Int
+    var channels: Int
+    /// The mix is padded with silence or cut to exactly this many samples.
+    var totalSamples: Int64
+    var bitRate: Int
+    var mode: MixMode
+    /// Fail at the first damaged packet instead of skipping it.
+    var strict: Bool
+
+    /// The limiter's ceiling: -1.5 dBFS, so that after AAC encoding (which overshoots a few tenths of a
+    /// dB on loud tones) the decoded peaks stay at or under the promised -1 dBFS.
+    static let ceiling = 0.841395
+    /// The limiter's attack and release (ms): fast enough to catch a transient, slow enough not to distort a tone.
+    static let limiterAttackMs = 5
+    static let limiterReleaseMs = 50
+
+    /// The filter description between the sources `[in0]…` and the sink `[out]`, for each source's real format.
+    func graphDescription(inputFormats: [(channels: Int, sampleRate: Int)]) -> String {
+        let layout = channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels)c"
+        var chains: [String] = []
+        for (i, s) in sources.enumerated() {
+            var filters: [String] = []
+            // A mono source plays at its own level in both channels, as players play a mono file.
+            if inputFormats[i].channels == 1 && channels == 2 {
+                filters.append("pan=stereo|c0=c0|c1=c0")
+            }
+            if s.gainDB != 0 { filters.append("volume=\(s.gainDB)dB") }
+            filters.append("aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)")
+            let rate = Rational(1, Int32(sampleRate))
+            if let span = s.span { filters.append("atrim=end_sample=\(max(1, (span - s.startOffset).ticks(in: rate)))") }
+            let delaySamples = (s.timelineStart + s.startOffset).ticks(in: rate)
+                + Int64((s.offsetSeconds * Double(sampleRate)).rounded())
+            if delaySamples > 0 { filters.append("adelay=delays=\(delaySamples)S:all=1") }
+            chains.append("[in\(i)]" + filters.joined(separator: ",") + "[m\(i)]")
+        }
+        let inputs = (0..<sources.count).map { "[m\($0)]" }.joined()
+        let normalize = mode == .average ? 1 : 0
+        var tail = "\(inputs)amix=inputs=\(sources.count):duration=longest:dropout_transition=0:normalize=\(normalize)"
+        if mode == .sum { tail += ",alimiter=limit=\(AudioMixPlan.ceiling):level=0:latency=1:attack=\(AudioMixPlan.limiterAttackMs):release=\(AudioMixPlan.limiterReleaseMs)" }
+        tail += ",apad=whole_len=\(totalSamples),atrim=end_sample=\(totalSamples)"
+        tail += ",aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)[out]"
+        return (chains + [tail]).joined(separator: ";")
+    }
+}

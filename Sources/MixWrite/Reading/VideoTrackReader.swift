@@ -1,0 +1,188 @@
+import FFmpegSupport
+
+/// Pictures of one input's video stream on the output's timeline, at the output's size and format, upright
+/// and placed in the frame. `picture(at:)` answers "what does this input show at output time t": the latest
+/// frame that starts by t (within half an output frame), converted once and reused while it stays on screen.
+final class VideoTrackReader: PictureSource {
+    let file: MediaFile
+    let stream: StreamInfo
+    private var frames: DecodedFrames
+    private let strict: Bool
+    /// Half an output frame: a frame that starts this close after t already counts as showing at t.
+    private let tolerance: MediaTime
+    private let frameDuration: MediaTime
+    private let picture: PictureConverter
+
+    /// The frame on screen (decoded, not yet converted) and its start on the output timeline.
+    private var current: (frame: Frame, time: MediaTime)?
+    private var converted: Frame?
+    /// The next decoded frame, read ahead to know when the current one leaves the screen.
+    private var next: (frame: Frame, time: MediaTime)?
+    private var ended = false
+    private var lastTime: MediaTime?
+
+    var damagedPackets: Int { frames.damaged }
+
+    init(file: MediaFile, width: Int, height: Int, color: ColorDescription, outputFrameRate: Rational,
+         fit: Fit = .stretch, strict: Bool = false) throws(MixWriteError) {
+        guard let stream = file.mainVideo else { throw .input(file: file.path, "has no video stream") }
+        self.file = file
+        self.stream = stream
+        self.strict = strict
+        frames = try VideoTrackReader.open(file, stream)
+        picture = PictureConverter(width: width, height: height, color: color, fit: fit, stream: stream)
+        let outFrame = MediaTime(frames: 1, rate: outputFrameRate)
+        tolerance = MediaTime(value: outFrame.value, timescale: outFrame.timescale * 2)
+        frameDuration = stream.frameRate.map { $0.isValid ? MediaTime(frames: 1, rate: $0) : outFrame } ?? outFrame
+    }
+
+    private static func open(_ file: MediaFile, _ stream: StreamInfo) throws(MixWriteError) -> DecodedFrames {
+        do {
+            let demuxer = try Demuxer(url: file.path)
+            demuxer.keepOnly([stream.index])
+            return try Decoder(demuxer: demuxer, streamIndex: stream.index).frames(from: demuxer)
+        } catch {
+            throw .input(file: file.path, "video stream #\(stream.index) (\(stream.codec)) cannot be decoded: \(error.message.lowercased())")
+        }
+    }
+
+    /// Jumps to the keyframe at or before output time `t`, so the next `picture(at:)` near `t` decodes
+    /// only from there (B-frames before `t` are skipped). A file that cannot seek is decoded from its start.
+    func seek(to t: MediaTime) throws(MixWriteError) {
+        guard t > .zero else { return }
+        do {
+            try frames.seek(to: t + file.origin, skippingUntil: t - frameDuration - frameDuration + file.origin)
+        } catch {
+            // Where a failed seek leaves the demuxer is not defined: start again from the top, only slower.
+            frames = try VideoTrackReader.open(file, stream)
+        }
+        current = nil
+        next = nil
+        converted = nil
+        ended = false
+        lastTime = nil
+    }
+
+    /// The picture this input shows at output time `t`, or nil once it has ended (and `hold` is false).
+    /// With `hold`, the last picture stays on screen after the end.
+    func picture(at t: MediaTime, hold: Bool) throws(MixWriteError) -> Frame? {
+        let limit = t + tolerance
+        if current == nil, try readNext() == false { return nil }
+        while true {
+            if next == nil, try readNext() == false { break }
+            guard let n = next, n.time <= limit else { break }
+            current = n
+            next = nil
+            converted = nil
+        }
+        guard let c = current else { return nil }
+        if !hold && next == nil && ended && c.time + frameDuration <= t { return nil }
+        if let converted { return converted }
+        do { converted = try picture.convert(c.frame) } catch {
+            throw .processing(file: file.path, "video stream #\(stream.index): \(error.description)")
+        }
+        return converted
+    }
+
+    /// Decodes the next frame into `current` (the first) or `next`; false when the stream has no more.
+    private func readNext() throws(MixWriteError) -> Bool {
+        let frame: Frame?
+        let damagedBefore = frames.damaged
+        do { frame = try frames.next() } catch {
+            throw .processing(file: file.path, "video stream #\(stream.index): \(error.description)")
+        }
+        if strict && frames.damaged > damagedBefore {
+            throw .processing(file: file.path, "damaged packet in video stream #\(stream.index) (--strict stops at the first)")
+        }
+        guard let frame else { ended = true; return false }
+        var time: MediaTime
+        if let ticks = frame.bestEffortTimestamp {
+            time = MediaTime(ticks: ticks, timeBase: stream.timeBase) - file.origin
+        } else {
+            time = lastTime.map { $0 + frameDuration } ?? .zero
+        }
+        // Timestamps must rise; a repeated or backward one is taken as the next frame slot.
+        if let last = lastTime, time <= last { time = last + MediaTime(value: 1, timescale: Int64(1_000_000)) }
+        lastTime = time
+        if current == nil { current = (frame, time); converted = nil } else { next = (frame, time) }
+        return true
+    }
+}
+
+/// What a sequence of pictures is read from: a clip, or a still picture.
+protocol PictureSource: AnyObject {
+    func picture(at t: MediaTime, hold: Bool) throws(MixWriteError) -> Frame?
+    var damagedPackets: Int { get }
+}
+
+/// A decoded picture brought to the output: scaled (display aspect kept by `fit`), turned upright, placed
+/// in the frame, yuv420p in the output's colour. Keeps its buffers from one picture to the next.
+final class PictureConverter {
+    private let target: Scaler.Key
+    private let fit: Fit
+    private let orientation: Orientation
+    private let sampleAspect: Double
+    private var scaler: Scaler?
+    private var scaled: Frame?
+    private var turned: Frame?
+    private var canvas: Frame?
+
+    init(width: Int, height: Int, color: ColorDescription, fit: Fit, stream: StreamInfo) {
+        target = Scaler.Key(width: width, height: height, format: .yuv420p, color: color)
+        self.fit = fit
+        orientation = Orientation(matrix: stream.displayMatrix)
+        let sar = stream.sampleAspectRatio.map { $0.doubleValue } ?? 1
+        sampleAspect = sar > 0 ? sar : 1
+        sourceColor = stream.color
+    }
+
+    private let sourceColor: ColorDescription
+
+    func convert(_ frame: Frame) throws(FFmpegError) -> Frame {
+        let key = Scaler.Key(width: frame.width, height: frame.height, format: frame.pixelFormat,
+                             color: frame.color(fallback: sourceColor))
+        let place = placement(width: frame.width, height: frame.height)
+        if orientation == .upright && place.isWholeFrame(of: target) {
+            return key == target ? frame : try scale(frame, key, width: target.width, height: target.height)
+        }
+        // Scale (to the turned content's size, sides swapped back), turn upright, then place in the frame.
+        let (sw, sh) = orientation.swapsSides ? (place.height, place.width) : (place.width, place.height)
+        var picture = try scale(frame, key, width: sw, height: sh)
+        if orientation != .upright {
+            let out = try reuse(&turned, width: place.width, height: place.height)
+            orientation.apply(picture, into: out)
+            picture = out
+        }
+        if place.isWholeFrame(of: target) { return picture }
+        let out = try reuse(&canvas, width: target.width, height: target.height)
+        place.draw(picture, into: out)
+        return out
+    }
+
+    private func scale(_ frame: Frame, _ key: Scaler.Key, width: Int, height: Int) throws(FFmpegError) -> Frame {
+        let destination = Scaler.Key(width: width, height: height, format: .yuv420p, color: target.color)
+        if key == destination { return frame }
+        if scaler?.source != key || scaler?.destination != destination { scaler = try Scaler(from: key, to: destination) }
+        let out = try reuse(&scaled, width: width, height: height)
+        try scaler!.scale(frame, into: out)
+        return out
+    }
+
+    /// `buffer`, made writable, or a new picture when it has another size.
+    private func reuse(_ buffer: inout Frame?, width: Int, height: Int) throws(FFmpegError) -> Frame {
+        if let b = buffer, b.width == width, b.height == height {
+            try b.makeWritable()
+            return b
+        }
+        let b = try Frame(width: width, height: height, pixelFormat: .yuv420p)
+        buffer = b
+        return b
+    }
+
+    /// Where the upright picture goes in the output frame, by `fit`, keeping the display aspect (SAR included).
+    private func placement(width w: Int, height h: Int) -> Placement {
+        var dw = Double(w) * sampleAspect, dh = Double(h)
+        if orientation.swapsSides { swap(&dw, &dh) }
+        return Placement(fitting: dw, dh, into: target.width, target.height, fit: fit)
+    }
+}

@@ -1,0 +1,117 @@
+import FFmpegSupport
+
+/// The video of a blend: fx and base read at each output time, fx keyed over base, H.264 to the writer.
+struct BlendStage: Sendable {
+    struct Plan: Sendable {
+        var fx: MediaFile
+        var base: MediaFile
+        var width: Int
+        var height: Int
+        var frameRate: Rational
+        var frameCount: Int
+        var color: ColorDescription
+        var key: ChromaKeyBlend.Settings
+        var crf: Int
+        var preset: String
+        /// Fail at the first damaged packet instead of skipping it.
+        var strict: Bool
+        var fit: Fit = .stretch
+        var threads = 0
+    }
+
+    let plan: Plan
+
+    /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
+    func run(into input: AssetWriterInput) async throws -> Int {
+        let p = plan
+        let encoder = try H264Encoder(.init(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
+                                            preset: p.preset, color: p.color, threads: p.threads, globalHeader: true))
+        try await input.start(encoder.parameters)
+        let picture = try Compositor(p)
+        for n in 0..<p.frameCount {
+            try Task.checkCancellation()
+            let output = try picture.compose(at: MediaTime(frames: Int64(n), rate: p.frameRate))
+            for packet in try encoder.encode(output, pts: Int64(n)) { try await input.append(packet.lastingOneTickAtLeast) }
+        }
+        for packet in try encoder.finish() { try await input.append(packet.lastingOneTickAtLeast) }
+        try await input.finish()
+        return picture.damagedPackets
+    }
+
+    /// The blended picture at output time `t`, as RGB24 (for a PNG preview), converted with the ffmpeg CLI's
+    /// own scaler flags so that it looks as ffmpeg shows it.
+    static func picture(_ p: Plan, at t: MediaTime) throws(MixWriteError) -> Frame {
+        var lenient = p
+        lenient.strict = false   // a preview shows what can be decoded
+        let compositor = try Compositor(lenient)
+        try compositor.seek(to: t)
+        let output = try compositor.compose(at: t)
+        do {
+            let rgb = try Frame(width: p.width, height: p.height, pixelFormat: .rgb24)
+            let toRGB = try Scaler(from: .init(width: p.width, height: p.height, format: .yuv420p, color: p.color),
+                                   to: .init(width: p.width, height: p.height, format: .rgb24,
+                                             color: ColorDescription(matrix: p.color.matrix, fullRange: true)),
+                                   accurate: false)
+            try toRGB.scale(output, into: rgb)
+            return rgb
+        } catch {
+            throw .processing(file: nil, "converting the picture to RGB: \(error.description)")
+        }
+    }
+
+    /// fx's and base's readers and the keyer: the picture at any output time.
+    private final class Compositor {
+        let fx: VideoTrackReader
+        let base: VideoTrackReader
+        let basePath: String
+        let keyer: ChromaKeyBlend
+        let output: Frame
+
+        init(_ p: Plan) throws(MixWriteError) {
+            fx = try VideoTrackReader(file: p.fx, width: p.width, height: p.height, color: p.color,
+                                      outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
+            base = try VideoTrackReader(file: p.base, width: p.width, height: p.height, color: p.color,
+                                        outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
+            basePath = p.base.path
+            keyer = ChromaKeyBlend(settings: p.key, color: p.color)
+            do { output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p) } catch {
+                throw .processing(file: nil, "cannot allocate the output picture: \(error.description)")
+            }
+        }
+
+        var damagedPackets: Int { fx.damagedPackets + base.damagedPackets }
+
+        func seek(to t: MediaTime) throws(MixWriteError) {
+            try fx.seek(to: t)
+            try base.seek(to: t)
+        }
+
+        /// Base (its last picture held past its end) with fx keyed over it; past fx's end, base alone.
+        func compose(at t: MediaTime) throws(MixWriteError) -> Frame {
+            guard let basePicture = try base.picture(at: t, hold: true) else {
+                throw .input(file: basePath, "video stream #\(base.stream.index) has no decodable picture")
+            }
+            let fxPicture = try fx.picture(at: t, hold: false)
+            do {
+                try output.makeWritable()
+                if let fxPicture {
+                    keyer.blend(fx: fxPicture, base: basePicture, into: output)
+                } else {
+                    try output.copyPicture(from: basePicture)
+                }
+            } catch {
+                throw .processing(file: nil, "the output picture: \(error.description)")
+            }
+            return output
+        }
+    }
+}
+
+extension EncodedPacket {
+    /// One tick at least: the muxer needs the last frame's length.
+    var lastingOneTickAtLeast: EncodedPacket {
+        var p = self
+        if p.duration <= 0 { p.duration = 1 }
+        return p
+    }
+}

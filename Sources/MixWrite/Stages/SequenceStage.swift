@@ -1,0 +1,83 @@
+import FFmpegSupport
+
+/// The video of `concat` (clips end to end) and of `still` (one picture): each piece read upright, fitted
+/// into the output frame and encoded as one H.264 stream.
+struct SequenceStage: Sendable {
+    struct Piece: Sendable {
+        var file: MediaFile
+        /// Output frames this piece fills.
+        var frames: Int
+    }
+
+    struct Plan: Sendable {
+        var pieces: [Piece]
+        var width: Int
+        var height: Int
+        var frameRate: Rational
+        var color: ColorDescription
+        var fit: Fit
+        var crf: Int
+        var preset: String
+        var strict: Bool
+        /// The length of the last frame, when the output must end between two frame times (a still as
+        /// long as its audio); nil: one frame.
+        var lastFrameTicks: Int64?
+        /// Time base of the encoder: 1/fps, or finer when the last frame is cut short.
+        var ticksPerFrame: Int64 = 1
+        /// A still: the picture is read once and flattened on this background (RGB in 0 … 1).
+        var background: (r: Double, g: Double, b: Double)?
+        var keyframeInterval: Int?
+        var threads = 0
+
+        var frameCount: Int { pieces.reduce(0) { $0 + $1.frames } }
+    }
+
+    let plan: Plan
+
+    func run(into input: AssetWriterInput) async throws -> Int {
+        let p = plan
+        var settings = Encoder.VideoSettings(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
+                                             preset: p.preset, color: p.color, threads: p.threads, globalHeader: true,
+                                             keyframeInterval: p.keyframeInterval)
+        settings.timeBase = Rational(p.frameRate.den, Int32(Int64(p.frameRate.num) * p.ticksPerFrame)).reduced()
+        let encoder = try H264Encoder(settings)
+        try await input.start(encoder.parameters)
+        let output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p)
+        var damaged = 0
+        var index: Int64 = 0
+        for piece in p.pieces {
+            let reader = try self.reader(for: piece)
+            for n in 0..<piece.frames {
+                try Task.checkCancellation()
+                guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.frameRate), hold: true) else {
+                    throw MixWriteError.input(file: piece.file.path, "has no decodable picture")
+                }
+                try output.copyPicture(from: picture)
+                for packet in try encoder.encode(output, pts: index * p.ticksPerFrame) { try await input.append(timed(packet)) }
+                index += 1
+            }
+            damaged += reader.damagedPackets
+        }
+        for packet in try encoder.finish() { try await input.append(timed(packet)) }
+        try await input.finish()
+        return damaged
+    }
+
+    private func reader(for piece: Piece) throws(MixWriteError) -> any PictureSource {
+        let p = plan
+        if let background = p.background {
+            return try StillPicture(file: piece.file, width: p.width, height: p.height, color: p.color, fit: p.fit,
+                                    background: background)
+        }
+        return try VideoTrackReader(file: piece.file, width: p.width, height: p.height, color: p.color,
+                                    outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
+    }
+
+    /// Every frame lasts one frame; the last may be cut short to end with the sound.
+    private func timed(_ packet: EncodedPacket) -> EncodedPacket {
+        var packet = packet
+        let isLast = (packet.pts ?? 0) == Int64(plan.frameCount - 1) * plan.ticksPerFrame
+        packet.duration = isLast ? (plan.lastFrameTicks ?? plan.ticksPerFrame) : plan.ticksPerFrame
+        return packet
+    }
+}
