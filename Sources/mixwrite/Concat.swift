@@ -87,7 +87,7 @@ struct Still: AsyncParsableCommand {
         if let rate { job.frameRate = rate }
         job.crf = video.crf
         job.preset = video.preset
-        guard let bg = parseColor(background) else {
+        guard let bg = OptionValue.color(background) else {
             throw MixWriteError.usage("--background '\(background)' is not a colour; use RRGGBB")
         }
         job.background = [bg.r, bg.g, bg.b]

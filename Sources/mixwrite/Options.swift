@@ -87,11 +87,10 @@ struct VideoOptions: ParsableArguments {
 }
 
 func parseSize(_ text: String) throws -> (Int, Int) {
-    let parts = text.lowercased().split(separator: "x")
-    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+    guard let size = OptionValue.size(text) else {
         throw MixWriteError.usage("--size '\(text)' is not WIDTHxHEIGHT (e.g. 1280x720)")
     }
-    return (w, h)
+    return size
 }
 
 struct KeyOptions: ParsableArguments {
@@ -111,19 +110,11 @@ struct KeyOptions: ParsableArguments {
 
     func settings() throws -> ChromaKeyBlend.Settings {
         if isAuto { return ChromaKeyBlend.Settings(threshold: threshold, smoothing: smoothing, despill: despill) }
-        guard let rgb = parseColor(keyColor) else {
+        guard let rgb = OptionValue.color(keyColor) else {
             throw MixWriteError.usage("--key-color '\(keyColor)' is not a colour; use RRGGBB (e.g. 00FF00) or auto")
         }
         return ChromaKeyBlend.Settings(keyColor: rgb, threshold: threshold, smoothing: smoothing, despill: despill)
     }
-}
-
-func parseColor(_ text: String) -> (r: Double, g: Double, b: Double)? {
-    var hex = text
-    if hex.hasPrefix("#") { hex.removeFirst() }
-    if hex.lowercased().hasPrefix("0x") { hex.removeFirst(2) }
-    guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
-    return (Double(v >> 16 & 0xFF) / 255, Double(v >> 8 & 0xFF) / 255, Double(v & 0xFF) / 255)
 }
 
 struct AudioMixOptions: ParsableArguments {
@@ -164,11 +155,10 @@ struct AudioMixOptions: ParsableArguments {
         o.mode = mix
         o.channels = channels
         o.sampleRate = sampleRate
-        var text = audioBitrate.lowercased()
-        var scale = 1
-        if text.hasSuffix("k") { text.removeLast(); scale = 1000 }
-        guard let v = Int(text) else { throw MixWriteError.usage("--audio-bitrate '\(audioBitrate)' is not a bit rate (e.g. 192k)") }
-        o.bitRate = v * scale
+        guard let v = OptionValue.bitRate(audioBitrate) else {
+            throw MixWriteError.usage("--audio-bitrate '\(audioBitrate)' is not a bit rate (e.g. 192k)")
+        }
+        o.bitRate = v
         return o
     }
 }

@@ -43,7 +43,7 @@ public struct AudioOptions: Sendable, Codable {
         }
         if tracks == .none { return [] }
         var result: [AudioSource] = []
-        for (label, file) in inputs {
+        for (inputIndex, (label, file)) in inputs.enumerated() {
             var streams = file.audioStreams
             if tracks == .first { streams = Array(streams.prefix(1)) }
             for (n, s) in streams.enumerated() {
@@ -61,7 +61,7 @@ public struct AudioOptions: Sendable, Codable {
                     sampleRate: s.sampleRate, channels: s.channels, layout: s.layout,
                     gainDB: (gains[label] ?? 0) + (gains[name] ?? 0),
                     offsetSeconds: (offsets[name] ?? offsets[label]) ?? 0,
-                    startOffset: start > .zero ? start : .zero))
+                    startOffset: start > .zero ? start : .zero, inputIndex: inputIndex))
             }
         }
         return result

@@ -46,43 +46,6 @@ public struct BlendJob: Sendable, Codable {
     }
 }
 
-/// What a finished job wrote, for `--json` and for Swift callers.
-public struct Report: Sendable, Codable {
-    public struct Video: Sendable, Codable {
-        public var width: Int
-        public var height: Int
-        public var frameRate: String
-        /// Frames encoded; nil when the video was copied.
-        public var frames: Int?
-        /// The video packets were copied, not decoded or encoded (`remix`).
-        public var copied = false
-    }
-    public struct Audio: Sendable, Codable {
-        public var sampleRate: Int
-        public var channels: Int
-        public var mode: MixMode
-        public var sources: [AudioSource]
-    }
-    public var output: String
-    public var duration: Double
-    public var bytes: Int64
-    public var video: Video?
-    public var audio: Audio?
-    public var key: ChromaKeyBlend.Settings?
-    /// Where each clip and event landed (`concat`).
-    public var timeline: Timeline?
-    /// Packets that could not be read or decoded and were skipped.
-    public var damagedPackets: Int
-    /// Tracks left out and other things a user should know; empty when all went as planned.
-    public var warnings: [String]
-    /// Wall seconds of the whole job.
-    public var seconds: Double
-    /// Wall seconds of each stage ("video", "audio"), running side by side.
-    public var stageSeconds: [String: Double]
-    /// The process's peak resident memory, in MB.
-    public var peakMemoryMB: Double
-}
-
 extension BlendJob: MixJob {
     public var inputPaths: [String] { [fx, base] + audio.files }
 

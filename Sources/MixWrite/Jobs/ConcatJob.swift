@@ -92,8 +92,9 @@ extension ConcatJob: MixJob {
         var warnings: [String] = []
         let labelled = files.enumerated().map { ("clip\($0.offset + 1)", $0.element) }
         var sources = try audio.sources(from: labelled + extra, strict: strict, warnings: &warnings)
-        for i in sources.indices where sources[i].label.hasPrefix("clip") {
-            let k = Int(sources[i].label.dropFirst(4))! - 1
+        // The clips come first among the inputs, so a source's input index below their count is its clip's.
+        for i in sources.indices where sources[i].inputIndex < files.count {
+            let k = sources[i].inputIndex
             sources[i].timelineStart = starts[k]
             sources[i].span = spans[k]
         }

@@ -95,24 +95,8 @@ public struct MixWriter: Sendable {
             throw .processing(error, file: plan.output.path)
         }
         reporter?.complete()
-        return Report(
-            output: plan.output.path, duration: plan.duration.seconds, bytes: finished.bytes,
-            video: plan.video.map { v in
-                switch v {
-                case .blend(let p):
-                    return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
-                case .sequence(let p):
-                    return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
-                case .copy(let p):
-                    return Report.Video(width: p.stream.width, height: p.stream.height,
-                                        frameRate: p.stream.frameRate?.description ?? "", frames: nil, copied: true)
-                }
-            },
-            audio: plan.audio.map { Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources) },
-            key: plan.key, timeline: plan.timeline, damagedPackets: damaged,
-            warnings: plan.warnings + (damaged > 0 ? ["\(damaged) damaged packets were skipped"] : []),
-            seconds: (ContinuousClock.now - started).seconds, stageSeconds: stageSeconds.values,
-            peakMemoryMB: peakMemoryMB())
+        return Report(plan, finished: finished, damaged: damaged, seconds: (ContinuousClock.now - started).seconds,
+                      stageSeconds: stageSeconds.values)
     }
 
     /// Runs one stage; its failure stops the writer at once, so the other stage never waits on it.
@@ -142,4 +126,27 @@ func peakMemoryMB() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_maxrss) / 1024
+}
+
+extension Report {
+    /// What a finished job wrote, from its plan and the writer's account.
+    init(_ plan: PreparedJob, finished: FinishedOutput, damaged: Int, seconds: Double, stageSeconds: [String: Double]) {
+        self.init(
+            output: plan.output.path, duration: plan.duration.seconds, bytes: finished.bytes,
+            video: plan.video.map { v in
+                switch v {
+                case .blend(let p):
+                    return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
+                case .sequence(let p):
+                    return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
+                case .copy(let p):
+                    return Report.Video(width: p.stream.width, height: p.stream.height,
+                                        frameRate: p.stream.frameRate?.description ?? "", frames: nil, copied: true)
+                }
+            },
+            audio: plan.audio.map { Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources) },
+            key: plan.key, timeline: plan.timeline, damagedPackets: damaged,
+            warnings: plan.warnings + (damaged > 0 ? ["\(damaged) damaged packets were skipped"] : []),
+            seconds: seconds, stageSeconds: stageSeconds, peakMemoryMB: MixWrite.peakMemoryMB())
+    }
 }

@@ -39,10 +39,10 @@ public struct ChromaKeyBlend: Sendable {
         public init(from decoder: any Swift.Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             let hex = try c.decode(String.self, forKey: .keyColor)
-            guard let v = UInt32(hex, radix: 16), hex.count == 6 else {
+            guard let rgb = OptionValue.color(hex) else {
                 throw DecodingError.dataCorruptedError(forKey: .keyColor, in: c, debugDescription: "not RRGGBB")
             }
-            keyColor = (Double(v >> 16 & 0xFF) / 255, Double(v >> 8 & 0xFF) / 255, Double(v & 0xFF) / 255)
+            keyColor = rgb
             threshold = try c.decode(Double.self, forKey: .threshold)
             smoothing = try c.decode(Double.self, forKey: .smoothing)
             despill = try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false
@@ -56,14 +56,7 @@ public struct ChromaKeyBlend: Sendable {
         }
 
         /// "RRGGBB" as in the key colour, for reports.
-        public var keyColorHex: String {
-            func h(_ v: Double) -> String {
-                let i = Int((v * 255).rounded())
-                let s = String(i, radix: 16, uppercase: true)
-                return s.count == 1 ? "0" + s : s
-            }
-            return h(keyColor.r) + h(keyColor.g) + h(keyColor.b)
-        }
+        public var keyColorHex: String { OptionValue.hex(keyColor) }
     }
 
     /// Alpha (the weight of base) for each (U, V), scaled to 0 … 256.

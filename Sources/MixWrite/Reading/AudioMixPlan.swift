@@ -23,6 +23,8 @@ public struct AudioSource: Sendable, Codable {
     var timelineStart: MediaTime = .zero
     /// The track is cut to this length (a concat clip's span), so it never runs into the next clip.
     var span: MediaTime?
+    /// The place of the track's file among the job's inputs (a concat clip's number), in the order given.
+    var inputIndex = 0
 
     public var name: String { "\(label):\(track)" }
 
@@ -55,10 +57,10 @@ public struct AudioSource: Sendable, Codable {
     }
 
     init(label: String, path: String, streamIndex: Int, track: Int, codec: String, sampleRate: Int, channels: Int,
-         layout: String, gainDB: Double, offsetSeconds: Double, startOffset: MediaTime) {
+         layout: String, gainDB: Double, offsetSeconds: Double, startOffset: MediaTime, inputIndex: Int) {
         self.label = label; self.path = path; self.streamIndex = streamIndex; self.track = track; self.codec = codec
         self.sampleRate = sampleRate; self.channels = channels; self.layout = layout; self.gainDB = gainDB
-        self.offsetSeconds = offsetSeconds; self.startOffset = startOffset
+        self.offsetSeconds = offsetSeconds; self.startOffset = startOffset; self.inputIndex = inputIndex
     }
 }
 
