@@ -108,7 +108,6 @@ public final class DecodedFrames {
     public private(set) var damaged = 0
     private var queue: [Frame] = []
     private var head = 0
-    private var inputEnded = false
     private var drained = false
     private let packet = Packet()
     /// After a seek: packets before this (stream ticks) only lead up to it, so B-frames need not be decoded.
@@ -131,7 +130,6 @@ public final class DecodedFrames {
                 more = false
             }
             if !more {
-                inputEnded = true
                 drained = true
                 take(try decoder.decode(nil))
                 continue
@@ -159,7 +157,6 @@ public final class DecodedFrames {
         decoder.flush()
         queue.removeAll()
         head = 0
-        inputEnded = false
         drained = false
         self.skipUntil = skipUntil.ticks(in: decoder.timeBase)
         decoder.skipsNonReferenceFrames = true
