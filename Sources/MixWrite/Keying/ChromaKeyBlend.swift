@@ -59,90 +59,182 @@ public struct ChromaKeyBlend: Sendable {
         public var keyColorHex: String { OptionValue.hex(keyColor) }
     }
 
-    /// Alpha (the weight of base) for each (U, V), scaled to 0 … 256.
-    public let table: [UInt16]
+    /// For each (U, V) = index U << 8 | V, packed (`Entry`): alpha (the weight of base, 0 … 256) where no
+    /// channel clamps; how many chroma steps the colour stays outside the soft edge, or inside the keyed-out
+    /// disc, whatever the luma (`EdgeMap` needs them to know where one alpha serves a whole 2×2 block); and
+    /// whether alpha is the same at every luma.
+    public let table: [UInt32]
+    /// For each (U, V): the 8-bit luma range lo << 8 | hi in which no channel clamps (lo > hi: none).
+    let plateau: [UInt16]
     /// With despill: fx's (U, V) with the key's cast removed, packed U << 8 | V; empty without.
     public let despillTable: [UInt16]
     public let settings: Settings
     public let color: ColorDescription
+    let clamped: ClampedKey
+
+    /// The parts of a table entry.
+    enum Entry {
+        static let alpha: UInt32 = 0x1FF
+        static let keptShift: UInt32 = 9, keyedShift: UInt32 = 16, stable: UInt32 = 1 << 23
+    }
 
     /// How far past the soft edge (in GPUImage's Cr/Cb distance) despill still acts, fading to nothing.
     static let despillReach = 0.25
 
-    /// Builds the table for pictures read with `color` (the matrix and range fx has been brought to).
+    /// Builds the tables for pictures read with `color` (the matrix and range fx has been brought to).
     public init(settings: Settings, color: ColorDescription) {
         self.settings = settings
         self.color = color
-        var table = [UInt16](repeating: 0, count: 256 * 256)
+        let key = ClampedKey(settings: settings, color: color)
+        clamped = key
+        var table = [UInt32](repeating: 0, count: 256 * 256)
+        var plateau = [UInt16](repeating: 0, count: 256 * 256)
+        let edge = settings.threshold + settings.smoothing
+        // 8-bit rounding in the texture moves (Cr, Cb) by less than this.
+        let rounding = 0.002
         for u in 0..<256 {
             for v in 0..<256 {
-                let a = ChromaKeyBlend.alpha(u: Double(u), v: Double(v), settings: settings, color: color)
-                table[u << 8 | v] = UInt16((a * 256).rounded())
+                let unclamped = ChromaKeyBlend.alpha(u: Double(u), v: Double(v), settings: settings, color: color)
+                let (near, far, range) = key.reach(u: Float(u), v: Float(v))
+                let nearest = Double(near) - rounding, farthest = Double(far) + rounding
+                let kept = nearest > edge ? min(127, Int(((nearest - edge) / key.step).rounded(.down)) + 1) : 0
+                let keyed = farthest < settings.threshold
+                    ? min(127, Int(((settings.threshold - farthest) / key.step).rounded(.down)) + 1) : 0
+                let lowest = UInt32((Double(key.alpha(distance: Float(farthest))) * 256).rounded())
+                let highest = UInt32((Double(key.alpha(distance: Float(nearest))) * 256).rounded())
+                var entry = UInt32((unclamped * 256).rounded()) | UInt32(kept) << Entry.keptShift | UInt32(keyed) << Entry.keyedShift
+                if lowest == highest { entry = lowest | UInt32(kept) << Entry.keptShift | UInt32(keyed) << Entry.keyedShift | Entry.stable }
+                table[u << 8 | v] = entry
+                plateau[u << 8 | v] = range.lo > range.hi ? 0xFF00 : UInt16(range.lo) << 8 | UInt16(range.hi)
             }
         }
         self.table = table
+        self.plateau = plateau
         despillTable = settings.despill ? ChromaKeyBlend.makeDespillTable(settings: settings, color: color) : []
+    }
+
+    /// The table's alpha for 8-bit (U, V) where no channel clamps, 0 … 1.
+    public func alpha(u: UInt8, v: UInt8) -> Double {
+        Double(table[Int(u) << 8 | Int(v)] & Entry.alpha) / 256
+    }
+
+    /// GPUImage's alpha (0 … 256) of a pixel: luma `y`, chroma in 1/16 steps (as `LinearChroma` gives it).
+    /// The table where it holds for this luma, else the exact maths of the clamped texture.
+    @inline(__always)
+    func pixelAlpha(y: UInt8, u16: Int, v16: Int, table: UnsafePointer<UInt32>, plateau: UnsafePointer<UInt16>) -> Int {
+        let index = ((u16 &+ 8) &>> 4) &<< 8 | ((v16 &+ 8) &>> 4)
+        let entry = table[index]
+        if entry & Entry.stable != 0 { return Int(entry & Entry.alpha) }
+        let range = plateau[index]
+        if y >= UInt8(truncatingIfNeeded: range &>> 8) && y <= UInt8(truncatingIfNeeded: range) { return Int(entry & Entry.alpha) }
+        return Int(clamped.alpha(y: Float(y), u: Float(u16) / 16, v: Float(v16) / 16))
     }
 
     /// Blends `fx` over `base` into `output`, chroma rows `rows` (each covers two luma rows).
     /// All three are yuv420p planes of one size, read with this blend's colour description.
     ///
-    /// Per chroma row: one table look-up a chroma sample gives a row of weights; then plain loops over
-    /// bytes blend U, V and the two luma rows (the compiler vectorizes them). Rows entirely kept or entirely
-    /// keyed out are copied.
+    /// As GPUImage: every luma pixel has its own alpha, from its own (U, V) interpolated as GL_LINEAR does
+    /// (`LinearChroma`); the output's chroma is the average over each 2×2 block of the per-pixel blend.
+    /// Fast where that changes nothing: one table look-up per chroma sample; a block whose 3×3 neighbourhood
+    /// of samples is wholly keyed, or wholly kept with nearly equal chroma, or of one chroma, has one alpha
+    /// for its four pixels (`EdgeMap`). Only the other blocks (a key's edge) are interpolated pixel by pixel.
+    /// Rows without such a block are blended with vector loops over bytes, or copied when wholly kept or
+    /// wholly keyed out.
     public func blend(fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes, chromaRows rows: Range<Int>) {
-        let width = output.width, chromaWidth = output.chromaWidth
-        let weights = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 3)
-        defer { weights.deallocate() }
-        let lumaWeights = weights + chromaWidth
-        let despilled = despillTable.isEmpty ? nil : UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
-        defer { despilled?.deallocate() }
+        guard !rows.isEmpty else { return }
+        let chromaWidth = output.chromaWidth
+        let edges = EdgeMap(chromaWidth: chromaWidth)
+        defer { edges.deallocate() }
+        let scratch = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 5)
+        defer { scratch.deallocate() }
+        let despilled = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
+        defer { despilled.deallocate() }
         table.withUnsafeBufferPointer { table in
-            let table = table.baseAddress!
-            for cy in rows {
-                var fuRow = fx.row(cy, of: 1), fvRow = fx.row(cy, of: 2)
-                let buRow = base.row(cy, of: 1), bvRow = base.row(cy, of: 2)
-                let ouRow = output.row(cy, of: 1), ovRow = output.row(cy, of: 2)
-                var any: UInt16 = 0, all: UInt16 = 0xFFFF
-                for cx in 0..<chromaWidth {
-                    let a = table[Int(fuRow[cx]) &<< 8 | Int(fvRow[cx])]
-                    weights[cx] = a
-                    any |= a
-                    all &= a
-                }
-                if let despilled {
-                    // The key weight comes from fx's own chroma; what is kept of fx is its despilled chroma.
-                    despillTable.withUnsafeBufferPointer { d in
+            despillTable.withUnsafeBufferPointer { despill in
+              plateau.withUnsafeBufferPointer { plateau in
+                let tables = Tables(entries: table.baseAddress!, plateau: plateau.baseAddress!,
+                                    despill: despill.isEmpty ? nil : despill.baseAddress!)
+                for cy in rows {
+                    let row = edges.row(cy, fx: fx, table: tables.entries)
+                    var fuRow = fx.row(cy, of: 1), fvRow = fx.row(cy, of: 2)
+                    if let d = tables.despill {
+                        // The key weight comes from fx's own chroma; what is kept of fx is its despilled chroma.
                         for cx in 0..<chromaWidth {
                             let uv = d[Int(fuRow[cx]) &<< 8 | Int(fvRow[cx])]
                             despilled[cx] = UInt8(truncatingIfNeeded: uv &>> 8)
                             despilled[chromaWidth + cx] = UInt8(truncatingIfNeeded: uv)
                         }
+                        fuRow = despilled
+                        fvRow = despilled + chromaWidth
                     }
-                    fuRow = despilled
-                    fvRow = despilled + chromaWidth
+                    let lumaRows = cy * 2 ..< min(cy * 2 + 2, output.height)
+                    if row.edges == 0 && row.anyAlpha == 0 {
+                        // fx kept across the whole row.
+                        output.row(cy, of: 1).update(from: fuRow, count: chromaWidth)
+                        output.row(cy, of: 2).update(from: fvRow, count: chromaWidth)
+                        for y in lumaRows { output.row(y, of: 0).update(from: fx.row(y, of: 0), count: output.width) }
+                    } else if row.edges == 0 && row.allAlpha == 256 {
+                        // Keyed out across the whole row: base shows.
+                        output.row(cy, of: 1).update(from: base.row(cy, of: 1), count: chromaWidth)
+                        output.row(cy, of: 2).update(from: base.row(cy, of: 2), count: chromaWidth)
+                        for y in lumaRows { output.row(y, of: 0).update(from: base.row(y, of: 0), count: output.width) }
+                    } else {
+                        mixRow(fuRow, base.row(cy, of: 1), row.alpha, output.row(cy, of: 1), chromaWidth)
+                        mixRow(fvRow, base.row(cy, of: 2), row.alpha, output.row(cy, of: 2), chromaWidth)
+                        let weights = (scratch, scratch + 2 * chromaWidth)
+                        for cx in 0..<chromaWidth {
+                            weights.0[2 * cx] = row.alpha[cx]
+                            weights.0[2 * cx + 1] = row.alpha[cx]
+                        }
+                        weights.1.update(from: weights.0, count: 2 * chromaWidth)
+                        if row.edges > 0 {
+                            blendEdges(cy, row: row, fx: fx, base: base, into: output, weights: weights, tables: tables)
+                        }
+                        for y in lumaRows {
+                            mixRow(fx.row(y, of: 0), base.row(y, of: 0), y % 2 == 0 ? weights.0 : weights.1,
+                                   output.row(y, of: 0), output.width)
+                        }
+                    }
                 }
-                let lumaRows = cy * 2 ..< min(cy * 2 + 2, output.height)
-                if any == 0 {
-                    // fx kept across the whole row.
-                    ouRow.update(from: fuRow, count: chromaWidth)
-                    ovRow.update(from: fvRow, count: chromaWidth)
-                    for y in lumaRows { output.row(y, of: 0).update(from: fx.row(y, of: 0), count: width) }
-                } else if all == 256 {
-                    // Keyed out across the whole row: base shows.
-                    ouRow.update(from: buRow, count: chromaWidth)
-                    ovRow.update(from: bvRow, count: chromaWidth)
-                    for y in lumaRows { output.row(y, of: 0).update(from: base.row(y, of: 0), count: width) }
-                } else {
-                    mixRow(fuRow, buRow, weights, ouRow, chromaWidth)
-                    mixRow(fvRow, bvRow, weights, ovRow, chromaWidth)
-                    for cx in 0..<chromaWidth {
-                        lumaWeights[2 * cx] = weights[cx]
-                        lumaWeights[2 * cx + 1] = weights[cx]
+              }
+            }
+        }
+    }
+
+    struct Tables {
+        let entries: UnsafePointer<UInt32>
+        let plateau: UnsafePointer<UInt16>
+        let despill: UnsafePointer<UInt16>?
+    }
+
+    /// The blocks of chroma row `cy` that `row` marks as edges, pixel by pixel: each pixel's alpha into
+    /// `weights` (luma rows 2·cy and 2·cy + 1), the 2×2 average of the per-pixel blended chroma into the output.
+    private func blendEdges(_ cy: Int, row: EdgeMap.Row, fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes,
+                            weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
+        let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
+        let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
+        let ou = output.row(cy, of: 1), ov = output.row(cy, of: 2)
+        for cx in 0..<output.chromaWidth where row.isEdge[cx] != 0 {
+            var sumU = 0, sumV = 0
+            for dy in 0..<2 {
+                let luma = fx.row(min(2 * cy + dy, fx.height - 1), of: 0)
+                for dx in 0..<2 {
+                    var u = fu.sixteenths(cx, dx: dx, dy: dy), v = fv.sixteenths(cx, dx: dx, dy: dy)
+                    let a = pixelAlpha(y: luma[min(2 * cx + dx, fx.width - 1)], u16: u, v16: v, table: tables.entries,
+                                       plateau: tables.plateau)
+                    if let d = tables.despill {
+                        let uv = Int(d[((u &+ 8) &>> 4) &<< 8 | ((v &+ 8) &>> 4)])
+                        u = (uv &>> 8) &* 16
+                        v = (uv & 0xFF) &* 16
                     }
-                    for y in lumaRows { mixRow(fx.row(y, of: 0), base.row(y, of: 0), lumaWeights, output.row(y, of: 0), width) }
+                    sumU &+= u &* (256 &- a) &+ bu.sixteenths(cx, dx: dx, dy: dy) &* a
+                    sumV &+= v &* (256 &- a) &+ bv.sixteenths(cx, dx: dx, dy: dy) &* a
+                    (dy == 0 ? weights.0 : weights.1)[2 * cx + dx] = UInt16(truncatingIfNeeded: a)
                 }
             }
+            // Four pixels, 1/16 units, alpha out of 256: 16 384 in all.
+            ou[cx] = UInt8(truncatingIfNeeded: (sumU &+ 8192) &>> 14)
+            ov[cx] = UInt8(truncatingIfNeeded: (sumV &+ 8192) &>> 14)
         }
     }
 

@@ -52,9 +52,17 @@ extension ChromaKeyBlend {
 
     /// The weight of base for 8-bit chroma samples (U, V) read with `color`.
     public static func alpha(u: Double, v: Double, settings: Settings, color: ColorDescription) -> Double {
+        1 - smoothstep(settings.threshold, settings.threshold + settings.smoothing,
+                       distance(u: u, v: v, settings: settings, color: color))
+    }
+
+    /// GPUImage's distance from the key of chroma samples (U, V) read with `color`.
+    static func distance(u: Double, v: Double, settings: Settings, color: ColorDescription) -> Double {
         let (r, g, b) = color.rgbOffset(u: u, v: v)
         // Any luma gives the same (Cr, Cb): add a mid grey so the numbers read as colours.
-        return alpha(r: 0.5 + r, g: 0.5 + g, b: 0.5 + b, settings: settings)
+        let (cr, cb) = gpuImageChroma(r: 0.5 + r, g: 0.5 + g, b: 0.5 + b)
+        let (kr, kb) = gpuImageChroma(r: settings.keyColor.r, g: settings.keyColor.g, b: settings.keyColor.b)
+        return ((cr - kr) * (cr - kr) + (cb - kb) * (cb - kb)).squareRoot()
     }
 }
 

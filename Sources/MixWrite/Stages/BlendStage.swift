@@ -38,25 +38,14 @@ struct BlendStage: Sendable {
         return picture.damagedPackets
     }
 
-    /// The blended picture at output time `t`, as RGB24 (for a PNG preview), converted with the ffmpeg CLI's
-    /// own scaler flags so that it looks as ffmpeg shows it.
+    /// The blended picture at output time `t`, as RGB24 (for a PNG preview), drawn as GPUImage draws it on
+    /// screen: every pixel its own chroma and alpha (`ChromaKeyBlend.blendPicture`).
     static func picture(_ p: Plan, at t: MediaTime) throws(MixWriteError) -> Frame {
         var lenient = p
         lenient.strict = false   // a preview shows what can be decoded
         let compositor = try Compositor(lenient)
         try compositor.seek(to: t)
-        let output = try compositor.compose(at: t)
-        do {
-            let rgb = try Frame(width: p.width, height: p.height, pixelFormat: .rgb24)
-            let toRGB = try Scaler(from: .init(width: p.width, height: p.height, format: .yuv420p, color: p.color),
-                                   to: .init(width: p.width, height: p.height, format: .rgb24,
-                                             color: ColorDescription(matrix: p.color.matrix, fullRange: true)),
-                                   accurate: false)
-            try toRGB.scale(output, into: rgb)
-            return rgb
-        } catch {
-            throw .processing(file: nil, "converting the picture to RGB: \(error.description)")
-        }
+        return try compositor.composeRGB(at: t)
     }
 
     /// fx's and base's readers and the keyer: the picture at any output time.
@@ -88,10 +77,7 @@ struct BlendStage: Sendable {
 
         /// Base (its last picture held past its end) with fx keyed over it; past fx's end, base alone.
         func compose(at t: MediaTime) throws(MixWriteError) -> Frame {
-            guard let basePicture = try base.picture(at: t, hold: true) else {
-                throw .input(file: basePath, "video stream #\(base.stream.index) has no decodable picture")
-            }
-            let fxPicture = try fx.picture(at: t, hold: false)
+            let (fxPicture, basePicture) = try pictures(at: t)
             do {
                 try output.makeWritable()
                 if let fxPicture {
@@ -103,6 +89,28 @@ struct BlendStage: Sendable {
                 throw .processing(file: nil, "the output picture: \(error.description)")
             }
             return output
+        }
+
+        /// The same picture as RGB24, every pixel blended on its own.
+        func composeRGB(at t: MediaTime) throws(MixWriteError) -> Frame {
+            let (fxPicture, basePicture) = try pictures(at: t)
+            let rgb: Frame
+            do { rgb = try Frame(width: output.width, height: output.height, pixelFormat: .rgb24) } catch {
+                throw .processing(file: nil, "the RGB picture: \(error.description)")
+            }
+            basePicture.withYUVPlanes { b in
+                // Past fx's end, base over itself: base, whatever the alpha.
+                let fx = fxPicture ?? basePicture
+                fx.withYUVPlanes { f in self.keyer.blendPicture(fx: f, base: b, into: rgb.plane(0), stride: rgb.stride(0)) }
+            }
+            return rgb
+        }
+
+        private func pictures(at t: MediaTime) throws(MixWriteError) -> (fx: Frame?, base: Frame) {
+            guard let basePicture = try base.picture(at: t, hold: true) else {
+                throw .input(file: basePath, "video stream #\(base.stream.index) has no decodable picture")
+            }
+            return (try fx.picture(at: t, hold: false), basePicture)
         }
     }
 }
