@@ -10,11 +10,11 @@ struct KeyEdgeTests {
     /// A flat grey movie like `like` (size, rate, matrix), for reading alpha back. Light and dark grey rather than
     /// white and black: fx's chroma at an edge would push a blend over white past the RGB cube, and the clipped
     /// difference would read as a lower alpha.
-    static func plain(_ colour: String, like path: String, in dir: String) throws -> String {
+    static func plain(_ colour: String, like path: String, in dir: String, seconds: Int = 3) throws -> String {
         let v = try #require(try Oracle.probe(path).video.first)
         let rate = v.raw["r_frame_rate"] ?? "25/1", space = v.raw["color_space"] ?? "unknown"
-        let out = dir + "/\(colour).mov"
-        var args = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=\(colour):s=\(v.width ?? 0)x\(v.height ?? 0):r=\(rate):d=3",
+        let out = dir + "/\(colour)-\(seconds).mov"
+        var args = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=\(colour):s=\(v.width ?? 0)x\(v.height ?? 0):r=\(rate):d=\(seconds)",
                     "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p"]
         if space == "bt709" { args += ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"] }
         let r = try Oracle.ffmpeg(args + [out])
@@ -86,6 +86,31 @@ struct KeyEdgeTests {
         let other = GPUImageReference.blend(fx: try GPUImageReference.decode(fx, frame: 10),
                                             base: try GPUImageReference.decode(base, frame: 14), .bt601)
         #expect(Oracle.psnr(got, other.rgb.flatMap { [$0.0 * 255, $0.1 * 255, $0.2 * 255] }) < psnr - 3)
+    }
+
+    @Test("the movie itself: alpha per pixel in its luma (lossless H.264 read back), edge band ≤ 0.02")
+    func movieAlpha() throws {
+        let dir = try Oracle.scratch()
+        let fx = Oracle.fixture("edges.mov")
+        var renderings: [(GPUImageReference.Picture, GPUImageReference.Picture)] = []
+        for grey in ["0xC0C0C0", "0x404040"] {
+            let base = try Self.plain(grey, like: fx, in: dir, seconds: 1), out = dir + "/\(grey).mov"
+            let r = try Oracle.mixwrite([fx, base, "--crf", "0", "-o", out])
+            #expect(r.status == 0, "\(r.stderr)")
+            renderings.append((try GPUImageReference.decode(out, frame: 10), try GPUImageReference.decode(base, frame: 0)))
+        }
+        let (light, dark) = (renderings[0], renderings[1])
+        let scale = Double(light.1.y[0]) - Double(dark.1.y[0])
+        let got = zip(light.0.y, dark.0.y).map { (Double($0) - Double($1)) / scale }
+        let picture = try GPUImageReference.decode(fx, frame: 10)
+        let reference = GPUImageReference.blend(fx: picture, base: picture, .bt601).alpha
+        let band = GPUImageReference.edgeBand(reference, width: picture.width, height: picture.height)
+        let error = band.reduce(0.0) { $0 + abs(got[$1] - reference[$1]) } / Double(band.count)
+        #expect(band.count > 3000 && error <= 0.02, "mean alpha error \(error) on \(band.count) edge pixels")
+        // Where fx is kept, its pixels are fx's own: luma and chroma as decoded.
+        let kept = (0..<picture.y.count).filter { reference[$0] == 0 && got[$0] == 0 }
+        #expect(kept.count > 10000)
+        #expect(kept.allSatisfy { light.0.y[$0] == picture.y[$0] })
     }
 
     @Test("the corpus's green-screen clips: edge band within 0.02 of GPUImage", .enabled(if: Oracle.corpus != nil))

@@ -20,6 +20,9 @@ public enum GPUImageReference {
         public var v: [UInt8]
         public var chromaWidth: Int { (width + 1) / 2 }
         public var chromaHeight: Int { (height + 1) / 2 }
+        public init(width: Int, height: Int, y: [UInt8], u: [UInt8], v: [UInt8]) {
+            (self.width, self.height, self.y, self.u, self.v) = (width, height, y, u, v)
+        }
     }
 
     /// A picture's luma weights (Kr, Kb); limited range throughout, as the movies here are.

@@ -59,23 +59,20 @@ public struct ChromaKeyBlend: Sendable {
         public var keyColorHex: String { OptionValue.hex(keyColor) }
     }
 
-    /// For each (U, V) = index U << 8 | V, packed (`Entry`): alpha (the weight of base, 0 … 256) where no
-    /// channel clamps; how many chroma steps the colour stays outside the soft edge, or inside the keyed-out
-    /// disc, whatever the luma (`EdgeMap` needs them to know where one alpha serves a whole 2×2 block); and
-    /// whether alpha is the same at every luma.
+    /// For each (U, V) = index U << 8 | V, packed (`Entry`, from `ClampedKey.entry`): the alpha (weight of
+    /// base, 0 … 256) that holds over an 8-bit luma range, the range, and by how many chroma steps the colour
+    /// stays keyed out or kept there (`EdgeMap` needs it to know where one alpha serves a whole 2×2 block).
     public let table: [UInt32]
-    /// For each (U, V): the 8-bit luma range lo << 8 | hi in which no channel clamps (lo > hi: none).
-    let plateau: [UInt16]
     /// With despill: fx's (U, V) with the key's cast removed, packed U << 8 | V; empty without.
     public let despillTable: [UInt16]
     public let settings: Settings
     public let color: ColorDescription
     let clamped: ClampedKey
 
-    /// The parts of a table entry.
+    /// The parts of a table entry: alpha in bits 0–8, margin 9–15, luma range low 16–23, high 24–31.
     enum Entry {
         static let alpha: UInt32 = 0x1FF
-        static let keptShift: UInt32 = 9, keyedShift: UInt32 = 16, stable: UInt32 = 1 << 23
+        static let marginShift: UInt32 = 9, lowShift: UInt32 = 16, highShift: UInt32 = 24
     }
 
     /// How far past the soft edge (in GPUImage's Cr/Cb distance) despill still acts, fading to nothing.
@@ -88,45 +85,31 @@ public struct ChromaKeyBlend: Sendable {
         let key = ClampedKey(settings: settings, color: color)
         clamped = key
         var table = [UInt32](repeating: 0, count: 256 * 256)
-        var plateau = [UInt16](repeating: 0, count: 256 * 256)
-        let edge = settings.threshold + settings.smoothing
-        // 8-bit rounding in the texture moves (Cr, Cb) by less than this.
-        let rounding = 0.002
         for u in 0..<256 {
             for v in 0..<256 {
-                let unclamped = ChromaKeyBlend.alpha(u: Double(u), v: Double(v), settings: settings, color: color)
-                let (near, far, range) = key.reach(u: Float(u), v: Float(v))
-                let nearest = Double(near) - rounding, farthest = Double(far) + rounding
-                let kept = nearest > edge ? min(127, Int(((nearest - edge) / key.step).rounded(.down)) + 1) : 0
-                let keyed = farthest < settings.threshold
-                    ? min(127, Int(((settings.threshold - farthest) / key.step).rounded(.down)) + 1) : 0
-                let lowest = UInt32((Double(key.alpha(distance: Float(farthest))) * 256).rounded())
-                let highest = UInt32((Double(key.alpha(distance: Float(nearest))) * 256).rounded())
-                var entry = UInt32((unclamped * 256).rounded()) | UInt32(kept) << Entry.keptShift | UInt32(keyed) << Entry.keyedShift
-                if lowest == highest { entry = lowest | UInt32(kept) << Entry.keptShift | UInt32(keyed) << Entry.keyedShift | Entry.stable }
-                table[u << 8 | v] = entry
-                plateau[u << 8 | v] = range.lo > range.hi ? 0xFF00 : UInt16(range.lo) << 8 | UInt16(range.hi)
+                let e = key.entry(u: Float(u), v: Float(v))
+                let (lo, hi) = e.lumas.lo > e.lumas.hi ? (255, 0) : e.lumas
+                table[u << 8 | v] = UInt32(e.alpha) | UInt32(e.margin) << Entry.marginShift | UInt32(lo) << Entry.lowShift
+                    | UInt32(hi) << Entry.highShift
             }
         }
         self.table = table
-        self.plateau = plateau
         despillTable = settings.despill ? ChromaKeyBlend.makeDespillTable(settings: settings, color: color) : []
     }
 
-    /// The table's alpha for 8-bit (U, V) where no channel clamps, 0 … 1.
-    public func alpha(u: UInt8, v: UInt8) -> Double {
-        Double(table[Int(u) << 8 | Int(v)] & Entry.alpha) / 256
+    /// GPUImage's alpha (0 … 1) for 8-bit luma and chroma, as the keyer finds it.
+    public func alpha(y: UInt8, u: UInt8, v: UInt8) -> Double {
+        table.withUnsafeBufferPointer { Double(pixelAlpha(y: y, u16: Int(u) * 16, v16: Int(v) * 16, table: $0.baseAddress!)) / 256 }
     }
 
     /// GPUImage's alpha (0 … 256) of a pixel: luma `y`, chroma in 1/16 steps (as `LinearChroma` gives it).
-    /// The table where it holds for this luma, else the exact maths of the clamped texture.
+    /// The table's where this luma is in its range, else the exact maths of the clamped texture.
     @inline(__always)
-    func pixelAlpha(y: UInt8, u16: Int, v16: Int, table: UnsafePointer<UInt32>, plateau: UnsafePointer<UInt16>) -> Int {
-        let index = ((u16 &+ 8) &>> 4) &<< 8 | ((v16 &+ 8) &>> 4)
-        let entry = table[index]
-        if entry & Entry.stable != 0 { return Int(entry & Entry.alpha) }
-        let range = plateau[index]
-        if y >= UInt8(truncatingIfNeeded: range &>> 8) && y <= UInt8(truncatingIfNeeded: range) { return Int(entry & Entry.alpha) }
+    func pixelAlpha(y: UInt8, u16: Int, v16: Int, table: UnsafePointer<UInt32>) -> Int {
+        let entry = table[((u16 &+ 8) &>> 4) &<< 8 | ((v16 &+ 8) &>> 4)]
+        if y >= UInt8(truncatingIfNeeded: entry &>> Entry.lowShift) && y <= UInt8(truncatingIfNeeded: entry &>> Entry.highShift) {
+            return Int(entry & Entry.alpha)
+        }
         return Int(clamped.alpha(y: Float(y), u: Float(u16) / 16, v: Float(v16) / 16))
     }
 
@@ -151,9 +134,7 @@ public struct ChromaKeyBlend: Sendable {
         defer { despilled.deallocate() }
         table.withUnsafeBufferPointer { table in
             despillTable.withUnsafeBufferPointer { despill in
-              plateau.withUnsafeBufferPointer { plateau in
-                let tables = Tables(entries: table.baseAddress!, plateau: plateau.baseAddress!,
-                                    despill: despill.isEmpty ? nil : despill.baseAddress!)
+                let tables = Tables(entries: table.baseAddress!, despill: despill.isEmpty ? nil : despill.baseAddress!)
                 for cy in rows {
                     let row = edges.row(cy, fx: fx, table: tables.entries)
                     var fuRow = fx.row(cy, of: 1), fvRow = fx.row(cy, of: 2)
@@ -196,14 +177,12 @@ public struct ChromaKeyBlend: Sendable {
                         }
                     }
                 }
-              }
             }
         }
     }
 
     struct Tables {
         let entries: UnsafePointer<UInt32>
-        let plateau: UnsafePointer<UInt16>
         let despill: UnsafePointer<UInt16>?
     }
 
@@ -220,8 +199,7 @@ public struct ChromaKeyBlend: Sendable {
                 let luma = fx.row(min(2 * cy + dy, fx.height - 1), of: 0)
                 for dx in 0..<2 {
                     var u = fu.sixteenths(cx, dx: dx, dy: dy), v = fv.sixteenths(cx, dx: dx, dy: dy)
-                    let a = pixelAlpha(y: luma[min(2 * cx + dx, fx.width - 1)], u16: u, v16: v, table: tables.entries,
-                                       plateau: tables.plateau)
+                    let a = pixelAlpha(y: luma[min(2 * cx + dx, fx.width - 1)], u16: u, v16: v, table: tables.entries)
                     if let d = tables.despill {
                         let uv = Int(d[((u &+ 8) &>> 4) &<< 8 | ((v &+ 8) &>> 4)])
                         u = (uv &>> 8) &* 16

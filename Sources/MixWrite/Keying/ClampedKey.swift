@@ -70,12 +70,18 @@ struct ClampedKey: Sendable {
         return UInt16((a * 256).rounded())
     }
 
-    /// Over every luma an 8-bit pixel can have: the nearest and farthest (Cr, Cb) distance from the key of
-    /// chroma (U, V), and the luma range (8-bit Y, lo > hi when empty) in which no channel clamps.
-    func reach(u: Float, v: Float) -> (near: Float, far: Float, plateau: (lo: Int, hi: Int)) {
+    /// What the table keeps for chroma (U, V): the alpha that holds over a luma range `lumas` (8-bit Y,
+    /// lo > hi when none), and by how many chroma steps the colour stays inside the keyed-out disc (alpha 256)
+    /// or outside the soft edge (alpha 0) there, 0 for a soft alpha.
+    ///
+    /// As luma rises the clamped colour moves along a polyline (straight between the lumas where a channel
+    /// reaches 0 or 1; constant where nothing clamps). Starting from the piece where nothing clamps (or mid
+    /// grey's luma when every luma clamps), the range grows piece by piece while the distance stays at most
+    /// halfway to the threshold (keyed) or to the soft edge (kept). A soft alpha holds where nothing clamps.
+    func entry(u: Float, v: Float) -> (alpha: Int, margin: Int, lumas: (lo: Int, hi: Int)) {
         let o = offset(u: u, v: v)
         let lowest = (0 - lumaZero) * lumaScale, highest = (255 - lumaZero) * lumaScale
-        // The clamped colour is linear in luma between the lumas where a channel reaches 0 or 1.
+        let flatLow = -min(o.r, o.g, o.b), flatHigh = 1 - max(o.r, o.g, o.b)
         var lumas = [lowest, highest]
         for c in [o.r, o.g, o.b] {
             for l in [-c, 1 - c] where l > lowest && l < highest { lumas.append(l) }
@@ -86,23 +92,35 @@ struct ClampedKey: Sendable {
             let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
             return (0.7132 * (r - y) - key.cr, 0.5647 * (b - y) - key.cb)
         }
-        var near = Float.infinity, far: Float = 0
-        for i in points.indices {
-            let (x, y) = points[i]
-            far = max(far, (x * x + y * y).squareRoot())
-            near = min(near, (x * x + y * y).squareRoot())
-            guard i > 0 else { continue }
-            // The point of the segment nearest to the key (the origin here).
-            let (px, py) = points[i - 1], (dx, dy) = (x - px, y - py)
-            let length = dx * dx + dy * dy
-            if length > 0 {
-                let t = min(max(-(px * dx + py * dy) / length, 0), 1)
-                let (qx, qy) = (px + t * dx, py + t * dy)
-                near = min(near, (qx * qx + qy * qy).squareRoot())
-            }
+        func length(_ p: (Float, Float)) -> Float { (p.0 * p.0 + p.1 * p.1).squareRoot() }
+        /// The nearest and farthest distance on piece i (between lumas[i] and lumas[i + 1]).
+        func piece(_ i: Int) -> (near: Float, far: Float) {
+            let (p, q) = (points[i], points[i + 1]), (dx, dy) = (q.0 - p.0, q.1 - p.1)
+            let span = dx * dx + dy * dy
+            let t = span > 0 ? min(max(-(p.0 * dx + p.1 * dy) / span, 0), 1) : 0
+            return (min(length(p), length(q), length((p.0 + t * dx, p.1 + t * dy))), max(length(p), length(q)))
         }
-        let unclampedLow = max(-min(o.r, o.g, o.b), 0), unclampedHigh = min(1 - max(o.r, o.g, o.b), 1)
-        let lo = Int((unclampedLow / lumaScale + lumaZero).rounded(.up)), hi = Int((unclampedHigh / lumaScale + lumaZero).rounded(.down))
-        return (near, far, (max(lo, 0), min(hi, 255)))
+        func y(_ l: Float) -> Float { l / lumaScale + lumaZero }
+        let plateau = flatLow <= flatHigh
+        let middle = plateau ? (flatLow + flatHigh) / 2 : min(max(0.5, lowest), highest)
+        let start = max((0..<(lumas.count - 1)).last { lumas[$0] <= middle } ?? 0, 0)
+        let rounding: Float = 0.002, edge = threshold + smoothing
+        let (near, far) = piece(start)
+        let softAlpha = Int((alpha(distance: (near + far) / 2) * 256).rounded())
+        let soft = (alpha: softAlpha, margin: 0,
+                    lumas: plateau ? (Int(y(flatLow).rounded(.up)), Int(y(flatHigh).rounded(.down))) : (1, 0))
+        let keyed = far + rounding < threshold, kept = near - rounding > edge
+        guard keyed || kept else { return soft }
+        let limit = keyed ? far + (threshold - far) / 2 : near - (near - edge) / 2
+        func fits(_ i: Int) -> Bool { keyed ? piece(i).far <= limit : piece(i).near >= limit }
+        guard fits(start) else { return soft }
+        var first = start, last = start
+        while first > 0 && fits(first - 1) { first -= 1 }
+        while last < lumas.count - 2 && fits(last + 1) { last += 1 }
+        let bound = (first...last).map(piece)
+        let steps = keyed ? (threshold - rounding - bound.map(\.far).max()!) : (bound.map(\.near).min()! - rounding - edge)
+        let margin = min(127, Int((Double(steps) / step).rounded(.down)))
+        guard margin >= 1 else { return soft }
+        return (keyed ? 256 : 0, margin, (max(Int(y(lumas[first]).rounded(.up)), 0), min(Int(y(lumas[last + 1]).rounded(.down)), 255)))
     }
 }

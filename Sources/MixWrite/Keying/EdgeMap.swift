@@ -5,13 +5,13 @@ import FFmpegSupport
 /// block's.
 ///
 /// A luma pixel's (U, V) is a weighted mean of its block's sample and the neighbours on its side, so it lies
-/// within the 3×3 neighbourhood's spread of chroma (at most `spread` steps from each sample in U and in V).
-/// One alpha serves the block's four pixels when
-///  - every sample stays outside the soft edge, at any luma, by more than the spread (`kept` margin), or
-///    inside the keyed-out disc by more than the spread (`keyed` margin): no pixel can be nearer or farther;
-///  - or the nine samples are one chroma whose alpha is the same at every luma (`stable`).
+/// within `spread` steps (in U and in V) of the block's sample, the spread of the 3×3 neighbourhood. One alpha
+/// serves the block's four pixels when their lumas are in the range where the sample's table entry holds and
+///  - the sample stays keyed out, or kept, by more chroma steps than the spread (its `margin`): no pixel's
+///    chroma can reach the soft edge; or
+///  - the nine samples are one chroma (a soft alpha, say, of smoke).
 /// Kept samples on opposite sides of the key (yellow beside cyan) are an edge: their mean may be green, as on
-/// a GPU. Computed a row at a time, each row once, from a ring of three rows of horizontal minima and maxima.
+/// a GPU. Computed a row at a time, each row's chroma minima and maxima once, in a ring of three rows.
 final class EdgeMap {
     struct Row {
         /// Each sample's alpha, 0 … 256.
@@ -24,88 +24,91 @@ final class EdgeMap {
         let allAlpha: UInt16
     }
 
-    /// One chroma row's samples and their horizontal neighbourhood (itself and the samples left and right).
+    /// One chroma row's horizontal neighbourhood (itself and the samples left and right).
     private struct Slot {
         var row = -1
-        var alpha: UnsafeMutablePointer<UInt16>
-        var stable, kept, keyed, keptMin, keyedMin, uMin, uMax, vMin, vMax: UnsafeMutablePointer<UInt8>
-        var anyAlpha: UInt16 = 0, allAlpha: UInt16 = 0
+        var uMin, uMax, vMin, vMax: UnsafeMutablePointer<UInt8>
 
         init(width: Int) {
-            alpha = .allocate(capacity: width)
-            (stable, kept, keyed) = (.allocate(capacity: width), .allocate(capacity: width), .allocate(capacity: width))
-            (keptMin, keyedMin) = (.allocate(capacity: width), .allocate(capacity: width))
             (uMin, uMax, vMin, vMax) = (.allocate(capacity: width), .allocate(capacity: width), .allocate(capacity: width),
                                         .allocate(capacity: width))
         }
 
-        func deallocate() {
-            alpha.deallocate()
-            for p in [stable, kept, keyed, keptMin, keyedMin, uMin, uMax, vMin, vMax] { p.deallocate() }
-        }
+        func deallocate() { for p in [uMin, uMax, vMin, vMax] { p.deallocate() } }
     }
 
     private let width: Int
     private var slots: [Slot]
-    private let isEdge: UnsafeMutablePointer<UInt8>
+    private let alpha: UnsafeMutablePointer<UInt16>
+    private let margin, low, high, lumaMin, lumaMax, isEdge: UnsafeMutablePointer<UInt8>
 
     init(chromaWidth: Int) {
         width = chromaWidth
         slots = (0..<3).map { _ in Slot(width: chromaWidth) }
-        isEdge = .allocate(capacity: chromaWidth)
+        alpha = .allocate(capacity: chromaWidth)
+        (margin, low, high) = (.allocate(capacity: chromaWidth), .allocate(capacity: chromaWidth), .allocate(capacity: chromaWidth))
+        (lumaMin, lumaMax, isEdge) = (.allocate(capacity: chromaWidth), .allocate(capacity: chromaWidth), .allocate(capacity: chromaWidth))
     }
 
     func deallocate() {
         for s in slots { s.deallocate() }
-        isEdge.deallocate()
+        alpha.deallocate()
+        for p in [margin, low, high, lumaMin, lumaMax, isEdge] { p.deallocate() }
     }
 
     /// Chroma row `cy` of `fx`, with `table` the keyer's packed entries (`ChromaKeyBlend.Entry`).
     func row(_ cy: Int, fx: YUVPlanes, table: UnsafePointer<UInt32>) -> Row {
-        let a = slots[slot(max(cy - 1, 0), fx: fx, table: table)]
-        let c = slots[slot(cy, fx: fx, table: table)]
-        let b = slots[slot(min(cy + 1, fx.chromaHeight - 1), fx: fx, table: table)]
+        typealias E = ChromaKeyBlend.Entry
+        let u = fx.row(cy, of: 1), v = fx.row(cy, of: 2)
+        var any: UInt16 = 0, all: UInt16 = 0xFFFF
+        for x in 0..<width {
+            let entry = table[Int(u[x]) &<< 8 | Int(v[x])]
+            let a = UInt16(truncatingIfNeeded: entry & E.alpha)
+            alpha[x] = a
+            margin[x] = UInt8(truncatingIfNeeded: entry &>> E.marginShift) & 0x7F
+            low[x] = UInt8(truncatingIfNeeded: entry &>> E.lowShift)
+            high[x] = UInt8(truncatingIfNeeded: entry &>> E.highShift)
+            any |= a
+            all &= a
+        }
+        // The lumas of each block's pixels.
+        let top = fx.row(2 * cy, of: 0), bottom = fx.row(min(2 * cy + 1, fx.height - 1), of: 0)
+        for x in 0..<(fx.width / 2) {
+            lumaMin[x] = min(min(top[2 * x], top[2 * x + 1]), min(bottom[2 * x], bottom[2 * x + 1]))
+            lumaMax[x] = max(max(top[2 * x], top[2 * x + 1]), max(bottom[2 * x], bottom[2 * x + 1]))
+        }
+        if fx.width % 2 == 1 {
+            let x = width - 1
+            (lumaMin[x], lumaMax[x]) = (min(top[2 * x], bottom[2 * x]), max(top[2 * x], bottom[2 * x]))
+        }
+        let a = slots[slot(max(cy - 1, 0), fx: fx)]
+        let c = slots[slot(cy, fx: fx)]
+        let b = slots[slot(min(cy + 1, fx.chromaHeight - 1), fx: fx)]
         var edges = 0
         for x in 0..<width {
-            let keptMin = min(min(a.keptMin[x], c.keptMin[x]), b.keptMin[x])
-            let keyedMin = min(min(a.keyedMin[x], c.keyedMin[x]), b.keyedMin[x])
             let uSpread = max(max(a.uMax[x], c.uMax[x]), b.uMax[x]) &- min(min(a.uMin[x], c.uMin[x]), b.uMin[x])
             let vSpread = max(max(a.vMax[x], c.vMax[x]), b.vMax[x]) &- min(min(a.vMin[x], c.vMin[x]), b.vMin[x])
             let spread = max(uSpread, vSpread)
-            let flatAndStable: UInt8 = spread == 0 ? c.stable[x] : 0
-            let one: UInt8 = (keptMin > spread ? 1 : 0) | (keyedMin > spread ? 1 : 0) | flatAndStable
-            isEdge[x] = one ^ 1
-            edges &+= Int(one ^ 1)
+            let chromaHolds: UInt8 = margin[x] > spread || spread == 0 ? 1 : 0
+            let lumaHolds: UInt8 = lumaMin[x] >= low[x] && lumaMax[x] <= high[x] ? 1 : 0
+            let edge = (chromaHolds & lumaHolds) ^ 1
+            isEdge[x] = edge
+            edges &+= Int(edge)
         }
-        return Row(alpha: c.alpha, isEdge: isEdge, edges: edges, anyAlpha: c.anyAlpha, allAlpha: c.allAlpha)
+        return Row(alpha: alpha, isEdge: isEdge, edges: edges, anyAlpha: any, allAlpha: all)
     }
 
-    /// The slot holding chroma row `r`, filled if it is not there yet.
-    private func slot(_ r: Int, fx: YUVPlanes, table: UnsafePointer<UInt32>) -> Int {
+    /// The slot holding chroma row `r`'s neighbourhood minima and maxima, filled if it is not there yet.
+    private func slot(_ r: Int, fx: YUVPlanes) -> Int {
         let i = r % 3
         if slots[i].row == r { return i }
         let s = slots[i]
         let u = fx.row(r, of: 1), v = fx.row(r, of: 2)
-        var any: UInt16 = 0, all: UInt16 = 0xFFFF
-        for x in 0..<width {
-            let entry = table[Int(u[x]) &<< 8 | Int(v[x])]
-            let alpha = UInt16(truncatingIfNeeded: entry & ChromaKeyBlend.Entry.alpha)
-            s.alpha[x] = alpha
-            s.kept[x] = UInt8(truncatingIfNeeded: entry &>> ChromaKeyBlend.Entry.keptShift) & 0x7F
-            s.keyed[x] = UInt8(truncatingIfNeeded: entry &>> ChromaKeyBlend.Entry.keyedShift) & 0x7F
-            s.stable[x] = entry & ChromaKeyBlend.Entry.stable != 0 ? 1 : 0
-            any |= alpha
-            all &= alpha
-        }
-        neighbourhood(s.kept, into: s.keptMin, width, min)
-        neighbourhood(s.keyed, into: s.keyedMin, width, min)
         neighbourhood(u, into: s.uMin, width, min)
         neighbourhood(u, into: s.uMax, width, max)
         neighbourhood(v, into: s.vMin, width, min)
         neighbourhood(v, into: s.vMax, width, max)
         slots[i].row = r
-        slots[i].anyAlpha = any
-        slots[i].allAlpha = all
         return i
     }
 }

@@ -35,28 +35,25 @@ extension ChromaKeyBlend {
     /// a `--frame` picture shows the edges as GPUImage's preview would.
     public func blendPicture(fx: YUVPlanes, base: YUVPlanes, into rgb: UnsafeMutablePointer<UInt8>, stride: Int) {
         table.withUnsafeBufferPointer { table in
-            plateau.withUnsafeBufferPointer { plateau in
-                for cy in 0..<fx.chromaHeight {
-                    let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
-                    let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
-                    for dy in 0..<2 where 2 * cy + dy < fx.height {
-                        let fy = fx.row(2 * cy + dy, of: 0), by = base.row(2 * cy + dy, of: 0)
-                        let out = rgb + (2 * cy + dy) * stride
-                        for x in 0..<fx.width {
-                            let cx = x / 2, dx = x % 2
-                            var u = fu.sixteenths(cx, dx: dx, dy: dy), v = fv.sixteenths(cx, dx: dx, dy: dy)
-                            let a = Float(pixelAlpha(y: fy[x], u16: u, v16: v, table: table.baseAddress!,
-                                                     plateau: plateau.baseAddress!)) / 256
-                            if !despillTable.isEmpty {
-                                let uv = Int(despillTable[((u &+ 8) &>> 4) &<< 8 | ((v &+ 8) &>> 4)])
-                                (u, v) = ((uv &>> 8) &* 16, (uv & 0xFF) &* 16)
-                            }
-                            let f = texel(y: fy[x], u16: u, v16: v)
-                            let b = texel(y: by[x], u16: bu.sixteenths(cx, dx: dx, dy: dy), v16: bv.sixteenths(cx, dx: dx, dy: dy))
-                            out[3 * x] = UInt8(((f.r * (1 - a) + b.r * a) * 255).rounded())
-                            out[3 * x + 1] = UInt8(((f.g * (1 - a) + b.g * a) * 255).rounded())
-                            out[3 * x + 2] = UInt8(((f.b * (1 - a) + b.b * a) * 255).rounded())
+            for cy in 0..<fx.chromaHeight {
+                let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
+                let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
+                for dy in 0..<2 where 2 * cy + dy < fx.height {
+                    let fy = fx.row(2 * cy + dy, of: 0), by = base.row(2 * cy + dy, of: 0)
+                    let out = rgb + (2 * cy + dy) * stride
+                    for x in 0..<fx.width {
+                        let cx = x / 2, dx = x % 2
+                        var u = fu.sixteenths(cx, dx: dx, dy: dy), v = fv.sixteenths(cx, dx: dx, dy: dy)
+                        let a = Float(pixelAlpha(y: fy[x], u16: u, v16: v, table: table.baseAddress!)) / 256
+                        if !despillTable.isEmpty {
+                            let uv = Int(despillTable[((u &+ 8) &>> 4) &<< 8 | ((v &+ 8) &>> 4)])
+                            (u, v) = ((uv &>> 8) &* 16, (uv & 0xFF) &* 16)
                         }
+                        let f = texel(y: fy[x], u16: u, v16: v)
+                        let b = texel(y: by[x], u16: bu.sixteenths(cx, dx: dx, dy: dy), v16: bv.sixteenths(cx, dx: dx, dy: dy))
+                        out[3 * x] = UInt8(((f.r * (1 - a) + b.r * a) * 255).rounded())
+                        out[3 * x + 1] = UInt8(((f.g * (1 - a) + b.g * a) * 255).rounded())
+                        out[3 * x + 2] = UInt8(((f.b * (1 - a) + b.b * a) * 255).rounded())
                     }
                 }
             }
