@@ -65,9 +65,10 @@ struct ClampedKey: Sendable {
     func alpha(y: Float, u: Float, v: Float) -> UInt16 {
         let l = (y - lumaZero) * lumaScale
         let o = offset(u: u, v: v)
-        @inline(__always) func texel(_ x: Float) -> Float { (min(max(x, 0), 1) * 255).rounded() / 255 }
+        // Rounding of non-negative values as truncation after + 0.5: no libm call on this path.
+        @inline(__always) func texel(_ x: Float) -> Float { Float(Int(min(max(x, 0), 1) * 255 + 0.5)) / 255 }
         let a = alpha(distance: distance(r: texel(l + o.r), g: texel(l + o.g), b: texel(l + o.b)))
-        return UInt16((a * 256).rounded())
+        return UInt16(a * 256 + 0.5)
     }
 
     /// What the table keeps for chroma (U, V): the alpha that holds over a luma range `lumas` (8-bit Y,
