@@ -128,7 +128,7 @@ public struct ChromaKeyBlend: Sendable {
         let chromaWidth = output.chromaWidth
         let edges = EdgeMap(chromaWidth: chromaWidth)
         defer { edges.deallocate() }
-        let scratch = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 5)
+        let scratch = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 4)
         defer { scratch.deallocate() }
         let despilled = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
         defer { despilled.deallocate() }

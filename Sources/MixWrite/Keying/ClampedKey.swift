@@ -63,12 +63,18 @@ struct ClampedKey: Sendable {
     /// The exact alpha (0 … 256) of a pixel: luma `y` and chroma (U, V) in 8-bit units, through the RGBA8 texture.
     @inline(__always)
     func alpha(y: Float, u: Float, v: Float) -> UInt16 {
+        let t = texel(y: y, u: u, v: v)
+        return UInt16(alpha(distance: distance(r: t.r, g: t.g, b: t.b)) * 256 + 0.5)
+    }
+
+    /// A pixel's RGB as the RGBA8 texture holds it: luma `y`, chroma (U, V) in 8-bit units, clamped to 0 … 1
+    /// and rounded to 8 bits (non-negative values, so truncation after + 0.5: no libm call on this path).
+    @inline(__always)
+    func texel(y: Float, u: Float, v: Float) -> (r: Float, g: Float, b: Float) {
         let l = (y - lumaZero) * lumaScale
         let o = offset(u: u, v: v)
-        // Rounding of non-negative values as truncation after + 0.5: no libm call on this path.
-        @inline(__always) func texel(_ x: Float) -> Float { Float(Int(min(max(x, 0), 1) * 255 + 0.5)) / 255 }
-        let a = alpha(distance: distance(r: texel(l + o.r), g: texel(l + o.g), b: texel(l + o.b)))
-        return UInt16(a * 256 + 0.5)
+        @inline(__always) func q(_ x: Float) -> Float { Float(Int(min(max(x, 0), 1) * 255 + 0.5)) / 255 }
+        return (q(l + o.r), q(l + o.g), q(l + o.b))
     }
 
     /// What the table keeps for chroma (U, V): the alpha that holds over a luma range `lumas` (8-bit Y,

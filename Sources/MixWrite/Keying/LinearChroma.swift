@@ -49,8 +49,9 @@ extension ChromaKeyBlend {
                             let uv = Int(despillTable[((u &+ 8) &>> 4) &<< 8 | ((v &+ 8) &>> 4)])
                             (u, v) = ((uv &>> 8) &* 16, (uv & 0xFF) &* 16)
                         }
-                        let f = texel(y: fy[x], u16: u, v16: v)
-                        let b = texel(y: by[x], u16: bu.sixteenths(cx, dx: dx, dy: dy), v16: bv.sixteenths(cx, dx: dx, dy: dy))
+                        let f = clamped.texel(y: Float(fy[x]), u: Float(u) / 16, v: Float(v) / 16)
+                        let b = clamped.texel(y: Float(by[x]), u: Float(bu.sixteenths(cx, dx: dx, dy: dy)) / 16,
+                                            v: Float(bv.sixteenths(cx, dx: dx, dy: dy)) / 16)
                         out[3 * x] = UInt8(((f.r * (1 - a) + b.r * a) * 255).rounded())
                         out[3 * x + 1] = UInt8(((f.g * (1 - a) + b.g * a) * 255).rounded())
                         out[3 * x + 2] = UInt8(((f.b * (1 - a) + b.b * a) * 255).rounded())
@@ -58,14 +59,5 @@ extension ChromaKeyBlend {
                 }
             }
         }
-    }
-
-    /// A pixel's RGB as the RGBA8 texture holds it: clamped to 0 … 1 and rounded to 8 bits.
-    @inline(__always)
-    private func texel(y: UInt8, u16: Int, v16: Int) -> (r: Float, g: Float, b: Float) {
-        let l = (Float(y) - clamped.lumaZero) * clamped.lumaScale
-        let o = clamped.offset(u: Float(u16) / 16, v: Float(v16) / 16)
-        @inline(__always) func q(_ x: Float) -> Float { (min(max(x, 0), 1) * 255).rounded() / 255 }
-        return (q(l + o.r), q(l + o.g), q(l + o.b))
     }
 }
