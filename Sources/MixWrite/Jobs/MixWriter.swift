@@ -1,6 +1,5 @@
 import Foundation
 import FFmpegSupport
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -62,13 +61,14 @@ public struct MixWriter: Sendable {
                                      progress: reporter)
 
         let finished: FinishedOutput
-        let damaged: Int
-        let stageSeconds = StageClock()
+        var damaged = 0
+        var stageSeconds: [String: Double] = [:]
         do {
-            damaged = try await withThrowingTaskGroup(of: Int.self) { group in
+            // Each stage hands back its own account; nothing is shared between them but the writer.
+            try await withThrowingTaskGroup(of: StageResult.self) { group in
                 if let video = plan.video, let input = writer.input(.video) {
                     group.addTask {
-                        try await MixWriter.stage(writer, clock: stageSeconds, name: "video") {
+                        try await MixWriter.stage(writer, name: "video") {
                             switch video {
                             case .blend(let p): return try await BlendStage(plan: p).run(into: input)
                             case .copy(let p): return try await CopyStage(plan: p).run(into: input)
@@ -79,14 +79,15 @@ public struct MixWriter: Sendable {
                 }
                 if let audio = plan.audio, let input = writer.input(.audio) {
                     group.addTask {
-                        try await MixWriter.stage(writer, clock: stageSeconds, name: "audio") {
+                        try await MixWriter.stage(writer, name: "audio") {
                             try await AudioMixStage(plan: audio).run(into: input)
                         }
                     }
                 }
-                var total = 0
-                for try await d in group { total += d }
-                return total
+                for try await result in group {
+                    damaged += result.damaged
+                    stageSeconds[result.name] = result.seconds
+                }
             }
             finished = try await writer.finish()
         } catch {
@@ -96,29 +97,28 @@ public struct MixWriter: Sendable {
         }
         reporter?.complete()
         return Report(plan, finished: finished, damaged: damaged, seconds: (ContinuousClock.now - started).seconds,
-                      stageSeconds: stageSeconds.values)
+                      stageSeconds: stageSeconds)
+    }
+
+    /// What one stage did: damaged packets it stepped over, and wall seconds from its start to its last packet.
+    private struct StageResult: Sendable {
+        let name: String
+        let damaged: Int
+        let seconds: Double
     }
 
     /// Runs one stage; its failure stops the writer at once, so the other stage never waits on it.
-    private static func stage(_ writer: AssetWriter, clock: StageClock, name: String,
-                              _ body: () async throws -> Int) async throws -> Int {
+    private static func stage(_ writer: AssetWriter, name: String,
+                              _ body: () async throws -> Int) async throws -> StageResult {
         let started = ContinuousClock.now
         do {
             let damaged = try await body()
-            clock.record(name, (ContinuousClock.now - started).seconds)
-            return damaged
+            return StageResult(name: name, damaged: damaged, seconds: (ContinuousClock.now - started).seconds)
         } catch {
             await writer.abandon(error)
             throw error
         }
     }
-}
-
-/// Wall seconds each stage took, from its start to its last packet.
-final class StageClock: Sendable {
-    private let state = Mutex<[String: Double]>([:])
-    func record(_ name: String, _ seconds: Double) { state.withLock { $0[name] = seconds } }
-    var values: [String: Double] { state.withLock { $0 } }
 }
 
 /// The process's peak resident memory so far, in MB.
