@@ -60,6 +60,7 @@ struct KeyEdgeTests {
     @Test("thin diagonal and curved edges: mean alpha error on the 2-pixel edge band ≤ 0.02")
     func syntheticEdges() throws {
         let r = try Self.edgeError(fx: Oracle.fixture("edges.mov"), index: 10, at: 0.4, matrix: .bt601)
+        print("edges.mov: mean alpha error \(r.bandError) on \(r.bandPixels) edge-band pixels, \(r.wholeError) over the picture")
         #expect(r.bandPixels > 3000, "edge band of \(r.bandPixels) pixels")
         #expect(r.bandError <= 0.02, "mean alpha error on the edge band \(r.bandError)")
         #expect(r.wholeError <= 0.005, "mean alpha error over the picture \(r.wholeError)")
@@ -81,6 +82,7 @@ struct KeyEdgeTests {
                                               base: try GPUImageReference.decode(base, frame: 10), .bt601)
         let reference = blended.rgb.flatMap { [$0.0 * 255, $0.1 * 255, $0.2 * 255] }
         let psnr = Oracle.psnr(got, reference)
+        print("--frame vs GPUImage's path: PSNR \(psnr) dB")
         #expect(psnr >= 45, "PSNR \(psnr) dB")
         // The base frame is the one at T: its neighbour is a worse match.
         let other = GPUImageReference.blend(fx: try GPUImageReference.decode(fx, frame: 10),
@@ -106,6 +108,7 @@ struct KeyEdgeTests {
         let reference = GPUImageReference.blend(fx: picture, base: picture, .bt601).alpha
         let band = GPUImageReference.edgeBand(reference, width: picture.width, height: picture.height)
         let error = band.reduce(0.0) { $0 + abs(got[$1] - reference[$1]) } / Double(band.count)
+        print("movie (lossless): mean alpha error \(error) on \(band.count) edge-band pixels")
         #expect(band.count > 3000 && error <= 0.02, "mean alpha error \(error) on \(band.count) edge pixels")
         // Where fx is kept, its pixels are fx's own: luma and chroma as decoded.
         let kept = (0..<picture.y.count).filter { reference[$0] == 0 && got[$0] == 0 }
@@ -126,6 +129,7 @@ struct KeyEdgeTests {
                 .split(separator: "\n").compactMap { Double($0) }
             let start = try #require(times.count > 30 ? times[30] : nil)
             let r = try Self.edgeError(fx: path, index: 30, at: start + 0.01, matrix: .bt709)
+            print("\(clip): mean alpha error \(r.bandError) on \(r.bandPixels) edge-band pixels")
             #expect(r.bandPixels > 1000, "\(clip): edge band of \(r.bandPixels) pixels")
             #expect(r.bandError <= 0.02, "\(clip): mean alpha error on the edge band \(r.bandError)")
         }

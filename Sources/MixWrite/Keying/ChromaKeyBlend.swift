@@ -87,7 +87,8 @@ public struct ChromaKeyBlend: Sendable {
         var table = [UInt32](repeating: 0, count: 256 * 256)
         for u in 0..<256 {
             for v in 0..<256 {
-                let e = key.entry(u: Float(u), v: Float(v))
+                var e = key.entry(u: Float(u), v: Float(v))
+                if e.margin == 0 { e = key.softEntry(u: Float(u), v: Float(v)) }
                 let (lo, hi) = e.lumas.lo > e.lumas.hi ? (255, 0) : e.lumas
                 table[u << 8 | v] = UInt32(e.alpha) | UInt32(e.margin) << Entry.marginShift | UInt32(lo) << Entry.lowShift
                     | UInt32(hi) << Entry.highShift
@@ -149,12 +150,12 @@ public struct ChromaKeyBlend: Sendable {
                         fvRow = despilled + chromaWidth
                     }
                     let lumaRows = cy * 2 ..< min(cy * 2 + 2, output.height)
-                    if row.edges == 0 && row.anyAlpha == 0 {
+                    if !row.hasEdges && row.anyAlpha == 0 {
                         // fx kept across the whole row.
                         output.row(cy, of: 1).update(from: fuRow, count: chromaWidth)
                         output.row(cy, of: 2).update(from: fvRow, count: chromaWidth)
                         for y in lumaRows { output.row(y, of: 0).update(from: fx.row(y, of: 0), count: output.width) }
-                    } else if row.edges == 0 && row.allAlpha == 256 {
+                    } else if !row.hasEdges && row.allAlpha == 256 {
                         // Keyed out across the whole row: base shows.
                         output.row(cy, of: 1).update(from: base.row(cy, of: 1), count: chromaWidth)
                         output.row(cy, of: 2).update(from: base.row(cy, of: 2), count: chromaWidth)
@@ -168,7 +169,7 @@ public struct ChromaKeyBlend: Sendable {
                             weights.0[2 * cx + 1] = row.alpha[cx]
                         }
                         weights.1.update(from: weights.0, count: 2 * chromaWidth)
-                        if row.edges > 0 {
+                        if row.hasEdges {
                             blendEdges(cy, row: row, fx: fx, base: base, into: output, weights: weights, tables: tables)
                         }
                         for y in lumaRows {
@@ -193,7 +194,17 @@ public struct ChromaKeyBlend: Sendable {
         let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
         let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
         let ou = output.row(cy, of: 1), ov = output.row(cy, of: 2)
-        for cx in 0..<output.chromaWidth where row.isEdge[cx] != 0 {
+        let width = output.chromaWidth
+        var next = 0
+        while next < width {
+            // Past kept-or-keyed blocks eight at a time.
+            if next + 8 <= width && UnsafeRawPointer(row.isEdge + next).loadUnaligned(as: UInt64.self) == 0 {
+                next += 8
+                continue
+            }
+            let cx = next
+            next += 1
+            guard row.isEdge[cx] != 0 else { continue }
             var sumU = 0, sumV = 0
             for dy in 0..<2 {
                 let luma = fx.row(min(2 * cy + dy, fx.height - 1), of: 0)

@@ -81,53 +81,120 @@ struct ClampedKey: Sendable {
     /// lo > hi when none), and by how many chroma steps the colour stays inside the keyed-out disc (alpha 256)
     /// or outside the soft edge (alpha 0) there, 0 for a soft alpha.
     ///
-    /// As luma rises the clamped colour moves along a polyline (straight between the lumas where a channel
-    /// reaches 0 or 1; constant where nothing clamps). Starting from the piece where nothing clamps (or mid
-    /// grey's luma when every luma clamps), the range grows piece by piece while the distance stays at most
-    /// halfway to the threshold (keyed) or to the soft edge (kept). A soft alpha holds where nothing clamps.
+    /// As luma rises the clamped colour moves along a polyline in (Cr, Cb): straight between the lumas where
+    /// a channel reaches 0 or 1, still where nothing clamps. The colour's class (keyed, kept or soft) is read
+    /// at a reference luma: the middle of the range where nothing clamps, or the luma where the colour clamps
+    /// least when every luma clamps (a colour outside the gamut, as a saturated green screen can be). A soft alpha holds where nothing
+    /// clamps. A keyed or kept colour gets a distance limit, halfway between its distance at the reference
+    /// and the soft edge (but never more than `marginCap` steps inside), and the range is every luma around
+    /// the reference whose clamped colour stays within that limit: on each straight piece the squared
+    /// distance is a quadratic in luma, so the range ends exactly where it crosses the limit.
     func entry(u: Float, v: Float) -> (alpha: Int, margin: Int, lumas: (lo: Int, hi: Int)) {
         let o = offset(u: u, v: v)
         let lowest = (0 - lumaZero) * lumaScale, highest = (255 - lumaZero) * lumaScale
-        let flatLow = -min(o.r, o.g, o.b), flatHigh = 1 - max(o.r, o.g, o.b)
-        var lumas = [lowest, highest]
+        // The polyline's knots: where a channel reaches 0 or 1, inside the lumas 8 bits can hold.
+        var knots = InlineArray<8, Float>(repeating: highest)
+        knots[0] = lowest
+        var count = 1
         for c in [o.r, o.g, o.b] {
-            for l in [-c, 1 - c] where l > lowest && l < highest { lumas.append(l) }
+            for l in [-c, 1 - c] where l > lowest && l < highest {
+                var i = count
+                while i > 1 && knots[i - 1] > l { knots[i] = knots[i - 1]; i -= 1 }
+                knots[i] = l
+                count += 1
+            }
         }
-        lumas.sort()
-        let points = lumas.map { l -> (Float, Float) in
+        knots[count] = highest
+        count += 1
+        @inline(__always) func point(_ l: Float) -> (Float, Float) {
             let r = min(max(l + o.r, 0), 1), g = min(max(l + o.g, 0), 1), b = min(max(l + o.b, 0), 1)
             let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
             return (0.7132 * (r - y) - key.cr, 0.5647 * (b - y) - key.cb)
         }
-        func length(_ p: (Float, Float)) -> Float { (p.0 * p.0 + p.1 * p.1).squareRoot() }
-        /// The nearest and farthest distance on piece i (between lumas[i] and lumas[i + 1]).
-        func piece(_ i: Int) -> (near: Float, far: Float) {
-            let (p, q) = (points[i], points[i + 1]), (dx, dy) = (q.0 - p.0, q.1 - p.1)
-            let span = dx * dx + dy * dy
-            let t = span > 0 ? min(max(-(p.0 * dx + p.1 * dy) / span, 0), 1) : 0
-            return (min(length(p), length(q), length((p.0 + t * dx, p.1 + t * dy))), max(length(p), length(q)))
-        }
         func y(_ l: Float) -> Float { l / lumaScale + lumaZero }
+
+        let flatLow = -min(o.r, o.g, o.b), flatHigh = 1 - max(o.r, o.g, o.b)
         let plateau = flatLow <= flatHigh
-        let middle = plateau ? (flatLow + flatHigh) / 2 : min(max(0.5, lowest), highest)
-        let start = max((0..<(lumas.count - 1)).last { lumas[$0] <= middle } ?? 0, 0)
-        let rounding: Float = 0.002, edge = threshold + smoothing
-        let (near, far) = piece(start)
-        let softAlpha = Int((alpha(distance: (near + far) / 2) * 256).rounded())
-        let soft = (alpha: softAlpha, margin: 0,
-                    lumas: plateau ? (Int(y(flatLow).rounded(.up)), Int(y(flatHigh).rounded(.down))) : (1, 0))
-        let keyed = far + rounding < threshold, kept = near - rounding > edge
-        guard keyed || kept else { return soft }
-        let limit = keyed ? far + (threshold - far) / 2 : near - (near - edge) / 2
-        func fits(_ i: Int) -> Bool { keyed ? piece(i).far <= limit : piece(i).near >= limit }
-        guard fits(start) else { return soft }
-        var first = start, last = start
-        while first > 0 && fits(first - 1) { first -= 1 }
-        while last < lumas.count - 2 && fits(last + 1) { last += 1 }
-        let bound = (first...last).map(piece)
-        let steps = keyed ? (threshold - rounding - bound.map(\.far).max()!) : (bound.map(\.near).min()! - rounding - edge)
-        let margin = min(127, Int((Double(steps) / step).rounded(.down)))
-        guard margin >= 1 else { return soft }
-        return (keyed ? 256 : 0, margin, (max(Int(y(lumas[first]).rounded(.up)), 0), min(Int(y(lumas[last + 1]).rounded(.down)), 255)))
+        let reference = min(max((flatLow + flatHigh) / 2, lowest), highest)
+        let at = point(reference)
+        let d = (at.0 * at.0 + at.1 * at.1).squareRoot()
+        let edge = threshold + smoothing
+        let keyed = d + ClampedKey.rounding < threshold, kept = d - ClampedKey.rounding > edge
+        guard keyed || kept else {
+            let softAlpha = Int((alpha(distance: d) * 256).rounded())
+            return (softAlpha, 0, plateau ? (Int(y(flatLow).rounded(.up)), Int(y(flatHigh).rounded(.down))) : (1, 0))
+        }
+        let cap = Float(Double(ClampedKey.marginCap) * step)
+        let limit = keyed ? max((d + threshold) / 2, threshold - ClampedKey.rounding - cap)
+                          : min((d + edge) / 2, edge + ClampedKey.rounding + cap)
+        let margin = min(127, Int((Double(keyed ? threshold - ClampedKey.rounding - limit : limit - ClampedKey.rounding - edge)
+                                   / step).rounded(.down)))
+        guard margin >= 1 else {
+            return (keyed ? 256 : 0, 0, (1, 0))
+        }
+        var piece = 0
+        while piece < count - 2 && knots[piece + 1] <= reference { piece += 1 }
+        /// How far the limit holds along piece i from luma `from`, going up (or down): the luma where it stops.
+        func reach(_ i: Int, from: Float, up: Bool) -> Float {
+            let (k0, k1) = (knots[i], knots[i + 1])
+            let w = k1 - k0
+            guard w > 0 else { return up ? k1 : k0 }
+            let p = point(k0), q = point(k1)
+            let dx = (q.0 - p.0) / w, dy = (q.1 - p.1) / w
+            // |p + s·(dx, dy)|² − limit², s = luma − k0.
+            let qa = dx * dx + dy * dy, qb = 2 * (p.0 * dx + p.1 * dy), qc = p.0 * p.0 + p.1 * p.1 - limit * limit
+            let disc = qb * qb - 4 * qa * qc
+            let s = from - k0
+            if qa <= 0 || disc < 0 {
+                // Still, or never crossing the limit on this line: the whole piece is on the start's side.
+                return up ? k1 : k0
+            }
+            let root = disc.squareRoot()
+            let s1 = (-qb - root) / (2 * qa), s2 = (-qb + root) / (2 * qa)
+            // Where the limit is crossed, as a luma (the piece's end when it is not crossed on it).
+            func luma(_ stop: Float) -> Float { stop >= w ? k1 : stop <= 0 ? k0 : k0 + stop }
+            if keyed { return luma(up ? s2 : s1) }
+            // Kept: outside [s1, s2]; the start is on one side of it.
+            if s < (s1 + s2) / 2 { return up ? luma(max(s1, s)) : k0 }
+            return up ? k1 : luma(min(s2, s))
+        }
+        var high = reference, low = reference
+        var i = piece
+        while true {
+            high = reach(i, from: high, up: true)
+            guard high >= knots[i + 1] && i < count - 2 else { break }
+            i += 1
+        }
+        i = piece
+        while true {
+            low = reach(i, from: low, up: false)
+            guard low <= knots[i] && i > 0 else { break }
+            i -= 1
+        }
+        return (keyed ? 256 : 0, margin,
+                (max(Int(y(low).rounded(.up)), 0), min(Int(y(high).rounded(.down)), 255)))
     }
+
+    /// The table entry of a chroma whose alpha is soft (or keyed or kept without a margin): the exact alpha at
+    /// a reference luma (the middle of the range where nothing clamps, or, for a colour outside the gamut, the
+    /// luma where it clamps least: where a saturated colour's pixels are), and the lumas around it
+    /// whose exact alpha is within 1/256 of it. A flat area of such a colour (a saturated yellow or cyan,
+    /// whose clamped colour lies in the soft edge) then takes the table, not the exact maths pixel by pixel.
+    func softEntry(u: Float, v: Float) -> (alpha: Int, margin: Int, lumas: (lo: Int, hi: Int)) {
+        let o = offset(u: u, v: v)
+        let flatLow = -min(o.r, o.g, o.b), flatHigh = 1 - max(o.r, o.g, o.b)
+        let reference = (flatLow + flatHigh) / 2
+        let start = min(max(Int((reference / lumaScale + lumaZero).rounded()), 0), 255)
+        let a = Int(alpha(y: Float(start), u: u, v: v))
+        var (lo, hi) = (start, start)
+        while hi < 255 && abs(Int(alpha(y: Float(hi + 1), u: u, v: v)) - a) <= 1 { hi += 1 }
+        while lo > 0 && abs(Int(alpha(y: Float(lo - 1), u: u, v: v)) - a) <= 1 { lo -= 1 }
+        return (a, 0, (lo, hi))
+    }
+
+    /// How much the RGBA8 texture's rounding (half an 8-bit step a channel) can move the distance to the key.
+    static let rounding: Float = 0.003
+    /// The most chroma steps a table entry keeps in hand: enough for the sample-to-sample spread of a noisy
+    /// screen, and no more, so that the luma range stays wide.
+    static let marginCap = 24
 }
