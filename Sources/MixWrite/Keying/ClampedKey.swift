@@ -4,9 +4,8 @@ import FFmpegSupport
 /// texture, clamped to 0 … 1 and rounded to 8 bits, and only then does the blend shader take (Cr, Cb). Where
 /// no channel clamps, (Cr, Cb) and alpha depend on (U, V) alone (the table); a very bright or dark pixel with
 /// strong chroma (a white line's anti-aliased edge on green, a glow) clamps, its chroma shrinks, and its alpha
-/// changes with its luma. This knows, for each (U, V), the luma range that clamps nothing, and how far alpha
-/// can move over all lumas (the path of the clamped colour as luma rises is a polyline: its nearest and
-/// farthest points from the key bound the distance), and computes the exact alpha where it must.
+/// changes with its luma. This finds, for each (U, V), the luma range over which one alpha holds (`entry`,
+/// `softEntry`: the table's), and computes the exact alpha of a pixel outside it.
 struct ClampedKey: Sendable {
     let threshold: Float
     let smoothing: Float
