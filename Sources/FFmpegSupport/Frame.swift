@@ -64,6 +64,18 @@ public final class Frame {
         return Int(String(cString: v).trimmingCharacters(in: " "))
     }
 
+    /// The frame's metadata entries whose keys start with `prefix` (a filter's measurements, such as
+    /// ebur128's "lavfi.r128.I"). The corresponding FFmpeg call is `av_dict_get` with `AV_DICT_IGNORE_SUFFIX`.
+    public func metadata(prefix: String) -> [String: String] {
+        var result: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let e = av_dict_get(pointer.pointee.metadata, prefix, entry, AV_DICT_IGNORE_SUFFIX) {
+            if let k = e.pointee.key, let v = e.pointee.value { result[String(cString: k)] = String(cString: v) }
+            entry = e
+        }
+        return result
+    }
+
     /// The audio sample format's name ("fltp", "s16", …).
     public var sampleFormatName: String {
         av_get_sample_fmt_name(AVSampleFormat(rawValue: pointer.pointee.format)).map { String(cString: $0) } ?? "none"

@@ -37,6 +37,16 @@ struct CommonOptions: ParsableArguments {
                 for s in audio.sources {
                     writeError("  \(s.name)  \(s.path) #\(s.streamIndex)  \(s.codec) \(s.sampleRate) Hz \(s.layout)  → \(s.route)\n")
                 }
+                if let l = audio.loudness {
+                    func line(_ x: Loudness?) -> String {
+                        x.map { String(format: "%.1f LUFS, range %.1f LU, true peak %.1f dBTP", $0.integrated, $0.range, $0.truePeak) } ?? "not measured"
+                    }
+                    for s in audio.sources { writeError("  loudness \(s.name): \(line(l.sources[s.name]))\n") }
+                    if l.target != nil {
+                        writeError("  loudness of the mix: \(line(l.mix)); gain \(String(format: "%+.2f", l.gainDB)) dB\n")
+                    }
+                    writeError("  loudness of the output: \(line(l.output))\n")
+                }
             }
             writeError("mixwrite: wrote \(report.output) (\(formatSeconds(report.duration)), \(report.audio?.sources.count ?? 0) audio tracks mixed)\n")
         }
@@ -145,6 +155,27 @@ struct AudioMixOptions: ParsableArguments {
     @Option(name: .customLong("audio-bitrate"), help: "AAC bit rate, e.g. 192k.")
     var audioBitrate: String = "192k"
 
+    // Unconditional: the value is negative (`--loudness -16`), which would otherwise read as an option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Integrated loudness of the output in LUFS (EBU R128), e.g. -16 (web, podcast), -23 (broadcast), -14 (streaming).",
+                               valueName: "LUFS"))
+    var loudness: Double?
+
+    @Option(name: .customLong("true-peak"), parsing: .unconditional, help: ArgumentHelp("True-peak ceiling with --loudness, in dBTP (default -1).", valueName: "DBTP"))
+    var truePeak: Double?
+
+    @Flag(name: .customLong("level-match"), help: "Bring every source to the loudness of the loudest before the mix (--gain still applies).")
+    var levelMatch = false
+
+    @Option(help: ArgumentHelp("Lower a source while the others play, back in their pauses, as SOURCE or SOURCE=DB (default 15); repeatable.",
+                               valueName: "SOURCE[=DB]"))
+    var duck: [String] = []
+
+    @Option(name: .customLong("fade-in"), help: ArgumentHelp("Fade the mix in over S seconds.", valueName: "S"))
+    var fadeIn: Double = 0
+
+    @Option(name: .customLong("fade-out"), help: ArgumentHelp("Fade the mix out over its last S seconds.", valueName: "S"))
+    var fadeOut: Double = 0
+
     func options() throws -> AudioOptions {
         var o = AudioOptions()
         o.files = audioFiles
@@ -159,8 +190,30 @@ struct AudioMixOptions: ParsableArguments {
             throw MixWriteError.usage("--audio-bitrate '\(audioBitrate)' is not a bit rate (e.g. 192k)")
         }
         o.bitRate = v
+        o.loudness = loudness
+        o.truePeak = truePeak
+        o.levelMatch = levelMatch
+        o.duck = try parseDucks(duck)
+        o.fadeIn = fadeIn
+        o.fadeOut = fadeOut
         return o
     }
+}
+
+/// `--duck audio1` or `--duck audio1=12`.
+func parseDucks(_ items: [String]) throws -> [String: Double] {
+    var result: [String: Double] = [:]
+    for item in items {
+        let parts = item.split(separator: "=", maxSplits: 1)
+        guard let name = parts.first, !name.isEmpty else { throw MixWriteError.usage("--duck '\(item)' is not SOURCE or SOURCE=DB") }
+        if parts.count == 1 {
+            result[String(name)] = AudioOptions.defaultDuckDB
+        } else {
+            guard let v = Double(parts[1]), v.isFinite else { throw MixWriteError.usage("--duck '\(item)' is not SOURCE=DB (e.g. audio1=15)") }
+            result[String(name)] = v
+        }
+    }
+    return result
 }
 
 func parsePairs(_ items: [String], option: String) throws -> [String: Double] {

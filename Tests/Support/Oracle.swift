@@ -288,3 +288,19 @@ public enum ReferenceKey {
         return out
     }
 }
+
+extension Oracle {
+    /// Integrated loudness (LUFS) and true peak (dBTP) of a file's first audio track, by the ffmpeg CLI's own
+    /// ebur128 filter (BS.1770-4, true peak 4× oversampled): an independent meter.
+    public static func loudness(_ path: String) throws -> (integrated: Double, truePeak: Double) {
+        let r = try ffmpeg(["-v", "info", "-i", path, "-map", "0:a:0", "-af", "ebur128=peak=true", "-f", "null", "-"])
+        guard r.status == 0, let summary = r.stderr.range(of: "Summary:") else { throw OracleError("ebur128 \(path): \(r.stderr)") }
+        func figure(_ label: String) -> Double? {
+            let text = r.stderr[summary.upperBound...]
+            guard let at = text.range(of: label) else { return nil }
+            return Double(text[at.upperBound...].split(whereSeparator: \.isWhitespace).first ?? "")
+        }
+        guard let i = figure("I:"), let tp = figure("Peak:") else { throw OracleError("ebur128 \(path): no summary") }
+        return (i, tp)
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import FFmpegSupport
 
 /// What goes into the audio mix, shared by every kind of job.
@@ -27,6 +28,20 @@ public struct AudioOptions: Sendable, Codable {
     public var sampleRate: Int?
     /// AAC bit rate in bits a second.
     public var bitRate: Int = 192_000
+    /// Integrated loudness of the output, LUFS (`--loudness`); nil keeps the sources' own levels.
+    public var loudness: Double?
+    /// True-peak ceiling with `loudness`, dBTP (`--true-peak`, default -1).
+    public var truePeak: Double?
+    /// Every source brought to the loudness of the loudest before the mix (`--level-match`).
+    public var levelMatch = false
+    /// Sources (or tracks) lowered while the others play, by dB (`--duck audio1=15`).
+    public var duck: [String: Double] = [:]
+    /// Seconds of fade at the start and end of the mix.
+    public var fadeIn: Double = 0
+    public var fadeOut: Double = 0
+
+    /// How far `--duck SOURCE` lowers a source when no depth is given.
+    public static let defaultDuckDB = 15.0
 
     public init() {}
 
@@ -35,7 +50,7 @@ public struct AudioOptions: Sendable, Codable {
     func sources(from inputs: [(label: String, file: MediaFile)], strict: Bool,
                  warnings: inout [String]) throws(MixWriteError) -> [AudioSource] {
         let known = Set(inputs.map(\.label))
-        for name in mute + Array(gains.keys) + Array(offsets.keys) {
+        for name in mute + Array(gains.keys) + Array(offsets.keys) + Array(duck.keys) {
             let label = String(name.split(separator: ":").first ?? "")
             guard known.contains(label) else {
                 throw .usage("unknown source '\(name)'; the sources are \(inputs.map(\.label).joined(separator: ", "))")
@@ -68,15 +83,32 @@ public struct AudioOptions: Sendable, Codable {
     }
 
     /// The mix plan for these sources and an output of `duration`.
-    func plan(sources: [AudioSource], duration: MediaTime) -> AudioMixPlan? {
+    func plan(sources: [AudioSource], duration: MediaTime) throws(MixWriteError) -> AudioMixPlan? {
         guard !sources.isEmpty else { return nil }
         let rate = sampleRate ?? 48_000
         let ch = channels ?? (sources.contains { $0.channels >= 2 } ? 2 : 1)
         let total = duration.ticks(in: Rational(1, Int32(rate)))
         var routed = sources
         for i in routed.indices { routed[i].route = Self.route(routed[i], rate: rate, channels: ch, mode: mode) }
-        return AudioMixPlan(sources: routed, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
-                               bitRate: bitRate, mode: mode, strict: false)
+        var plan = AudioMixPlan(sources: routed, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
+                                bitRate: bitRate, mode: mode, strict: false)
+        plan.publishing = AudioMixPlan.Publishing(
+            loudness: loudness, truePeak: truePeak ?? -1, levelMatch: levelMatch,
+            duck: Dictionary(uniqueKeysWithValues: sources.indices.compactMap { i in
+                (duck[sources[i].name] ?? duck[sources[i].label]).map { (i, $0) }
+            }),
+            fadeIn: fadeIn, fadeOut: fadeOut)
+        if let target = loudness {
+            let ceiling = truePeak ?? -1
+            for i in plan.sources.indices {
+                plan.sources[i].route = plan.sources[i].route.replacingOccurrences(
+                    of: "limited at -1 dBFS", with: "mix brought to \(target) LUFS, true peak held at \(ceiling) dBTP")
+            }
+        }
+        if !duck.isEmpty && plan.publishing.duck.count == sources.count {
+            throw .usage("--duck: every source in the mix is ducked; there is nothing left to duck under")
+        }
+        return plan
     }
 
     /// How a track reaches the output, in words, for the report.
@@ -117,5 +149,14 @@ public struct AudioOptions: Sendable, Codable {
         if !(16_000...512_000).contains(bitRate) { throw .usage("--audio-bitrate must be between 16k and 512k") }
         for (k, g) in gains where !(-60...24).contains(g) { throw .usage("--gain \(k)=\(g): gain must be between -60 and 24 dB") }
         for (k, o) in offsets where !(0...3600).contains(o) { throw .usage("--offset \(k)=\(o): offset must be between 0 and 3600 seconds") }
+        if let l = loudness, !(-50 ... -5).contains(l) { throw .usage("--loudness \(l): the target must be between -50 and -5 LUFS (e.g. -16)") }
+        if let t = truePeak {
+            guard loudness != nil else { throw .usage("--true-peak needs --loudness (without it, peaks are held at -1 dBFS)") }
+            guard (-9...0).contains(t) else { throw .usage("--true-peak \(t): the ceiling must be between -9 and 0 dBTP") }
+        }
+        for (k, d) in duck where !(1...40).contains(d) { throw .usage("--duck \(k)=\(d): the depth must be between 1 and 40 dB") }
+        for (name, f) in [("--fade-in", fadeIn), ("--fade-out", fadeOut)] where !(0...600).contains(f) {
+            throw .usage("\(name) \(f): must be between 0 and 600 seconds")
+        }
     }
 }

@@ -57,7 +57,7 @@ extension BlendJob: MixJob {
                                   timescale: videoPlan.frameRate.num)
         var warnings: [String] = []
         let sources = try audio.sources(from: [("fx", fxFile), ("base", baseFile)] + extra, strict: strict, warnings: &warnings)
-        var audioPlan = audio.plan(sources: sources, duration: outLength)
+        var audioPlan = try audio.plan(sources: sources, duration: outLength)
         audioPlan?.strict = strict
         return PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
                            video: .blend(videoPlan), audio: audioPlan, key: videoPlan.key, warnings: warnings)

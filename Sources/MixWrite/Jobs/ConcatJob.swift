@@ -98,7 +98,7 @@ extension ConcatJob: MixJob {
             sources[i].timelineStart = starts[k]
             sources[i].span = spans[k]
         }
-        var audioPlan = audio.plan(sources: sources, duration: total)
+        var audioPlan = try audio.plan(sources: sources, duration: total)
         audioPlan?.strict = strict
 
         for e in events {

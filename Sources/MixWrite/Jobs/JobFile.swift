@@ -284,6 +284,16 @@ private struct JobKeys {
             guard let n = OptionValue.bitRate(text) else { throw problem("audio-bitrate", "must be a bit rate such as \"192k\"") }
             a.bitRate = n
         }
+        a.loudness = try value("loudness", "must be a number (LUFS), e.g. -16")
+        a.truePeak = try value("true-peak", "must be a number (dBTP), e.g. -1")
+        if let m: Bool = try value("level-match", "must be true or false") { a.levelMatch = m }
+        switch try either("duck", [String: Double].self, [String].self, "must be an object like {\"audio1\": 15} or an array of sources") {
+        case .first(let depths): a.duck = depths
+        case .second(let names): a.duck = Dictionary(names.map { ($0, AudioOptions.defaultDuckDB) }, uniquingKeysWith: { x, _ in x })
+        case nil: break
+        }
+        if let f: Double = try value("fade-in", "must be a number of seconds") { a.fadeIn = f }
+        if let f: Double = try value("fade-out", "must be a number of seconds") { a.fadeOut = f }
         return a
     }
 

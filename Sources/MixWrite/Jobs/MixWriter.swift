@@ -63,6 +63,8 @@ public struct MixWriter: Sendable {
         let finished: FinishedOutput
         var damaged = 0
         var stageSeconds: [String: Double] = [:]
+        var loudness: LoudnessReport?
+        var warnings: [String] = []
         do {
             // Each stage hands back its own account; nothing is shared between them but the writer.
             try await withThrowingTaskGroup(of: StageResult.self) { group in
@@ -70,9 +72,9 @@ public struct MixWriter: Sendable {
                     group.addTask {
                         try await MixWriter.stage(writer, name: "video") {
                             switch video {
-                            case .blend(let p): return try await BlendStage(plan: p).run(into: input)
-                            case .copy(let p): return try await CopyStage(plan: p).run(into: input)
-                            case .sequence(let p): return try await SequenceStage(plan: p).run(into: input)
+                            case .blend(let p): return .init(damaged: try await BlendStage(plan: p).run(into: input))
+                            case .copy(let p): return .init(damaged: try await CopyStage(plan: p).run(into: input))
+                            case .sequence(let p): return .init(damaged: try await SequenceStage(plan: p).run(into: input))
                             }
                         }
                     }
@@ -85,8 +87,10 @@ public struct MixWriter: Sendable {
                     }
                 }
                 for try await result in group {
-                    damaged += result.damaged
+                    damaged += result.outcome.damaged
                     stageSeconds[result.name] = result.seconds
+                    loudness = loudness ?? result.outcome.loudness
+                    warnings += result.outcome.warnings
                 }
             }
             finished = try await writer.finish()
@@ -95,25 +99,36 @@ public struct MixWriter: Sendable {
             if error is CancellationError || Task.isCancelled { throw .interrupted(signal: MixWriteError.sigint) }
             throw .processing(error, file: plan.output.path)
         }
+        // The published loudness, read back from the encoded file, as a meter downstream would read it.
+        if var l = loudness, let audio = plan.audio {
+            l.output = try? LoudnessMeter.measure(file: plan.output.path, sampleRate: audio.sampleRate, channels: audio.channels)
+            if let target = l.target, let got = l.output?.integrated, !(l.mix?.isSilent ?? true), abs(got - target) > 0.5 {
+                warnings.append(String(format: "the output is %.1f LUFS, not %.1f: the true-peak ceiling or the gain limit held it", got, target))
+            }
+            loudness = l
+        }
         reporter?.complete()
-        return Report(plan, finished: finished, damaged: damaged, seconds: (ContinuousClock.now - started).seconds,
-                      stageSeconds: stageSeconds)
+        var report = Report(plan, finished: finished, damaged: damaged, seconds: (ContinuousClock.now - started).seconds,
+                            stageSeconds: stageSeconds)
+        report.warnings += warnings
+        report.audio?.loudness = loudness
+        return report
     }
 
-    /// What one stage did: damaged packets it stepped over, and wall seconds from its start to its last packet.
+    /// What one stage did, and wall seconds from its start to its last packet.
     private struct StageResult: Sendable {
         let name: String
-        let damaged: Int
+        let outcome: AudioMixStage.Outcome
         let seconds: Double
     }
 
     /// Runs one stage; its failure stops the writer at once, so the other stage never waits on it.
     private static func stage(_ writer: AssetWriter, name: String,
-                              _ body: () async throws -> Int) async throws -> StageResult {
+                              _ body: () async throws -> AudioMixStage.Outcome) async throws -> StageResult {
         let started = ContinuousClock.now
         do {
-            let damaged = try await body()
-            return StageResult(name: name, damaged: damaged, seconds: (ContinuousClock.now - started).seconds)
+            let outcome = try await body()
+            return StageResult(name: name, outcome: outcome, seconds: (ContinuousClock.now - started).seconds)
         } catch {
             await writer.abandon(error)
             throw error

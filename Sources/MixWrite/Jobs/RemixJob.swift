@@ -34,7 +34,7 @@ extension RemixJob: MixJob {
         var warnings: [String] = []
         let sources = try audio.sources(from: [("movie", file)] + extra, strict: strict, warnings: &warnings)
         guard video != nil || !sources.isEmpty else { throw .input(file: movie, "has neither video nor audio to remix") }
-        var audioPlan = audio.plan(sources: sources, duration: length)
+        var audioPlan = try audio.plan(sources: sources, duration: length)
         audioPlan?.strict = strict
         return PreparedJob(output: output, duration: length, frameRate: nil,
                            video: video.map { .copy(CopyStage.Plan(file: file, stream: $0)) },

@@ -16,6 +16,8 @@ public struct Report: Sendable, Codable {
         public var channels: Int
         public var mode: MixMode
         public var sources: [AudioSource]
+        /// With `--loudness`, `--level-match` or `--duck`: each track's loudness, the mix's, the output's.
+        public var loudness: LoudnessReport?
     }
     public var output: String
     public var duration: Double

@@ -90,7 +90,7 @@ extension StillJob: MixJob {
             fit: fit, crf: crf, preset: preset, strict: strict, lastFrameTicks: max(1, last), ticksPerFrame: ticksPerFrame,
             background: (background[0], background[1], background[2]),
             keyframeInterval: max(1, Int(frameRate.doubleValue * 10)), threads: threads)
-        var audioPlan = audio.plan(sources: sources, duration: length)
+        var audioPlan = try audio.plan(sources: sources, duration: length)
         audioPlan?.strict = strict
         return PreparedJob(output: output, duration: length, frameRate: frameRate, video: .sequence(plan),
                            audio: audioPlan, key: nil, warnings: warnings)

@@ -1,3 +1,4 @@
+import Foundation
 import FFmpegSupport
 
 /// One audio track that goes into the mix.
@@ -13,6 +14,8 @@ public struct AudioSource: Sendable, Codable {
     public var channels: Int
     public var layout: String
     public var gainDB: Double
+    /// Gain `--level-match` gave the track, on top of `gainDB` (0 without).
+    public var matchGainDB: Double = 0
     /// Extra delay given by the user; the track's own start within its file is added to it.
     public var offsetSeconds: Double
     /// Where the track starts on its file's timeline (after the file's origin).
@@ -29,7 +32,8 @@ public struct AudioSource: Sendable, Codable {
     public var name: String { "\(label):\(track)" }
 
     enum CodingKeys: String, CodingKey {
-        case label, path, streamIndex, track, codec, sampleRate, channels, layout, gainDB, offsetSeconds, route, startSeconds
+        case label, path, streamIndex, track, codec, sampleRate, channels, layout, gainDB, matchGainDB, offsetSeconds, route,
+             startSeconds
     }
     public init(from decoder: any Swift.Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -42,6 +46,7 @@ public struct AudioSource: Sendable, Codable {
         channels = try c.decode(Int.self, forKey: .channels)
         layout = try c.decode(String.self, forKey: .layout)
         gainDB = try c.decode(Double.self, forKey: .gainDB)
+        matchGainDB = try c.decodeIfPresent(Double.self, forKey: .matchGainDB) ?? 0
         offsetSeconds = try c.decode(Double.self, forKey: .offsetSeconds)
         route = try c.decodeIfPresent(String.self, forKey: .route) ?? ""
         startOffset = MediaTime(seconds: String(try c.decodeIfPresent(Double.self, forKey: .startSeconds) ?? 0)) ?? .zero
@@ -52,7 +57,8 @@ public struct AudioSource: Sendable, Codable {
         try c.encode(streamIndex, forKey: .streamIndex); try c.encode(track, forKey: .track)
         try c.encode(codec, forKey: .codec); try c.encode(sampleRate, forKey: .sampleRate)
         try c.encode(channels, forKey: .channels); try c.encode(layout, forKey: .layout)
-        try c.encode(gainDB, forKey: .gainDB); try c.encode(offsetSeconds, forKey: .offsetSeconds)
+        try c.encode(gainDB, forKey: .gainDB); try c.encode(matchGainDB, forKey: .matchGainDB)
+        try c.encode(offsetSeconds, forKey: .offsetSeconds)
         try c.encode(route, forKey: .route); try c.encode(startOffset.seconds, forKey: .startSeconds)
     }
 
@@ -84,6 +90,28 @@ struct AudioMixPlan: Sendable {
     var mode: MixMode
     /// Fail at the first damaged packet instead of skipping it.
     var strict: Bool
+    /// Loudness target, true peak, ducking and fades (`--loudness` …); none by default.
+    var publishing = Publishing()
+    /// dB applied to the whole mix, from the loudness measurement (`--loudness`).
+    var outputGainDB: Double = 0
+    /// Measure the mix with FFmpeg's ebur128 filter as it is read (the measurement passes).
+    var measure = false
+    /// Hold peaks with the limiter; off in the measurement of a single source.
+    var limit = true
+
+    /// The publishing settings, with ducked sources by their place in `sources`.
+    struct Publishing: Sendable {
+        var loudness: Double?
+        /// The true-peak ceiling in dBTP; used with `loudness`.
+        var truePeak = -1.0
+        var levelMatch = false
+        /// Source index → how far it is lowered (dB) while the other sources play.
+        var duck: [Int: Double] = [:]
+        var fadeIn = 0.0
+        var fadeOut = 0.0
+
+        var isActive: Bool { loudness != nil || levelMatch || !duck.isEmpty }
+    }
 
     /// The limiter's ceiling: -1.5 dBFS, so that after AAC encoding (which overshoots a few tenths of a
     /// dB on loud tones) the decoded peaks stay at or under the promised -1 dBFS.
@@ -91,6 +119,23 @@ struct AudioMixPlan: Sendable {
     /// The limiter's attack and release (ms): fast enough to catch a transient, slow enough not to distort a tone.
     static let limiterAttackMs = 5
     static let limiterReleaseMs = 50
+    /// With `--loudness`, peaks are held on a 4× oversampled signal (true peak, BS.1770-4) this far under the
+    /// ceiling, which AAC's overshoot uses up.
+    static let truePeakMarginDB = 1.0
+    /// Ducking (`sidechaincompress` keyed by the other sources): attack and release for speech over music,
+    /// a low threshold and a high ratio so that the compressed signal is deep whenever anyone speaks, and the
+    /// dry signal mixed back at the duck depth, so the depth is the one asked for, whatever the speech level.
+    static let duckAttackMs = 20
+    static let duckReleaseMs = 300
+    static let duckThreshold = 0.01
+    static let duckRatio = 20
+    static let duckSidechainGain = 4
+    /// The most `--level-match` raises a quiet source, and `--loudness` a quiet mix: beyond it is noise.
+    static let maxMatchGainDB = 24.0
+    static let maxLoudnessGainDB = 30.0
+    /// At most this many passes through the true-peak limiter to land within `loudnessTolerance` LU of the target.
+    static let loudnessPasses = 6
+    static let loudnessTolerance = 0.2
 
     /// The filter description between the sources `[in0]…` and the sink `[out]`, for each source's real format.
     func graphDescription(inputFormats: [(channels: Int, sampleRate: Int)]) -> String {
@@ -102,7 +147,7 @@ struct AudioMixPlan: Sendable {
             if inputFormats[i].channels == 1 && channels == 2 {
                 filters.append("pan=stereo|c0=c0|c1=c0")
             }
-            if s.gainDB != 0 { filters.append("volume=\(s.gainDB)dB") }
+            if s.gainDB + s.matchGainDB != 0 { filters.append("volume=\(s.gainDB + s.matchGainDB)dB") }
             filters.append("aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)")
             let rate = Rational(1, Int32(sampleRate))
             if let span = s.span { filters.append("atrim=end_sample=\(max(1, (span - s.startOffset).ticks(in: rate)))") }
@@ -111,12 +156,50 @@ struct AudioMixPlan: Sendable {
             if delaySamples > 0 { filters.append("adelay=delays=\(delaySamples)S:all=1") }
             chains.append("[in\(i)]" + filters.joined(separator: ",") + "[m\(i)]")
         }
-        let inputs = (0..<sources.count).map { "[m\($0)]" }.joined()
+        chains += duckingChains()
+        let inputs = sources.indices.map { i in
+            publishing.duck.isEmpty ? "[m\(i)]" : publishing.duck[i] == nil ? "[mm\(i)]" : "[d\(i)]"
+        }.joined()
         let normalize = mode == .average ? 1 : 0
         var tail = "\(inputs)amix=inputs=\(sources.count):duration=longest:dropout_transition=0:normalize=\(normalize)"
-        if mode == .sum { tail += ",alimiter=limit=\(AudioMixPlan.ceiling):level=0:latency=1:attack=\(AudioMixPlan.limiterAttackMs):release=\(AudioMixPlan.limiterReleaseMs)" }
+        if outputGainDB != 0 { tail += ",volume=\(outputGainDB)dB" }
+        if limit && publishing.loudness != nil {
+            // True peak: the limiter works on the signal oversampled 4×, where the peaks between samples show.
+            let ceiling = pow(10, (publishing.truePeak - AudioMixPlan.truePeakMarginDB) / 20)
+            tail += ",aresample=\(4 * sampleRate),alimiter=limit=\(ceiling):level=0:latency=1:attack=\(AudioMixPlan.limiterAttackMs)"
+                + ":release=\(AudioMixPlan.limiterReleaseMs),aresample=\(sampleRate)"
+        } else if limit && mode == .sum {
+            tail += ",alimiter=limit=\(AudioMixPlan.ceiling):level=0:latency=1:attack=\(AudioMixPlan.limiterAttackMs):release=\(AudioMixPlan.limiterReleaseMs)"
+        }
         tail += ",apad=whole_len=\(totalSamples),atrim=end_sample=\(totalSamples)"
+        let fadeIn = Int64(publishing.fadeIn * Double(sampleRate)), fadeOut = Int64(publishing.fadeOut * Double(sampleRate))
+        if fadeIn > 0 { tail += ",afade=t=in:start_sample=0:nb_samples=\(min(fadeIn, totalSamples))" }
+        if fadeOut > 0 { tail += ",afade=t=out:start_sample=\(max(0, totalSamples - fadeOut)):nb_samples=\(min(fadeOut, totalSamples))" }
+        if measure { tail += ",ebur128=metadata=1:peak=true" }
         tail += ",aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)[out]"
         return (chains + [tail]).joined(separator: ";")
+    }
+
+    /// `--duck`: each ducked source [m_i] through sidechaincompress, keyed by the sum of the other sources,
+    /// into [d_i]. The others are split: one copy to the mix, one to the key. Both inputs of each compressor
+    /// are padded to the mix's length, so that neither ends it early.
+    private func duckingChains() -> [String] {
+        let ducked = publishing.duck.keys.sorted()
+        guard !ducked.isEmpty else { return [] }
+        let others = sources.indices.filter { publishing.duck[$0] == nil }
+        // Each other source: one copy [mm_i] to the mix, one [k_i] to the key.
+        var chains = others.map { "[m\($0)]asplit=2[mm\($0)][k\($0)]" }
+        let keys = others.map { "[k\($0)]" }.joined()
+        let key = others.count == 1 ? keys + "apad=whole_len=\(totalSamples)" : keys
+            + "amix=inputs=\(others.count):duration=longest:normalize=0,apad=whole_len=\(totalSamples)"
+        chains.append(key + (ducked.count == 1 ? "[key0]" : ",asplit=\(ducked.count)" + ducked.indices.map { "[key\($0)]" }.joined()))
+        for (n, i) in ducked.enumerated() {
+            let depth = publishing.duck[i] ?? 15
+            let wet = 1 - pow(10, -depth / 20)
+            chains.append("[m\(i)]apad=whole_len=\(totalSamples)[p\(i)];[p\(i)][key\(n)]sidechaincompress=threshold=\(AudioMixPlan.duckThreshold)"
+                + ":ratio=\(AudioMixPlan.duckRatio):attack=\(AudioMixPlan.duckAttackMs):release=\(AudioMixPlan.duckReleaseMs)"
+                + ":level_sc=\(AudioMixPlan.duckSidechainGain):makeup=1:mix=\(wet)[d\(i)]")
+        }
+        return chains
     }
 }

@@ -35,6 +35,8 @@ final class AudioMixReader {
     private let packet = Packet()
     private let mixed = Frame()
     private(set) var damagedPackets = 0
+    /// With `plan.measure`: the ebur128 filter's latest figures ("lavfi.r128.I" …), the whole mix's at the end.
+    private(set) var measurement: [String: String] = [:]
 
     init(plan: AudioMixPlan, blockSize: Int) throws(MixWriteError) {
         self.plan = plan
@@ -88,6 +90,10 @@ final class AudioMixReader {
         switch r {
         case .value:
             defer { mixed.unref() }
+            if plan.measure {
+                let figures = mixed.metadata(prefix: "lavfi.r128.")
+                if !figures.isEmpty { measurement = figures }
+            }
             return mixed.planarFloats()
         case .needsInput:
             return nil

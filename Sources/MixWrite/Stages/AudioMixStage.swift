@@ -1,20 +1,92 @@
 import FFmpegSupport
 
 /// The audio of every job: every source track mixed (AudioMixReader), AAC on both cores (SegmentedAAC),
-/// to the writer.
+/// to the writer. With the publishing options, measurement passes over the sound alone come first.
 struct AudioMixStage: Sendable {
     let plan: AudioMixPlan
 
-    /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
-    func run(into input: AssetWriterInput) async throws -> Int {
+    /// What a stage did: damaged packets it stepped over; for the audio, the loudness and any warning.
+    struct Outcome: Sendable {
+        var damaged: Int
+        var loudness: LoudnessReport? = nil
+        var warnings: [String] = []
+    }
+
+    /// Runs to the end, then marks the track finished.
+    func run(into input: AssetWriterInput) async throws -> Outcome {
         let aac: SegmentedAAC
         do { aac = try SegmentedAAC(sampleRate: plan.sampleRate, channels: plan.channels, bitRate: plan.bitRate) } catch {
             throw MixWriteError.processing(file: nil, "cannot open the AAC encoder (\(error.message.lowercased()))")
         }
         try await input.start(aac.parameters)
-        let reader = try AudioMixReader(plan: plan, blockSize: SegmentedAAC.frameSize)
+        let published = try AudioMixStage.publish(plan)
+        let reader = try AudioMixReader(plan: published.plan, blockSize: SegmentedAAC.frameSize)
         try await aac.encode(reader.next, deliver: input.append)
         try await input.finish()
-        return reader.damagedPackets
+        return Outcome(damaged: reader.damagedPackets, loudness: published.report, warnings: published.warnings)
+    }
+
+    /// Level matching and the loudness gain, from passes that decode and mix sound only: each track alone
+    /// (its own loudness), then the mix (its loudness before the gain); a second pass through the true-peak
+    /// limiter when it will take something off, so that the target holds after it.
+    static func publish(_ plan: AudioMixPlan) throws(MixWriteError)
+        -> (plan: AudioMixPlan, report: LoudnessReport?, warnings: [String]) {
+        guard plan.publishing.isActive else { return (plan, nil, []) }
+        var p = plan
+        var warnings: [String] = []
+        var figures: [String: Loudness] = [:]
+        var levels: [Double?] = []
+        for s in p.sources {
+            let l = try LoudnessMeter.measure(source: s, of: p)
+            if let l { figures[s.name] = l }
+            levels.append(l.flatMap { $0.isSilent ? nil : $0.integrated })
+        }
+        if p.publishing.levelMatch, let loudest = levels.compactMap({ $0 }).max() {
+            for i in p.sources.indices {
+                guard let level = levels[i] else {
+                    warnings.append("\(p.sources[i].name) is silent (or shorter than 0.4 s): not level-matched")
+                    continue
+                }
+                p.sources[i].matchGainDB = min(loudest - level, AudioMixPlan.maxMatchGainDB)
+                p.sources[i].route += String(format: "; level-matched %+.1f dB", p.sources[i].matchGainDB)
+            }
+        }
+        for (i, depth) in p.publishing.duck {
+            p.sources[i].route += "; ducked \(depth) dB while the others play"
+        }
+        var report = LoudnessReport(target: p.publishing.loudness, truePeakCeiling: p.publishing.loudness.map { _ in p.publishing.truePeak },
+                                    gainDB: 0, sources: figures)
+        guard let target = p.publishing.loudness else { return (p, report, warnings) }
+        var unlimited = p
+        unlimited.limit = false
+        let mix = try LoudnessMeter.measure(unlimited)
+        report.mix = mix
+        guard let mix, !mix.isSilent else {
+            warnings.append("the mix is silent (or shorter than 0.4 s): no loudness gain applied")
+            return (p, report, warnings)
+        }
+        p.outputGainDB = min(target - mix.integrated, AudioMixPlan.maxLoudnessGainDB)
+        if mix.truePeak + p.outputGainDB > p.publishing.truePeak - AudioMixPlan.truePeakMarginDB {
+            // The limiter will take peaks off, and loudness with them, the more the louder: measure through it
+            // and correct (secant steps on loudness against gain) until the target holds.
+            var previous: (gain: Double, loudness: Double)? = nil
+            for _ in 0..<AudioMixPlan.loudnessPasses {
+                guard let limited = try LoudnessMeter.measure(p), !limited.isSilent else { break }
+                let miss = target - limited.integrated
+                if abs(miss) <= AudioMixPlan.loudnessTolerance { break }
+                var slope = 1.0
+                if let prev = previous, p.outputGainDB != prev.gain {
+                    slope = min(max((limited.integrated - prev.loudness) / (p.outputGainDB - prev.gain), 0.1), 1)
+                }
+                previous = (p.outputGainDB, limited.integrated)
+                p.outputGainDB = min(p.outputGainDB + miss / slope, AudioMixPlan.maxLoudnessGainDB)
+            }
+        }
+        if target - mix.integrated > AudioMixPlan.maxLoudnessGainDB {
+            warnings.append(String(format: "the mix is %.1f LUFS: raised by the most allowed, %.0f dB, short of %.1f LUFS",
+                                   mix.integrated, AudioMixPlan.maxLoudnessGainDB, target))
+        }
+        report.gainDB = p.outputGainDB
+        return (p, report, warnings)
     }
 }
