@@ -82,7 +82,14 @@ public final class Encoder {
         ctx.pointee.bit_rate = Int64(bitRate)
         ctx.pointee.time_base = AVRational(num: 1, den: Int32(aacSampleRate))
         if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        try check(avcodec_open2(ctx, codec, nil), "avcodec_open2(aac)")
+        // The "fast" coder, not FFmpeg 5.1's default "twoloop": twoloop's quantiser search runs 3–6× longer on
+        // sound that was AAC before (its spectrum holds the first encoder's emptied bands), which is most
+        // real sources; at the bit rates used here fast codes as well (SNR and spectra in Benchmarks/RESULTS.md;
+        // FFmpeg made it the default in 2018 on the same grounds, commit fcb681ac; 5.1 defaults to twoloop).
+        var options: OpaquePointer? = nil
+        av_dict_set(&options, "aac_coder", "fast", 0)
+        defer { av_dict_free(&options) }
+        try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(aac)")
     }
 
     deinit {

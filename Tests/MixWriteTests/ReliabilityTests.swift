@@ -89,7 +89,7 @@ struct ReliabilityTests {
           .enabled(if: Oracle.canMountTmpfs, "cannot mount a small tmpfs here: the full-disk test needs root"))
     func fullDisk() throws {
         let dir = try Oracle.scratch()
-        let mount = try Oracle.run("/bin/mount", ["-t", "tmpfs", "-o", "size=96k", "tmpfs", dir])
+        let mount = try Oracle.run("/bin/mount", ["-t", "tmpfs", "-o", "size=40k", "tmpfs", dir])
         try #require(mount.status == 0, "mount: \(mount.stderr)")
         defer { _ = try? Oracle.run("/bin/umount", [dir]) }
         let out = dir + "/out.mov"

@@ -57,7 +57,6 @@ struct SegmentedAAC: Sendable {
     /// and hands every packet to `deliver` in order.
     func encode(_ next: () throws -> [[Float]]?, deliver: (EncodedPacket) async throws -> Void) async throws {
         var cutter = SegmentCutter(channels: channels)
-        var floor = NoiseFloor()
         var finished: [Int: [EncodedPacket]] = [:]
         var nextToWrite = 0
         try await withThrowingTaskGroup(of: (Int, [EncodedPacket]).self) { group in
@@ -77,9 +76,8 @@ struct SegmentedAAC: Sendable {
                     inFlight += 1
                 }
             }
-            while var block = try next() {
+            while let block = try next() {
                 try Task.checkCancellation()
-                floor.add(to: &block)
                 cutter.append(block)
                 try await dispatch(final: false)
             }
@@ -114,34 +112,6 @@ struct SegmentedAAC: Sendable {
         }
         keep(try encoder.drain())
         return out
-    }
-}
-
-/// A white noise floor, 115 dB under full scale (RMS), added to what the AAC encoder is given.
-///
-/// FFmpeg's native AAC encoder takes 2–3× longer on float sound whose spectrum has bands with next to no
-/// energy, which is what sound decoded from AAC is (the encoder that made it left the top bands all but
-/// empty): its rate loop searches far longer there. Sound read from 16-bit PCM never shows it, because its
-/// quantisation noise fills those bands at about -101 dBFS. This floor does the same 14 dB lower, below
-/// anything a listener or a loudness meter (gate at -70 LUFS) can register. Seeded, so runs are repeatable.
-struct NoiseFloor {
-    /// Peak of the uniform noise (RMS = amplitude / √3, -115 dBFS).
-    static let amplitude: Float = 3.0e-6
-    private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-
-    /// The same noise goes into every channel: noise that differs between channels would give a stereo
-    /// encoder's side channel content of its own to code (measured: 5 dB less SNR on a tone).
-    mutating func add(to block: inout [[Float]]) {
-        guard let count = block.first?.count else { return }
-        let scale = 2 * NoiseFloor.amplitude / Float(1 << 24)
-        for i in 0..<count {
-            // xorshift64: a full-period generator, plenty for noise 115 dB down.
-            state ^= state &<< 13
-            state ^= state &>> 7
-            state ^= state &<< 17
-            let n = Float(state &>> 40) * scale - NoiseFloor.amplitude
-            for c in block.indices { block[c][i] += n }
-        }
     }
 }
 
