@@ -153,4 +153,51 @@ struct PublishingTests {
             #expect(!FileManager.default.fileExists(atPath: out))
         }
     }
+
+    @Test("job files: loudness, true-peak, level-match, duck and fades, as the CLI; a bad value names the job and key")
+    func jobFile() throws {
+        let dir = try Oracle.scratch()
+        let (bed, voice) = try Self.sources(dir, seconds: 4)
+        let jobs = """
+        {"jobs": [
+          {"kind": "remix", "movie": "\(bed)", "audio": ["\(voice)"], "output": "\(dir)/a.m4a",
+           "loudness": -20, "true-peak": -2, "level-match": true, "duck": ["audio1"], "fade-in": 0.5, "fade-out": 0.5},
+          {"kind": "remix", "movie": "\(bed)", "audio": ["\(voice)"], "output": "\(dir)/b.m4a", "duck": {"movie": 12}}
+        ]}
+        """
+        try Data(jobs.utf8).write(to: URL(fileURLWithPath: dir + "/jobs.json"))
+        let r = try Oracle.mixwrite(["batch", dir + "/jobs.json", "-q"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let a = try Oracle.loudness(dir + "/a.m4a")
+        #expect(abs(a.integrated + 20) <= 0.5 && a.truePeak <= -2, "\(a)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/b.m4a"))
+        try Data(#"{"jobs": [{"kind": "remix", "movie": "x.mov", "output": "y.m4a", "loudness": "loud"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: dir + "/bad.json"))
+        let bad = try Oracle.mixwrite(["batch", dir + "/bad.json"])
+        #expect(bad.status == 2 && bad.stderr.contains("job 0: 'loudness'"), "\(bad.stderr)")
+    }
+
+    @Test("the JSON Schema accepts the publishing keys and refuses a depth out of range (python3 jsonschema)",
+          .enabled(if: Oracle.hasJSONSchema, "python3 with jsonschema is not installed: the schema is not checked"))
+    func schema() throws {
+        let dir = try Oracle.scratch()
+        let good = #"{"jobs": [{"kind": "blend", "fx": "a.mov", "base": "b.mov", "output": "o.mov", "loudness": -16, "true-peak": -1, "#
+            + #""level-match": true, "duck": {"audio1": 15}, "fade-in": 1, "fade-out": 2}]}"#
+        let bad = #"{"jobs": [{"kind": "still", "image": "a.png", "audio": ["b.m4a"], "output": "o.mp4", "duck": {"audio1": 90}}]}"#
+        try Data(good.utf8).write(to: URL(fileURLWithPath: dir + "/good.json"))
+        try Data(bad.utf8).write(to: URL(fileURLWithPath: dir + "/bad.json"))
+        let script = """
+            import json, sys, jsonschema
+            schema = json.load(open(sys.argv[1]))
+            jsonschema.validate(json.load(open(sys.argv[2])), schema)
+            try:
+                jsonschema.validate(json.load(open(sys.argv[3])), schema)
+                sys.exit("a 90 dB duck was accepted")
+            except jsonschema.ValidationError:
+                pass
+            """
+        let r = try Oracle.run("/usr/bin/env", ["python3", "-c", script, Oracle.root.path + "/Schemas/jobs.schema.json",
+                                                dir + "/good.json", dir + "/bad.json"])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
 }
