@@ -12,3 +12,5 @@ else
     bin="$(swift build -c release --show-bin-path)/mixwrite"
 fi
 ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+# One run of a command: wall seconds, CPU seconds (user + system), peak resident memory in MB.
+measure() { /usr/bin/time -f "%e %U %S %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}'; }

@@ -47,7 +47,6 @@ remix_mw=("$bin" remix "$movie" -o "$work/remix-mixwrite.mkv" -y -q)
 remix_ff=(ffmpeg -nostdin -loglevel error -y -i "$movie" -filter_complex "[0:a:0][0:a:1][0:a:2]amix=inputs=3[a]"
     -map 0:v -map "[a]" -c:v copy -c:a aac -b:a 192k "$work/remix-ffmpeg.mkv")
 
-measure() { /usr/bin/time -f "%e %U %S %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}'; }
 runs="$work/audio-runs.txt"
 : > "$runs"
 for i in $(seq "$rounds"); do

@@ -23,8 +23,6 @@ ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "$work/fx1080.mov" -i "$work/b
     "[0:v]chromakey=0x00FF00:0.1:0.05[k];[1:v][k]overlay[v];[0:a:0][0:a:1][1:a:0]amix=inputs=3[a]"
     -map "[v]" -map "[a]" -c:v libx264 -preset veryfast -crf 20 -c:a aac -b:a 192k "$work/ffmpeg.mov")
 
-# One run: wall seconds, CPU seconds (user + system), peak resident memory in MB.
-measure() { /usr/bin/time -f "%e %U %S %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}'; }
 
 : > "$work/blend-runs.txt"
 for i in $(seq "$rounds"); do

@@ -16,13 +16,13 @@ plain=("$bin" "$work/fx1080.mov" "$work/base1080.mov" -o "$work/plain.mov" -y -q
 loud=("$bin" "$work/fx1080.mov" "$work/base1080.mov" --loudness -16 -o "$work/loud.mov" -y -q)
 normalize=(ffmpeg-normalize "$work/plain.mov" -nt ebu -t -16 -tp -1 -c:a aac -b:a 192k -f -o "$work/normalized.mov")
 
-measure() { /usr/bin/time -f "%e" "$@" 2>&1 >/dev/null | tail -1; }
 runs="$work/loudness-runs.txt"
 : > "$runs"
 for i in $(seq "$rounds"); do
-    echo "plain     $(measure "${plain[@]}")" | tee -a "$runs"
-    echo "loudness  $(measure "${loud[@]}")" | tee -a "$runs"
-    echo "normalize $(measure "${normalize[@]}")" | tee -a "$runs"
+    for job in plain loud normalize; do
+        declare -n cmd="$job"
+        echo "$job $(measure "${cmd[@]}")" | tee -a "$runs"
+    done
 done
 for f in plain loud normalized; do
     echo "$f.mov: $(ffmpeg -nostdin -hide_banner -i "$work/$f.mov" -map 0:a -af ebur128=peak=true -f null - 2>&1 \
@@ -32,10 +32,10 @@ python3 - "$runs" <<'PY'
 import statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
-    name, wall = line.split()
+    name, wall, cpu, mem = line.split()
     runs.setdefault(name, []).append(float(wall))
 med = {k: statistics.median(v) for k, v in runs.items()}
 for k, v in med.items(): print(f"{k:10s} median wall {v:6.2f} s")
-print(f"--loudness / plain: {med['loudness'] / med['plain']:.3f} (goal <= 1.10)")
+print(f"--loudness / plain: {med['loud'] / med['plain']:.3f} (goal <= 1.10)")
 print(f"plain + ffmpeg-normalize / plain: {(med['plain'] + med['normalize']) / med['plain']:.3f}")
 PY
