@@ -42,6 +42,9 @@ struct Batch: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
+    @Flag(name: .shortAndLong, help: "Also say which folders were made for the outputs.")
+    var verbose = false
+
     func run() async throws {
         let concurrency = jobs ?? BatchRunner.defaultConcurrency
         guard concurrency >= 1 else { throw MixWriteError.usage("--jobs must be 1 or more") }
@@ -64,6 +67,7 @@ struct Batch: AsyncParsableCommand {
             printJSON(results)
         } else if !quiet {
             for r in results {
+                if verbose { for f in r.madeFolders { writeError("mixwrite: made the folder \(f) for job \(r.index)\n") } }
                 let what = r.status == .failed ? (r.error ?? "") : r.output
                 writeError(String(format: "job %3d  %-6@  %-7@  %6.1fs  %@\n", r.index, r.kind, r.status.rawValue, r.seconds, what))
             }

@@ -76,6 +76,23 @@ struct ScriptingTests {
         #expect((report?["key"] as? [String: Any])?["threshold"] as? Double == 0.35)
     }
 
+    @Test("batch makes the folders its outputs name (and says so with -v); a parent that is a file fails that job, exit 3")
+    func batchMakesFolders() throws {
+        let dir = try Self.jobFolder("""
+        {"jobs": [
+          {"kind": "remix", "movie": "fx.mov", "output": "made/deeper/one.mkv"},
+          {"kind": "remix", "movie": "fx.mov", "output": "tone.m4a/two.mkv"}
+        ]}
+        """)
+        let r = try Oracle.mixwrite(["batch", dir + "/jobs.json", "-v", "--progress", "none"])
+        #expect(r.status == 3, "\(r.stderr)")
+        #expect(try Oracle.probe(dir + "/made/deeper/one.mkv").audio.count == 1)
+        #expect(r.stderr.contains("made the folder \(dir)/made for job 0"), "\(r.stderr)")
+        #expect(r.stderr.contains("made the folder \(dir)/made/deeper for job 0"), "\(r.stderr)")
+        #expect(r.stderr.contains("tone.m4a is a file"), "\(r.stderr)")
+        #expect(Oracle.listing(dir + "/made/deeper") == ["one.mkv"])
+    }
+
     @Test("batch: the whole file is checked first; an error names the job and the key")
     func batchValidation() throws {
         let dir = try Self.jobFolder("""

@@ -11,6 +11,8 @@ public struct BatchResult: Sendable, Codable {
     public var exitCode: Int32?
     public var seconds: Double
     public var report: Report?
+    /// Folders made for this job's output (a job file may name a tree of outputs).
+    public var madeFolders: [String] = []
 }
 
 /// Runs a batch's jobs, `concurrency` at a time; a failing job is reported and the others go on.
@@ -58,6 +60,7 @@ public enum BatchRunner {
         var handler: (@Sendable (ProgressUpdate) -> Void)? = nil
         if let progress { handler = { update in progress(index, update) } }
         do {
+            result.madeFolders = try OutputFile.makeFolders(for: entry.output)
             result.report = try await MixWriter(entry.job).run(progress: handler)
         } catch {
             result.status = .failed

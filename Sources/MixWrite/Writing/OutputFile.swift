@@ -62,6 +62,26 @@ public struct OutputFile: Sendable {
         temporaryPath = folder + "/." + name + ".mixwrite-\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
     }
 
+    /// Makes the folders `path`'s folder needs (as `mkdir -p`), for a job file that names a tree of outputs.
+    /// Returns the folders it made, outermost first; refuses a path whose parent is a file.
+    public static func makeFolders(for path: String) throws(MixWriteError) -> [String] {
+        var missing: [String] = []
+        var folder = OutputFile.folder(of: path)
+        var st = stat()
+        while stat(folder, &st) != 0 {
+            missing.insert(folder, at: 0)
+            let parent = OutputFile.folder(of: folder)
+            if parent == folder { break }
+            folder = parent
+        }
+        // The nearest folder that exists must be a folder.
+        if (st.st_mode & S_IFMT) != S_IFDIR { throw .output(file: path, "cannot make its folder: \(folder) is a file") }
+        for f in missing where mkdir(f, 0o777) != 0 && errno != EEXIST {
+            throw .output(file: path, "cannot make the folder \(f): \(String(cString: strerror(errno)).lowercased())")
+        }
+        return missing
+    }
+
     static func folder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let f = String(path[..<slash])
