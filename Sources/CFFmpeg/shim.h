@@ -84,4 +84,25 @@ static inline int mw_format_can_hold(const char *format, enum AVCodecID codec) {
     return f ? avformat_query_codec(f, codec, FF_COMPLIANCE_NORMAL) : 0;
 }
 
+/// Whether muxer `format` writes its header for one stream copied with `par`, tried on the file `scratch`
+/// (the caller removes it). Some muxers accept a codec by avformat_query_codec and refuse it at the header.
+/// FFmpeg's own log is silenced for the try: a refusal here is an answer, not an error.
+static inline int mw_header_accepts(const char *format, const AVCodecParameters *par, const char *scratch) {
+    AVFormatContext *oc = NULL;
+    if (avformat_alloc_output_context2(&oc, NULL, format, NULL) < 0 || !oc) return 0;
+    int ok = 0;
+    AVStream *st = avformat_new_stream(oc, NULL);
+    if (st && avcodec_parameters_copy(st->codecpar, par) >= 0 && avio_open(&oc->pb, scratch, AVIO_FLAG_WRITE) >= 0) {
+        st->codecpar->codec_tag = 0;
+        st->time_base = (AVRational){1, 90000};
+        int level = av_log_get_level();
+        av_log_set_level(AV_LOG_QUIET);
+        ok = avformat_write_header(oc, NULL) >= 0;
+        av_log_set_level(level);
+        avio_closep(&oc->pb);
+    }
+    avformat_free_context(oc);
+    return ok;
+}
+
 #endif

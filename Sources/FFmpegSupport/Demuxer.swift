@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 
 /// What kind of data a stream carries.
 public enum MediaKind: String, Sendable, Codable {
@@ -60,6 +61,16 @@ public final class Demuxer {
     public let url: String
     let context: UnsafeMutablePointer<AVFormatContext>
     public let streams: [StreamInfo]
+
+    /// Whether the muxer named `format` writes its header for stream `index` copied as it is: some muxers
+    /// accept a codec by `avformat_query_codec` and refuse it at the header (VP8 in .mov). Tried on a scratch
+    /// file in the temporary folder, removed at once. The corresponding FFmpeg call is `avformat_write_header`.
+    public func headerAccepts(stream index: Int, format: String) -> Bool {
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        let scratch = folder + "/.mixwrite-header-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        defer { unlink(scratch) }
+        return mw_header_accepts(format, context.pointee.streams[index]!.pointee.codecpar, scratch) == 1
+    }
 
     /// Opens and probes a file. The corresponding FFmpeg calls are `avformat_open_input` and `avformat_find_stream_info`.
     public init(url: String) throws(FFmpegError) {

@@ -105,6 +105,22 @@ struct AudioMixTests {
         }
     }
 
+    @Test("remix: a codec the container refuses at its header (VP8 into .mov) is exit 2 with the way out, nothing written")
+    func remixRefusedCodec() throws {
+        let dir = try Oracle.scratch()
+        let webm = dir + "/vp8.webm"
+        let made = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=1", "-f", "lavfi",
+                                      "-i", "sine=d=1", "-c:v", "libvpx", "-c:a", "libvorbis", webm])
+        try #require(made.status == 0, "\(made.stderr)")
+        let r = try Oracle.mixwrite(["remix", webm, "-o", dir + "/out.mov"])
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr == "mixwrite: error: \(webm): its video (vp8) cannot be copied into a .mov file; use .mkv\n", "\(r.stderr)")
+        #expect(Oracle.listing(dir) == ["vp8.webm"], "left: \(Oracle.listing(dir))")
+        let ok = try Oracle.mixwrite(["remix", webm, "-o", dir + "/out.mkv", "-q"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(try Oracle.probe(dir + "/out.mkv").video.first?.codec == "vp8")
+    }
+
     @Test("remix: every track mixed, video packets byte-identical, audio exactly as long as the video")
     func remixMovie() throws {
         let dir = try Oracle.scratch()

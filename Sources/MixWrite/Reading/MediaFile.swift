@@ -128,3 +128,11 @@ extension MediaFile {
         return MediaTime(ticks: e, timeBase: v.timeBase) - origin
     }
 }
+
+extension MediaFile {
+    /// Whether `output`'s muxer takes `stream` of the file at `path` copied as it is, at its header too.
+    static func headerAccepts(_ path: String, _ stream: StreamInfo, _ output: OutputFile) -> Bool {
+        guard let demuxer = try? Demuxer(url: path) else { return false }
+        return demuxer.headerAccepts(stream: stream.index, format: output.container.muxerName)
+    }
+}
