@@ -2,6 +2,8 @@
 #define MIXWRITE_CFFMPEG_SHIM_H
 
 #include <string.h>
+#include <stdio.h>
+#include <pthread.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavfilter/avfilter.h>
@@ -103,6 +105,43 @@ static inline int mw_header_accepts(const char *format, const AVCodecParameters 
     }
     avformat_free_context(oc);
     return ok;
+}
+
+/// FFmpeg's log, routed: every warning or error line is counted, and written to stderr only when shown
+/// (`-v`). FFmpeg calls this from its own threads too, hence the lock; the prefix state of a line that
+/// comes in parts is FFmpeg's, kept between calls under the same lock.
+typedef struct {
+    pthread_mutex_t lock;
+    int show;
+    int prefix;
+    long count;
+} mw_log_state_t;
+static mw_log_state_t mw_log_state = { PTHREAD_MUTEX_INITIALIZER, 0, 1, 0 };
+
+static void mw_log_callback(void *avcl, int level, const char *fmt, va_list vl) {
+    if (level > AV_LOG_WARNING) return;
+    char line[1024];
+    pthread_mutex_lock(&mw_log_state.lock);
+    int starts = mw_log_state.prefix;
+    av_log_format_line2(avcl, level, fmt, vl, line, sizeof line, &mw_log_state.prefix);
+    if (starts) mw_log_state.count++;
+    if (mw_log_state.show) fputs(line, stderr);
+    pthread_mutex_unlock(&mw_log_state.lock);
+}
+
+static inline void mw_log_route(int show) {
+    pthread_mutex_lock(&mw_log_state.lock);
+    mw_log_state.show = show;
+    pthread_mutex_unlock(&mw_log_state.lock);
+    av_log_set_level(AV_LOG_WARNING);
+    av_log_set_callback(mw_log_callback);
+}
+
+static inline long mw_log_count(void) {
+    pthread_mutex_lock(&mw_log_state.lock);
+    long c = mw_log_state.count;
+    pthread_mutex_unlock(&mw_log_state.lock);
+    return c;
 }
 
 #endif

@@ -69,11 +69,14 @@ public enum Receive<Value> {
     case endOfStream
 }
 
-/// Sets FFmpeg's global log level once: mixwrite reports problems itself, one line each.
+/// FFmpeg's own log, routed through mixwrite: its warning and error lines are counted (so that a job can
+/// say "40 decoder warnings while probing") and reach stderr only when shown.
 public enum FFmpegLog {
-    /// The corresponding FFmpeg call is `av_log_set_level`.
-    public static func quiet() { av_log_set_level(AV_LOG_QUIET) }
-    public static func errorsOnly() { av_log_set_level(AV_LOG_ERROR) }
+    /// Routes the log; `show` writes every line to stderr as it comes. The corresponding FFmpeg calls are
+    /// `av_log_set_callback` and `av_log_set_level`.
+    public static func route(show: Bool) { mw_log_route(show ? 1 : 0) }
+    /// Warning and error lines FFmpeg has logged since the process started.
+    public static var count: Int { Int(mw_log_count()) }
 }
 
 /// A Swift string from a NUL-terminated C buffer filled by an FFmpeg call.

@@ -42,10 +42,11 @@ struct Batch: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
 
-    @Flag(name: .shortAndLong, help: "Also say which folders were made for the outputs.")
+    @Flag(name: .shortAndLong, help: "Also say which folders were made for the outputs, and show FFmpeg's own log lines.")
     var verbose = false
 
     func run() async throws {
+        MixWriter.setLibraryLogging(verbose)
         let concurrency = jobs ?? BatchRunner.defaultConcurrency
         guard concurrency >= 1 else { throw MixWriteError.usage("--jobs must be 1 or more") }
         let file = try JobFile(path: jobFile, threads: BatchRunner.encoderThreads(concurrency: concurrency))

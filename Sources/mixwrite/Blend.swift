@@ -32,6 +32,7 @@ struct Blend: AsyncParsableCommand {
     var fit: Fit = .stretch
 
     func run() async throws {
+        MixWriter.setLibraryLogging(common.verbose)
         var job = BlendJob(fx: fx, base: base, output: output)
         job.overwrite = common.overwrite
         job.strict = common.strict

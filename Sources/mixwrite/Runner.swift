@@ -14,6 +14,7 @@ struct Runner {
     let common: CommonOptions
 
     func run(_ job: any MixJob) async throws -> Report {
+        MixWriter.setLibraryLogging(common.verbose)
         let style: ProgressStyle
         switch common.progress {
         case .auto: style = common.quiet || isatty(STDERR_FILENO) == 0 ? .none : .bar

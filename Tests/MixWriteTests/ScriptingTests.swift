@@ -93,6 +93,31 @@ struct ScriptingTests {
         #expect(Oracle.listing(dir + "/made/deeper") == ["one.mkv"])
     }
 
+    @Test("FFmpeg's own log: nothing with -q, one line a file by default, every line with -v, the count in --json")
+    func libraryLog() throws {
+        let dir = try Oracle.scratch()
+        // A transport stream cut after its first parameter sets: its first pictures refer to a PPS not yet seen.
+        let full = dir + "/full.ts", cut = dir + "/cut.ts"
+        let made = try Oracle.ffmpeg(["-v", "error", "-y", "-i", Oracle.fixture("base.mov"), "-c", "copy", "-bsf:v",
+                                      "h264_mp4toannexb", "-f", "mpegts", full])
+        try #require(made.status == 0, "\(made.stderr)")
+        let bytes = try #require(FileManager.default.contents(atPath: full))
+        try bytes.dropFirst(30 * 188).write(to: URL(fileURLWithPath: cut))
+        let out = dir + "/out.mkv"
+        let quiet = try Oracle.mixwrite(["remix", cut, "-o", out, "-y", "-q"])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        let plain = try Oracle.mixwrite(["remix", cut, "-o", out, "-y", "--progress", "none"])
+        let lines = plain.stderr.split(separator: "\n")
+        #expect(plain.status == 0 && lines.count == 2, "\(plain.stderr)")
+        #expect(lines.first?.hasPrefix("mixwrite: warning: \(cut): ") == true && lines.first?.hasSuffix("FFmpeg warnings while probing; -v shows them") == true,
+                "\(plain.stderr)")
+        let verbose = try Oracle.mixwrite(["remix", cut, "-o", out, "-y", "-v", "--progress", "none"])
+        #expect(verbose.stderr.contains("non-existing PPS 0 referenced"), "\(verbose.stderr.prefix(400))")
+        let json = try Oracle.mixwrite(["remix", cut, "-o", out, "-y", "-q", "--json"])
+        let report = try Self.json(json.stdout) as? [String: Any]
+        #expect((report?["libraryWarnings"] as? Int ?? 0) > 0, "\(String(decoding: json.stdout, as: UTF8.self).prefix(300))")
+    }
+
     @Test("batch: the whole file is checked first; an error names the job and the key")
     func batchValidation() throws {
         let dir = try Self.jobFolder("""

@@ -40,16 +40,19 @@ public struct MixWriter: Sendable {
         self.job = job
     }
 
-    /// FFmpeg's own log lines on stderr: off (the default; mixwrite reports problems itself) or on, for debugging.
+    /// FFmpeg's own log lines: counted and summed up a line a file (the default), or each shown on stderr too (`-v`).
     public static func setLibraryLogging(_ on: Bool) {
-        if on { FFmpegLog.errorsOnly() } else { FFmpegLog.quiet() }
+        FFmpegLog.route(show: on)
     }
 
     /// Runs the job to the end and reports what was written. Throws `MixWriteError`; on any failure or
     /// cancellation no output file and no temporary file are left.
     public func run(progress: (@Sendable (ProgressUpdate) -> Void)? = nil) async throws(MixWriteError) -> Report {
         let started = ContinuousClock.now
+        let logged = FFmpegLog.count
+        _ = ProbeLog.take()
         let plan = try job.prepare()
+        let probed = ProbeLog.take()
         let reporter = progress.map { ProgressReporter(total: plan.duration, frameRate: plan.frameRate, handler: $0) }
         var kinds: [AssetWriter.TrackKind] = []
         if plan.video != nil { kinds.append(.video) }
@@ -110,8 +113,11 @@ public struct MixWriter: Sendable {
         reporter?.complete()
         var report = Report(plan, finished: finished, damaged: damaged, seconds: (ContinuousClock.now - started).seconds,
                             stageSeconds: stageSeconds)
-        report.warnings += warnings
+        report.warnings += probed.map {
+            "\($0.path): \($0.lines) FFmpeg warning\($0.lines == 1 ? "" : "s") while probing; -v shows \($0.lines == 1 ? "it" : "them")"
+        } + warnings
         report.audio?.loudness = loudness
+        report.libraryWarnings = FFmpegLog.count - logged
         return report
     }
 

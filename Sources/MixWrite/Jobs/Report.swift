@@ -31,6 +31,8 @@ public struct Report: Sendable, Codable {
     public var damagedPackets: Int
     /// Tracks left out and other things a user should know; empty when all went as planned.
     public var warnings: [String]
+    /// Warning and error lines FFmpeg itself logged during the job (shown with `-v`).
+    public var libraryWarnings = 0
     /// Wall seconds of the whole job.
     public var seconds: Double
     /// Wall seconds of each stage ("video", "audio"), running side by side.

@@ -1,4 +1,5 @@
 import FFmpegSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,8 @@ public struct MediaFile: Sendable {
     /// Opens `path` and reads its streams; a clear `MixWriteError.input` when it cannot.
     public init(path: String, scanVideo: Bool = true) throws(MixWriteError) {
         try MediaFile.checkReadable(path)
+        let logged = FFmpegLog.count
+        defer { ProbeLog.record(path, FFmpegLog.count - logged) }
         let demuxer: Demuxer
         do {
             demuxer = try Demuxer(url: path)
@@ -134,5 +137,25 @@ extension MediaFile {
     static func headerAccepts(_ path: String, _ stream: StreamInfo, _ output: OutputFile) -> Bool {
         guard let demuxer = try? Demuxer(url: path) else { return false }
         return demuxer.headerAccepts(stream: stream.index, format: output.container.muxerName)
+    }
+}
+
+/// FFmpeg's warning lines while each file was opened and probed (a broken stream's "non-existing PPS"
+/// and the like), so that a job says so in one line a file. Files are probed one after another while a job
+/// is planned; jobs of a batch running side by side may count each other's lines.
+enum ProbeLog {
+    private static let counts = Mutex<[String: Int]>([:])
+
+    static func record(_ path: String, _ lines: Int) {
+        guard lines > 0 else { return }
+        counts.withLock { $0[path, default: 0] += lines }
+    }
+
+    /// The files with lines since the last call, and how many, in path order.
+    static func take() -> [(path: String, lines: Int)] {
+        counts.withLock { c in
+            defer { c = [:] }
+            return c.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
     }
 }
