@@ -2,7 +2,10 @@
 SWIFT ?= swift
 OUT ?= out
 
-.PHONY: deps build release demo test fixtures clean
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: deps build release demo test fixtures install uninstall clean
 
 deps:
 	@scripts/install-deps.sh
@@ -26,6 +29,21 @@ demo: release
 test: deps
 	$(SWIFT) build --build-tests
 	MIXWRITE_BIN=$$($(SWIFT) build --show-bin-path)/mixwrite $(SWIFT) test --skip-build
+
+# Installs the release binary and its shell completions under $(DESTDIR)$(PREFIX) (default /usr/local).
+install: release
+	install -D -m 755 "$$($(SWIFT) build -c release --show-bin-path)/mixwrite" "$(DESTDIR)$(PREFIX)/bin/mixwrite"
+	@bin="$(DESTDIR)$(PREFIX)/bin/mixwrite"; \
+	install -d "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
+	    "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"; \
+	"$$bin" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/mixwrite"; \
+	"$$bin" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_mixwrite"; \
+	"$$bin" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mixwrite.fish"
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/mixwrite and its completions"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/mixwrite" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/mixwrite" \
+	    "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_mixwrite" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mixwrite.fish"
 
 clean:
 	rm -rf .build $(OUT)
