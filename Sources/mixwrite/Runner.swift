@@ -41,6 +41,7 @@ final class SignalWatcher {
     private final class Caught: Sendable {
         let signal = Atomic<Int32>(0)
     }
+    private static let queue = DispatchQueue(label: "mixwrite.signals")
     private let sources: [any DispatchSourceSignal]
     private let caughtSignal = Caught()
 
@@ -48,7 +49,10 @@ final class SignalWatcher {
         var sources: [any DispatchSourceSignal] = []
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            // Its own serial queue, not the global one: the Swift concurrency pool runs on the global queue's
+            // threads, one a core, and while the stages keep them busy (a segment of AAC, a picture to encode)
+            // a handler queued there waited up to 0.8 s. A labelled queue gets a thread of its own.
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: SignalWatcher.queue)
             sources.append(source)
         }
         self.sources = sources
