@@ -5,7 +5,7 @@ OUT ?= out
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps build release demo test fixtures install uninstall clean
+.PHONY: deps build release demo test fixtures install uninstall deb clean
 
 deps:
 	@scripts/install-deps.sh
@@ -45,5 +45,9 @@ uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/mixwrite" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/mixwrite" \
 	    "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_mixwrite" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/mixwrite.fish"
 
+# A Debian package in dist/: the Swift runtime linked in, Debian's FFmpeg 5.1 libraries as its only dependencies.
+deb:
+	scripts/make-deb.sh
+
 clean:
-	rm -rf .build $(OUT)
+	rm -rf .build .build-static dist $(OUT)
