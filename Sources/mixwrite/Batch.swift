@@ -27,7 +27,7 @@ struct Batch: AsyncParsableCommand {
     @Option(help: "Run only share K of N (1-based), e.g. 2/8; 'auto' reads Slurm's or Kubernetes' index.")
     var shard: String?
 
-    @Option(help: "With --shard auto under Kubernetes: how many shares (Indexed Job completions).")
+    @Option(help: "With --shard auto: how many shares (a Kubernetes Indexed Job's completions; under Slurm, the array's size, so that a task resubmitted alone keeps its share).")
     var shards: Int?
 
     @Flag(name: .customLong("skip-existing"), help: "Skip jobs whose output already exists (a retried shard redoes only what is missing).")
@@ -85,7 +85,12 @@ struct Batch: AsyncParsableCommand {
         var k: Int, n: Int
         if shard == "auto" {
             let env = ProcessInfo.processInfo.environment
-            if let id = env["SLURM_ARRAY_TASK_ID"].flatMap(Int.init), let count = env["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init) {
+            if let id = env["SLURM_ARRAY_TASK_ID"].flatMap(Int.init), let shards {
+                // With the count given, a task keeps its share when it is resubmitted alone (`--array=2`),
+                // where Slurm's own count and minimum describe the resubmission, not the first array.
+                guard shards >= 1 else { throw MixWriteError.usage("--shards must be 1 or more") }
+                (k, n) = (id % shards + 1, shards)
+            } else if let id = env["SLURM_ARRAY_TASK_ID"].flatMap(Int.init), let count = env["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init) {
                 let first = env["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0
                 (k, n) = (id - first + 1, count)
             } else if let index = env["JOB_COMPLETION_INDEX"].flatMap(Int.init) {

@@ -150,6 +150,12 @@ struct ScriptingTests {
         let slurm = try Oracle.run(Oracle.mixwrite, ["batch", dir + "/jobs.json", "--shard", "auto", "--skip-existing", "--json"],
                                    environment: ["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_MIN": "1"])
         #expect((try Self.json(slurm.stdout) as? [[String: Any]] ?? []).compactMap { $0["index"] as? Int } == [4, 5, 6])
+        // Task 2 of an array 0-3 resubmitted alone (`sbatch --array=2`): Slurm says count 1, minimum 2; with
+        // --shards 4 it keeps its share, the third of four (jobs 3 and 4 of 7).
+        let resubmitted = try Oracle.run(Oracle.mixwrite, ["batch", dir + "/jobs.json", "--shard", "auto", "--shards", "4", "--skip-existing", "--json"],
+                                         environment: ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "1", "SLURM_ARRAY_TASK_MIN": "2"])
+        #expect((try Self.json(resubmitted.stdout) as? [[String: Any]] ?? []).compactMap { $0["index"] as? Int } == [3, 4],
+                "\(resubmitted.stderr)")
         let k8s = try Oracle.run(Oracle.mixwrite, ["batch", dir + "/jobs.json", "--shard", "auto", "--shards", "7", "--skip-existing", "--json"],
                                  environment: ["JOB_COMPLETION_INDEX": "0"])
         #expect((try Self.json(k8s.stdout) as? [[String: Any]] ?? []).compactMap { $0["index"] as? Int } == [0])
