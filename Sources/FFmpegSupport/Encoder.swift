@@ -84,7 +84,7 @@ public final class Encoder {
         if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         // The "fast" coder, not FFmpeg 5.1's default "twoloop": twoloop's quantiser search runs 3–6× longer on
         // sound that was AAC before (its spectrum holds the first encoder's emptied bands), which is most
-        // real sources; at the bit rates used here fast codes as well (SNR and spectra in Benchmarks/RESULTS.md;
+        // real sources; at the bit rates used here fast codes as well (SNR against the source in Benchmarks/RESULTS.md;
         // FFmpeg made it the default in 2018 on the same grounds, commit fcb681ac; 5.1 defaults to twoloop).
         var options: OpaquePointer? = nil
         av_dict_set(&options, "aac_coder", "fast", 0)
