@@ -87,8 +87,7 @@ public struct ChromaKeyBlend: Sendable {
         var table = [UInt32](repeating: 0, count: 256 * 256)
         for u in 0..<256 {
             for v in 0..<256 {
-                var e = key.entry(u: Float(u), v: Float(v))
-                if e.margin == 0 { e = key.softEntry(u: Float(u), v: Float(v)) }
+                let e = key.entry(u: Float(u), v: Float(v)) ?? key.softEntry(u: Float(u), v: Float(v))
                 let (lo, hi) = e.lumas.lo > e.lumas.hi ? (255, 0) : e.lumas
                 table[u << 8 | v] = UInt32(e.alpha) | UInt32(e.margin) << Entry.marginShift | UInt32(lo) << Entry.lowShift
                     | UInt32(hi) << Entry.highShift

@@ -76,20 +76,36 @@ struct ClampedKey: Sendable {
         return (q(l + o.r), q(l + o.g), q(l + o.b))
     }
 
-    /// What the table keeps for chroma (U, V): the alpha that holds over a luma range `lumas` (8-bit Y,
-    /// lo > hi when none), and by how many chroma steps the colour stays inside the keyed-out disc (alpha 256)
-    /// or outside the soft edge (alpha 0) there, 0 for a soft alpha.
+    /// The table entry of a keyed or kept chroma (U, V): its alpha (256 or 0), by how many chroma steps the
+    /// colour stays inside the keyed-out disc or outside the soft edge, and the 8-bit luma range where that
+    /// holds; nil for a soft alpha, or a margin under one step (`softEntry` then).
     ///
     /// As luma rises the clamped colour moves along a polyline in (Cr, Cb): straight between the lumas where
     /// a channel reaches 0 or 1, still where nothing clamps. The colour's class (keyed, kept or soft) is read
-    /// at a reference luma: the middle of the range where nothing clamps, or the luma where the colour clamps
-    /// least when every luma clamps (a colour outside the gamut, as a saturated green screen can be). A soft alpha holds where nothing
-    /// clamps. A keyed or kept colour gets a distance limit, halfway between its distance at the reference
-    /// and the soft edge (but never more than `marginCap` steps inside), and the range is every luma around
-    /// the reference whose clamped colour stays within that limit: on each straight piece the squared
-    /// distance is a quadratic in luma, so the range ends exactly where it crosses the limit.
-    func entry(u: Float, v: Float) -> (alpha: Int, margin: Int, lumas: (lo: Int, hi: Int)) {
+    /// at `referenceLuma`. A keyed or kept colour gets a distance limit, halfway between its distance at the
+    /// reference and the soft edge (but never more than `marginCap` steps inside), and the range is every
+    /// luma around the reference whose clamped colour stays within that limit: on each straight piece the
+    /// squared distance is a quadratic in luma, so the range ends exactly where it crosses the limit.
+    func entry(u: Float, v: Float) -> (alpha: Int, margin: Int, lumas: (lo: Int, hi: Int))? {
         let o = offset(u: u, v: v)
+        @inline(__always) func point(_ l: Float) -> (Float, Float) {
+            let r = min(max(l + o.r, 0), 1), g = min(max(l + o.g, 0), 1), b = min(max(l + o.b, 0), 1)
+            let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
+            return (0.7132 * (r - y) - key.cr, 0.5647 * (b - y) - key.cb)
+        }
+        let reference = referenceLuma(o)
+        let at = point(reference)
+        let d = (at.0 * at.0 + at.1 * at.1).squareRoot()
+        let edge = threshold + smoothing
+        let keyed = d + ClampedKey.rounding < threshold, kept = d - ClampedKey.rounding > edge
+        guard keyed || kept else { return nil }
+        let cap = Float(Double(ClampedKey.marginCap) * step)
+        let limit = keyed ? max((d + threshold) / 2, threshold - ClampedKey.rounding - cap)
+                          : min((d + edge) / 2, edge + ClampedKey.rounding + cap)
+        let margin = min(127, Int((Double(keyed ? threshold - ClampedKey.rounding - limit : limit - ClampedKey.rounding - edge)
+                                   / step).rounded(.down)))
+        guard margin >= 1 else { return nil }
+
         let lowest = (0 - lumaZero) * lumaScale, highest = (255 - lumaZero) * lumaScale
         // The polyline's knots: where a channel reaches 0 or 1, inside the lumas 8 bits can hold.
         var knots = InlineArray<8, Float>(repeating: highest)
@@ -105,32 +121,8 @@ struct ClampedKey: Sendable {
         }
         knots[count] = highest
         count += 1
-        @inline(__always) func point(_ l: Float) -> (Float, Float) {
-            let r = min(max(l + o.r, 0), 1), g = min(max(l + o.g, 0), 1), b = min(max(l + o.b, 0), 1)
-            let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
-            return (0.7132 * (r - y) - key.cr, 0.5647 * (b - y) - key.cb)
-        }
         func y(_ l: Float) -> Float { l / lumaScale + lumaZero }
 
-        let flatLow = -min(o.r, o.g, o.b), flatHigh = 1 - max(o.r, o.g, o.b)
-        let plateau = flatLow <= flatHigh
-        let reference = min(max((flatLow + flatHigh) / 2, lowest), highest)
-        let at = point(reference)
-        let d = (at.0 * at.0 + at.1 * at.1).squareRoot()
-        let edge = threshold + smoothing
-        let keyed = d + ClampedKey.rounding < threshold, kept = d - ClampedKey.rounding > edge
-        guard keyed || kept else {
-            let softAlpha = Int((alpha(distance: d) * 256).rounded())
-            return (softAlpha, 0, plateau ? (Int(y(flatLow).rounded(.up)), Int(y(flatHigh).rounded(.down))) : (1, 0))
-        }
-        let cap = Float(Double(ClampedKey.marginCap) * step)
-        let limit = keyed ? max((d + threshold) / 2, threshold - ClampedKey.rounding - cap)
-                          : min((d + edge) / 2, edge + ClampedKey.rounding + cap)
-        let margin = min(127, Int((Double(keyed ? threshold - ClampedKey.rounding - limit : limit - ClampedKey.rounding - edge)
-                                   / step).rounded(.down)))
-        guard margin >= 1 else {
-            return (keyed ? 256 : 0, 0, (1, 0))
-        }
         var piece = 0
         while piece < count - 2 && knots[piece + 1] <= reference { piece += 1 }
         /// How far the limit holds along piece i from luma `from`, going up (or down): the luma where it stops.
@@ -175,20 +167,23 @@ struct ClampedKey: Sendable {
     }
 
     /// The table entry of a chroma whose alpha is soft (or keyed or kept without a margin): the exact alpha at
-    /// a reference luma (the middle of the range where nothing clamps, or, for a colour outside the gamut, the
-    /// luma where it clamps least: where a saturated colour's pixels are), and the lumas around it
-    /// whose exact alpha is within 1/256 of it. A flat area of such a colour (a saturated yellow or cyan,
+    /// `referenceLuma`, and the lumas around it whose exact alpha is within 1/256 of it. A flat area of such a colour (a saturated yellow or cyan,
     /// whose clamped colour lies in the soft edge) then takes the table, not the exact maths pixel by pixel.
     func softEntry(u: Float, v: Float) -> (alpha: Int, margin: Int, lumas: (lo: Int, hi: Int)) {
-        let o = offset(u: u, v: v)
-        let flatLow = -min(o.r, o.g, o.b), flatHigh = 1 - max(o.r, o.g, o.b)
-        let reference = (flatLow + flatHigh) / 2
-        let start = min(max(Int((reference / lumaScale + lumaZero).rounded()), 0), 255)
+        let start = min(max(Int((referenceLuma(offset(u: u, v: v)) / lumaScale + lumaZero).rounded()), 0), 255)
         let a = Int(alpha(y: Float(start), u: u, v: v))
         var (lo, hi) = (start, start)
         while hi < 255 && abs(Int(alpha(y: Float(hi + 1), u: u, v: v)) - a) <= 1 { hi += 1 }
         while lo > 0 && abs(Int(alpha(y: Float(lo - 1), u: u, v: v)) - a) <= 1 { lo -= 1 }
         return (a, 0, (lo, hi))
+    }
+
+    /// The luma (0 … 1 scale, inside what 8 bits hold) a chroma with RGB offset `o` is judged at: the middle
+    /// of the range where no channel clamps or, for a colour outside the gamut, where it clamps least, which
+    /// is the luma a saturated colour's pixels have.
+    private func referenceLuma(_ o: (r: Float, g: Float, b: Float)) -> Float {
+        let flatLow = -min(o.r, o.g, o.b), flatHigh = 1 - max(o.r, o.g, o.b)
+        return min(max((flatLow + flatHigh) / 2, (0 - lumaZero) * lumaScale), (255 - lumaZero) * lumaScale)
     }
 
     /// How much the RGBA8 texture's rounding (half an 8-bit step a channel) can move the distance to the key.

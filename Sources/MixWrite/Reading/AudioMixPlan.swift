@@ -163,13 +163,16 @@ struct AudioMixPlan: Sendable {
         let normalize = mode == .average ? 1 : 0
         var tail = "\(inputs)amix=inputs=\(sources.count):duration=longest:dropout_transition=0:normalize=\(normalize)"
         if outputGainDB != 0 { tail += ",volume=\(outputGainDB)dB" }
+        /// The one limiter, at `ceiling` (linear).
+        func limiter(_ ceiling: Double) -> String {
+            ",alimiter=limit=\(ceiling):level=0:latency=1:attack=\(AudioMixPlan.limiterAttackMs):release=\(AudioMixPlan.limiterReleaseMs)"
+        }
         if limit && publishing.loudness != nil {
             // True peak: the limiter works on the signal oversampled 4×, where the peaks between samples show.
             let ceiling = pow(10, (publishing.truePeak - AudioMixPlan.truePeakMarginDB) / 20)
-            tail += ",aresample=\(4 * sampleRate),alimiter=limit=\(ceiling):level=0:latency=1:attack=\(AudioMixPlan.limiterAttackMs)"
-                + ":release=\(AudioMixPlan.limiterReleaseMs),aresample=\(sampleRate)"
+            tail += ",aresample=\(4 * sampleRate)" + limiter(ceiling) + ",aresample=\(sampleRate)"
         } else if limit && mode == .sum {
-            tail += ",alimiter=limit=\(AudioMixPlan.ceiling):level=0:latency=1:attack=\(AudioMixPlan.limiterAttackMs):release=\(AudioMixPlan.limiterReleaseMs)"
+            tail += limiter(AudioMixPlan.ceiling)
         }
         tail += ",apad=whole_len=\(totalSamples),atrim=end_sample=\(totalSamples)"
         let fadeIn = Int64(publishing.fadeIn * Double(sampleRate)), fadeOut = Int64(publishing.fadeOut * Double(sampleRate))
@@ -184,7 +187,7 @@ struct AudioMixPlan: Sendable {
     /// into [d_i]. The others are split: one copy to the mix, one to the key. Both inputs of each compressor
     /// are padded to the mix's length, so that neither ends it early.
     private func duckingChains() -> [String] {
-        let ducked = publishing.duck.keys.sorted()
+        let ducked = publishing.duck.sorted { $0.key < $1.key }
         guard !ducked.isEmpty else { return [] }
         let others = sources.indices.filter { publishing.duck[$0] == nil }
         // Each other source: one copy [mm_i] to the mix, one [k_i] to the key.
@@ -193,8 +196,7 @@ struct AudioMixPlan: Sendable {
         let key = others.count == 1 ? keys + "apad=whole_len=\(totalSamples)" : keys
             + "amix=inputs=\(others.count):duration=longest:normalize=0,apad=whole_len=\(totalSamples)"
         chains.append(key + (ducked.count == 1 ? "[key0]" : ",asplit=\(ducked.count)" + ducked.indices.map { "[key\($0)]" }.joined()))
-        for (n, i) in ducked.enumerated() {
-            let depth = publishing.duck[i] ?? 15
+        for (n, (i, depth)) in ducked.enumerated() {
             let wet = 1 - pow(10, -depth / 20)
             chains.append("[m\(i)]apad=whole_len=\(totalSamples)[p\(i)];[p\(i)][key\(n)]sidechaincompress=threshold=\(AudioMixPlan.duckThreshold)"
                 + ":ratio=\(AudioMixPlan.duckRatio):attack=\(AudioMixPlan.duckAttackMs):release=\(AudioMixPlan.duckReleaseMs)"
