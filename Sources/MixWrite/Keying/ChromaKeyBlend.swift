@@ -188,42 +188,92 @@ public struct ChromaKeyBlend: Sendable {
 
     /// The blocks of chroma row `cy` that `row` marks as edges, pixel by pixel: each pixel's alpha into
     /// `weights` (luma rows 2·cy and 2·cy + 1), the 2×2 average of the per-pixel blended chroma into the output.
+    /// Eight blocks at a time in vector lanes (`EdgeSpan`) where a span holds an edge; one by one at the row's ends.
     private func blendEdges(_ cy: Int, row: EdgeMap.Row, fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes,
                             weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
         let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
         let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
         let ou = output.row(cy, of: 1), ov = output.row(cy, of: 2)
+        let lumas = (fx.row(2 * cy, of: 0), fx.row(min(2 * cy + 1, fx.height - 1), of: 0))
         let width = output.chromaWidth
-        var next = 0
-        while next < width {
-            // Past kept-or-keyed blocks eight at a time.
-            if next + 8 <= width && UnsafeRawPointer(row.isEdge + next).loadUnaligned(as: UInt64.self) == 0 {
-                next += 8
-                continue
-            }
-            let cx = next
-            next += 1
-            guard row.isEdge[cx] != 0 else { continue }
-            var sumU = 0, sumV = 0
-            for dy in 0..<2 {
-                let luma = fx.row(min(2 * cy + dy, fx.height - 1), of: 0)
-                for dx in 0..<2 {
-                    var u = fu.sixteenths(cx, dx: dx, dy: dy), v = fv.sixteenths(cx, dx: dx, dy: dy)
-                    let a = pixelAlpha(y: luma[min(2 * cx + dx, fx.width - 1)], u16: u, v16: v, table: tables.entries)
-                    if let d = tables.despill {
-                        let uv = Int(d[((u &+ 8) &>> 4) &<< 8 | ((v &+ 8) &>> 4)])
-                        u = (uv &>> 8) &* 16
-                        v = (uv & 0xFF) &* 16
-                    }
-                    sumU &+= u &* (256 &- a) &+ bu.sixteenths(cx, dx: dx, dy: dy) &* a
-                    sumV &+= v &* (256 &- a) &+ bv.sixteenths(cx, dx: dx, dy: dy) &* a
-                    (dy == 0 ? weights.0 : weights.1)[2 * cx + dx] = UInt16(truncatingIfNeeded: a)
+        let span = EdgeSpan(clamped)
+        var cx = 0
+        while cx < width {
+            let edges = cx + 8 <= width ? UnsafeRawPointer(row.isEdge + cx).loadUnaligned(as: UInt64.self) : 1
+            if edges == 0 {
+                cx += 8
+            } else if cx >= 1 && cx + 9 <= width && edges.nonzeroBitCount > ChromaKeyBlend.fewEdges {
+                var sumU = SIMD8<Float>(), sumV = SIMD8<Float>()
+                var alphas = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
+                for dy in 0..<2 {
+                    let y = EdgeSpan.lumas((dy == 0 ? lumas.0 : lumas.1) + 2 * cx)
+                    var u = EdgeSpan.chroma(fu, cx, dy: dy), v = EdgeSpan.chroma(fv, cx, dy: dy)
+                    let a = (span.alpha(y: y.even, u16: u.even, v16: v.even), span.alpha(y: y.odd, u16: u.odd, v16: v.odd))
+                    if let d = tables.despill { despill(&u, &v, d) }
+                    let b = (EdgeSpan.chroma(bu, cx, dy: dy), EdgeSpan.chroma(bv, cx, dy: dy))
+                    sumU += u.even * (256 - a.0) + b.0.even * a.0 + u.odd * (256 - a.1) + b.0.odd * a.1
+                    sumV += v.even * (256 - a.0) + b.1.even * a.0 + v.odd * (256 - a.1) + b.1.odd * a.1
+                    if dy == 0 { (alphas.0, alphas.1) = a } else { (alphas.2, alphas.3) = a }
                 }
+                // Four pixels, 1/16 units, alpha out of 256: 16 384 in all. Written where the block is an edge.
+                let edge = SIMD8<UInt32>(truncatingIfNeeded: UnsafeRawPointer(row.isEdge + cx).loadUnaligned(as: SIMD8<UInt8>.self)) .!= SIMD8<UInt32>()
+                storeBytes(wholeNumbers(sumU * (1 / 16384)), at: ou + cx, where: edge)
+                storeBytes(wholeNumbers(sumV * (1 / 16384)), at: ov + cx, where: edge)
+                storePairs(wholeNumbers(alphas.0), wholeNumbers(alphas.1), at: weights.0 + 2 * cx, where: edge)
+                storePairs(wholeNumbers(alphas.2), wholeNumbers(alphas.3), at: weights.1 + 2 * cx, where: edge)
+                cx += 8
+            } else {
+                for cx in cx..<min(cx + 8, width) where row.isEdge[cx] != 0 {
+                    blendEdgeBlock(cx, cy, fx: fx, chroma: (fu, fv, bu, bv), into: (ou, ov), weights: weights, tables: tables)
+                }
+                cx += 8
             }
-            // Four pixels, 1/16 units, alpha out of 256: 16 384 in all.
-            ou[cx] = UInt8(truncatingIfNeeded: (sumU &+ 8192) &>> 14)
-            ov[cx] = UInt8(truncatingIfNeeded: (sumV &+ 8192) &>> 14)
         }
+    }
+
+    /// Replaces sixteen pixels' fx chroma (1/16 steps) by its despilled chroma.
+    @inline(__always)
+    private func despill(_ u: inout (even: SIMD8<Float>, odd: SIMD8<Float>), _ v: inout (even: SIMD8<Float>, odd: SIMD8<Float>),
+                         _ d: UnsafePointer<UInt16>) {
+        @inline(__always) func despilled(_ u: Float, _ v: Float) -> (Float, Float) {
+            let (u16, v16) = (Int(u), Int(v))
+            let uv = Int(d[((u16 &+ 8) &>> 4) &<< 8 | ((v16 &+ 8) &>> 4)])
+            return (Float((uv &>> 8) &* 16), Float((uv & 0xFF) &* 16))
+        }
+        for i in 0..<8 {
+            (u.even[i], v.even[i]) = despilled(u.even[i], v.even[i])
+            (u.odd[i], v.odd[i]) = despilled(u.odd[i], v.odd[i])
+        }
+    }
+
+    /// Up to this many edge blocks in a span of eight go one by one (`blendEdgeBlock`), not through `EdgeSpan`.
+    static let fewEdges = 3
+
+    /// One edge block (2×2 pixels) pixel by pixel: at a row's ends, where a vector span does not fit, and in a
+    /// span with few edges. The table's alpha where the pixel's luma is in its range, else the exact maths.
+    private func blendEdgeBlock(_ cx: Int, _ cy: Int, fx: YUVPlanes, chroma: (LinearChroma, LinearChroma, LinearChroma, LinearChroma),
+                                into out: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
+                                weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
+        let (fu, fv, bu, bv) = chroma
+        var sumU = 0, sumV = 0
+        for dy in 0..<2 {
+            let luma = fx.row(min(2 * cy + dy, fx.height - 1), of: 0)
+            for dx in 0..<2 {
+                var u = fu.sixteenths(cx, dx: dx, dy: dy), v = fv.sixteenths(cx, dx: dx, dy: dy)
+                let a = pixelAlpha(y: luma[min(2 * cx + dx, fx.width - 1)], u16: u, v16: v, table: tables.entries)
+                if let d = tables.despill {
+                    let uv = Int(d[((u &+ 8) &>> 4) &<< 8 | ((v &+ 8) &>> 4)])
+                    u = (uv &>> 8) &* 16
+                    v = (uv & 0xFF) &* 16
+                }
+                sumU &+= u &* (256 &- a) &+ bu.sixteenths(cx, dx: dx, dy: dy) &* a
+                sumV &+= v &* (256 &- a) &+ bv.sixteenths(cx, dx: dx, dy: dy) &* a
+                (dy == 0 ? weights.0 : weights.1)[2 * cx + dx] = UInt16(truncatingIfNeeded: a)
+            }
+        }
+        // Four pixels, 1/16 units, alpha out of 256: 16 384 in all.
+        out.0[cx] = UInt8(truncatingIfNeeded: (sumU &+ 8192) &>> 14)
+        out.1[cx] = UInt8(truncatingIfNeeded: (sumV &+ 8192) &>> 14)
     }
 
     /// Blends whole yuv420p pictures of one size.
