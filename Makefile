@@ -26,13 +26,15 @@ demo: release
 	@echo "demo movie: $(abspath $(OUT)/demo.mov)"
 
 # Builds everything and runs every test; tests use ffprobe/ffmpeg to check mixwrite's outputs.
-test: deps
+test:
+	@scripts/install-deps.sh test
 	$(SWIFT) build --build-tests
 	MIXWRITE_BIN=$$($(SWIFT) build --show-bin-path)/mixwrite $(SWIFT) test --skip-build
 
 # Installs the release binary and its shell completions under $(DESTDIR)$(PREFIX) (default /usr/local).
-install: release
-	install -D -m 755 "$$($(SWIFT) build -c release --show-bin-path)/mixwrite" "$(DESTDIR)$(PREFIX)/bin/mixwrite"
+# BIN=path installs that binary instead of building one (the Slurm test installs the build it tests).
+install: $(if $(BIN),,release)
+	install -D -m 755 "$(or $(BIN),$$($(SWIFT) build -c release --show-bin-path)/mixwrite)" "$(DESTDIR)$(PREFIX)/bin/mixwrite"
 	@bin="$(DESTDIR)$(PREFIX)/bin/mixwrite"; \
 	install -d "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" \
 	    "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"; \

@@ -26,6 +26,10 @@ ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "$work/fx1080.mov" -i "$work/b
 
 : > "$work/blend-runs.txt"
 for i in $(seq "$rounds"); do
+    # MIXWRITE_BASELINE=path: another build (say the previous commit's) in the same rounds, for before and after.
+    if [ -n "${MIXWRITE_BASELINE:-}" ]; then
+        echo "baseline $(measure "$MIXWRITE_BASELINE" "${mixwrite_cmd[@]:1}")" | tee -a "$work/blend-runs.txt"
+    fi
     echo "mixwrite $(measure "${mixwrite_cmd[@]}")" | tee -a "$work/blend-runs.txt"
     echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/blend-runs.txt"
 done
@@ -38,5 +42,6 @@ for line in open(sys.argv[1]):
 med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in runs.items()}
 for k, (wall, cpu, mem) in med.items():
     print(f"{k:9s} median wall {wall:6.2f} s   cpu/wall {cpu / wall:4.2f}   peak {mem:5.0f} MB")
-print(f"ratio mixwrite/ffmpeg (median wall): {med['mixwrite'][0] / med['ffmpeg'][0]:.3f}")
+for k in ("baseline", "mixwrite"):
+    if k in med: print(f"ratio {k}/ffmpeg (median wall): {med[k][0] / med['ffmpeg'][0]:.3f}")
 PY

@@ -22,6 +22,8 @@ public final class Encoder {
         public var keyframeInterval: Int?
         /// The encoder's time base; nil: one tick a frame (1/fps).
         public var timeBase: Rational?
+        /// Frames x264's rate control looks ahead (`rc-lookahead`); nil: the preset's.
+        public var lookahead: Int?
 
         public init(width: Int, height: Int, frameRate: Rational, crf: Int, preset: String,
                     color: ColorDescription, threads: Int, globalHeader: Bool,
@@ -64,6 +66,7 @@ public final class Encoder {
         defer { av_dict_free(&options) }
         av_dict_set(&options, "preset", s.preset, 0)
         av_dict_set(&options, "crf", String(s.crf), 0)
+        if let l = s.lookahead { av_dict_set(&options, "rc-lookahead", String(l), 0) }
         try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx264)")
     }
 

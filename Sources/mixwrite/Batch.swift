@@ -66,6 +66,10 @@ struct Batch: AsyncParsableCommand {
 
         if json {
             printJSON(results)
+            // The summary is for the script; a failure also goes where a person (or a scheduler's log) looks.
+            if !quiet {
+                for r in results where r.status == .failed { writeError("mixwrite: error: job \(r.index): \(r.error ?? "failed")\n") }
+            }
         } else if !quiet {
             for r in results {
                 if verbose { for f in r.madeFolders { writeError("mixwrite: made the folder \(f) for job \(r.index)\n") } }

@@ -68,6 +68,8 @@ struct ScriptingTests {
         let results = try Self.json(r.stdout) as? [[String: Any]] ?? []
         #expect(results.map { $0["status"] as? String ?? "" } == ["done", "failed", "done", "done"])
         #expect((results[1]["error"] as? String)?.contains("missing.mov: no such file") == true)
+        #expect(r.stderr.split(separator: "\n").filter { $0.hasPrefix("mixwrite: error: job 1: ") && $0.contains("missing.mov") }.count == 1,
+                "the failure on stderr too: \(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/out/broken.mov"))
         #expect(Oracle.listing(dir + "/out") == ["blend.mov", "both.mp4", "still.mp4"])
         #expect(try Oracle.probe(dir + "/out/both.mp4").video.first?.width == 160)

@@ -1,4 +1,5 @@
 import FFmpegSupport
+import Foundation
 
 /// The H.264 stream of a job (libx264): pictures of the output's size in, encoded packets out.
 final class H264Encoder {
@@ -8,12 +9,26 @@ final class H264Encoder {
 
     init(_ settings: Encoder.VideoSettings) throws(MixWriteError) {
         do {
-            encoder = try Encoder(video: settings)
+            encoder = try Encoder(video: H264Encoder.memoryBounded(settings))
             parameters = try encoder.streamParameters()
         } catch {
             throw .processing(file: nil, "cannot open the H.264 encoder (\(error.message.lowercased()))")
         }
     }
+
+    /// Where a 1080p blend's memory goes is mostly x264 (`Benchmarks/RESULTS.md`): each frame thread holds its
+    /// pictures, and the lookahead holds frames to come. So, unless asked otherwise: one thread a core (x264's own
+    /// choice is 1.5 a core), and with the default preset a lookahead of `lookahead` frames (veryfast's is 10).
+    /// The 1080p blend went from 394 to 303 MB with the decoders' threads, as fast, at the same rate and quality.
+    static func memoryBounded(_ settings: Encoder.VideoSettings) -> Encoder.VideoSettings {
+        var s = settings
+        if s.threads == 0 { s.threads = ProcessInfo.processInfo.activeProcessorCount }
+        if s.preset == "veryfast" && s.lookahead == nil { s.lookahead = lookahead }
+        return s
+    }
+
+    /// x264's lookahead with the default preset, in frames.
+    static let lookahead = 5
 
     /// Encodes one yuv420p picture shown from `pts` (in the encoder's time base) and returns the packets
     /// that are ready; the picture may be reused as soon as this returns.
