@@ -12,6 +12,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The tuning page's HTTP server: small (no SwiftNIO), so CI's clean build stays short.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // FFmpeg's C libraries as Debian bookworm ships them (FFmpeg 5.1).
@@ -32,10 +34,16 @@ let package = Package(
             name: "MixWrite",
             dependencies: ["FFmpegSupport"]
         ),
+        // `mixwrite tune`: the local web page over the MixWrite API (never FFmpegSupport).
+        .target(
+            name: "MixWriteTune",
+            dependencies: ["MixWrite", .product(name: "FlyingFox", package: "FlyingFox")]
+        ),
         .executableTarget(
             name: "mixwrite",
             dependencies: [
                 "MixWrite",
+                "MixWriteTune",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -43,6 +51,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
         .testTarget(name: "MixWriteTests", dependencies: ["MixWrite", "FFmpegSupport", "TestSupport"]),
+        .testTarget(name: "MixWriteTuneTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -168,4 +168,32 @@ extension Encoder {
         guard let first = packets.first else { throw FFmpegError(.invalidData, call: "avcodec_receive_packet(png)") }
         return first.data
     }
+
+    /// Opens FFmpeg's JPEG encoder (MJPEG) for yuvj420p pictures like `frame` at a fixed quantiser `quality`
+    /// (2 … 31, lower is better). The corresponding FFmpeg call is `avcodec_open2`.
+    convenience init(jpegFor frame: Frame, quality: Int) throws(FFmpegError) {
+        guard let codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG) else {
+            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(mjpeg)")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
+        }
+        self.init(owning: ctx)
+        ctx.pointee.width = Int32(frame.width)
+        ctx.pointee.height = Int32(frame.height)
+        ctx.pointee.pix_fmt = frame.pixelFormat.av
+        ctx.pointee.color_range = AVCOL_RANGE_JPEG
+        ctx.pointee.time_base = AVRational(num: 1, den: 1)
+        ctx.pointee.qmin = Int32(quality)
+        ctx.pointee.qmax = Int32(quality)
+        try check(avcodec_open2(ctx, codec, nil), "avcodec_open2(mjpeg)")
+    }
+
+    /// One picture (yuvj420p) as JPEG bytes.
+    public static func jpeg(_ frame: Frame, quality: Int) throws(FFmpegError) -> [UInt8] {
+        let encoder = try Encoder(jpegFor: frame, quality: min(max(quality, 2), 31))
+        let packets = try encoder.encode(frame) + encoder.drain()
+        guard let first = packets.first else { throw FFmpegError(.invalidData, call: "avcodec_receive_packet(mjpeg)") }
+        return first.data
+    }
 }

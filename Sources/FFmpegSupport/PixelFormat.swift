@@ -9,6 +9,8 @@ public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
     public static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)
     public static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
     public static let rgba = PixelFormat(AV_PIX_FMT_RGBA)
+    /// Full-range 4:2:0, what the JPEG encoder takes.
+    public static let yuvj420p = PixelFormat(AV_PIX_FMT_YUVJ420P)
     public static let none = PixelFormat(AV_PIX_FMT_NONE)
 
     var av: AVPixelFormat { AVPixelFormat(rawValue: rawValue) }

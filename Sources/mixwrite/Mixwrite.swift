@@ -24,12 +24,13 @@ struct Mixwrite: AsyncParsableCommand {
           mixwrite remix phone.mov -o phone-mixed.mov
           mixwrite probe phone.mov --json
           mixwrite batch jobs.json --jobs 2
+          mixwrite tune fx.mov base.mov -o out.mov
 
         Exit codes: 0 done, 1 bad usage, 2 bad input, 3 output problem, 4 processing failed, \
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """,
         version: "0.1.0",
-        subcommands: [Blend.self, Concat.self, Still.self, Remix.self, Probe.self, Batch.self],
+        subcommands: [Blend.self, Concat.self, Still.self, Remix.self, Probe.self, Batch.self, Tune.self],
         defaultSubcommand: Blend.self
     )
 

@@ -1,0 +1,185 @@
+import FFmpegSupport
+
+/// A blend job held open for tuning (`mixwrite tune`): fx's and base's pictures at one time are decoded once
+/// and kept, and each change of the key only keys them again, so a slider move costs a keying and a JPEG,
+/// not a seek and a GOP of decoding. Not thread-safe: one owner (the tuning page's actor) uses it.
+public final class BlendPreview {
+    /// What the page shows.
+    public enum View: String, Sendable, CaseIterable {
+        /// fx keyed over base, as the movie will have it.
+        case composite
+        /// The alpha of the key as grey: white where base shows, black where fx is kept.
+        case matte
+        case fx, base
+    }
+
+    /// The job as given; `picture`'s settings replace its key.
+    public let job: BlendJob
+    public let width: Int
+    public let height: Int
+    /// The output's length in seconds.
+    public let duration: Double
+    public let frameRate: Rational
+    /// Every track the mix takes, by its command-line name (`fx:1`, `base:1`, `audio1:1` …), before `mute`.
+    public let tracks: [AudioSource]
+
+    private let plan: BlendStage.Plan
+    private let fx: VideoTrackReader
+    private let base: VideoTrackReader
+    private let audioPlan: AudioMixPlan?
+    /// The pictures at `time`, copied out of the readers (which reuse theirs).
+    private var time: MediaTime?
+    private var fxPicture: Frame?
+    private let basePicture: Frame
+    private var hasFx = false
+    private var keyer: ChromaKeyBlend
+    private let output: Frame
+    private let white: Frame
+    private let black: Frame
+    private let rgb: Frame
+    private let toRGB: Scaler
+    private let jpeg: Frame
+    private let toJPEG: Scaler
+
+    public init(job: BlendJob) throws(MixWriteError) {
+        self.job = job
+        var everyTrack = job.audio
+        everyTrack.mute = []
+        var ignored: [String] = []
+        let (fxFile, baseFile, plan) = try job.planVideo()
+        let extra = try job.audio.extraFiles()
+        tracks = try everyTrack.sources(from: [("fx", fxFile), ("base", baseFile)] + extra, strict: false, warnings: &ignored)
+        self.plan = plan
+        width = plan.width
+        height = plan.height
+        frameRate = plan.frameRate
+        duration = MediaTime(value: Int64(plan.frameCount) * Int64(plan.frameRate.den), timescale: plan.frameRate.num).seconds
+        audioPlan = try everyTrack.plan(sources: tracks, duration: MediaTime(seconds: String(duration)) ?? .zero)
+        fx = try VideoTrackReader(file: plan.fx, width: width, height: height, color: plan.color,
+                                  outputFrameRate: plan.frameRate, fit: plan.fit, strict: false)
+        base = try VideoTrackReader(file: plan.base, width: width, height: height, color: plan.color,
+                                    outputFrameRate: plan.frameRate, fit: plan.fit, strict: false)
+        keyer = ChromaKeyBlend(settings: plan.key, color: plan.color)
+        do {
+            (fxPicture, basePicture, output) = (try Frame(width: width, height: height, pixelFormat: .yuv420p),
+                                                try Frame(width: width, height: height, pixelFormat: .yuv420p),
+                                                try Frame(width: width, height: height, pixelFormat: .yuv420p))
+            (white, black) = (try Self.grey(235, width, height), try Self.grey(16, width, height))
+            rgb = try Frame(width: width, height: height, pixelFormat: .rgb24)
+            jpeg = try Frame(width: width, height: height, pixelFormat: .yuvj420p)
+            toRGB = try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: plan.color),
+                               to: .init(width: width, height: height, format: .rgb24, color: plan.color))
+            let jpegColor = ColorDescription(matrix: .bt601, fullRange: true)
+            toJPEG = try Scaler(from: .init(width: width, height: height, format: .rgb24, color: jpegColor),
+                                to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor))
+        } catch {
+            throw .processing(file: nil, "the preview's pictures: \(error.description)")
+        }
+    }
+
+    /// The key the job starts with (`--key-color auto` already picked).
+    public var initialKey: ChromaKeyBlend.Settings { plan.key }
+
+    /// The picture at `seconds` (0 ≤ t < duration) with key `settings`, as JPEG bytes (quality 2 … 31, lower is better).
+    public func picture(at seconds: Double, key settings: ChromaKeyBlend.Settings, view: View,
+                        quality: Int = 3) throws(MixWriteError) -> [UInt8] {
+        try load(seconds)
+        if settings != keyer.settings { keyer = ChromaKeyBlend(settings: settings, color: plan.color) }
+        let shown: Frame
+        switch view {
+        case .fx: shown = hasFx ? fxPicture! : black
+        case .base: shown = basePicture
+        case .composite:
+            if hasFx { keyer.blend(fx: fxPicture!, base: basePicture, into: output) } else { try show(basePicture) }
+            shown = output
+        case .matte:
+            try matte()
+            shown = output
+        }
+        do {
+            try toRGB.scale(shown, into: rgb)
+            try toJPEG.scale(rgb, into: jpeg)
+            return try Encoder.jpeg(jpeg, quality: quality)
+        } catch {
+            throw .processing(file: nil, "the preview picture: \(error.description)")
+        }
+    }
+
+    /// The key colour under output pixel (x, y) of fx at `seconds`, as RGB in [0, 1] (for a click on fx).
+    public func fxColor(at seconds: Double, x: Int, y: Int) throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
+        try load(seconds)
+        guard hasFx, let f = fxPicture, (0..<width).contains(x), (0..<height).contains(y) else {
+            throw .usage("no fx picture at \(seconds) s, (\(x), \(y))")
+        }
+        let luma = f.plane(0)[y * f.stride(0) + x]
+        let u = f.plane(1)[(y / 2) * f.stride(1) + x / 2], v = f.plane(2)[(y / 2) * f.stride(2) + x / 2]
+        return plan.color.rgb(y: Double(luma), u: Double(u), v: Double(v))
+    }
+
+    /// Each track's integrated loudness (LUFS; nil when silent or too short), measured by decoding its sound.
+    public func trackLoudness() throws(MixWriteError) -> [String: Double] {
+        guard let audioPlan else { return [:] }
+        var result: [String: Double] = [:]
+        for s in audioPlan.sources {
+            if let l = try LoudnessMeter.measure(source: s, of: audioPlan), !l.isSilent { result[s.name] = l.integrated }
+        }
+        return result
+    }
+
+    private func show(_ frame: Frame) throws(MixWriteError) {
+        do { try output.copyPicture(from: frame) } catch { throw .processing(file: nil, "the preview picture: \(error.description)") }
+    }
+
+    /// Decodes both pictures at `seconds` unless they are the ones held.
+    private func load(_ seconds: Double) throws(MixWriteError) {
+        guard seconds.isFinite, seconds >= 0, seconds < duration, let t = MediaTime(seconds: String(seconds)) else {
+            throw .usage("time \(seconds) is outside the output (0 to \(duration) s)")
+        }
+        if t == time { return }
+        time = nil
+        try fx.seek(to: t)
+        try base.seek(to: t)
+        guard let b = try base.picture(at: t, hold: true) else {
+            throw .input(file: plan.base.path, "video stream #\(base.stream.index) has no decodable picture")
+        }
+        let f = try fx.picture(at: t, hold: false)
+        do {
+            try basePicture.copyPicture(from: b)
+            if let f { try fxPicture?.copyPicture(from: f) }
+        } catch {
+            throw .processing(file: nil, "the preview's pictures: \(error.description)")
+        }
+        hasFx = f != nil
+        time = t
+    }
+
+    /// The key's alpha as grey into `output`: fx keyed over white minus fx keyed over black is 219·alpha in luma.
+    private func matte() throws(MixWriteError) {
+        guard hasFx, let f = fxPicture else {
+            try show(black)
+            return
+        }
+        keyer.blend(fx: f, base: black, into: output)
+        let overBlack = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, count in
+            for y in 0..<height { (buffer.baseAddress! + y * width).update(from: output.plane(0) + y * output.stride(0), count: width) }
+            count = width * height
+        }
+        keyer.blend(fx: f, base: white, into: output)
+        for y in 0..<height {
+            let row = output.plane(0) + y * output.stride(0)
+            for x in 0..<width { row[x] = UInt8(truncatingIfNeeded: 16 &+ Int(row[x]) &- Int(overBlack[y * width + x])) }
+        }
+        for p in 1...2 {
+            for y in 0..<(height + 1) / 2 { (output.plane(p) + y * output.stride(p)).update(repeating: 128, count: (width + 1) / 2) }
+        }
+    }
+
+    private static func grey(_ luma: UInt8, _ width: Int, _ height: Int) throws(FFmpegError) -> Frame {
+        let f = try Frame(width: width, height: height, pixelFormat: .yuv420p)
+        for y in 0..<height { (f.plane(0) + y * f.stride(0)).update(repeating: luma, count: width) }
+        for p in 1...2 {
+            for y in 0..<(height + 1) / 2 { (f.plane(p) + y * f.stride(p)).update(repeating: 128, count: (width + 1) / 2) }
+        }
+        return f
+    }
+}

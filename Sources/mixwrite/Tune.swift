@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import MixWrite
+import MixWriteTune
+
+struct Tune: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Tune the key and the mix in a local web page, then copy the command or render from there.",
+        discussion: """
+        Prints the page's address (with its token) on stdout and serves until SIGINT or SIGTERM.
+        Example: mixwrite tune fx.mov base.mov --audio music.mp3 -o out.mov
+        """
+    )
+
+    @Argument(help: "The effect clip, shot on a green (or --key-color) screen.")
+    var fx: String
+
+    @Argument(help: "The clip shown where FX is keyed out.")
+    var base: String
+
+    @Option(name: .shortAndLong, help: "The movie the page's render button writes (it asks before replacing one).")
+    var output: String = "tuned.mov"
+
+    @Option(help: "The port to serve on (default: a free one).")
+    var port: UInt16 = 0
+
+    @Option(help: "The address to serve on. Only 127.0.0.1 keeps the page to this machine.")
+    var listen: String = "127.0.0.1"
+
+    @Flag(name: .shortAndLong, help: "Print nothing but the address and errors.")
+    var quiet = false
+
+    @OptionGroup var video: VideoOptions
+    @OptionGroup var key: KeyOptions
+    @OptionGroup var audio: AudioMixOptions
+
+    @Option(help: "Which input sets the output length: base, fx, shortest or longest.")
+    var duration: DurationPolicy = .base
+
+    @Option(help: "How fx (and base, with --size) of another shape fit the frame: stretch (as GPUImage), fit or fill.")
+    var fit: Fit = .stretch
+
+    func run() async throws {
+        var job = BlendJob(fx: fx, base: base, output: output)
+        job.duration = duration
+        job.fit = fit
+        try video.apply(to: &job)
+        job.key = try key.settings()
+        job.autoKeyColor = key.isAuto
+        job.audio = try audio.options()
+        if listen != "127.0.0.1" && !quiet {
+            writeError("mixwrite: warning: serving on \(listen): anyone who can reach it and has the token can read the inputs' pictures and write \(output)\n")
+        }
+        let server: TuneServer
+        do { server = try await TuneServer(job: job, listen: listen, port: port) } catch let e as MixWriteError { throw e } catch {
+            throw MixWriteError.usage("cannot serve on \(listen):\(port): \(error)")
+        }
+        let task = Task { try await server.run { address in FileHandle.standardOutput.write(Data((address + "\n").utf8)) } }
+        let signals = SignalWatcher { _ in task.cancel() }
+        defer { signals.stop() }
+        do { try await task.value } catch is CancellationError {} catch where signals.caught != nil {} catch {
+            throw MixWriteError.usage("cannot serve on \(listen):\(port): \(error)")
+        }
+        await server.stop()
+        if !quiet { writeError("mixwrite: stopped serving\n") }
+    }
+}
