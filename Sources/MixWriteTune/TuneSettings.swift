@@ -25,6 +25,21 @@ struct TuneSettings: Codable, Sendable, Equatable {
         loudness = job.audio.loudness
     }
 
+    enum CodingKeys: String, CodingKey { case keyColor, threshold, smoothing, despill, gains, mute, offsets, loudness }
+
+    /// The page sends every key; a script may leave the mix out.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        keyColor = try c.decode(String.self, forKey: .keyColor)
+        threshold = try c.decode(Double.self, forKey: .threshold)
+        smoothing = try c.decode(Double.self, forKey: .smoothing)
+        despill = try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false
+        gains = try c.decodeIfPresent([String: Double].self, forKey: .gains) ?? [:]
+        mute = try c.decodeIfPresent([String].self, forKey: .mute) ?? []
+        offsets = try c.decodeIfPresent([String: Double].self, forKey: .offsets) ?? [:]
+        loudness = try c.decodeIfPresent(Double.self, forKey: .loudness)
+    }
+
     /// Limits a request's values must keep, with the message a 400 answers.
     func validated(names: Set<String>) throws(RequestError) -> TuneSettings {
         guard OptionValue.color(keyColor) != nil else { throw .bad("keyColor '\(keyColor)' is not RRGGBB") }

@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `mixwrite tune`'s server, spoken to in raw HTTP: what it serves, and what it refuses.
+@Suite("tune: the server, in raw HTTP")
+struct TuneServerTests {
+    static func start(_ extra: [String] = [], output: String? = nil) throws -> TuneProcess {
+        let out = try output ?? (Oracle.scratch("tune") + "/tuned.mov")
+        return try TuneProcess([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", out] + extra)
+    }
+
+    static func json(_ r: RawHTTP.Response) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: r.body)) as? [String: Any] ?? [:]
+    }
+
+    @Test("the page and its API answer with the token; without it, or with another Host or Origin, 403", .timeLimit(.minutes(2)))
+    func tokenHostOrigin() throws {
+        let tune = try Self.start()
+        defer { tune.stop() }
+        let (port, token) = (tune.port, tune.token)
+        #expect(tune.url.hasPrefix("http://127.0.0.1:\(port)/?token="))
+        #expect(token.count >= 32, "a token long enough not to be guessed")
+
+        let page = try RawHTTP.get(port: port, "/?token=\(token)")
+        #expect(page.status == 200 && page.text.contains("<title>mixwrite tune</title>"))
+        #expect(!page.text.contains("http://") && !page.text.contains("https://"), "the page loads nothing from elsewhere")
+        let info = try RawHTTP.get(port: port, "/api/info?token=\(token)")
+        #expect(info.status == 200)
+        let body = Self.json(info)
+        #expect((body["tracks"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["fx:1", "fx:2", "base:1"])
+        #expect(body["width"] as? Int == 320 && body["height"] as? Int == 240)
+
+        for target in ["/", "/api/info", "/api/picture?t=1", "/api/info?token=\(token.dropLast())0"] {
+            let r = try RawHTTP.get(port: port, target)
+            #expect(r.status == 403, "\(target): \(r.status)")
+        }
+        // DNS rebinding: a page at evil.example whose name now resolves to 127.0.0.1 sends its own Host.
+        let rebound = try RawHTTP.get(port: port, "/api/info?token=\(token)", host: "evil.example:\(port)")
+        #expect(rebound.status == 403 && rebound.text.contains("Host"))
+        let settings = #"{"keyColor": "00FF00", "threshold": 0.3, "smoothing": 0.1, "despill": false}"#
+        for origin in [nil, "http://evil.example", "http://127.0.0.1:\(port + 1)"] {
+            let r = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
+            #expect(r.status == 403, "Origin \(origin ?? "none"): \(r.status)")
+        }
+        let ok = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: "http://127.0.0.1:\(port)")
+        #expect(ok.status == 200, "\(ok.text)")
+        #expect((Self.json(ok)["command"] as? String)?.contains("--threshold 0.3") == true, "\(ok.text)")
+    }
+
+    @Test("parameters are checked (400 with a message), bodies bounded (413), other paths 404, other methods 405",
+          .timeLimit(.minutes(2)))
+    func validation() throws {
+        let tune = try Self.start()
+        defer { tune.stop() }
+        let (port, token) = (tune.port, tune.token)
+        for (query, words) in [("t=2.5", "t must be between 0 and 2"), ("t=-1", "t must be"), ("t=nan", "t must be"),
+                               ("t=1&threshold=1.5", "threshold must be between 0 and 1"), ("t=1&view=xray", "view must be"),
+                               ("t=1&key=green", "keyColor"), ("threshold=0.2", "t must be a number")] {
+            let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&\(query)")
+            #expect(r.status == 400, "\(query): \(r.status)")
+            #expect((Self.json(r)["error"] as? String)?.contains(words) == true, "\(query): \(r.text)")
+        }
+        let pick = try RawHTTP.get(port: port, "/api/pick?token=\(token)&t=1&x=320&y=0")
+        #expect(pick.status == 400)
+        let origin = "http://127.0.0.1:\(port)"
+        let unknown = try RawHTTP.post(port: port, "/api/command?token=\(token)",
+                                       json: #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "despill": false, "gains": {"/etc/passwd": 3}}"#,
+                                       origin: origin)
+        #expect(unknown.status == 400 && unknown.text.contains("not a source or track"), "\(unknown.text)")
+        let garbage = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: "{not json", origin: origin)
+        #expect(garbage.status == 400)
+        let big = String(repeating: " ", count: 100_000)
+        let huge = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: big, origin: origin)
+        #expect(huge.status == 413)
+        let chunked = try RawHTTP.send(port: port, "POST /api/command?token=\(token) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+                                       + "Origin: \(origin)\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n")
+        #expect(chunked.status == 413 || chunked.status == 400, "\(chunked.status)")
+        #expect(try RawHTTP.get(port: port, "/etc/passwd?token=\(token)").status == 404)
+        #expect(try RawHTTP.get(port: port, "/../../etc/passwd?token=\(token)").status == 404)
+        #expect(try RawHTTP.send(port: port, "DELETE /api/info?token=\(token) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: \(origin)\r\nConnection: close\r\n\r\n").status == 405)
+        // Still serving after all that.
+        #expect(try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1").status == 200)
+    }
+
+    @Test("the picture matches --frame with the same settings; fx, base and matte views are what they say", .timeLimit(.minutes(3)))
+    func pictureMatchesFrame() throws {
+        let dir = try Oracle.scratch()
+        let tune = try Self.start(output: dir + "/tuned.mov")
+        defer { tune.stop() }
+        let (port, token) = (tune.port, tune.token)
+        for (name, query) in [("composite", "view=composite&threshold=0.3&smoothing=0.05"), ("matte", "view=matte&threshold=0.3&smoothing=0.05"),
+                              ("fx", "view=fx"), ("base", "view=base")] {
+            let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1.2&\(query)")
+            #expect(r.status == 200 && r.headers["content-type"] == "image/jpeg", "\(name): \(r.status) \(r.text.prefix(200))")
+            try r.body.write(to: URL(fileURLWithPath: "\(dir)/\(name).jpg"))
+        }
+        let frame = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--frame", "1.2", "--threshold", "0.3",
+                                         "--smoothing", "0.05", "-o", dir + "/frame.png"])
+        try #require(frame.status == 0, "\(frame.stderr)")
+        // The page shows the movie's own picture (4:2:0, keyed as the render keys it); --frame draws GPUImage's
+        // per-pixel preview. They are one blend: in luma, equal but for JPEG; in colour, apart only where 4:2:0
+        // halves the chroma of a sharp colour edge (testsrc's bars).
+        let page = try Oracle.decodeRGB(dir + "/composite.jpg").frames[0]
+        let reference = try Oracle.decodeRGB(dir + "/frame.png").frames[0]
+        let lumaPSNR = Oracle.psnr(try Oracle.decodeRGB(dir + "/composite.jpg", extraFilters: "format=gray").frames[0],
+                                   try Oracle.decodeRGB(dir + "/frame.png", extraFilters: "format=gray").frames[0].map(Double.init))
+        let psnr = Oracle.psnr(page, reference.map(Double.init))
+        print("tune picture vs --frame: PSNR \(psnr) dB (RGB), \(lumaPSNR) dB (luma)")
+        #expect(lumaPSNR >= 35, "the page's picture is the blend --frame draws")
+        #expect(psnr >= 25)
+
+        // fx and base: the inputs' own pictures at 1.2 s (frame 30 at 25 fps), as ffmpeg decodes them.
+        for name in ["fx", "base"] {
+            let shown = try Oracle.decodeRGB("\(dir)/\(name).jpg").frames[0]
+            let decoded = try Oracle.decodeRGB(Oracle.fixture("\(name).mov")).frames[30]
+            #expect(Oracle.psnr(shown, decoded.map(Double.init)) >= 30, "\(name) view")
+        }
+        // The matte: white where the composite shows base, black where it shows fx.
+        let matte = try Oracle.decodeRGB(dir + "/matte.jpg").frames[0]
+        let fx = try Oracle.decodeRGB(Oracle.fixture("fx.mov")).frames[30]
+        let base = try Oracle.decodeRGB(Oracle.fixture("base.mov")).frames[30]
+        var agree = 0, decided = 0
+        for i in stride(from: 0, to: page.count, by: 3) {
+            let toBase = abs(Int(page[i]) - Int(base[i])) + abs(Int(page[i + 1]) - Int(base[i + 1]))
+            let toFx = abs(Int(page[i]) - Int(fx[i])) + abs(Int(page[i + 1]) - Int(fx[i + 1]))
+            guard abs(toBase - toFx) > 60 else { continue }
+            decided += 1
+            if (matte[i] > 128) == (toBase < toFx) { agree += 1 }
+        }
+        #expect(decided > 1000 && Double(agree) / Double(decided) > 0.97, "matte agrees with the composite on \(agree) of \(decided)")
+    }
+
+    @Test("50 requests at once: every one answered, pictures intact, still serving", .timeLimit(.minutes(3)))
+    func concurrentRequests() async throws {
+        let tune = try Self.start()
+        defer { tune.stop() }
+        let (port, token) = (tune.port, tune.token)
+        let statuses = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for i in 0..<50 {
+                group.addTask {
+                    let t = Double(i % 10) * 0.19
+                    let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=\(t)&threshold=\(0.2 + Double(i % 5) * 0.1)&view=\(i % 2 == 0 ? "composite" : "matte")")
+                    // A whole JPEG: starts with SOI, ends with EOI.
+                    let whole = r.body.starts(with: [0xFF, 0xD8]) && r.body.suffix(2) == Data([0xFF, 0xD9])
+                    return (r.status, whole)
+                }
+            }
+            var all: [(Int, Bool)] = []
+            for try await s in group { all.append(s) }
+            return all
+        }
+        #expect(statuses.count == 50)
+        #expect(statuses.allSatisfy { $0.0 == 200 && $0.1 }, "\(statuses.filter { $0.0 != 200 || !$0.1 })")
+        #expect(try RawHTTP.get(port: port, "/api/info?token=\(token)").status == 200)
+    }
+
+    @Test("the command it gives writes the movie; render refuses to replace without consent (409), then writes it",
+          .timeLimit(.minutes(3)))
+    func commandAndRender() throws {
+        let dir = try Oracle.scratch()
+        let output = dir + "/tuned.mov"
+        let tune = try Self.start(output: output)
+        let (port, token) = (tune.port, tune.token)
+        let origin = "http://127.0.0.1:\(port)"
+        let settings = #"{"keyColor": "00FF00", "threshold": 0.35, "smoothing": 0.1, "despill": true, "gains": {"fx": -6}, "mute": ["fx:2"], "offsets": {"base": 0.5}}"#
+        let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
+        try #require(command.status == 200, "\(command.text)")
+        let text = try #require(Self.json(command)["command"] as? String)
+        for word in ["--threshold 0.35", "--despill", "--gain fx=-6", "--mute fx:2", "--offset base=0.5", "-o \(output)"] {
+            #expect(text.contains(word), "\(word) in \(text)")
+        }
+        let entry = try #require(Self.json(command)["job"] as? String)
+        let parsed = try JSONSerialization.jsonObject(with: Data(entry.utf8)) as? [String: Any]
+        #expect(parsed?["kind"] as? String == "blend" && parsed?["threshold"] as? Double == 0.35)
+        #expect((parsed?["gain"] as? [String: Double])?["fx"] == -6)
+
+        // The command, run as printed (with this build as `mixwrite`), writes the movie the page describes.
+        let run = try Oracle.run("/bin/sh", ["-c", "mixwrite() { '\(Oracle.mixwrite)' \"$@\"; }; \(text) -q"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let probe = try Oracle.probe(output)
+        #expect(probe.video.count == 1 && probe.audio.count == 1)
+
+        // The page's render: the file exists now, so first a 409, then with consent a new movie.
+        let refused = try RawHTTP.post(port: port, "/api/render?token=\(token)", json: settings, origin: origin)
+        #expect(refused.status == 409 && refused.text.contains("exists"), "\(refused.text)")
+        let started = try RawHTTP.post(port: port, "/api/render?token=\(token)&overwrite=1", json: settings, origin: origin)
+        #expect(started.status == 202, "\(started.text)")
+        var state: [String: Any] = [:]
+        for _ in 0..<600 {
+            state = Self.json(try RawHTTP.get(port: port, "/api/render?token=\(token)"))
+            if state["state"] as? String != "running" { break }
+            usleep(100_000)
+        }
+        #expect(state["state"] as? String == "done" && state["progress"] as? Double == 1, "\(state)")
+        #expect(abs((try Oracle.probe(output).duration ?? 0) - 2) < 0.1)
+        let stopped = tune.stop(SIGTERM)
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(Oracle.listing(dir) == ["tuned.mov"], "nothing left behind")
+    }
+
+    @Test("stops on SIGINT with exit 0; a bad input is refused before serving (exit 2); --listen warns", .timeLimit(.minutes(2)))
+    func lifecycle() throws {
+        let tune = try Self.start()
+        let stopped = tune.stop(SIGINT)
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(throws: (any Error).self) { try RawHTTP.get(port: tune.port, "/?token=\(tune.token)") }
+
+        let bad = try Oracle.mixwrite(["tune", "/nonexistent.mov", Oracle.fixture("base.mov")], timeout: 30)
+        #expect(bad.status == 2 && bad.stderr.contains("/nonexistent.mov") && bad.stdoutText.isEmpty, "\(bad.stderr)")
+
+        let open = try Self.start(["--listen", "0.0.0.0", "--port", "0"])
+        let out = open.stop()
+        #expect(out.stderr.contains("warning: serving on 0.0.0.0"), "\(out.stderr)")
+    }
+}

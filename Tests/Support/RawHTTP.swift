@@ -1,0 +1,128 @@
+import Foundation
+
+/// HTTP as a hostile or careless client speaks it: bytes on a TCP socket, any Host, any header, any size.
+/// The tuning page's tests use it so that nothing (no URLSession) fixes a request up on the way.
+public enum RawHTTP {
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: Data
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// Sends `request` (the whole text, CRLF line ends; `body` after it) to 127.0.0.1:`port` and reads the
+    /// answer to the end (the request should say `Connection: close`). Gives up after `timeout` seconds.
+    public static func send(port: Int, _ request: String, body: Data = Data(), timeout: Double = 30) throws -> Response {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw OracleError("socket: errno \(errno)") }
+        defer { close(fd) }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw OracleError("connect to port \(port): errno \(errno)") }
+        var bytes = Data(request.utf8)
+        bytes.append(body)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            // The server may answer (413) and close before it has read everything: that is an answer too.
+            if n <= 0 { break }
+            sent += n
+        }
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received.append(contentsOf: buffer[0..<n])
+        }
+        return try parse(received)
+    }
+
+    /// A GET with the usual headers; `host` nil sends the served address.
+    public static func get(port: Int, _ target: String, host: String? = nil, extra: [String] = []) throws -> Response {
+        let lines = ["GET \(target) HTTP/1.1", "Host: \(host ?? "127.0.0.1:\(port)")", "Connection: close"] + extra
+        return try send(port: port, lines.joined(separator: "\r\n") + "\r\n\r\n")
+    }
+
+    /// A POST of `json`; `origin` nil sends none.
+    public static func post(port: Int, _ target: String, json: String, origin: String?, host: String? = nil) throws -> Response {
+        var lines = ["POST \(target) HTTP/1.1", "Host: \(host ?? "127.0.0.1:\(port)")", "Connection: close",
+                     "Content-Type: application/json", "Content-Length: \(json.utf8.count)"]
+        if let origin { lines.append("Origin: \(origin)") }
+        return try send(port: port, lines.joined(separator: "\r\n") + "\r\n\r\n", body: Data(json.utf8))
+    }
+
+    static func parse(_ data: Data) throws -> Response {
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
+            throw OracleError("no HTTP answer (\(data.count) bytes)")
+        }
+        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusLine = head.first?.split(separator: " ") ?? []
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw OracleError("bad status line: \(head.first ?? "")") }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var body = Data(data[end.upperBound...])
+        if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = body.prefix(length) }
+        return Response(status: status, headers: headers, body: body)
+    }
+}
+
+/// `mixwrite tune` running in the background: its page's address, port and token, and a way to stop it.
+public final class TuneProcess {
+    public let process = Process()
+    public let url: String
+    public let port: Int
+    public let token: String
+    private let errors = Pipe()
+
+    /// Starts `mixwrite tune arguments…` and waits (at most 60 s) for the address it prints.
+    public init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Oracle.mixwrite)
+        process.arguments = ["tune"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        let deadline = Date().addingTimeInterval(60)
+        while !line.contains(UInt8(ascii: "\n")) {
+            guard process.isRunning, Date() < deadline else {
+                process.terminate()
+                throw OracleError("mixwrite tune printed no address: \(String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self))")
+            }
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { usleep(20_000) } else { line.append(chunk) }
+        }
+        url = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let components = URLComponents(string: url), let p = components.port,
+              let t = components.queryItems?.first(where: { $0.name == "token" })?.value else {
+            throw OracleError("not an address with a token: \(url)")
+        }
+        (port, token) = (p, t)
+    }
+
+    /// Sends `signal` and waits (at most 30 s) for the exit: its status and what it wrote on stderr.
+    @discardableResult
+    public func stop(_ signal: Int32 = SIGINT) -> (status: Int32, stderr: String) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+}
