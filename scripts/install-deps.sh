@@ -2,10 +2,11 @@
 # Installs what mixwrite needs and is missing: FFmpeg's development libraries and its CLI (tests use
 # ffprobe/ffmpeg as an independent oracle, benchmarks as the peer), and pkg-config. Debian/Ubuntu.
 # `install-deps.sh test` adds what only the tests use: Slurm's daemons and client (slurm-wlm), for the test
-# that runs a job array on a one-node cluster of this machine.
+# that runs a job array on a one-node cluster of this machine, and chromium with chromedriver (and curl to
+# speak to it), for the tuning page's test in a real browser.
 set -euo pipefail
 need=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev)
-if [ "${1:-}" = test ]; then need+=(slurm-wlm); fi
+if [ "${1:-}" = test ]; then need+=(slurm-wlm chromium chromium-driver curl); fi
 missing=()
 for p in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

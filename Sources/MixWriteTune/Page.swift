@@ -10,7 +10,8 @@ enum Page {
 <style>
   body { font: 14px system-ui, sans-serif; margin: 0; display: grid; grid-template-columns: 1fr 360px; height: 100vh; }
   #stage { overflow: auto; background: #222; position: relative; }
-  #stage img { display: block; image-rendering: pixelated; cursor: crosshair; }
+  #stage img { display: block; image-rendering: pixelated; cursor: crosshair; min-width: 0; }
+  #stage img[hidden] { display: none; }
   #pictures { display: flex; gap: 4px; }
   aside { padding: 10px 14px; overflow-y: auto; border-left: 1px solid #ccc; }
   h2 { font-size: 13px; text-transform: uppercase; color: #555; margin: 14px 0 6px; }
@@ -19,6 +20,8 @@ enum Page {
   input[type=range] { flex: 1; }
   table { width: 100%; border-collapse: collapse; font-size: 13px; }
   td { padding: 2px 3px; }
+  td input[type=range] { width: 90px; }
+  td input[size] { width: 3em; }
   textarea { width: 100%; height: 70px; font: 12px monospace; }
   #status { color: #a00; min-height: 1.2em; }
   #swatch { width: 22px; height: 22px; border: 1px solid #888; display: inline-block; }
@@ -83,6 +86,8 @@ function status(text) { $("status").textContent = text || ""; }
 
 // The picture: one request at a time; a change while one is on its way is sent when it arrives (the newest).
 let inFlight = false, pending = null;
+// Whether a picture is on its way (for tests: the one shown is the last asked for only when not).
+window.mwBusy = () => inFlight || pending !== null || !$("picture").complete;
 function pictureParams(view) {
   return { t: $("t").value, view, key: settings.keyColor, threshold: settings.threshold,
            smoothing: settings.smoothing, despill: settings.despill ? "1" : "0" };

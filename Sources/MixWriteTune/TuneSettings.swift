@@ -125,7 +125,9 @@ struct TuneSettings: Codable, Sendable, Equatable {
     }
 
     static func json(_ s: String) -> String {
-        String(decoding: (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8), as: UTF8.self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return String(decoding: (try? encoder.encode(s)) ?? Data("\"\"".utf8), as: UTF8.self)
     }
 }
 

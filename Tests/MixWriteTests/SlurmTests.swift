@@ -96,8 +96,8 @@ final class SlurmCluster {
         try """
         ClusterName=mixwrite\(getpid())
         SlurmctldHost=\(host)
-        SlurmctldPort=\(try Self.freePort())
-        SlurmdPort=\(try Self.freePort())
+        SlurmctldPort=\(try RawHTTP.freePort())
+        SlurmdPort=\(try RawHTTP.freePort())
         SlurmUser=root
         SlurmdUser=root
         AuthType=auth/none
@@ -190,23 +190,5 @@ final class SlurmCluster {
             }
         }
         daemons.removeAll()
-    }
-
-    /// A TCP port nothing listens on now: the one the kernel picks for a socket bound to port 0.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw OracleError("socket: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = INADDR_ANY
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p -> Bool in
-                bind(fd, p, length) == 0 && getsockname(fd, p, &length) == 0
-            }
-        }
-        guard bound else { throw OracleError("bind: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -60,6 +60,24 @@ public enum RawHTTP {
         return try send(port: port, lines.joined(separator: "\r\n") + "\r\n\r\n", body: Data(json.utf8))
     }
 
+    /// A TCP port nothing listens on now: the one the kernel picks for a socket bound to port 0.
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw OracleError("socket: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = INADDR_ANY
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p -> Bool in
+                bind(fd, p, length) == 0 && getsockname(fd, p, &length) == 0
+            }
+        }
+        guard bound else { throw OracleError("bind: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     static func parse(_ data: Data) throws -> Response {
         guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
             throw OracleError("no HTTP answer (\(data.count) bytes)")

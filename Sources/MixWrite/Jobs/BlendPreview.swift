@@ -38,6 +38,8 @@ public final class BlendPreview {
     private let black: Frame
     private let rgb: Frame
     private let toRGB: Scaler
+    /// BT.601 pictures go straight to JPEG's full range (JPEG is BT.601); others through RGB, for their matrix.
+    private let direct: Scaler?
     private let jpeg: Frame
     private let toJPEG: Scaler
 
@@ -68,10 +70,14 @@ public final class BlendPreview {
             rgb = try Frame(width: width, height: height, pixelFormat: .rgb24)
             jpeg = try Frame(width: width, height: height, pixelFormat: .yuvj420p)
             toRGB = try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: plan.color),
-                               to: .init(width: width, height: height, format: .rgb24, color: plan.color))
+                               to: .init(width: width, height: height, format: .rgb24, color: plan.color), accurate: false)
             let jpegColor = ColorDescription(matrix: .bt601, fullRange: true)
+            direct = plan.color.matrix == .bt601
+                ? try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: plan.color),
+                             to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
+                : nil
             toJPEG = try Scaler(from: .init(width: width, height: height, format: .rgb24, color: jpegColor),
-                                to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor))
+                                to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
         } catch {
             throw .processing(file: nil, "the preview's pictures: \(error.description)")
         }
@@ -97,8 +103,12 @@ public final class BlendPreview {
             shown = output
         }
         do {
-            try toRGB.scale(shown, into: rgb)
-            try toJPEG.scale(rgb, into: jpeg)
+            if let direct {
+                try direct.scale(shown, into: jpeg)
+            } else {
+                try toRGB.scale(shown, into: rgb)
+                try toJPEG.scale(rgb, into: jpeg)
+            }
             return try Encoder.jpeg(jpeg, quality: quality)
         } catch {
             throw .processing(file: nil, "the preview picture: \(error.description)")

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The tuning page's slider at 1080p, measured in the browser: headless chromium (through chromedriver) loads
+# `mixwrite tune` on the blend benchmark's 1080p inputs, moves the threshold slider N times with the keyboard
+# (one step, then wait until the new picture is shown), and the page's own clock (input event to the
+# picture's load event, `window.mwTimings`) gives each move's latency. Goal: p95 ≤ 100 ms.
+# Usage: Benchmarks/tune-latency.sh [N]   (needs chromium and chromium-driver: scripts/install-deps.sh test)
+set -euo pipefail
+moves="${1:-40}"
+source "$(dirname "$0")/common.sh"
+[ -f "$work/fx1080.mov" ] || Benchmarks/compare-blend.sh 1 >/dev/null
+"$bin" tune "$work/fx1080.mov" "$work/base1080.mov" -o "$work/tuned.mov" -q > "$work/tune-url.txt" &
+tune=$!
+chromedriver --port=9517 >/dev/null 2>&1 &
+driver=$!
+trap 'kill $tune 2>/dev/null; kill -9 $driver 2>/dev/null' EXIT
+for _ in $(seq 100); do [ -s "$work/tune-url.txt" ] && curl -s localhost:9517/status >/dev/null && break; sleep 0.1; done
+python3 - "$(head -1 "$work/tune-url.txt")" "$moves" <<'PY'
+import json, statistics, subprocess, sys, time
+url, moves = sys.argv[1], int(sys.argv[2])
+def call(method, path, body=None):
+    args = ["curl", "-s", "-m", "60", "-X", method, "http://localhost:9517" + path, "-H", "Content-Type: application/json"]
+    if body is not None: args += ["-d", json.dumps(body)]
+    return json.loads(subprocess.run(args, capture_output=True, check=True).stdout)["value"]
+caps = {"goog:chromeOptions": {"binary": "/usr/bin/chromium",
+        "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900"]}}
+s = call("POST", "/session", {"capabilities": {"alwaysMatch": caps}})["sessionId"]
+js = lambda src: call("POST", f"/session/{s}/execute/sync", {"script": src, "args": []})
+def idle():
+    for _ in range(600):
+        if js("return document.getElementById('picture').dataset.loaded > 0 && !window.mwBusy()"): return
+        time.sleep(0.01)
+    raise SystemExit("the picture never settled")
+call("POST", f"/session/{s}/url", {"url": url})
+idle()
+js("window.mwTimings = []")
+slider = list(call("POST", f"/session/{s}/element", {"using": "css selector", "value": "#threshold"}).values())[0]
+for i in range(moves):
+    key = "\ue012" if (i // 10) % 2 == 0 else "\ue014"   # ten steps left, ten right, …
+    call("POST", f"/session/{s}/element/{slider}/value", {"text": key})
+    idle()
+t = sorted(js("return window.mwTimings"))
+call("DELETE", f"/session/{s}")
+p95 = t[min(len(t) - 1, int(round(0.95 * (len(t) - 1))))]
+print(f"{len(t)} slider moves at 1080p, input to picture shown: median {statistics.median(t):.0f} ms, "
+      f"p95 {p95:.0f} ms, max {t[-1]:.0f} ms (goal: p95 <= 100 ms)")
+PY
