@@ -1,6 +1,7 @@
 import FlyingFox
 import Foundation
 import MixWrite
+import Synchronization
 
 /// `mixwrite tune`'s web server: the page and its API on one address, every request checked first (`admit`).
 ///
@@ -14,6 +15,8 @@ public final class TuneServer: Sendable {
     private let server: HTTPServer
     private let token: String
     private let host: String
+    /// The port bound, known once the server listens (the Host check needs it).
+    private let port: Port
 
     /// Opens the job's inputs (a bad one fails here, before anything listens) and binds `listen`:`port`
     /// (port 0: a free one).
@@ -23,10 +26,11 @@ public final class TuneServer: Sendable {
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
         token = bytes.map { String(format: "%02x", $0) }.joined()
         host = listen
+        self.port = Port()
         let address = try sockaddr_in.inet(ip4: listen, port: port)
         server = HTTPServer(config: .init(address: address, timeout: 30, logger: .disabled))
-        await server.appendRoute("*") { [session, token, host] request in
-            await TuneServer.respond(to: request, session: session, token: token, host: host, server: nil)
+        await server.appendRoute("*") { [session, token, host, port = self.port] request in
+            await TuneServer.respond(to: request, session: session, token: token, authority: "\(host):\(port.value.load(ordering: .acquiring))")
         }
     }
 
@@ -35,9 +39,9 @@ public final class TuneServer: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.server.run() }
             try await server.waitUntilListening()
-            guard case let .ip4(_, port)? = await server.listeningAddress else { throw CancellationError() }
-            await self.setPort(port)
-            ready("http://\(host):\(port)/?token=\(token)")
+            guard case let .ip4(_, bound)? = await server.listeningAddress else { throw CancellationError() }
+            port.value.store(bound, ordering: .releasing)
+            ready("http://\(host):\(bound)/?token=\(token)")
             try await group.next()
         }
     }
@@ -48,16 +52,12 @@ public final class TuneServer: Sendable {
         await server.stop(timeout: 1)
     }
 
-    private func setPort(_ port: UInt16) async { await Port.shared.set(port) }
-
     static let bodyLimit = 64 * 1024
 
     /// Checks a request, then routes it.
-    static func respond(to request: HTTPRequest, session: TuneSession, token: String, host: String,
-                        server: HTTPServer?) async -> HTTPResponse {
+    static func respond(to request: HTTPRequest, session: TuneSession, token: String, authority: String) async -> HTTPResponse {
         do {
-            let port = await Port.shared.value
-            try admit(request, token: token, authority: "\(host):\(port)")
+            try admit(request, token: token, authority: authority)
             return try await route(request, session: session)
         } catch let e as RequestError {
             return error(e)
@@ -180,9 +180,7 @@ public final class TuneServer: Sendable {
     }
 }
 
-/// The port the server got, once it listens (Host checks need it).
-actor Port {
-    static let shared = Port()
-    private(set) var value: UInt16 = 0
-    func set(_ p: UInt16) { value = p }
+/// The port the server got, set once it listens (before the address is printed, so before any request).
+final class Port: Sendable {
+    let value = Atomic<UInt16>(0)
 }

@@ -55,8 +55,9 @@ public final class BlendPreview {
         width = plan.width
         height = plan.height
         frameRate = plan.frameRate
-        duration = MediaTime(value: Int64(plan.frameCount) * Int64(plan.frameRate.den), timescale: plan.frameRate.num).seconds
-        audioPlan = try everyTrack.plan(sources: tracks, duration: MediaTime(seconds: String(duration)) ?? .zero)
+        let length = MediaTime(value: Int64(plan.frameCount) * Int64(plan.frameRate.den), timescale: plan.frameRate.num)
+        duration = length.seconds
+        audioPlan = try everyTrack.plan(sources: tracks, duration: length)
         fx = try VideoTrackReader(file: plan.fx, width: width, height: height, color: plan.color,
                                   outputFrameRate: plan.frameRate, fit: plan.fit, strict: false)
         base = try VideoTrackReader(file: plan.base, width: width, height: height, color: plan.color,
@@ -142,9 +143,11 @@ public final class BlendPreview {
 
     /// Decodes both pictures at `seconds` unless they are the ones held.
     private func load(_ seconds: Double) throws(MixWriteError) {
-        guard seconds.isFinite, seconds >= 0, seconds < duration, let t = MediaTime(seconds: String(seconds)) else {
+        guard seconds.isFinite, seconds >= 0, seconds < duration else {
             throw .usage("time \(seconds) is outside the output (0 to \(duration) s)")
         }
+        // Microseconds: finer than any frame, and exact as rational time.
+        let t = MediaTime(value: Int64((seconds * 1_000_000).rounded()), timescale: Int64(1_000_000))
         if t == time { return }
         time = nil
         try fx.seek(to: t)
