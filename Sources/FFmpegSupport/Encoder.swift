@@ -145,10 +145,12 @@ final class CodecParameters {
 }
 
 extension Encoder {
-    /// Opens FFmpeg's PNG encoder for pictures like `frame`. The corresponding FFmpeg call is `avcodec_open2`.
-    convenience init(pngFor frame: Frame) throws(FFmpegError) {
-        guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG) else {
-            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(png)")
+    /// Opens FFmpeg's `id` still-picture encoder for pictures like `frame`; `configure` sets what is particular
+    /// to it. The corresponding FFmpeg call is `avcodec_open2`.
+    private convenience init(picture id: AVCodecID, name: String, for frame: Frame,
+                             configure: (UnsafeMutablePointer<AVCodecContext>) -> Void = { _ in }) throws(FFmpegError) {
+        guard let codec = avcodec_find_encoder(id) else {
+            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(\(name))")
         }
         guard let ctx = avcodec_alloc_context3(codec) else {
             throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
@@ -158,7 +160,13 @@ extension Encoder {
         ctx.pointee.height = Int32(frame.height)
         ctx.pointee.pix_fmt = frame.pixelFormat.av
         ctx.pointee.time_base = AVRational(num: 1, den: 1)
-        try check(avcodec_open2(ctx, codec, nil), "avcodec_open2(png)")
+        configure(ctx)
+        try check(avcodec_open2(ctx, codec, nil), "avcodec_open2(\(name))")
+    }
+
+    /// Opens FFmpeg's PNG encoder for pictures like `frame`.
+    convenience init(pngFor frame: Frame) throws(FFmpegError) {
+        try self.init(picture: AV_CODEC_ID_PNG, name: "png", for: frame)
     }
 
     /// One picture (rgb24) as PNG bytes.
@@ -170,23 +178,13 @@ extension Encoder {
     }
 
     /// Opens FFmpeg's JPEG encoder (MJPEG) for yuvj420p pictures like `frame` at a fixed quantiser `quality`
-    /// (2 … 31, lower is better). The corresponding FFmpeg call is `avcodec_open2`.
+    /// (2 … 31, lower is better).
     convenience init(jpegFor frame: Frame, quality: Int) throws(FFmpegError) {
-        guard let codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG) else {
-            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(mjpeg)")
+        try self.init(picture: AV_CODEC_ID_MJPEG, name: "mjpeg", for: frame) { ctx in
+            ctx.pointee.color_range = AVCOL_RANGE_JPEG
+            ctx.pointee.qmin = Int32(quality)
+            ctx.pointee.qmax = Int32(quality)
         }
-        guard let ctx = avcodec_alloc_context3(codec) else {
-            throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
-        }
-        self.init(owning: ctx)
-        ctx.pointee.width = Int32(frame.width)
-        ctx.pointee.height = Int32(frame.height)
-        ctx.pointee.pix_fmt = frame.pixelFormat.av
-        ctx.pointee.color_range = AVCOL_RANGE_JPEG
-        ctx.pointee.time_base = AVRational(num: 1, den: 1)
-        ctx.pointee.qmin = Int32(quality)
-        ctx.pointee.qmax = Int32(quality)
-        try check(avcodec_open2(ctx, codec, nil), "avcodec_open2(mjpeg)")
     }
 
     /// One picture (yuvj420p) as JPEG bytes.

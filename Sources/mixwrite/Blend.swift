@@ -21,27 +21,15 @@ struct Blend: AsyncParsableCommand {
     var frame: String?
 
     @OptionGroup var common: CommonOptions
-    @OptionGroup var video: VideoOptions
-    @OptionGroup var key: KeyOptions
-    @OptionGroup var audio: AudioMixOptions
+    @OptionGroup var blend: BlendOptions
 
-    @Option(help: "Which input sets the output length: base, fx, shortest or longest.")
-    var duration: DurationPolicy = .base
-
-    @Option(help: "How fx (and base, with --size) of another shape fit the frame: stretch (as GPUImage), fit or fill.")
-    var fit: Fit = .stretch
+    var key: KeyOptions { blend.key }
 
     func run() async throws {
         MixWriter.setLibraryLogging(common.verbose)
-        var job = BlendJob(fx: fx, base: base, output: output)
+        var job = try blend.job(fx: fx, base: base, output: output)
         job.overwrite = common.overwrite
         job.strict = common.strict
-        job.duration = duration
-        job.fit = fit
-        try video.apply(to: &job)
-        job.key = try key.settings()
-        job.autoKeyColor = key.isAuto
-        job.audio = try audio.options()
         if let frame {
             guard let t = MediaTime(seconds: frame) else {
                 throw MixWriteError.usage("--frame '\(frame)' is not a time in seconds (e.g. 1.5)")
@@ -55,6 +43,30 @@ struct Blend: AsyncParsableCommand {
         if key.isAuto, !common.quiet, !common.json, let k = report.key {
             writeError("mixwrite: key colour picked from fx's border: \(k.keyColorHex)\n")
         }
+    }
+}
+
+/// The options of a blend, for `blend` and `tune` alike.
+struct BlendOptions: ParsableArguments {
+    @OptionGroup var video: VideoOptions
+    @OptionGroup var key: KeyOptions
+    @OptionGroup var audio: AudioMixOptions
+
+    @Option(help: "Which input sets the output length: base, fx, shortest or longest.")
+    var duration: DurationPolicy = .base
+
+    @Option(help: "How fx (and base, with --size) of another shape fit the frame: stretch (as GPUImage), fit or fill.")
+    var fit: Fit = .stretch
+
+    func job(fx: String, base: String, output: String) throws -> BlendJob {
+        var job = BlendJob(fx: fx, base: base, output: output)
+        job.duration = duration
+        job.fit = fit
+        try video.apply(to: &job)
+        job.key = try key.settings()
+        job.autoKeyColor = key.isAuto
+        job.audio = try audio.options()
+        return job
     }
 }
 

@@ -30,24 +30,10 @@ struct Tune: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing but the address and errors.")
     var quiet = false
 
-    @OptionGroup var video: VideoOptions
-    @OptionGroup var key: KeyOptions
-    @OptionGroup var audio: AudioMixOptions
-
-    @Option(help: "Which input sets the output length: base, fx, shortest or longest.")
-    var duration: DurationPolicy = .base
-
-    @Option(help: "How fx (and base, with --size) of another shape fit the frame: stretch (as GPUImage), fit or fill.")
-    var fit: Fit = .stretch
+    @OptionGroup var blend: BlendOptions
 
     func run() async throws {
-        var job = BlendJob(fx: fx, base: base, output: output)
-        job.duration = duration
-        job.fit = fit
-        try video.apply(to: &job)
-        job.key = try key.settings()
-        job.autoKeyColor = key.isAuto
-        job.audio = try audio.options()
+        let job = try blend.job(fx: fx, base: base, output: output)
         if listen != "127.0.0.1" && !quiet {
             writeError("mixwrite: warning: serving on \(listen): anyone who can reach it and has the token can read the inputs' pictures and write \(output)\n")
         }
