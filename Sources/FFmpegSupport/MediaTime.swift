@@ -122,6 +122,13 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Parses "12", "1.5" or "0.040" seconds exactly (as milliseconds at most microsecond precision).
+    /// A time in seconds to the nearest microsecond; nil when not finite or beyond ±2^53 µs.
+    public init?(seconds x: Double) {
+        let us = (x * 1_000_000).rounded()
+        guard us.isFinite, abs(us) <= 9_007_199_254_740_992 else { return nil }
+        self.init(value: Int64(us), timescale: Int64(1_000_000))
+    }
+
     public init?(seconds text: String) {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let first = parts.first, !text.isEmpty else { return nil }

@@ -26,6 +26,8 @@ enum Page {
   #status { color: #a00; min-height: 1.2em; }
   #swatch { width: 22px; height: 22px; border: 1px solid #888; display: inline-block; }
   progress { width: 100%; }
+  video { width: 100%; background: #000; margin-top: 4px; }
+  video:not([src]) { display: none; }
 </style>
 </head>
 <body>
@@ -45,8 +47,13 @@ enum Page {
   <label><span>smoothing</span><input id="smoothing" type="range" min="0" max="1" step="0.005"><output id="smoothingOut"></output></label>
   <label><span>despill</span><input id="despill" type="checkbox"></label>
   <h2>Mix</h2>
-  <table id="mix"><tr><th>track</th><th>LUFS</th><th>gain dB</th><th>mute</th><th>offset s</th></tr></table>
+  <table id="mix"><tr><th>track</th><th>LUFS</th><th>gain dB</th><th>mute</th><th>offset s</th>
+    <th title="lowered this many dB while the others play; 0: not ducked">duck dB</th></tr></table>
   <label><span>loudness</span><input id="loudness" size="6" placeholder="off"> LUFS</label>
+  <label><span>level match</span><input id="levelMatch" type="checkbox"></label>
+  <h2>Audition</h2>
+  <button id="auditionButton">play 3 s around the time</button>
+  <video id="audition" controls></video>
   <h2>Command</h2>
   <textarea id="command" readonly></textarea>
   <button data-copy="command">copy</button>
@@ -164,8 +171,9 @@ function bindMix() {
   for (const track of info.tracks) {
     const row = table.insertRow();
     row.innerHTML = `<td>${track.name}</td><td class="lufs">…</td><td><input type="range" min="-30" max="12" step="0.5" value="0">
-      <output>0</output></td><td><input type="checkbox"></td><td><input size="4" value="0"></td>`;
-    const [gain, mute, offset] = row.querySelectorAll("input");
+      <output>0</output></td><td><input type="checkbox"></td><td><input size="4" value="0"></td>
+      <td><input size="3" value="0"></td>`;
+    const [gain, mute, offset, duck] = row.querySelectorAll("input");
     gain.value = settings.gains[track.name] || 0;
     row.querySelector("output").textContent = gain.value;
     mute.checked = settings.mute.includes(track.name) || settings.mute.includes(track.source);
@@ -180,6 +188,15 @@ function bindMix() {
       settingsChanged();
     });
     offset.addEventListener("change", () => { settings.offsets[track.name] = Number(offset.value) || 0; settingsChanged(); });
+    duck.value = settings.duck[track.name] || settings.duck[track.source] || 0;
+    duck.addEventListener("change", () => {
+      if (track.source in settings.duck) {   // a whole source ducked on the command line: now track by track
+        const depth = settings.duck[track.source];
+        delete settings.duck[track.source];
+        for (const t of info.tracks) if (t.source === track.source) settings.duck[t.name] = depth;
+      }
+      settings.duck[track.name] = Number(duck.value) || 0; settingsChanged();
+    });
     row.dataset.track = track.name;
   }
   $("loudness").value = settings.loudness ?? "";
@@ -187,6 +204,8 @@ function bindMix() {
     const v = $("loudness").value.trim();
     settings.loudness = v === "" ? null : Number(v); settingsChanged();
   });
+  $("levelMatch").checked = settings.levelMatch;
+  $("levelMatch").addEventListener("change", () => { settings.levelMatch = $("levelMatch").checked; settingsChanged(); });
   getJSON("/api/loudness").then(levels => {
     for (const row of table.rows) if (row.dataset.track) {
       const l = levels[row.dataset.track];
@@ -213,10 +232,30 @@ async function render(overwrite) {
   }, 300);
 }
 
+// A few seconds around T, picture and mixed sound, rendered by mixwrite as the movie will have them.
+// window.mwAudition: how long the last one took (click to playable), for the benchmark.
+async function audition() {
+  const button = $("auditionButton"), started = performance.now();
+  button.disabled = true; status("making the audition …");
+  try {
+    const r = await fetch(api("/api/audition", { t: $("t").value }), { method: "POST",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(settings) });
+    if (!r.ok) { status((await r.json()).error); return; }
+    const video = $("audition");
+    if (video.src) URL.revokeObjectURL(video.src);
+    video.src = URL.createObjectURL(await r.blob());
+    await new Promise((done, fail) => { video.oncanplay = done; video.onerror = () => fail(new Error("the audition cannot be played")); });
+    window.mwAudition = performance.now() - started;
+    status("");
+    video.play().catch(() => {});
+  } catch (e) { status(e.message); } finally { button.disabled = false; }
+}
+
 async function start() {
   info = await getJSON("/api/info");
   settings = info.settings;
   settings.gains = settings.gains || {}; settings.mute = settings.mute || []; settings.offsets = settings.offsets || {};
+  settings.duck = settings.duck || {};
   const t = $("t");
   t.max = Math.max(0, info.duration - 1 / info.frameRate);
   t.step = 1 / info.frameRate;
@@ -228,6 +267,7 @@ async function start() {
   $("zoom").addEventListener("change", applyZoom);
   $("output").textContent = info.output;
   $("render").addEventListener("click", () => render(false));
+  $("auditionButton").addEventListener("click", audition);
   for (const b of document.querySelectorAll("[data-copy]")) {
     b.addEventListener("click", () => navigator.clipboard.writeText($(b.dataset.copy).value).catch(() => $(b.dataset.copy).select()));
   }

@@ -106,16 +106,20 @@ public final class TuneServer: Sendable {
             return try json(await session.trackLoudness())
         case (.POST, "/api/command"):
             let settings = try await body(request, session: session)
-            let job = session.job
-            return try json(["command": settings.command(for: job), "job": settings.jobEntry(for: job)])
+            let job = settings.applied(to: session.job)
+            return try json(["command": job.commandLine, "job": job.jobEntry])
         case (.POST, "/api/render"):
             let settings = try await body(request, session: session)
             let overwrite = query["overwrite"] == "1"
             return try json(await session.startRender(settings, overwrite: overwrite), status: .accepted)
         case (.GET, "/api/render"):
             return try json(await session.renderState())
+        case (.POST, "/api/audition"):
+            let settings = try await body(request, session: session)
+            let movie = try await session.audition(at: try number(query, "t"), settings: settings)
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "video/mp4", .cacheControl: "no-store"], body: Data(movie))
         case (_, "/"), (_, "/api/info"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/loudness"), (_, "/api/command"),
-             (_, "/api/render"):
+             (_, "/api/render"), (_, "/api/audition"):
             return HTTPResponse(statusCode: .methodNotAllowed, headers: [.contentType: "application/json"],
                                 body: Data(#"{"error": "method not allowed"}"#.utf8))
         default:
@@ -130,7 +134,7 @@ public final class TuneServer: Sendable {
         if query["threshold"] != nil { s.threshold = try number(query, "threshold") }
         if query["smoothing"] != nil { s.smoothing = try number(query, "smoothing") }
         if let d = query["despill"] { s.despill = d == "1" || d == "true" }
-        return try s.validated(names: session.names)
+        return try s.validated(for: session.job, names: session.names)
     }
 
     static func body(_ request: HTTPRequest, session: TuneSession) async throws -> TuneSettings {
@@ -140,7 +144,7 @@ public final class TuneServer: Sendable {
         do { settings = try JSONDecoder().decode(TuneSettings.self, from: data) } catch {
             throw RequestError.bad("the body must be the page's settings as JSON")
         }
-        return try settings.validated(names: session.names)
+        return try settings.validated(for: session.job, names: session.names)
     }
 
     static func number(_ query: [String: String], _ name: String) throws(RequestError) -> Double {

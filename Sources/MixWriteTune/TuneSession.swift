@@ -9,9 +9,12 @@ actor TuneSession {
     let initial: TuneSettings
     /// Every source and track name the mix knows: `fx`, `fx:1`, `base`, `audio1` …
     let names: Set<String>
-    private var loudness: [String: Double]?
+    /// Each track's loudness, measured once, off the actor (it decodes all the sound; pictures go on meanwhile).
+    private var loudness: Task<[String: Double], any Error>?
     private var render = RenderState()
     private var renderTask: Task<Void, Never>?
+    /// The audition being made: one at a time (each is a short render on every core).
+    private var auditionTask: Task<[UInt8], any Error>?
 
     struct RenderState: Codable, Sendable {
         var state = "idle"
@@ -65,11 +68,46 @@ actor TuneSession {
         do { return OptionValue.hex(try preview.fxColor(at: t, x: x, y: y)) } catch { throw .bad(error.description) }
     }
 
-    /// Each track's loudness, measured once (it decodes all the sound).
-    func trackLoudness() throws(RequestError) -> [String: Double] {
-        if let loudness { return loudness }
-        do { loudness = try preview.trackLoudness() } catch { throw .failed(error.description) }
-        return loudness ?? [:]
+    /// Each track's loudness (LUFS by track name; silent tracks left out).
+    func trackLoudness() async throws(RequestError) -> [String: Double] {
+        let job = self.job
+        let task = loudness ?? Task.detached { try job.trackLoudness() }
+        loudness = task
+        do { return try await task.value } catch { throw .failed((error as? MixWriteError)?.description ?? "\(error)") }
+    }
+
+    /// How long an audition is, and how much of it comes before T.
+    static let auditionSeconds = 3.0
+    static let auditionLead = 1.0
+
+    /// A few seconds around `t` with `settings`, picture and mixed sound, as an MP4 for the page's `<video>`:
+    /// the job itself cut to an excerpt (`BlendJob.excerpt`), written to a temporary file that is read and removed.
+    func audition(at t: Double, settings: TuneSettings) async throws(RequestError) -> [UInt8] {
+        guard t.isFinite, t >= 0, t < preview.duration else { throw .bad("t must be between 0 and \(preview.duration) s") }
+        if auditionTask != nil { throw .conflict("an audition is being made") }
+        let length = min(Self.auditionSeconds, preview.duration)
+        let start = max(0, min(t - Self.auditionLead, preview.duration - length))
+        var j = settings.applied(to: job)
+        j.excerpt = .init(start: MediaTime(seconds: start) ?? .zero, length: MediaTime(seconds: length))
+        j.output = FileManager.default.temporaryDirectory.appendingPathComponent("mixwrite-audition-\(UUID().uuidString).mp4").path
+        j.overwrite = false
+        let finalJob = j
+        let task = Task<[UInt8], any Error> {
+            defer { try? FileManager.default.removeItem(atPath: finalJob.output) }
+            _ = try await MixWriter(finalJob).run()
+            guard let data = FileManager.default.contents(atPath: finalJob.output) else {
+                throw MixWriteError.processing(file: finalJob.output, "the audition could not be read back")
+            }
+            return [UInt8](data)
+        }
+        auditionTask = task
+        defer { auditionTask = nil }
+        do { return try await task.value } catch let e as MixWriteError {
+            if case .usage(let m) = e { throw .bad(m) }
+            throw .failed(e.description)
+        } catch {
+            throw .failed("\(error)")
+        }
     }
 
     /// Starts writing the whole movie with `settings`; an existing output only with `overwrite` (the page asks).
@@ -95,10 +133,13 @@ actor TuneSession {
 
     func renderState() -> RenderState { render }
 
-    /// Stops a render in progress (its partial file is removed by the pipeline) and waits for it.
+    /// Stops a render or an audition in progress (their partial files are removed by the pipeline) and waits for them.
     func stop() async {
         renderTask?.cancel()
+        auditionTask?.cancel()
+        loudness?.cancel()
         await renderTask?.value
+        _ = try? await auditionTask?.value
     }
 
     private func progressed(_ p: Double) { if render.state == "running" { render.progress = max(render.progress, p) } }

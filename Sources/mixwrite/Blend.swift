@@ -20,6 +20,12 @@ struct Blend: AsyncParsableCommand {
     @Option(help: "Write only the blended picture at this time (seconds) as a PNG, to tune the key.")
     var frame: String?
 
+    @Option(help: ArgumentHelp("Write only part of the output, from S seconds (picture and mix as the whole movie has them).", valueName: "S"))
+    var start: String?
+
+    @Option(help: ArgumentHelp("Write only S seconds of the output (from --start, or from 0).", valueName: "S"))
+    var length: String?
+
     @OptionGroup var common: CommonOptions
     @OptionGroup var blend: BlendOptions
 
@@ -30,6 +36,16 @@ struct Blend: AsyncParsableCommand {
         var job = try blend.job(fx: fx, base: base, output: output)
         job.overwrite = common.overwrite
         job.strict = common.strict
+        if start != nil || length != nil {
+            func time(_ text: String?, _ option: String) throws -> MediaTime? {
+                guard let text else { return nil }
+                guard let t = MediaTime(seconds: text) else {
+                    throw MixWriteError.usage("\(option) '\(text)' is not a time in seconds (e.g. 1.5)")
+                }
+                return t
+            }
+            job.excerpt = .init(start: try time(start, "--start") ?? .zero, length: try time(length, "--length"))
+        }
         if let frame {
             guard let t = MediaTime(seconds: frame) else {
                 throw MixWriteError.usage("--frame '\(frame)' is not a time in seconds (e.g. 1.5)")

@@ -199,6 +199,45 @@ struct TuneServerTests {
         #expect(Oracle.listing(dir) == ["tuned.mov"], "nothing left behind")
     }
 
+    @Test("audition: the seconds around T with the page's mix, as an MP4; ducking and level match reach the command",
+          .timeLimit(.minutes(3)))
+    func audition() throws {
+        let tune = try Self.start()
+        defer { tune.stop() }
+        let (port, token) = (tune.port, tune.token)
+        let origin = "http://127.0.0.1:\(port)"
+        let settings = #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "gains": {"fx:1": -6}, "mute": ["base"]}"#
+        let r = try RawHTTP.post(port: port, "/api/audition?token=\(token)&t=1", json: settings, origin: origin)
+        try #require(r.status == 200, "\(r.text)")
+        #expect(r.headers["content-type"] == "video/mp4")
+        let movie = try Oracle.scratch() + "/audition.mp4"
+        try r.body.write(to: URL(fileURLWithPath: movie))
+        let probe = try Oracle.probe(movie)
+        #expect(probe.video.first?.codec == "h264" && probe.audio.first?.codec == "aac")
+        // The fixture lasts 2 s: the 3 s audition is all of it.
+        #expect(abs(try Oracle.decodedDuration(movie, stream: "a:0") - 2) <= 1024.0 / 48000 + 1e-6)
+        let left = Oracle.channel(try Oracle.decodeAudio(movie, channels: 2), 0, of: 2)
+        let (fx1, fx2, base) = (Oracle.toneLevel(left, frequency: 440), Oracle.toneLevel(left, frequency: 1000),
+                                Oracle.toneLevel(left, frequency: 660))
+        print("audition tones: fx:1 \(fx1) dB, fx:2 \(fx2) dB, base \(base) dB")
+        #expect(abs(fx1 - -18) < 1 && abs(fx2 - -12) < 1, "fx:1 6 dB down, fx:2 at its own -12 dBFS")
+        #expect(base < -60, "base muted")
+        let leftover = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("mixwrite-audition-") }
+        #expect(leftover.isEmpty, "\(leftover)")
+
+        for (query, body, words) in [("t=7", settings, "t must be between"),
+                                     ("t=1", #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"base": 50}}"#, "depth"),
+                                     ("t=1", #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"fx": 9, "base": 9}}"#, "nothing left")] {
+            let bad = try RawHTTP.post(port: port, "/api/audition?token=\(token)&\(query)", json: body, origin: origin)
+            #expect(bad.status == 400 && bad.text.contains(words), "\(query) \(body): \(bad.text)")
+        }
+        let ducked = #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"base": 9}, "levelMatch": true}"#
+        let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: ducked, origin: origin)
+        let text = Self.json(command)["command"] as? String ?? ""
+        #expect(text.contains("--duck base=9") && text.contains("--level-match"), "\(text)")
+        #expect((Self.json(command)["job"] as? String)?.contains(#""duck": {"base": 9}"#) == true)
+    }
+
     @Test("stops on SIGINT with exit 0; a bad input is refused before serving (exit 2); --listen warns", .timeLimit(.minutes(2)))
     func lifecycle() throws {
         let tune = try Self.start()

@@ -29,6 +29,21 @@ public struct BlendJob: Sendable, Codable {
     public var strict = false
     /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
     public var threads = 0
+    /// Write only this part of the output (`--start`, `--length`; `tune`'s audition): the picture and the mix as
+    /// the whole movie has them. Loudness is measured on the whole mix, so the part sounds as it will there.
+    public var excerpt: Excerpt?
+
+    /// A part of the output's timeline.
+    public struct Excerpt: Sendable, Codable, Equatable {
+        public var start: MediaTime
+        /// nil: to the end.
+        public var length: MediaTime?
+
+        public init(start: MediaTime, length: MediaTime?) {
+            self.start = start
+            self.length = length
+        }
+    }
 
     public init(fx: String, base: String, output: String) {
         self.fx = fx
@@ -38,7 +53,8 @@ public struct BlendJob: Sendable, Codable {
 
     static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
-    func validate() throws(MixWriteError) {
+    /// Checks the options (ranges, names of presets), without opening a file.
+    public func validate() throws(MixWriteError) {
         try VideoSettingsCheck.validate(crf: crf, preset: preset, width: width, height: height, frameRate: frameRate)
         if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
         if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
@@ -50,15 +66,17 @@ extension BlendJob: MixJob {
     public var inputPaths: [String] { [fx, base] + audio.files }
 
     public func prepare() throws(MixWriteError) -> PreparedJob {
-        let (fxFile, baseFile, videoPlan) = try planVideo()
+        var (fxFile, baseFile, videoPlan) = try planVideo()
+        let wholeLength = MediaTime(frames: Int64(videoPlan.frameCount), rate: videoPlan.frameRate)
+        if let excerpt { videoPlan.cut(to: try excerpt.frames(rate: videoPlan.frameRate, of: videoPlan.frameCount)) }
         let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        let outLength = MediaTime(value: Int64(videoPlan.frameCount) * Int64(videoPlan.frameRate.den),
-                                  timescale: videoPlan.frameRate.num)
+        let outLength = MediaTime(frames: Int64(videoPlan.frameCount), rate: videoPlan.frameRate)
         var warnings: [String] = []
         let sources = try audio.sources(from: [("fx", fxFile), ("base", baseFile)] + extra, strict: strict, warnings: &warnings)
-        var audioPlan = try audio.plan(sources: sources, duration: outLength)
+        var audioPlan = try audio.plan(sources: sources, duration: wholeLength)
         audioPlan?.strict = strict
+        if excerpt != nil { audioPlan?.cut(from: MediaTime(frames: Int64(videoPlan.firstFrame), rate: videoPlan.frameRate), length: outLength) }
         return PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
                            video: .blend(videoPlan), audio: audioPlan, key: videoPlan.key, warnings: warnings)
     }
@@ -97,6 +115,25 @@ extension BlendJob: MixJob {
         return (fxFile, baseFile, plan)
     }
 
+    /// Each track's integrated loudness (LUFS) by its command-line name (`fx:1`), muted or not; silent tracks
+    /// (or shorter than 0.4 s) are left out. Decodes all the sound, each track on its own.
+    public func trackLoudness() throws(MixWriteError) -> [String: Double] {
+        var j = self
+        j.autoKeyColor = false
+        (j.audio.mute, j.audio.duck) = ([], [:])
+        let (fxFile, baseFile, video) = try j.planVideo()
+        var ignored: [String] = []
+        let sources = try j.audio.sources(from: [("fx", fxFile), ("base", baseFile)] + j.audio.extraFiles(), strict: false,
+                                          warnings: &ignored)
+        guard let plan = try j.audio.plan(sources: sources, duration: MediaTime(frames: Int64(video.frameCount), rate: video.frameRate))
+        else { return [:] }
+        var result: [String: Double] = [:]
+        for s in plan.sources {
+            if let l = try LoudnessMeter.measure(source: s, of: plan), !l.isSilent { result[s.name] = l.integrated }
+        }
+        return result
+    }
+
     /// Writes the blended picture at output time `time` to `output` as PNG, without encoding a movie:
     /// for tuning the key by eye. Seeks both inputs, so it takes about as long as decoding one GOP.
     public func renderFrame(at time: MediaTime) throws(MixWriteError) -> FrameReport {
@@ -113,6 +150,20 @@ extension BlendJob: MixJob {
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.width, height: plan.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds)
+    }
+}
+
+extension BlendJob.Excerpt {
+    /// The output frames it covers, out of `count` at `rate`: from the frame showing at `start`, at least one.
+    func frames(rate: Rational, of count: Int) throws(MixWriteError) -> Range<Int> {
+        let whole = MediaTime(frames: Int64(count), rate: rate)
+        guard start >= .zero, start < whole else {
+            throw .usage("--start \(start.seconds) is outside the output (0 to \(whole.seconds) s)")
+        }
+        let first = Int(start.ticks(in: rate.inverted, roundingUp: false))
+        guard let length else { return first..<count }
+        guard length > .zero else { throw .usage("--length must be more than 0 s") }
+        return first..<min(count, first + max(1, Int(length.ticks(in: rate.inverted))))
     }
 }
 

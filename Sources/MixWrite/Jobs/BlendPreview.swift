@@ -26,7 +26,6 @@ public final class BlendPreview {
     private let plan: BlendStage.Plan
     private let fx: VideoTrackReader
     private let base: VideoTrackReader
-    private let audioPlan: AudioMixPlan?
     /// The pictures at `time`, copied out of the readers (which reuse theirs).
     private var time: MediaTime?
     private var fxPicture: Frame?
@@ -57,7 +56,6 @@ public final class BlendPreview {
         frameRate = plan.frameRate
         let length = MediaTime(value: Int64(plan.frameCount) * Int64(plan.frameRate.den), timescale: plan.frameRate.num)
         duration = length.seconds
-        audioPlan = try everyTrack.plan(sources: tracks, duration: length)
         fx = try VideoTrackReader(file: plan.fx, width: width, height: height, color: plan.color,
                                   outputFrameRate: plan.frameRate, fit: plan.fit, strict: false)
         base = try VideoTrackReader(file: plan.base, width: width, height: height, color: plan.color,
@@ -127,16 +125,6 @@ public final class BlendPreview {
         return plan.color.rgb(y: Double(luma), u: Double(u), v: Double(v))
     }
 
-    /// Each track's integrated loudness (LUFS; nil when silent or too short), measured by decoding its sound.
-    public func trackLoudness() throws(MixWriteError) -> [String: Double] {
-        guard let audioPlan else { return [:] }
-        var result: [String: Double] = [:]
-        for s in audioPlan.sources {
-            if let l = try LoudnessMeter.measure(source: s, of: audioPlan), !l.isSilent { result[s.name] = l.integrated }
-        }
-        return result
-    }
-
     private func show(_ frame: Frame) throws(MixWriteError) {
         do { try output.copyPicture(from: frame) } catch { throw .processing(file: nil, "the preview picture: \(error.description)") }
     }
@@ -147,7 +135,7 @@ public final class BlendPreview {
             throw .usage("time \(seconds) is outside the output (0 to \(duration) s)")
         }
         // Microseconds: finer than any frame, and exact as rational time.
-        let t = MediaTime(value: Int64((seconds * 1_000_000).rounded()), timescale: Int64(1_000_000))
+        let t = MediaTime(seconds: seconds) ?? .zero
         if t == time { return }
         time = nil
         try fx.seek(to: t)

@@ -222,6 +222,16 @@ private struct JobKeys {
         if let t: Double = try value("threshold", "must be a number") { j.key.threshold = t }
         if let s: Double = try value("smoothing", "must be a number") { j.key.smoothing = s }
         if let d: Bool = try value("despill", "must be true or false") { j.key.despill = d }
+        let start: Double? = try value("start", "must be a number of seconds")
+        let length: Double? = try value("length", "must be a number of seconds")
+        if start != nil || length != nil {
+            guard let from = MediaTime(seconds: start ?? 0) else { throw problem("start", "must be a number of seconds") }
+            let span = try length.map { (x) throws(JobProblem) -> MediaTime in
+                guard let t = MediaTime(seconds: x) else { throw problem("length", "must be a number of seconds") }
+                return t
+            }
+            j.excerpt = .init(start: from, length: span)
+        }
         (j.overwrite, j.strict) = try common()
         j.threads = context.threads
         return j

@@ -98,6 +98,15 @@ struct AudioMixPlan: Sendable {
     var measure = false
     /// Hold peaks with the limiter; off in the measurement of a single source.
     var limit = true
+    /// Only these samples of the whole mix are handed out (an excerpt); nil: all `totalSamples`.
+    var window: Range<Int64>?
+
+    /// Hands out only `length` of the mix from `start` (on the output's timeline), mixed as the whole is.
+    mutating func cut(from start: MediaTime, length: MediaTime) {
+        let rate = Rational(1, Int32(sampleRate))
+        let first = min(start.ticks(in: rate), totalSamples - 1)
+        window = first..<min(totalSamples, first + max(1, length.ticks(in: rate)))
+    }
 
     /// The publishing settings, with ducked sources by their place in `sources`.
     struct Publishing: Sendable {
@@ -178,6 +187,7 @@ struct AudioMixPlan: Sendable {
         let fadeIn = Int64(publishing.fadeIn * Double(sampleRate)), fadeOut = Int64(publishing.fadeOut * Double(sampleRate))
         if fadeIn > 0 { tail += ",afade=t=in:start_sample=0:nb_samples=\(min(fadeIn, totalSamples))" }
         if fadeOut > 0 { tail += ",afade=t=out:start_sample=\(max(0, totalSamples - fadeOut)):nb_samples=\(min(fadeOut, totalSamples))" }
+        if let w = window { tail += ",atrim=start_sample=\(w.lowerBound):end_sample=\(w.upperBound),asetpts=PTS-STARTPTS" }
         if measure { tail += ",ebur128=metadata=1:peak=true" }
         tail += ",aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)[out]"
         return (chains + [tail]).joined(separator: ";")

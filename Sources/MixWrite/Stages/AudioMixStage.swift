@@ -32,6 +32,16 @@ struct AudioMixStage: Sendable {
     static func publish(_ plan: AudioMixPlan) throws(MixWriteError)
         -> (plan: AudioMixPlan, report: LoudnessReport?, warnings: [String]) {
         guard plan.publishing.isActive else { return (plan, nil, []) }
+        // Measured on the whole mix, so that an excerpt gets the gains the whole movie gets.
+        var whole = plan
+        whole.window = nil
+        var published = try measured(whole)
+        published.plan.window = plan.window
+        return published
+    }
+
+    private static func measured(_ plan: AudioMixPlan) throws(MixWriteError)
+        -> (plan: AudioMixPlan, report: LoudnessReport?, warnings: [String]) {
         var p = plan
         var warnings: [String] = []
         var figures: [String: Loudness] = [:]

@@ -17,6 +17,14 @@ struct BlendStage: Sendable {
         var strict: Bool
         var fit: Fit = .stretch
         var threads = 0
+        /// The output's first frame is this frame of the whole blend (an excerpt's start).
+        var firstFrame = 0
+
+        /// Only `frames` of the whole blend.
+        mutating func cut(to frames: Range<Int>) {
+            firstFrame = frames.lowerBound
+            frameCount = frames.count
+        }
     }
 
     let plan: Plan
@@ -28,9 +36,10 @@ struct BlendStage: Sendable {
                                             preset: p.preset, color: p.color, threads: p.threads, globalHeader: true))
         try await input.start(encoder.parameters)
         let picture = try Compositor(p)
+        if p.firstFrame > 0 { try picture.seek(to: MediaTime(frames: Int64(p.firstFrame), rate: p.frameRate)) }
         for n in 0..<p.frameCount {
             try Task.checkCancellation()
-            let output = try picture.compose(at: MediaTime(frames: Int64(n), rate: p.frameRate))
+            let output = try picture.compose(at: MediaTime(frames: Int64(p.firstFrame + n), rate: p.frameRate))
             for packet in try encoder.encode(output, pts: Int64(n)) { try await input.append(packet.lastingOneTickAtLeast) }
         }
         for packet in try encoder.finish() { try await input.append(packet.lastingOneTickAtLeast) }

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import MixWrite
+
+/// `--start` and `--length` (the tuning page's audition), and a job written back as a command and a job-file
+/// entry (`BlendJob.commandLine`, `jobEntry`).
+@Suite("excerpts, and jobs written back as text")
+struct ExcerptTests {
+    static let fx = Oracle.fixture("fx.mov"), base = Oracle.fixture("base.mov")
+
+    @Test("--start 0.8 --length 0.6: the whole blend's frames 20 to 34, and the whole mix's sound at those times")
+    func excerpt() throws {
+        let dir = try Oracle.scratch()
+        let whole = dir + "/whole.mov", part = dir + "/part.mov"
+        // Lossless, so the pictures compare exactly; a fade-in over the first second shows on which timeline
+        // the sound was mixed (the part must not fade in again).
+        let options = ["--crf", "0", "--fade-in", "1", "--progress", "none"]
+        for (out, extra) in [(whole, [String]()), (part, ["--start", "0.8", "--length", "0.6"])] {
+            let r = try Oracle.mixwrite([Self.fx, Self.base, "-o", out] + options + extra)
+            try #require(r.status == 0, "\(r.stderr)")
+        }
+        #expect(try Oracle.probe(part).video.first?.frames == 15)
+        #expect(abs(try Oracle.decodedDuration(part, stream: "a:0") - 0.6) <= 1024.0 / 48000 + 1e-6)
+
+        let w = try Oracle.decodeRGB(whole), p = try Oracle.decodeRGB(part)
+        try #require(w.frames.count == 50 && p.frames.count == 15)
+        for i in 0..<15 { #expect(p.frames[i] == w.frames[20 + i], "frame \(i) of the part is not frame \(20 + i) of the whole") }
+
+        let ws = Oracle.channel(try Oracle.decodeAudio(whole, channels: 2), 0, of: 2)
+        let ps = Oracle.channel(try Oracle.decodeAudio(part, channels: 2), 0, of: 2)
+        func level(_ s: [Float], _ from: Double, _ to: Double) -> Double { Oracle.rms(s[Int(from * 48000)..<Int(to * 48000)]) }
+        let early = (part: level(ps, 0.05, 0.15), whole: level(ws, 0.85, 0.95))
+        let late = (part: level(ps, 0.35, 0.55), whole: level(ws, 1.15, 1.35))
+        print("excerpt levels: part \(early.part) / \(late.part) dB, whole \(early.whole) / \(late.whole) dB")
+        #expect(abs(early.part - early.whole) < 0.5, "the part's first 0.1 s is not the whole mix's 0.85-0.95 s")
+        #expect(abs(late.part - late.whole) < 0.5)
+        #expect(late.part - early.part > 0.5, "still fading in at 0.8 s, as in the whole")
+    }
+
+    @Test("--start past the end or --length 0: exit 1, one line, no output")
+    func refused() throws {
+        let dir = try Oracle.scratch()
+        for extra in [["--start", "5"], ["--length", "0"], ["--start", "x"]] {
+            let out = dir + "/out.mov"
+            let r = try Oracle.mixwrite([Self.fx, Self.base, "-o", out, "--progress", "none"] + extra)
+            #expect(r.status == 1, "\(extra): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(extra[0]), "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+
+    /// A job with every option away from its default.
+    static func busyJob(output: String) -> BlendJob {
+        var j = BlendJob(fx: fx, base: base, output: output)
+        (j.width, j.height, j.frameRate) = (160, 120, Rational(15, 1))
+        (j.crf, j.preset, j.duration, j.fit) = (23, "ultrafast", .shortest, .fit)
+        // In microseconds, as a job file's seconds are read (MediaTime encodes its value and timescale as they are).
+        j.excerpt = .init(start: MediaTime(seconds: 0.25)!, length: MediaTime(seconds: 1.0)!)
+        j.key = ChromaKeyBlend.Settings(keyColor: (0.1, 0.9, 0.2), threshold: 0.35, smoothing: 0.125, despill: true)
+        j.audio.files = [Oracle.fixture("tone.m4a")]
+        j.audio.mute = ["fx:2"]
+        j.audio.gains = ["base": -3.5, "audio1": 2]
+        j.audio.offsets = ["audio1": 0.25]
+        (j.audio.channels, j.audio.sampleRate, j.audio.bitRate) = (1, 44100, 96_000)
+        (j.audio.loudness, j.audio.truePeak, j.audio.levelMatch) = (-20, -2, true)
+        j.audio.duck = ["base": 9]
+        (j.audio.fadeIn, j.audio.fadeOut) = (0.25, 0.5)
+        j.overwrite = true
+        return j
+    }
+
+    @Test("the job-file entry reads back through JobFile as the same job")
+    func entryRoundTrip() throws {
+        let dir = try Oracle.scratch()
+        let job = Self.busyJob(output: dir + "/out.mov")
+        let path = dir + "/jobs.json"
+        try Data(#"{"jobs": [\#(job.jobEntry)]}"#.utf8).write(to: URL(fileURLWithPath: path))
+        let read = try #require(try JobFile(path: path).entries.first?.job as? BlendJob)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let (got, wanted) = (String(decoding: try encoder.encode(read), as: UTF8.self), String(decoding: try encoder.encode(job), as: UTF8.self))
+        #expect(got == wanted)
+    }
+
+    @Test("the command line and the job entry run the same job: the same report")
+    func commandMatchesEntry() throws {
+        let dir = try Oracle.scratch()
+        let byCommand = Self.busyJob(output: dir + "/command.mov"), byEntry = Self.busyJob(output: dir + "/entry.mov")
+        let shell = byCommand.commandLine.replacingOccurrences(of: "mixwrite ", with: "'\(Oracle.mixwrite)' ", options: .anchored)
+        let r1 = try Oracle.run("/bin/sh", ["-c", shell + " --json -q"])
+        try #require(r1.status == 0, "\(byCommand.commandLine): \(r1.stderr)")
+        try Data(#"{"jobs": [\#(byEntry.jobEntry)]}"#.utf8).write(to: URL(fileURLWithPath: dir + "/jobs.json"))
+        let r2 = try Oracle.mixwrite(["batch", dir + "/jobs.json", "--json", "-q"])
+        try #require(r2.status == 0, "\(r2.stderr)")
+
+        let a = try #require(try JSONSerialization.jsonObject(with: r1.stdout) as? [String: Any])
+        let batch = try #require(try JSONSerialization.jsonObject(with: r2.stdout) as? [[String: Any]])
+        let b = try #require(batch.first?["report"] as? [String: Any])
+        for key in ["video", "audio", "key", "duration"] {
+            let x = try JSONSerialization.data(withJSONObject: ["v": a[key] ?? NSNull()], options: .sortedKeys)
+            let y = try JSONSerialization.data(withJSONObject: ["v": b[key] ?? NSNull()], options: .sortedKeys)
+            #expect(x == y, "\(key) differs: \(String(decoding: x, as: UTF8.self)) vs \(String(decoding: y, as: UTF8.self))")
+        }
+        #expect((a["duration"] as? Double).map { abs($0 - 1) < 1e-9 } == true, "the excerpt is 1 s")
+        let loudness = (a["audio"] as? [String: Any])?["loudness"] as? [String: Any]
+        #expect(loudness?["target"] as? Double == -20)
+    }
+}
