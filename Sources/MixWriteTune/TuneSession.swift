@@ -79,6 +79,7 @@ actor TuneSession {
     /// How long an audition is, and how much of it comes before T.
     static let auditionSeconds = 3.0
     static let auditionLead = 1.0
+    static let auditionPreset = "ultrafast"
 
     /// A few seconds around `t` with `settings`, picture and mixed sound, as an MP4 for the page's `<video>`:
     /// the job itself cut to an excerpt (`BlendJob.excerpt`), written to a temporary file that is read and removed.
@@ -91,6 +92,8 @@ actor TuneSession {
         j.excerpt = .init(start: MediaTime(seconds: start) ?? .zero, length: MediaTime(seconds: length))
         j.output = FileManager.default.temporaryDirectory.appendingPathComponent("mixwrite-audition-\(UUID().uuidString).mp4").path
         j.overwrite = false
+        // The same blend and mix; x264's fastest preset, since it is heard and seen once (the file is larger).
+        j.preset = Self.auditionPreset
         let finalJob = j
         let task = Task<[UInt8], any Error> {
             defer { try? FileManager.default.removeItem(atPath: finalJob.output) }

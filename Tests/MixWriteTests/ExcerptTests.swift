@@ -107,3 +107,18 @@ struct ExcerptTests {
         #expect(loudness?["target"] as? Double == -20)
     }
 }
+
+extension ExcerptTests {
+    @Test("the job entry, every option in it, is valid by the JSON Schema (python3 jsonschema)",
+          .enabled(if: Oracle.hasJSONSchema, "python3 with jsonschema is not installed: the schema is not checked"))
+    func entryFollowsSchema() throws {
+        let dir = try Oracle.scratch()
+        try Data(#"{"jobs": [\#(Self.busyJob(output: dir + "/out.mov").jobEntry)]}"#.utf8).write(to: URL(fileURLWithPath: dir + "/jobs.json"))
+        let script = """
+            import json, sys, jsonschema
+            jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+            """
+        let r = try Oracle.run("/usr/bin/env", ["python3", "-c", script, Oracle.root.path + "/Schemas/jobs.schema.json", dir + "/jobs.json"])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+}

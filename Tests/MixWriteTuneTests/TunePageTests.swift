@@ -45,6 +45,26 @@ struct TunePageTests {
         // The command follows the slider.
         let command = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains("--threshold 0.3") == true }
         #expect((command as? String)?.contains("-o \(dir)/tuned.mov") == true)
+
+        // The audition: a click, then the <video> plays the blend with the new threshold; its picture at T,
+        // drawn by the browser, is --frame's.
+        try browser.call("POST", "/session/\(browser.session)/element/\(try browser.element("auditionButton"))/click", "{}")
+        let made = try browser.waitFor("return window.mwAudition || document.getElementById('status').textContent") { $0 is NSNumber }
+        print("audition made and playable in \(made ?? "?") ms")
+        let duration = try browser.script("return document.getElementById('audition').duration") as? NSNumber
+        #expect(abs((duration?.doubleValue ?? 0) - 2) < 0.05, "the fixture's 2 s, all of it: \(String(describing: duration))")
+        _ = try browser.script("""
+            const v = document.getElementById('audition'); v.pause(); v.dataset.seeked = "";
+            v.onseeked = () => { v.dataset.seeked = "1"; }; v.currentTime = \(t);
+            return 0
+            """)
+        _ = try browser.waitFor("return document.getElementById('audition').dataset.seeked") { $0 as? String == "1" }
+        _ = try browser.canvasPNG(of: "audition", into: dir + "/audition.png")
+        let played = Oracle.psnr(try Oracle.decodeRGB(dir + "/audition.png", extraFilters: "format=gray").frames[0],
+                                 try Oracle.decodeRGB(dir + "/frame.png", extraFilters: "format=gray").frames[0].map(Double.init))
+        print("audition's picture at \(t) s vs --frame: luma PSNR \(played) dB")
+        #expect(played >= 33, "the audition shows the blend with the page's settings")
+
         let timings = (try browser.script("return window.mwTimings") as? [NSNumber] ?? []).map(\.doubleValue)
         print("picture round trips in the browser (ms): \(timings.map { Int($0) })")
         try browser.screenshot(into: dir + "/page.png")
@@ -56,7 +76,7 @@ struct TunePageTests {
 final class Browser {
     private let driver = Process()
     private let base: String
-    private var session = ""
+    private(set) var session = ""
 
     init() throws {
         let port = try RawHTTP.freePort()
@@ -146,10 +166,13 @@ final class Browser {
     }
 
     /// The picture as the browser decoded it, drawn into a canvas at its own size and saved as PNG.
-    func picturePNG(into path: String) throws -> Data {
+    func picturePNG(into path: String) throws -> Data { try canvasPNG(of: "picture", into: path) }
+
+    /// An image's or a video's current picture, drawn by the browser into a canvas at its own size, as PNG.
+    func canvasPNG(of id: String, into path: String) throws -> Data {
         let url = try script("""
-            const i = document.getElementById('picture'), c = document.createElement('canvas');
-            c.width = i.naturalWidth; c.height = i.naturalHeight;
+            const i = document.getElementById('\(id)'), c = document.createElement('canvas');
+            c.width = i.naturalWidth || i.videoWidth; c.height = i.naturalHeight || i.videoHeight;
             c.getContext('2d').drawImage(i, 0, 0);
             return c.toDataURL('image/png');
             """) as? String ?? ""
