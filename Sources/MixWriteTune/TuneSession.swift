@@ -15,6 +15,9 @@ actor TuneSession {
     private var renderTask: Task<Void, Never>?
     /// The audition being made: one at a time (each is a short render on every core).
     private var auditionTask: Task<[UInt8], any Error>?
+    /// Loudness measurements of the mix (`--loudness`, `--level-match`), kept from one audition or render to the
+    /// next while the mix stays the same.
+    private let measurements = MeasurementCache()
 
     struct RenderState: Codable, Sendable {
         var state = "idle"
@@ -94,10 +97,10 @@ actor TuneSession {
         j.overwrite = false
         // The same blend and mix; x264's fastest preset, since it is heard and seen once (the file is larger).
         j.preset = Self.auditionPreset
-        let finalJob = j
+        let (finalJob, measurements) = (j, self.measurements)
         let task = Task<[UInt8], any Error> {
             defer { try? FileManager.default.removeItem(atPath: finalJob.output) }
-            _ = try await MixWriter(finalJob).run()
+            _ = try await MixWriter(finalJob, measurements: measurements).run()
             guard let data = FileManager.default.contents(atPath: finalJob.output) else {
                 throw MixWriteError.processing(file: finalJob.output, "the audition could not be read back")
             }
@@ -122,10 +125,10 @@ actor TuneSession {
         }
         j.overwrite = overwrite
         render = RenderState(state: "running", progress: 0, error: nil, output: j.output)
-        let finalJob = j
+        let (finalJob, measurements) = (j, self.measurements)
         renderTask = Task {
             do {
-                _ = try await MixWriter(finalJob).run { update in Task { await self.progressed(update.progress) } }
+                _ = try await MixWriter(finalJob, measurements: measurements).run { update in Task { await self.progressed(update.progress) } }
                 finished(nil)
             } catch {
                 finished((error as? MixWriteError)?.description ?? "\(error)")

@@ -122,3 +122,31 @@ extension ExcerptTests {
         #expect(r.status == 0, "\(r.stderr)")
     }
 }
+
+extension ExcerptTests {
+    @Test("measurements kept between jobs: the same mix is measured once, a changed gain or excerpt as the key says")
+    func measurementsKept() throws {
+        let dir = try Oracle.scratch()
+        var job = BlendJob(fx: Self.fx, base: Self.base, output: dir + "/out.mov")
+        job.audio.loudness = -20
+        var plan = try #require(try job.prepare().audio)
+        let cache = MeasurementCache()
+        nonisolated(unsafe) var calls = 0
+        plan.measurements = cache
+        // publish strips the excerpt and the cache before the key is made: an excerpt of the same mix is the same mix.
+        let first = try AudioMixStage.publish(plan)
+        var excerpt = plan
+        excerpt.cut(from: MediaTime(seconds: 0.5)!, length: MediaTime(seconds: 1)!)
+        let second = try AudioMixStage.publish(excerpt)
+        #expect(first.plan.outputGainDB == second.plan.outputGainDB && first.plan.outputGainDB != 0)
+        #expect(second.plan.window == excerpt.window, "the excerpt keeps its window")
+        // The cache itself: the kept figures come back without measuring; a changed gain is another mix.
+        var whole = plan
+        (whole.window, whole.measurements) = (nil, nil)
+        _ = try cache.published(whole) { p throws(MixWriteError) in calls += 1; return (p, nil, []) }
+        #expect(calls == 0, "publish kept the whole mix's figures under this key")
+        whole.sources[0].gainDB += 1
+        let changed = try cache.published(whole) { p throws(MixWriteError) in calls += 1; return (p, nil, ["measured"]) }
+        #expect(calls == 1 && changed.warnings == ["measured"])
+    }
+}

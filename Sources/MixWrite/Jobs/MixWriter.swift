@@ -24,7 +24,7 @@ public struct PreparedJob: Sendable {
     let duration: MediaTime
     let frameRate: Rational?
     let video: VideoPlan?
-    let audio: AudioMixPlan?
+    var audio: AudioMixPlan?
     let key: ChromaKeyBlend.Settings?
     var warnings: [String] = []
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
@@ -35,9 +35,12 @@ public struct PreparedJob: Sendable {
 /// finalized only after both stages finish, and the first failure cancels the other stage.
 public struct MixWriter: Sendable {
     public let job: any MixJob
+    /// Loudness measurements to reuse and keep (see `MeasurementCache`); nil: measured for this job alone.
+    public let measurements: MeasurementCache?
 
-    public init(_ job: any MixJob) {
+    public init(_ job: any MixJob, measurements: MeasurementCache? = nil) {
         self.job = job
+        self.measurements = measurements
     }
 
     /// FFmpeg's own log lines: counted and summed up a line a file (the default), or each shown on stderr too (`-v`).
@@ -51,7 +54,8 @@ public struct MixWriter: Sendable {
         let started = ContinuousClock.now
         let logged = FFmpegLog.count
         _ = ProbeLog.take()
-        let plan = try job.prepare()
+        var plan = try job.prepare()
+        plan.audio?.measurements = measurements
         let probed = ProbeLog.take()
         let reporter = progress.map { ProgressReporter(total: plan.duration, frameRate: plan.frameRate, handler: $0) }
         var kinds: [AssetWriter.TrackKind] = []

@@ -100,6 +100,8 @@ struct AudioMixPlan: Sendable {
     var limit = true
     /// Only these samples of the whole mix are handed out (an excerpt); nil: all `totalSamples`.
     var window: Range<Int64>?
+    /// Where the publishing measurements are kept between jobs, if the caller keeps them.
+    var measurements: MeasurementCache?
 
     /// Hands out only `length` of the mix from `start` (on the output's timeline), mixed as the whole is.
     mutating func cut(from start: MediaTime, length: MediaTime) {

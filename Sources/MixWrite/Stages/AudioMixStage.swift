@@ -35,7 +35,10 @@ struct AudioMixStage: Sendable {
         // Measured on the whole mix, so that an excerpt gets the gains the whole movie gets.
         var whole = plan
         whole.window = nil
-        var published = try measured(whole)
+        whole.measurements = nil
+        var published: MeasurementCache.Published
+        if let cache = plan.measurements { published = try cache.published(whole, measured) } else { published = try measured(whole) }
+        published.plan.measurements = plan.measurements
         published.plan.window = plan.window
         return published
     }
