@@ -37,6 +37,7 @@ struct Blend: AsyncParsableCommand {
         job.overwrite = common.overwrite
         job.strict = common.strict
         if start != nil || length != nil {
+            if frame != nil { throw MixWriteError.usage("--frame writes one picture: --start and --length do not go with it") }
             func time(_ text: String?, _ option: String) throws -> MediaTime? {
                 guard let text else { return nil }
                 guard let t = MediaTime(seconds: text) else {

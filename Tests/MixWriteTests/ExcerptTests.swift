@@ -38,10 +38,10 @@ struct ExcerptTests {
         #expect(late.part - early.part > 0.5, "still fading in at 0.8 s, as in the whole")
     }
 
-    @Test("--start past the end or --length 0: exit 1, one line, no output")
+    @Test("--start past the end, --length 0, or with --frame: exit 1, one line, no output")
     func refused() throws {
         let dir = try Oracle.scratch()
-        for extra in [["--start", "5"], ["--length", "0"], ["--start", "x"]] {
+        for extra in [["--start", "5"], ["--length", "0"], ["--start", "x"], ["--frame", "1", "--start", "1"]] {
             let out = dir + "/out.mov"
             let r = try Oracle.mixwrite([Self.fx, Self.base, "-o", out, "--progress", "none"] + extra)
             #expect(r.status == 1, "\(extra): \(r.stderr)")
