@@ -237,6 +237,7 @@ async function render(overwrite) {
 async function audition() {
   const button = $("auditionButton"), started = performance.now();
   button.disabled = true; status("making the audition …");
+  $("audition").pause();   // the last one stops: it would take the cores the new one is made on
   try {
     const r = await fetch(api("/api/audition", { t: $("t").value }), { method: "POST",
       headers: { "Content-Type": "application/json" }, body: JSON.stringify(settings) });

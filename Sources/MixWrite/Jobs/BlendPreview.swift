@@ -140,10 +140,10 @@ public final class BlendPreview {
         time = nil
         try fx.seek(to: t)
         try base.seek(to: t)
-        guard let b = try base.picture(at: t, hold: true) else {
+        let (f, decodedBase) = try VideoTrackReader.pictures(fx: fx, base: base, at: t)
+        guard let b = decodedBase else {
             throw .input(file: plan.base.path, "video stream #\(base.stream.index) has no decodable picture")
         }
-        let f = try fx.picture(at: t, hold: false)
         do {
             try basePicture.copyPicture(from: b)
             if let f { try fxPicture?.copyPicture(from: f) }

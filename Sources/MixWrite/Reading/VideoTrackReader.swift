@@ -115,6 +115,27 @@ final class VideoTrackReader: PictureSource {
     }
 }
 
+extension VideoTrackReader {
+    /// fx's and base's pictures at `t` (base's last held past its end), the two decoded side by side: after a
+    /// seek each may have most of a GOP to decode before `t`, and one decoder thread each leaves a core idle.
+    static func pictures(fx: VideoTrackReader, base: VideoTrackReader, at t: MediaTime) throws(MixWriteError)
+        -> (fx: Frame?, base: Frame?) {
+        // Each reader is used by one thread only, and both are done before this returns.
+        nonisolated(unsafe) var fxResult: Result<Frame?, MixWriteError> = .success(nil)
+        nonisolated(unsafe) var baseResult: Result<Frame?, MixWriteError> = .success(nil)
+        nonisolated(unsafe) let readers = (fx, base)
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            if i == 0 {
+                fxResult = Result { () throws(MixWriteError) in try readers.0.picture(at: t, hold: false) }
+            } else {
+                baseResult = Result { () throws(MixWriteError) in try readers.1.picture(at: t, hold: true) }
+            }
+        }
+        let b = try baseResult.get()   // base's failure first, as when read one after the other
+        return (try fxResult.get(), b)
+    }
+}
+
 /// What a sequence of pictures is read from: a clip, or a still picture.
 protocol PictureSource: AnyObject {
     func picture(at t: MediaTime, hold: Bool) throws(MixWriteError) -> Frame?

@@ -82,6 +82,7 @@ struct BlendStage: Sendable {
         func seek(to t: MediaTime) throws(MixWriteError) {
             try fx.seek(to: t)
             try base.seek(to: t)
+            seeked = true
         }
 
         /// Base (its last picture held past its end) with fx keyed over it; past fx's end, base alone.
@@ -115,11 +116,22 @@ struct BlendStage: Sendable {
             return rgb
         }
 
+        /// Right after a seek, the two inputs are decoded side by side (up to a GOP each); then one after the other.
+        private var seeked = false
+
         private func pictures(at t: MediaTime) throws(MixWriteError) -> (fx: Frame?, base: Frame) {
-            guard let basePicture = try base.picture(at: t, hold: true) else {
+            let (fxPicture, basePicture): (Frame?, Frame?)
+            if seeked {
+                seeked = false
+                (fxPicture, basePicture) = try VideoTrackReader.pictures(fx: fx, base: base, at: t)
+            } else {
+                basePicture = try base.picture(at: t, hold: true)
+                fxPicture = try fx.picture(at: t, hold: false)
+            }
+            guard let basePicture else {
                 throw .input(file: basePath, "video stream #\(base.stream.index) has no decodable picture")
             }
-            return (try fx.picture(at: t, hold: false), basePicture)
+            return (fxPicture, basePicture)
         }
     }
 }
