@@ -121,7 +121,6 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return MediaTime(value: op(a.ticks(in: ns), b.ticks(in: ns)), timescale: Int64(1_000_000_000))
     }
 
-    /// Parses "12", "1.5" or "0.040" seconds exactly (as milliseconds at most microsecond precision).
     /// A time in seconds to the nearest microsecond; nil when not finite or beyond ±2^53 µs.
     public init?(seconds x: Double) {
         let us = (x * 1_000_000).rounded()
@@ -129,6 +128,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.init(value: Int64(us), timescale: Int64(1_000_000))
     }
 
+    /// Parses "12", "1.5" or "0.040" seconds exactly (as milliseconds at most microsecond precision).
     public init?(seconds text: String) {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let first = parts.first, !text.isEmpty else { return nil }

@@ -109,7 +109,9 @@ public struct MixWriter: Sendable {
         // The published loudness, read back from the encoded file, as a meter downstream would read it.
         if var l = loudness, let audio = plan.audio {
             l.output = try? LoudnessMeter.measure(file: plan.output.path, sampleRate: audio.sampleRate, channels: audio.channels)
-            if let target = l.target, let got = l.output?.integrated, !(l.mix?.isSilent ?? true), abs(got - target) > 0.5 {
+            // An excerpt has its own loudness: the target is the whole movie's.
+            if let target = l.target, let got = l.output?.integrated, !(l.mix?.isSilent ?? true), abs(got - target) > 0.5,
+               audio.window == nil {
                 warnings.append(String(format: "the output is %.1f LUFS, not %.1f: the true-peak ceiling or the gain limit held it", got, target))
             }
             loudness = l
