@@ -8,7 +8,7 @@ enum Page {
 <meta charset="utf-8">
 <title>mixwrite tune</title>
 <style>
-  body { font: 14px system-ui, sans-serif; margin: 0; display: grid; grid-template-columns: 1fr 360px; height: 100vh; }
+  body { font: 14px system-ui, sans-serif; margin: 0; display: grid; grid-template-columns: 1fr 380px; height: 100vh; }
   #stage { overflow: auto; background: #222; position: relative; }
   #stage img { display: block; image-rendering: pixelated; cursor: crosshair; min-width: 0; }
   #stage img[hidden] { display: none; }
@@ -16,12 +16,12 @@ enum Page {
   aside { padding: 10px 14px; overflow-y: auto; border-left: 1px solid #ccc; }
   h2 { font-size: 13px; text-transform: uppercase; color: #555; margin: 14px 0 6px; }
   label { display: flex; align-items: center; gap: 6px; margin: 4px 0; }
-  label > span:first-child { width: 78px; }
+  label > span:first-child { width: 86px; }
   input[type=range] { flex: 1; }
   table { width: 100%; border-collapse: collapse; font-size: 13px; }
   td { padding: 2px 3px; }
-  td input[type=range] { width: 90px; }
-  td input[size] { width: 3em; }
+  td input[type=range] { width: 70px; }
+  td input[size] { width: 2.6em; }
   textarea { width: 100%; height: 70px; font: 12px monospace; }
   #status { color: #a00; min-height: 1.2em; }
   #swatch { width: 22px; height: 22px; border: 1px solid #888; display: inline-block; }
