@@ -150,3 +150,26 @@ extension ExcerptTests {
         #expect(calls == 1 && changed.warnings == ["measured"])
     }
 }
+
+extension ExcerptTests {
+    /// The corpus's cut XAVC file (MXF) has its parameter sets only at the start: a seek lands where nothing
+    /// decodes, and the reader must go back to the top instead of finding "no decodable picture".
+    @Test("an excerpt of a file whose seek lands where nothing decodes: the whole blend's frame, from the top",
+          .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the corpus XAVC file is not run"))
+    func excerptAfterUndecodableSeek() throws {
+        let corpus = try #require(Oracle.corpus)
+        let dir = try Oracle.scratch()
+        let fx = corpus + "/greenscreen/fx_hud_ring_gs_720p_aacST.mov", base = corpus + "/multiaudio/xavc_1080p_4xpcm24_mono.mxf"
+        let small = ["--size", "320x180", "--crf", "0", "--audio-tracks", "none", "--progress", "none"]
+        for (out, extra) in [(dir + "/whole.mov", [String]()), (dir + "/part.mov", ["--start", "1.28", "--length", "0.4"])] {
+            let r = try Oracle.mixwrite([fx, base, "-o", out] + small + extra)
+            try #require(r.status == 0, "\(extra): \(r.stderr)")
+        }
+        let frame = try Oracle.mixwrite([fx, base, "-o", dir + "/frame.png", "--frame", "1.28", "--size", "320x180"])
+        #expect(frame.status == 0, "\(frame.stderr)")
+        // 12.5 frames a second: 1.28 s is frame 16.
+        let whole = try Oracle.decodeRGB(dir + "/whole.mov"), part = try Oracle.decodeRGB(dir + "/part.mov")
+        try #require(whole.frames.count > 21 && part.frames.count == 5)
+        for i in 0..<5 { #expect(part.frames[i] == whole.frames[16 + i], "frame \(i) of the part") }
+    }
+}

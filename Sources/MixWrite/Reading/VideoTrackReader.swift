@@ -62,6 +62,14 @@ final class VideoTrackReader: PictureSource {
             // Where a failed seek leaves the demuxer is not defined: start again from the top, only slower.
             frames = try VideoTrackReader.open(file, stream)
         }
+        restart()
+        seeked = true
+    }
+
+    /// Set by a seek until a frame is decoded: the seek may have landed where nothing decodes.
+    private var seeked = false
+
+    private func restart() {
         current = nil
         next = nil
         converted = nil
@@ -73,7 +81,16 @@ final class VideoTrackReader: PictureSource {
     /// With `hold`, the last picture stays on screen after the end.
     func picture(at t: MediaTime, hold: Bool) throws(MixWriteError) -> Frame? {
         let limit = t + tolerance
-        if current == nil, try readNext() == false { return nil }
+        if current == nil, try readNext() == false {
+            // A seek can land where nothing decodes (an index pointing at a frame whose parameter sets came only
+            // at the file's start, as in a cut XAVC file): decode from the top instead, only slower.
+            guard seeked else { return nil }
+            seeked = false
+            frames = try VideoTrackReader.open(file, stream)
+            restart()
+            if try readNext() == false { return nil }
+        }
+        seeked = false
         while true {
             if next == nil, try readNext() == false { break }
             guard let n = next, n.time <= limit else { break }
