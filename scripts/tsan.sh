@@ -13,6 +13,7 @@ F=Fixtures
 runs=(
     "$F/fx.mov $F/base.mov --audio $F/tone.m4a -o $out/blend.mov"
     "$F/fx.mov $F/base.mov --frame 1 --key-color auto --despill -o $out/frame.png"
+    "$F/fx.mov $F/base.mov --start 0.8 --length 0.6 --loudness -16 -o $out/part.mov"
     "concat $F/base.mov $F/noaudio.mov $F/fx.mov -o $out/concat.mp4 --size 160x120"
     "still $F/base.mov $F/tone.m4a -o $out/still.mp4"
     "remix $F/fx.mov --audio $F/tone.m4a -o $out/remix.mkv"
