@@ -64,6 +64,23 @@ final class SignalWatcher {
             }
             source.resume()
         }
+        SignalWatcher.waitUntilArmed([SIGINT, SIGTERM])
+    }
+
+    /// libdispatch installs its own handler for a signal source on one of its threads, some milliseconds after
+    /// `resume()`; until then the signal is ignored (SIG_IGN) and lost. Waits (at most a second) until it is
+    /// installed, so that a signal sent once the command goes on (`tune` prints its address next) is seen.
+    private static func waitUntilArmed(_ signals: [Int32]) {
+        for _ in 0..<1000 {
+            let armed = signals.allSatisfy { sig in
+                var action = sigaction()
+                sigaction(sig, nil, &action)
+                // SIG_DFL is 0 and SIG_IGN 1: anything else is a handler.
+                return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) > 1
+            }
+            if armed { return }
+            usleep(1000)
+        }
     }
 
     var caught: Int32? {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MixWrite
 import MixWriteTune
+import Synchronization
 
 struct Tune: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,13 +42,26 @@ struct Tune: AsyncParsableCommand {
         do { server = try await TuneServer(job: job, listen: listen, port: port) } catch let e as MixWriteError { throw e } catch {
             throw MixWriteError.usage("cannot serve on \(listen):\(port): \(error)")
         }
-        let task = Task { try await server.run { address in FileHandle.standardOutput.write(Data((address + "\n").utf8)) } }
-        let signals = SignalWatcher { _ in task.cancel() }
+        // The signals are watched before the address is printed: whoever reads it may stop the server at once
+        // (a signal before the watcher would have ended the process by its default action).
+        let serving = ServingTask()
+        let signals = SignalWatcher { _ in serving.cancel() }
         defer { signals.stop() }
+        let task = Task { try await server.run { address in FileHandle.standardOutput.write(Data((address + "\n").utf8)) } }
+        serving.set(task)
+        if signals.caught != nil { task.cancel() }
         do { try await task.value } catch is CancellationError {} catch where signals.caught != nil {} catch {
             throw MixWriteError.usage("cannot serve on \(listen):\(port): \(error)")
         }
         await server.stop()
         if !quiet { writeError("mixwrite: stopped serving\n") }
     }
+}
+
+/// The server's task, for the signal handler, which exists before the task does.
+private final class ServingTask: Sendable {
+    private let task = Mutex<Task<Void, any Error>?>(nil)
+
+    func set(_ t: Task<Void, any Error>) { task.withLock { $0 = t } }
+    func cancel() { task.withLock { $0?.cancel() } }
 }
