@@ -67,13 +67,13 @@ extension BlendJob: MixJob {
 
     public func prepare() throws(MixWriteError) -> PreparedJob {
         var (fxFile, baseFile, videoPlan) = try planVideo()
-        let wholeLength = MediaTime(frames: Int64(videoPlan.frameCount), rate: videoPlan.frameRate)
+        let wholeLength = videoPlan.length
         if let excerpt { videoPlan.cut(to: try excerpt.frames(rate: videoPlan.frameRate, of: videoPlan.frameCount)) }
         let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        let outLength = MediaTime(frames: Int64(videoPlan.frameCount), rate: videoPlan.frameRate)
+        let outLength = videoPlan.length
         var warnings: [String] = []
-        let sources = try audio.sources(from: [("fx", fxFile), ("base", baseFile)] + extra, strict: strict, warnings: &warnings)
+        let sources = try audio.sources(fx: fxFile, base: baseFile, extra: extra, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength)
         audioPlan?.strict = strict
         if excerpt != nil { audioPlan?.cut(from: MediaTime(frames: Int64(videoPlan.firstFrame), rate: videoPlan.frameRate), length: outLength) }
@@ -123,10 +123,8 @@ extension BlendJob: MixJob {
         (j.audio.mute, j.audio.duck) = ([], [:])
         let (fxFile, baseFile, video) = try j.planVideo()
         var ignored: [String] = []
-        let sources = try j.audio.sources(from: [("fx", fxFile), ("base", baseFile)] + j.audio.extraFiles(), strict: false,
-                                          warnings: &ignored)
-        guard let plan = try j.audio.plan(sources: sources, duration: MediaTime(frames: Int64(video.frameCount), rate: video.frameRate))
-        else { return [:] }
+        let sources = try j.audio.sources(fx: fxFile, base: baseFile, extra: j.audio.extraFiles(), strict: false, warnings: &ignored)
+        guard let plan = try j.audio.plan(sources: sources, duration: video.length) else { return [:] }
         var result: [String: Double] = [:]
         for s in plan.sources {
             if let l = try LoudnessMeter.measure(source: s, of: plan), !l.isSilent { result[s.name] = l.integrated }
@@ -140,7 +138,7 @@ extension BlendJob: MixJob {
         let started = ContinuousClock.now
         let (_, _, plan) = try planVideo()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths, kind: .picture)
-        let length = MediaTime(value: Int64(plan.frameCount) * Int64(plan.frameRate.den), timescale: plan.frameRate.num)
+        let length = plan.length
         guard time >= .zero, time < length else {
             throw .usage("--frame \(time.seconds) is outside the output (0 to \(length.seconds) s)")
         }
@@ -150,6 +148,14 @@ extension BlendJob: MixJob {
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.width, height: plan.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds)
+    }
+}
+
+extension AudioOptions {
+    /// A blend's tracks: fx's, base's, then the extra files' (`audio1` …, as `extraFiles()` opened them).
+    func sources(fx: MediaFile, base: MediaFile, extra: [(String, MediaFile)], strict: Bool,
+                 warnings: inout [String]) throws(MixWriteError) -> [AudioSource] {
+        try sources(from: [("fx", fx), ("base", base)] + extra, strict: strict, warnings: &warnings)
     }
 }
 

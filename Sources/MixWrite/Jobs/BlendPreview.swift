@@ -48,14 +48,12 @@ public final class BlendPreview {
         everyTrack.mute = []
         var ignored: [String] = []
         let (fxFile, baseFile, plan) = try job.planVideo()
-        let extra = try job.audio.extraFiles()
-        tracks = try everyTrack.sources(from: [("fx", fxFile), ("base", baseFile)] + extra, strict: false, warnings: &ignored)
+        tracks = try everyTrack.sources(fx: fxFile, base: baseFile, extra: job.audio.extraFiles(), strict: false, warnings: &ignored)
         self.plan = plan
         width = plan.width
         height = plan.height
         frameRate = plan.frameRate
-        let length = MediaTime(value: Int64(plan.frameCount) * Int64(plan.frameRate.den), timescale: plan.frameRate.num)
-        duration = length.seconds
+        duration = plan.length.seconds
         fx = try VideoTrackReader(file: plan.fx, width: width, height: height, color: plan.color,
                                   outputFrameRate: plan.frameRate, fit: plan.fit, strict: false)
         base = try VideoTrackReader(file: plan.base, width: width, height: height, color: plan.color,

@@ -66,8 +66,9 @@ final class VideoTrackReader: PictureSource {
         seeked = true
     }
 
-    /// Set by a seek until a frame is decoded: the seek may have landed where nothing decodes.
-    private var seeked = false
+    /// Set by a seek until a frame is decoded: the seek may have landed where nothing decodes (and the
+    /// frames up to the seek's time are still to decode).
+    private(set) var seeked = false
 
     private func restart() {
         current = nil

@@ -38,7 +38,6 @@ struct AudioMixStage: Sendable {
         whole.measurements = nil
         var published: MeasurementCache.Published
         if let cache = plan.measurements { published = try cache.published(whole, measured) } else { published = try measured(whole) }
-        published.plan.measurements = plan.measurements
         published.plan.window = plan.window
         return published
     }

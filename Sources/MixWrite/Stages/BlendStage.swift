@@ -20,6 +20,9 @@ struct BlendStage: Sendable {
         /// The output's first frame is this frame of the whole blend (an excerpt's start).
         var firstFrame = 0
 
+        /// How long the blend lasts: `frameCount` frames.
+        var length: MediaTime { MediaTime(frames: Int64(frameCount), rate: frameRate) }
+
         /// Only `frames` of the whole blend.
         mutating func cut(to frames: Range<Int>) {
             firstFrame = frames.lowerBound
@@ -82,7 +85,6 @@ struct BlendStage: Sendable {
         func seek(to t: MediaTime) throws(MixWriteError) {
             try fx.seek(to: t)
             try base.seek(to: t)
-            seeked = true
         }
 
         /// Base (its last picture held past its end) with fx keyed over it; past fx's end, base alone.
@@ -117,12 +119,9 @@ struct BlendStage: Sendable {
         }
 
         /// Right after a seek, the two inputs are decoded side by side (up to a GOP each); then one after the other.
-        private var seeked = false
-
         private func pictures(at t: MediaTime) throws(MixWriteError) -> (fx: Frame?, base: Frame) {
             let (fxPicture, basePicture): (Frame?, Frame?)
-            if seeked {
-                seeked = false
+            if fx.seeked || base.seeked {
                 (fxPicture, basePicture) = try VideoTrackReader.pictures(fx: fx, base: base, at: t)
             } else {
                 basePicture = try base.picture(at: t, hold: true)
