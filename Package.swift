@@ -30,9 +30,11 @@ let package = Package(
             name: "FFmpegSupport",
             dependencies: ["CFFmpeg"]
         ),
+        // The keyer's vector lanes for edge pixels, compiled for plain x86-64 and for AVX2 (see its header).
+        .target(name: "CKeyKernel"),
         .target(
             name: "MixWrite",
-            dependencies: ["FFmpegSupport"]
+            dependencies: ["FFmpegSupport", "CKeyKernel"]
         ),
         // `mixwrite tune`: the local web page over the MixWrite API (never FFmpegSupport).
         .target(

@@ -69,6 +69,8 @@ public struct ChromaKeyBlend: Sendable {
     public let settings: Settings
     public let color: ColorDescription
     let clamped: ClampedKey
+    /// The same maths for spans of eight edge blocks, in vector lanes (nil: every edge block one by one).
+    let span: EdgeSpan?
 
     /// The parts of a table entry: alpha in bits 0–8, margin 9–15, luma range low 16–23, high 24–31.
     enum Entry {
@@ -81,10 +83,17 @@ public struct ChromaKeyBlend: Sendable {
 
     /// Builds the tables for pictures read with `color` (the matrix and range fx has been brought to).
     public init(settings: Settings, color: ColorDescription) {
+        self.init(settings: settings, color: color, kernelLevel: EdgeSpan.bestLevel)
+    }
+
+    /// The same, its edge spans run by the vector kernel of `kernelLevel`, or block by block without one
+    /// (tests compare them).
+    init(settings: Settings, color: ColorDescription, kernelLevel: Int32?) {
         self.settings = settings
         self.color = color
         let key = ClampedKey(settings: settings, color: color)
         clamped = key
+        span = kernelLevel.map { EdgeSpan(key, level: $0) }
         // 20 ms on one core (the soft entries walk their lumas): split over the cores, a slider move on the
         // tuning page builds a new table each time.
         self.table = [UInt32](unsafeUninitializedCapacity: 256 * 256) { buffer, count in
@@ -112,11 +121,16 @@ public struct ChromaKeyBlend: Sendable {
     }
 
     /// GPUImage's alpha (0 … 256) of a pixel: luma `y`, chroma in 1/16 steps (as `LinearChroma` gives it).
-    /// The table's where this luma is in its range, else the exact maths of the clamped texture.
+    /// The table's where this luma is in its range and the table holds for this chroma, else the exact maths of
+    /// the clamped texture. The table is looked up at the nearest whole chroma step: that holds for a keyed or
+    /// kept entry (its margin is a step or more) and for a soft one only at a whole step; between steps a soft
+    /// alpha on a steep edge moves by up to 1/16 (0.067 was seen) within half a step.
     @inline(__always)
     func pixelAlpha(y: UInt8, u16: Int, v16: Int, table: UnsafePointer<UInt32>) -> Int {
         let entry = table[((u16 &+ 8) &>> 4) &<< 8 | ((v16 &+ 8) &>> 4)]
-        if y >= UInt8(truncatingIfNeeded: entry &>> Entry.lowShift) && y <= UInt8(truncatingIfNeeded: entry &>> Entry.highShift) {
+        let holds = entry & (0x7F &<< Entry.marginShift) != 0 || (u16 | v16) & 15 == 0
+        if holds && y >= UInt8(truncatingIfNeeded: entry &>> Entry.lowShift)
+            && y <= UInt8(truncatingIfNeeded: entry &>> Entry.highShift) {
             return Int(entry & Entry.alpha)
         }
         return Int(clamped.alpha(y: Float(y), u: Float(u16) / 16, v: Float(v16) / 16))
@@ -197,39 +211,25 @@ public struct ChromaKeyBlend: Sendable {
 
     /// The blocks of chroma row `cy` that `row` marks as edges, pixel by pixel: each pixel's alpha into
     /// `weights` (luma rows 2·cy and 2·cy + 1), the 2×2 average of the per-pixel blended chroma into the output.
-    /// Eight blocks at a time in vector lanes (`EdgeSpan`) where a span holds an edge; one by one at the row's ends.
+    /// Eight blocks at a time in vector lanes (`EdgeSpan`) where a span holds more than a few edges; one by one
+    /// in the others.
     private func blendEdges(_ cy: Int, row: EdgeMap.Row, fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes,
                             weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
         let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
         let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
         let ou = output.row(cy, of: 1), ov = output.row(cy, of: 2)
-        let lumas = (fx.row(2 * cy, of: 0), fx.row(min(2 * cy + 1, fx.height - 1), of: 0))
         let width = output.chromaWidth
-        let span = EdgeSpan(clamped)
+        var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, despill: tables.despill, output: output,
+                                   weights: weights)
         var cx = 0
         while cx < width {
-            let edges = cx + 8 <= width ? UnsafeRawPointer(row.isEdge + cx).loadUnaligned(as: UInt64.self) : 1
+            // The span's edge flags, a byte each (fewer than eight at the row's end).
+            let edges = cx + 8 <= width ? UnsafeRawPointer(row.isEdge + cx).loadUnaligned(as: UInt64.self)
+                : (0..<(width - cx)).reduce(UInt64(0)) { $0 | UInt64(row.isEdge[cx + $1]) << (8 * $1) }
             if edges == 0 {
                 cx += 8
-            } else if cx >= 1 && cx + 9 <= width && edges.nonzeroBitCount > ChromaKeyBlend.fewEdges {
-                var sumU = SIMD8<Float>(), sumV = SIMD8<Float>()
-                var alphas = (SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>(), SIMD8<Float>())
-                for dy in 0..<2 {
-                    let y = EdgeSpan.lumas((dy == 0 ? lumas.0 : lumas.1) + 2 * cx)
-                    var u = EdgeSpan.chroma(fu, cx, dy: dy), v = EdgeSpan.chroma(fv, cx, dy: dy)
-                    let a = (span.alpha(y: y.even, u16: u.even, v16: v.even), span.alpha(y: y.odd, u16: u.odd, v16: v.odd))
-                    if let d = tables.despill { despill(&u, &v, d) }
-                    let b = (EdgeSpan.chroma(bu, cx, dy: dy), EdgeSpan.chroma(bv, cx, dy: dy))
-                    sumU += u.even * (256 - a.0) + b.0.even * a.0 + u.odd * (256 - a.1) + b.0.odd * a.1
-                    sumV += v.even * (256 - a.0) + b.1.even * a.0 + v.odd * (256 - a.1) + b.1.odd * a.1
-                    if dy == 0 { (alphas.0, alphas.1) = a } else { (alphas.2, alphas.3) = a }
-                }
-                // Four pixels, 1/16 units, alpha out of 256: 16 384 in all. Written where the block is an edge.
-                let edge = SIMD8<UInt32>(truncatingIfNeeded: UnsafeRawPointer(row.isEdge + cx).loadUnaligned(as: SIMD8<UInt8>.self)) .!= SIMD8<UInt32>()
-                storeBytes(wholeNumbers(sumU * (1 / 16384)), at: ou + cx, where: edge)
-                storeBytes(wholeNumbers(sumV * (1 / 16384)), at: ov + cx, where: edge)
-                storePairs(wholeNumbers(alphas.0), wholeNumbers(alphas.1), at: weights.0 + 2 * cx, where: edge)
-                storePairs(wholeNumbers(alphas.2), wholeNumbers(alphas.3), at: weights.1 + 2 * cx, where: edge)
+            } else if let span, edges.nonzeroBitCount > ChromaKeyBlend.fewEdges {
+                span.key(&spanRow, at: cx)
                 cx += 8
             } else {
                 for cx in cx..<min(cx + 8, width) where row.isEdge[cx] != 0 {
@@ -240,26 +240,11 @@ public struct ChromaKeyBlend: Sendable {
         }
     }
 
-    /// Replaces sixteen pixels' fx chroma (1/16 steps) by its despilled chroma.
-    @inline(__always)
-    private func despill(_ u: inout (even: SIMD8<Float>, odd: SIMD8<Float>), _ v: inout (even: SIMD8<Float>, odd: SIMD8<Float>),
-                         _ d: UnsafePointer<UInt16>) {
-        @inline(__always) func despilled(_ u: Float, _ v: Float) -> (Float, Float) {
-            let (u16, v16) = (Int(u), Int(v))
-            let uv = Int(d[((u16 &+ 8) &>> 4) &<< 8 | ((v16 &+ 8) &>> 4)])
-            return (Float((uv &>> 8) &* 16), Float((uv & 0xFF) &* 16))
-        }
-        for i in 0..<8 {
-            (u.even[i], v.even[i]) = despilled(u.even[i], v.even[i])
-            (u.odd[i], v.odd[i]) = despilled(u.odd[i], v.odd[i])
-        }
-    }
-
     /// Up to this many edge blocks in a span of eight go one by one (`blendEdgeBlock`), not through `EdgeSpan`.
     static let fewEdges = 3
 
-    /// One edge block (2×2 pixels) pixel by pixel: at a row's ends, where a vector span does not fit, and in a
-    /// span with few edges. The table's alpha where the pixel's luma is in its range, else the exact maths.
+    /// One edge block (2×2 pixels) pixel by pixel, in a span with few edges. The table's alpha where it holds
+    /// (`pixelAlpha`), else the exact maths.
     private func blendEdgeBlock(_ cx: Int, _ cy: Int, fx: YUVPlanes, chroma: (LinearChroma, LinearChroma, LinearChroma, LinearChroma),
                                 into out: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
                                 weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
@@ -296,12 +281,13 @@ public struct ChromaKeyBlend: Sendable {
 }
 
 /// out = (f·(256 − a) + b·a + 128) / 256 over `count` bytes: a loop the compiler turns into vector code.
+/// In 16 bits (at most 255·256 + 128): plain x86-64 multiplies 16-bit lanes in one instruction, 32-bit ones not.
 @inline(__always)
 private func mixRow(_ f: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ a: UnsafeMutablePointer<UInt16>,
                     _ out: UnsafeMutablePointer<UInt8>, _ count: Int) {
     for i in 0..<count {
-        let w = UInt32(a[i])
-        out[i] = UInt8(truncatingIfNeeded: (UInt32(f[i]) &* (256 &- w) &+ UInt32(b[i]) &* w &+ 128) &>> 8)
+        let w = a[i]
+        out[i] = UInt8(truncatingIfNeeded: (UInt16(f[i]) &* (256 &- w) &+ UInt16(b[i]) &* w &+ 128) &>> 8)
     }
 }
 
