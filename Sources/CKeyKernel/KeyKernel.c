@@ -37,9 +37,6 @@ INLINE v16f vmax(v16f a, v16f b) {
 
 INLINE v16f splat(float x) { return (v16f){0} + x; }
 
-/// The nearest whole number, ties to even, for |x| < 2²²: the adder's own rounding (SSE2 has no round).
-INLINE v16f nearest(v16f x) { return (x + 8388608.0f) - 8388608.0f; }
-
 
 INLINE v8s load8(const uint8_t *p) {
     v8b b;
@@ -47,34 +44,51 @@ INLINE v8s load8(const uint8_t *p) {
     return __builtin_convertvector(b, v8s);
 }
 
-/// GL_LINEAR chroma of the span's 16 pixels on its top (dy 0) or bottom luma row, in 1/16 steps: 9/16 of the
-/// block's sample, 3/16 of the horizontal and of the vertical neighbour on the pixel's side, 1/16 diagonal.
-INLINE v16s linear_chroma(const uint8_t *const rows[3], long cx, int dy) {
-    const uint8_t *r = rows[1], *o = dy ? rows[2] : rows[0];
-    v8s left = 3 * load8(r + cx - 1) + load8(o + cx - 1);
-    v8s centre = 3 * load8(r + cx) + load8(o + cx);
-    v8s right = 3 * load8(r + cx + 1) + load8(o + cx + 1);
-    v16s c = __builtin_shufflevector(centre, centre, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
-    v16s side = __builtin_shufflevector(left, right, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
-    return 3 * c + side;
+/// GL_LINEAR chroma of the span's 16 pixels on its top (out[0]) and bottom (out[1]) luma rows, in 1/16 steps:
+/// 9/16 of the block's sample, 3/16 of the horizontal and of the vertical neighbour on the pixel's side, 1/16
+/// diagonal. Vertical first (3 × the row + the row above or below), then each block's left pixel takes 3 × its
+/// own column + the one on the left, its right pixel 3 × its own + the one on the right, interleaved.
+INLINE void linear_chroma(const uint8_t *const rows[3], long cx, v16s out[2]) {
+    const uint8_t *r = rows[1];
+    v8s left = 3 * load8(r + cx - 1), centre = 3 * load8(r + cx), right = 3 * load8(r + cx + 1);
+#pragma clang loop unroll(full)
+    for (int dy = 0; dy < 2; dy++) {
+        const uint8_t *o = rows[dy ? 2 : 0];
+        v8s c = 3 * (centre + load8(o + cx));
+        v8s even = c + left + load8(o + cx - 1), odd = c + right + load8(o + cx + 1);
+        out[dy] = __builtin_shufflevector(even, odd, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    }
 }
 
-/// A channel of the RGBA8 texture: clamped to 0 … 255, rounded to a whole 8-bit value.
-INLINE v16f texel(v16f x) { return nearest(vmin(vmax(x, splat(0)), splat(255))); }
+/// The nearest whole number (ties to even) of |x| < 2²², as an integer: x + 1.5·2²³ holds it in its low bits.
+/// One addition (the float unit's own rounding); plain x86-64 has no rounding instruction for vectors.
+INLINE v16i rounded(v16f x) { return (v16i)(x + 12582912.0f) - 0x4B400000; }
 
-/// GPUImage's alpha (0 … 256, whole numbers) of 16 pixels: 8-bit luma, chroma in 1/16 steps.
-INLINE v16f key_alpha(const MWKeyParams *p, v16f y, v16f u16, v16f v16) {
+INLINE v16i clamp_int(v16i x, int32_t low, int32_t high) {
+    v16i below = x < low, above = x > high;
+    x = (x & ~below) | (low & below);
+    return (x & ~above) | (high & above);
+}
+
+/// A channel of the RGBA8 texture: rounded to a whole 8-bit value, clamped to 0 … 255 (the same as clamping
+/// first: the bounds are whole), in integer lanes.
+INLINE v16f texel(v16f x) { return __builtin_convertvector(clamp_int(rounded(x), 0, 255), v16f); }
+
+/// GPUImage's alpha (0 … 256) of 16 pixels: 8-bit luma, chroma in 1/16 steps. In every YUV matrix red takes V
+/// alone and blue U alone.
+INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f u16, v16f v16) {
     v16f du = u16 - 2048, dv = v16 - 2048;
     v16f l = (y - p->lumaZero) * p->lumaScale;
-    v16f r = texel(l + du * p->perU[0] + dv * p->perV[0]);
+    v16f r = texel(l + dv * p->perV[0]);
     v16f g = texel(l + du * p->perU[1] + dv * p->perV[1]);
-    v16f b = texel(l + du * p->perU[2] + dv * p->perV[2]);
+    v16f b = texel(l + du * p->perU[2]);
     v16f cr = r * p->crOf[0] + g * p->crOf[1] + b * p->crOf[2] - p->keyCr;
     v16f cb = r * p->cbOf[0] + g * p->cbOf[1] + b * p->cbOf[2] - p->keyCb;
     v16f d = __builtin_elementwise_sqrt(cr * cr + cb * cb);
-    if (p->hardEdge) return (v16f)((v16i)(d < p->threshold) & (v16i)splat(256));
+    if (p->hardEdge) return (d < p->threshold) & 256;
     v16f t = vmin(vmax((d - p->threshold) * p->inverseSmoothing, splat(0)), splat(1));
-    return nearest((1 - t * t * (3 - 2 * t)) * 256);
+    // 256·(1 − smoothstep) = 256 − t²·(768 − 512·t).
+    return rounded(256 - t * t * (768 - 512 * t));
 }
 
 /// fx's chroma with the key's cast removed, lane by lane through the despill table.
@@ -106,51 +120,70 @@ INLINE void store_weights(uint16_t *p, v16s values, v16w mask) {
     memcpy(p, &new, sizeof new);
 }
 
-INLINE void key_span(const MWKeyParams *p, const MWKeyRow *row, long cx) {
-    v8i sumU = {0}, sumV = {0};
-    v16s alphas[2];
+/// Spans cx[0] … cx[n − 1] (n is 1 or 2, a constant once inlined). The alphas of all their luma rows are
+/// computed one after another: each is a long chain of dependent steps (a square root among them), and
+/// independent chains side by side keep the vector units busy while each waits.
+INLINE void key_batch(const MWKeyParams *p, const MWKeyRow *row, const long cx[], const int n) {
+    v16s u[4], v[4], a[4];
+    v16f y[4];
 #pragma clang loop unroll(full)
-    for (int dy = 0; dy < 2; dy++) {
-        v16b lumas;
-        memcpy(&lumas, (dy ? row->lumaBottom : row->lumaTop) + 2 * cx, sizeof lumas);
-        v16s u = linear_chroma(row->fxU, cx, dy), v = linear_chroma(row->fxV, cx, dy);
-        v16f exact = key_alpha(p, __builtin_convertvector(lumas, v16f), __builtin_convertvector(u, v16f),
-                               __builtin_convertvector(v, v16f));
-        v16s a = __builtin_convertvector(__builtin_convertvector(exact, v16i), v16s);
-        if (row->despill) despill(&u, &v, row->despill);
-        v16s kept = 256 - a;
-        sumU += dot_pairs(u, kept) + dot_pairs(linear_chroma(row->baseU, cx, dy), a);
-        sumV += dot_pairs(v, kept) + dot_pairs(linear_chroma(row->baseV, cx, dy), a);
-        alphas[dy] = a;
+    for (int i = 0; i < n; i++) {
+        linear_chroma(row->fxU, cx[i], &u[2 * i]);
+        linear_chroma(row->fxV, cx[i], &v[2 * i]);
+#pragma clang loop unroll(full)
+        for (int dy = 0; dy < 2; dy++) {
+            v16b lumas;
+            memcpy(&lumas, (dy ? row->lumaBottom : row->lumaTop) + 2 * cx[i], sizeof lumas);
+            y[2 * i + dy] = __builtin_convertvector(lumas, v16f);
+        }
     }
-    v8b edges;
-    memcpy(&edges, row->isEdge + cx, sizeof edges);
-    v8b mask = (v8b)(edges != 0);
-    v16w wide = __builtin_convertvector(__builtin_shufflevector(mask, mask, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7), v16w);
-    wide = wide | wide << 8;
-    // Four pixels, 1/16 units, alpha out of 256: 16 384 in all.
-    store_bytes(row->outU + cx, (sumU + 8192) >> 14, mask);
-    store_bytes(row->outV + cx, (sumV + 8192) >> 14, mask);
-    store_weights(row->weightsTop + 2 * cx, alphas[0], wide);
-    store_weights(row->weightsBottom + 2 * cx, alphas[1], wide);
+#pragma clang loop unroll(full)
+    for (int k = 0; k < 2 * n; k++) {
+        a[k] = __builtin_convertvector(key_alpha(p, y[k], __builtin_convertvector(u[k], v16f), __builtin_convertvector(v[k], v16f)), v16s);
+    }
+#pragma clang loop unroll(full)
+    for (int i = 0; i < n; i++) {
+        v8i sumU = {0}, sumV = {0};
+        v16s bu[2], bv[2];
+        linear_chroma(row->baseU, cx[i], bu);
+        linear_chroma(row->baseV, cx[i], bv);
+#pragma clang loop unroll(full)
+        for (int dy = 0; dy < 2; dy++) {
+            int k = 2 * i + dy;
+            if (row->despill) despill(&u[k], &v[k], row->despill);
+            v16s kept = 256 - a[k];
+            sumU += dot_pairs(u[k], kept) + dot_pairs(bu[dy], a[k]);
+            sumV += dot_pairs(v[k], kept) + dot_pairs(bv[dy], a[k]);
+        }
+        v8b edges;
+        memcpy(&edges, row->isEdge + cx[i], sizeof edges);
+        v8b mask = (v8b)(edges != 0);
+        v16w wide = __builtin_convertvector(__builtin_shufflevector(mask, mask, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7), v16w);
+        wide = wide | wide << 8;
+        // Four pixels, 1/16 units, alpha out of 256: 16 384 in all.
+        store_bytes(row->outU + cx[i], (sumU + 8192) >> 14, mask);
+        store_bytes(row->outV + cx[i], (sumV + 8192) >> 14, mask);
+        store_weights(row->weightsTop + 2 * cx[i], a[2 * i], wide);
+        store_weights(row->weightsBottom + 2 * cx[i], a[2 * i + 1], wide);
+    }
 }
 
-static void key_span_baseline(const MWKeyParams *p, const MWKeyRow *row, long cx) { key_span(p, row, cx); }
-
-#if defined(__x86_64__)
-__attribute__((target("arch=x86-64-v3")))
-static void key_span_v3(const MWKeyParams *p, const MWKeyRow *row, long cx) { key_span(p, row, cx); }
-
-__attribute__((target("arch=x86-64-v4")))
-static void key_span_v4(const MWKeyParams *p, const MWKeyRow *row, long cx) { key_span(p, row, cx); }
-
-static int best_level(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("x86-64-v4") ? 4 : __builtin_cpu_supports("x86-64-v3") ? 3 : 1;
+INLINE void key_span(const MWKeyParams *p, const MWKeyRow *row, long cx) {
+    const long one[1] = {cx};
+    key_batch(p, row, one, 1);
 }
-#else
-static int best_level(void) { return 0; }
-#endif
+
+/// Edge blocks in span cx … cx + 7 (one byte each, 1 for an edge, 0 not); fewer at the row's end.
+INLINE int span_edges(const MWKeyRow *row, long cx) {
+    if (cx + 8 <= row->chromaWidth) {
+        uint64_t flags;
+        memcpy(&flags, row->isEdge + cx, sizeof flags);
+        return __builtin_popcountll(flags);
+    }
+    int count = 0;
+    for (long k = cx; k < row->chromaWidth; k++) count += row->isEdge[k] != 0;
+    return count;
+}
 
 typedef void (*span_kernel)(const MWKeyParams *, const MWKeyRow *, long);
 
@@ -198,6 +231,52 @@ static void key_span_padded(span_kernel kernel, const MWKeyParams *p, const MWKe
     }
 }
 
+/// Every span of the row with more than `fewEdges` edge blocks. The parameters are copied first: the row's
+/// stores are bytes, which C lets alias anything, and a copy lets the compiler keep them in registers.
+INLINE void key_spans(span_kernel kernel, const MWKeyParams *shared, const MWKeyRow *row, int fewEdges) {
+    const MWKeyParams p = *shared;
+    long pending[2];
+    int count = 0;
+    for (long cx = 0; cx < row->chromaWidth; cx += 8) {
+        if (span_edges(row, cx) <= fewEdges) continue;
+        if (cx >= 1 && cx + 9 <= row->chromaWidth) {
+            pending[count++] = cx;
+            if (count == 2) {
+                key_batch(&p, row, pending, 2);
+                count = 0;
+            }
+        } else {
+            key_span_padded(kernel, &p, row, cx);
+        }
+    }
+    if (count == 1) key_span(&p, row, pending[0]);
+}
+
+static void key_span_baseline(const MWKeyParams *p, const MWKeyRow *row, long cx) { key_span(p, row, cx); }
+static void key_spans_baseline(const MWKeyParams *p, const MWKeyRow *row, int fewEdges) {
+    key_spans(key_span_baseline, p, row, fewEdges);
+}
+
+#if defined(__x86_64__)
+#define LEVEL(name, isa)                                                                                        \
+    __attribute__((target(isa))) static void key_span_##name(const MWKeyParams *p, const MWKeyRow *row, long cx) { \
+        key_span(p, row, cx);                                                                                      \
+    }                                                                                                              \
+    __attribute__((target(isa))) static void key_spans_##name(const MWKeyParams *p, const MWKeyRow *row,       \
+                                                                 int fewEdges) {                                   \
+        key_spans(key_span_##name, p, row, fewEdges);                                                              \
+    }
+LEVEL(v3, "arch=x86-64-v3")
+LEVEL(v4, "arch=x86-64-v4")
+
+static int best_level(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("x86-64-v4") ? 4 : __builtin_cpu_supports("x86-64-v3") ? 3 : 1;
+}
+#else
+static int best_level(void) { return 0; }
+#endif
+
 int mw_key_best_level(void) {
     static _Atomic int best = -1;
     int level = atomic_load_explicit(&best, memory_order_relaxed);
@@ -208,17 +287,14 @@ int mw_key_best_level(void) {
     return level;
 }
 
-void mw_key_span(int level, const MWKeyParams *params, const MWKeyRow *row, long cx) {
-    span_kernel kernel = key_span_baseline;
+void mw_key_spans(int level, const MWKeyParams *params, const MWKeyRow *row, int fewEdges) {
 #if defined(__x86_64__)
-    if (level == 4) kernel = key_span_v4;
-    if (level == 3) kernel = key_span_v3;
+    switch (level) {
+    case 4: key_spans_v4(params, row, fewEdges); return;
+    case 3: key_spans_v3(params, row, fewEdges); return;
+    }
 #else
     (void)level;
 #endif
-    if (cx >= 1 && cx + 9 <= row->chromaWidth) {
-        kernel(params, row, cx);
-    } else {
-        key_span_padded(kernel, params, row, cx);
-    }
+    key_spans_baseline(params, row, fewEdges);
 }

@@ -13,6 +13,7 @@
 /// are in 8-bit units (0 … 255) of the RGBA8 texture; chroma comes in 1/16 steps.
 typedef struct {
     /// A channel before clamping: (Y − lumaZero)·lumaScale + (U16 − 2048)·perU + (V16 − 2048)·perV, for R, G, B.
+    /// perU[0] and perV[2] are 0 (red takes V alone, blue U alone, in every YUV matrix) and not read.
     float lumaZero, lumaScale;
     float perU[3], perV[3];
     /// (Cr, Cb) − the key's (Cr, Cb) = crOf·(R, G, B) − keyCr, cbOf·(R, G, B) − keyCb.
@@ -28,7 +29,7 @@ typedef struct {
 typedef struct {
     const uint8_t *fxU[3], *fxV[3], *baseU[3], *baseV[3];
     const uint8_t *lumaTop, *lumaBottom;
-    /// Nonzero where the block is an edge: only those blocks' results are written.
+    /// 1 where the block is an edge, 0 where not: only the edge blocks' results are written.
     const uint8_t *isEdge;
     /// fx's (U, V) with the key's cast removed, indexed U << 8 | V, packed U << 8 | V; NULL without despill.
     const uint16_t *despill;
@@ -39,12 +40,13 @@ typedef struct {
     long chromaWidth, lumaWidth;
 } MWKeyRow;
 
-/// Keys the span of blocks cx … cx + 7 of `row`: for each edge block its four pixels' alphas into the weights
-/// and the 2×2 average of their blended chroma into outU, outV. 0 ≤ cx < chromaWidth; a span at either end of
-/// the row (or past it) repeats the picture's edge sample as GL's clamp to edge does, and writes only inside it.
-/// `level` says which compiled kernel runs: 4 x86-64-v4 (AVX-512), 3 x86-64-v3 (AVX2), anything else the
-/// plain one (SSE2 on x86-64). Every level gives the same bits; one above `mw_key_best_level()` must not be asked.
-void mw_key_span(int level, const MWKeyParams *params, const MWKeyRow *row, long cx);
+/// Keys every span of eight blocks (cx = 0, 8, 16 …) of `row` that holds more than `fewEdges` edge blocks:
+/// for each edge block its four pixels' alphas into the weights and the 2×2 average of their blended chroma
+/// into outU, outV. A span at either end of the row repeats the picture's edge sample as GL's clamp to edge
+/// does, and writes only inside the row. `level` says which compiled kernel runs: 4 x86-64-v4 (AVX-512),
+/// 3 x86-64-v3 (AVX2), anything else the plain one (SSE2 on x86-64). Every level gives the same bits; one
+/// above `mw_key_best_level()` must not be asked.
+void mw_key_spans(int level, const MWKeyParams *params, const MWKeyRow *row, int fewEdges);
 
 /// The highest level this CPU runs (1 on an x86-64 without AVX2, 0 on other processors).
 int mw_key_best_level(void);

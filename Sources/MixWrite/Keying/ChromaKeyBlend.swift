@@ -219,23 +219,22 @@ public struct ChromaKeyBlend: Sendable {
         let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
         let ou = output.row(cy, of: 1), ov = output.row(cy, of: 2)
         let width = output.chromaWidth
-        var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, despill: tables.despill, output: output,
-                                   weights: weights)
-        var cx = 0
-        while cx < width {
-            // The span's edge flags, a byte each (fewer than eight at the row's end).
-            let edges = cx + 8 <= width ? UnsafeRawPointer(row.isEdge + cx).loadUnaligned(as: UInt64.self)
-                : (0..<(width - cx)).reduce(UInt64(0)) { $0 | UInt64(row.isEdge[cx + $1]) << (8 * $1) }
-            if edges == 0 {
-                cx += 8
-            } else if let span, edges.nonzeroBitCount > ChromaKeyBlend.fewEdges {
-                span.key(&spanRow, at: cx)
-                cx += 8
-            } else {
-                for cx in cx..<min(cx + 8, width) where row.isEdge[cx] != 0 {
-                    blendEdgeBlock(cx, cy, fx: fx, chroma: (fu, fv, bu, bv), into: (ou, ov), weights: weights, tables: tables)
-                }
-                cx += 8
+        var few = Int.max
+        if let span {
+            var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, despill: tables.despill,
+                                       output: output, weights: weights)
+            span.key(&spanRow, spansWithMoreThan: ChromaKeyBlend.fewEdges)
+            few = ChromaKeyBlend.fewEdges
+        }
+        // The spans left to do: those with a few edge blocks (all of them without the kernel).
+        for start in stride(from: 0, to: width, by: 8) {
+            // The span's edge flags, a byte each, 0 or 1 (fewer than eight at the row's end).
+            let flags = start + 8 <= width ? UnsafeRawPointer(row.isEdge + start).loadUnaligned(as: UInt64.self)
+                : (0..<(width - start)).reduce(UInt64(0)) { $0 | UInt64(row.isEdge[start + $1]) << (8 * $1) }
+            let edges = flags.nonzeroBitCount
+            guard edges > 0 && edges <= few else { continue }
+            for cx in start..<min(start + 8, width) where row.isEdge[cx] != 0 {
+                blendEdgeBlock(cx, cy, fx: fx, chroma: (fu, fv, bu, bv), into: (ou, ov), weights: weights, tables: tables)
             }
         }
     }

@@ -51,9 +51,11 @@ struct EdgeSpan: Sendable {
         }
     }
 
-    /// Keys blocks cx … cx + 7 of `row` (those inside it: 0 ≤ cx < the chroma width).
+    /// Keys every span of eight blocks in `row` with more than `fewEdges` edge blocks (row ends included).
     @inline(__always)
-    func key(_ row: inout Row, at cx: Int) {
-        withUnsafePointer(to: parameters) { p in withUnsafePointer(to: &row.row) { mw_key_span(level, p, $0, cx) } }
+    func key(_ row: inout Row, spansWithMoreThan fewEdges: Int) {
+        withUnsafePointer(to: parameters) { p in
+            withUnsafePointer(to: &row.row) { mw_key_spans(level, p, $0, Int32(fewEdges)) }
+        }
     }
 }
