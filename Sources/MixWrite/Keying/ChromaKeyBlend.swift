@@ -211,8 +211,8 @@ public struct ChromaKeyBlend: Sendable {
 
     /// The blocks of chroma row `cy` that `row` marks as edges, pixel by pixel: each pixel's alpha into
     /// `weights` (luma rows 2·cy and 2·cy + 1), the 2×2 average of the per-pixel blended chroma into the output.
-    /// Eight blocks at a time in vector lanes (`EdgeSpan`) for every span with an edge block (with despill,
-    /// with more than a few: `fewEdgesWithDespill`); one by one in the others.
+    /// Eight blocks at a time in vector lanes (`EdgeSpan`) for spans with more than `EdgeSpan.fewEdges` edge
+    /// blocks; one by one in the others.
     private func blendEdges(_ cy: Int, row: EdgeMap.Row, fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes,
                             weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
         let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
@@ -223,7 +223,7 @@ public struct ChromaKeyBlend: Sendable {
         if let span {
             var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, despill: tables.despill,
                                        output: output, weights: weights)
-            few = tables.despill == nil ? 0 : ChromaKeyBlend.fewEdgesWithDespill
+            few = span.fewEdges(despill: tables.despill != nil)
             span.key(&spanRow, spansWithMoreThan: few)
         }
         // The spans left to do: those with a few edge blocks (all of them without the kernel).
@@ -239,11 +239,6 @@ public struct ChromaKeyBlend: Sendable {
         }
     }
 
-    /// With despill, up to this many edge blocks in a span of eight go one by one (`blendEdgeBlock`), not
-    /// through `EdgeSpan`: the kernel looks the despilled chroma up lane by lane, and for a span with few edges
-    /// that costs more than doing those blocks alone (1.71 against 1.63 ms a typical 1080p frame). Without
-    /// despill every span with an edge goes through the kernel (1.20 against 1.28 ms).
-    static let fewEdgesWithDespill = 3
 
     /// One edge block (2×2 pixels) pixel by pixel, in a span with few edges. The table's alpha where it holds
     /// (`pixelAlpha`), else the exact maths.
