@@ -64,9 +64,11 @@ INLINE void linear_chroma(const uint8_t *const rows[3], long cx, v16s out[2]) {
 /// One addition (the float unit's own rounding); plain x86-64 has no rounding instruction for vectors.
 INLINE v16i rounded(v16f x) { return (v16i)(x + 12582912.0f) - 0x4B400000; }
 
-/// A channel of the RGBA8 texture: clamped to 0 … 255, rounded to a whole 8-bit value. (Clamped as floats:
-/// plain x86-64 has vector minimum and maximum for floats, not for 32-bit integers.)
-INLINE v16f texel(v16f x) { return __builtin_convertvector(rounded(vmin(vmax(x, splat(0)), splat(255))), v16f); }
+/// The same as a float: x + 1.5·2²³ − 1.5·2²³.
+INLINE v16f nearest(v16f x) { return (x + 12582912.0f) - 12582912.0f; }
+
+/// A channel of the RGBA8 texture: clamped to 0 … 255, rounded to a whole 8-bit value.
+INLINE v16f texel(v16f x) { return nearest(vmin(vmax(x, splat(0)), splat(255))); }
 
 /// GPUImage's alpha (0 … 256) of 16 pixels: 8-bit luma, chroma in 1/16 steps. In every YUV matrix red takes V
 /// alone and blue U alone.
