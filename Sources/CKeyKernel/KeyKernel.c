@@ -13,12 +13,9 @@
 
 typedef float v16f __attribute__((vector_size(64)));
 typedef int32_t v16i __attribute__((vector_size(64)));
-typedef uint32_t v16u __attribute__((vector_size(64)));
 typedef int16_t v16s __attribute__((vector_size(32)));
 typedef uint16_t v16w __attribute__((vector_size(32)));
 typedef uint8_t v16b __attribute__((vector_size(16)));
-typedef float v8f __attribute__((vector_size(32)));
-typedef uint32_t v8u __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
 typedef int16_t v8s __attribute__((vector_size(16)));
 typedef uint8_t v8b __attribute__((vector_size(8)));
@@ -36,7 +33,6 @@ INLINE v16f vmax(v16f a, v16f b) {
 }
 
 INLINE v16f splat(float x) { return (v16f){0} + x; }
-
 
 INLINE v8s load8(const uint8_t *p) {
     v8b b;
@@ -254,13 +250,15 @@ static void key_spans_baseline(const MWKeyParams *p, const MWKeyRow *row, int fe
 }
 
 #if defined(__x86_64__)
-#define LEVEL(name, isa)                                                                                        \
-    __attribute__((target(isa))) static void key_span_##name(const MWKeyParams *p, const MWKeyRow *row, long cx) { \
-        key_span(p, row, cx);                                                                                      \
-    }                                                                                                              \
-    __attribute__((target(isa))) static void key_spans_##name(const MWKeyParams *p, const MWKeyRow *row,       \
-                                                                 int fewEdges) {                                   \
-        key_spans(key_span_##name, p, row, fewEdges);                                                              \
+/// The kernel compiled for one instruction set: a span alone (for the row's ends) and a row's spans.
+#define LEVEL(name, isa)                                                                                  \
+    __attribute__((target(isa))) static void key_span_##name(const MWKeyParams *p, const MWKeyRow *row,  \
+                                                             long cx) {                                  \
+        key_span(p, row, cx);                                                                            \
+    }                                                                                                    \
+    __attribute__((target(isa))) static void key_spans_##name(const MWKeyParams *p, const MWKeyRow *row, \
+                                                              int fewEdges) {                            \
+        key_spans(key_span_##name, p, row, fewEdges);                                                    \
     }
 LEVEL(v3, "arch=x86-64-v3")
 LEVEL(v4, "arch=x86-64-v4")

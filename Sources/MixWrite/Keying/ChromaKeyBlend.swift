@@ -239,7 +239,6 @@ public struct ChromaKeyBlend: Sendable {
         }
     }
 
-
     /// One edge block (2×2 pixels) pixel by pixel, in a span with few edges. The table's alpha where it holds
     /// (`pixelAlpha`), else the exact maths.
     private func blendEdgeBlock(_ cx: Int, _ cy: Int, fx: YUVPlanes, chroma: (LinearChroma, LinearChroma, LinearChroma, LinearChroma),

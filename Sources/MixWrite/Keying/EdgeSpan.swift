@@ -8,7 +8,7 @@ import FFmpegSupport
 /// every level gives the same bits.
 struct EdgeSpan: Sendable {
     let parameters: MWKeyParams
-    /// Which compiled kernel runs (`mw_key_span`'s level).
+    /// Which compiled kernel runs (`mw_key_spans`'s level).
     let level: Int32
 
     /// The highest kernel level this CPU runs: 4 AVX-512, 3 AVX2, 1 plain x86-64 (0 on other processors).
@@ -16,9 +16,11 @@ struct EdgeSpan: Sendable {
 
     init(_ k: ClampedKey, level: Int32 = EdgeSpan.bestLevel) {
         self.level = min(level, EdgeSpan.bestLevel)
+        // The kernel leaves out red's U term and blue's V term: zero in every YUV matrix.
+        precondition(k.perU.r == 0 && k.perV.b == 0, "a YUV matrix whose red takes U or blue V")
         // Channels in 8-bit units of the texture; chroma in 1/16 steps.
         let toByte: Float = 255, perSixteenth: Float = 255 / 16
-        let (y, rOff, bOff): (Double, Double, Double) = (0.2989, 0.5866, 0.1145)
+        let (kr, kg, kb): (Double, Double, Double) = (0.2989, 0.5866, 0.1145)
         func cr(_ w: Double) -> Float { Float(0.7132 * w / 255) }
         func cb(_ w: Double) -> Float { Float(0.5647 * w / 255) }
         parameters = MWKeyParams(
@@ -26,7 +28,7 @@ struct EdgeSpan: Sendable {
             perU: (k.perU.r * perSixteenth, k.perU.g * perSixteenth, k.perU.b * perSixteenth),
             perV: (k.perV.r * perSixteenth, k.perV.g * perSixteenth, k.perV.b * perSixteenth),
             // Cr = 0.7132 (R − Y), Cb = 0.5647 (B − Y), Y = 0.2989 R + 0.5866 G + 0.1145 B.
-            crOf: (cr(1 - y), cr(-rOff), cr(-bOff)), cbOf: (cb(-y), cb(-rOff), cb(1 - bOff)),
+            crOf: (cr(1 - kr), cr(-kg), cr(-kb)), cbOf: (cb(-kr), cb(-kg), cb(1 - kb)),
             keyCr: k.key.cr, keyCb: k.key.cb,
             threshold: k.threshold, inverseSmoothing: k.smoothing > 0 ? 1 / k.smoothing : 0,
             hardEdge: k.smoothing > 0 ? 0 : 1)
@@ -54,8 +56,8 @@ struct EdgeSpan: Sendable {
     /// Spans with at most this many edge blocks are cheaper block by block (`ChromaKeyBlend.blendEdgeBlock`):
     /// the kernel always does all 32 pixels, which with AVX2 or AVX-512 pays from one edge block on, but not
     /// with plain x86-64 (four instructions for each of its 16-lane steps) nor with despill (looked up lane by
-    /// lane). Measured on the keyer benchmark's typical frame: AVX-512 1.28 → 1.20 ms with 0 rather than 3,
-    /// plain x86-64 1.36 → 1.64 ms, despill 1.63 → 1.71 ms.
+    /// lane). Measured on the keyer benchmark's typical frame, 0 against 3: AVX-512 1.20 against 1.28 ms,
+    /// plain x86-64 1.64 against 1.52 ms, AVX-512 with despill 1.71 against 1.63 ms.
     func fewEdges(despill: Bool) -> Int { level >= 3 && !despill ? 0 : 3 }
 
     /// Keys every span of eight blocks in `row` with more than `fewEdges` edge blocks (row ends included).
