@@ -30,7 +30,7 @@ let package = Package(
             name: "FFmpegSupport",
             dependencies: ["CFFmpeg"]
         ),
-        // The keyer's vector lanes for edge pixels, compiled for plain x86-64, AVX2 and AVX-512 (see its header).
+        // The keyer's inner loops (edge map, edge pixels), compiled for plain x86-64, AVX2 and AVX-512 (see its header).
         .target(name: "CKeyKernel"),
         .target(
             name: "MixWrite",

@@ -172,8 +172,8 @@ struct ChromaKeyBlendTests {
     }
 }
 
-/// The keyer's vector kernel for edge spans (C, `Sources/CKeyKernel`) is compiled for plain x86-64, AVX2 and
-/// AVX-512; this machine runs the best it has, so the others are checked here against it.
+/// The keyer's C loops (`Sources/CKeyKernel`: the edge map and the edge spans) are compiled for plain x86-64,
+/// AVX2 and AVX-512; this machine runs the best it has, so the others are checked here against it.
 @Suite("ChromaKeyBlend: every kernel level gives the same movie")
 struct KernelLevelTests {
     /// (fx, base) pairs: a frame of the edges fixture over the base fixture (decoded by ffmpeg), the key-distance

@@ -1,6 +1,6 @@
-// The chroma keyer's per-pixel path for spans of eight neighbouring 2×2 blocks (see ChromaKeyBlend.blendEdges
-// in MixWrite): GL_LINEAR chroma of the span's 32 luma pixels, GPUImage's exact alpha through the RGBA8 texture,
-// the blend of the span's chroma. In C because Swift cannot give one function a wider instruction set than the
+// The chroma keyer's inner loops (see ChromaKeyBlend in MixWrite): the edge map (which 2×2 blocks need the
+// per-pixel path) and that path for spans of eight neighbouring blocks (GL_LINEAR chroma of the span's 32 luma
+// pixels, GPUImage's exact alpha through the RGBA8 texture, the blend of the span's chroma). In C because Swift cannot give one function a wider instruction set than the
 // rest of the program: the same source is compiled for plain x86-64 (SSE2), x86-64-v3 (AVX2) and x86-64-v4
 // (AVX-512), and the caller runs the best this CPU has (as FFmpeg picks its own kernels by CPU flags). Multiply
 // and add are never fused, so every level gives the same bits: the movie does not depend on the machine.
@@ -47,6 +47,37 @@ typedef struct {
 /// 3 x86-64-v3 (AVX2), anything else the plain one (SSE2 on x86-64). Every level gives the same bits; one
 /// above `mw_key_best_level()` must not be asked.
 void mw_key_spans(int level, const MWKeyParams *params, const MWKeyRow *row, int fewEdges);
+
+/// One chroma row of fx for the edge map (MixWrite's `EdgeMap`): which blocks need the per-pixel path.
+typedef struct {
+    /// The keyer's table, indexed U << 8 | V: alpha in bits 0–8, margin 9–15, luma range low 16–23, high 24–31.
+    const uint32_t *table;
+    const uint8_t *u, *v;
+    const uint8_t *lumaTop, *lumaBottom;
+    /// Samples in the chroma row, pixels in a luma row.
+    long width, lumaWidth;
+    /// The minima and maxima of each sample's horizontal neighbourhood (itself, left, right) on the rows above,
+    /// this and below (`mw_neighbourhood`).
+    const uint8_t *uMin[3], *uMax[3], *vMin[3], *vMax[3];
+    /// Out: each sample's alpha (0 … 256) and 1 where its block is an edge, else 0. Scratch: entries, lumaMin, lumaMax.
+    uint16_t *alpha;
+    uint8_t *isEdge;
+    uint32_t *entries;
+    uint8_t *lumaMin, *lumaMax;
+} MWEdgeRow;
+
+/// Whether any block is an edge, and the OR and AND of the row's alphas.
+typedef struct {
+    uint8_t hasEdges;
+    uint16_t anyAlpha, allAlpha;
+} MWEdgeSummary;
+
+/// The edge map of one row: a block is not an edge when its four pixels' lumas are in its sample's luma range
+/// and its 3×3 neighbourhood's chroma spread is under its margin (or nothing), at the given level.
+MWEdgeSummary mw_edge_row(int level, const MWEdgeRow *row);
+
+/// The minimum and maximum of (x − 1, x, x + 1) at each x of `p` (n samples), clamped at the ends.
+void mw_neighbourhood(int level, const uint8_t *p, uint8_t *lows, uint8_t *highs, long n);
 
 /// The highest level this CPU runs (1 on an x86-64 without AVX2, 0 on other processors).
 int mw_key_best_level(void);

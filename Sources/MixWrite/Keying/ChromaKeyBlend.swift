@@ -149,7 +149,7 @@ public struct ChromaKeyBlend: Sendable {
     public func blend(fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes, chromaRows rows: Range<Int>) {
         guard !rows.isEmpty else { return }
         let chromaWidth = output.chromaWidth
-        let edges = EdgeMap(chromaWidth: chromaWidth)
+        let edges = EdgeMap(chromaWidth: chromaWidth, level: span?.level ?? EdgeSpan.bestLevel)
         defer { edges.deallocate() }
         let scratch = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 4)
         defer { scratch.deallocate() }
