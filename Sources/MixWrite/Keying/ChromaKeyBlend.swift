@@ -72,7 +72,8 @@ public struct ChromaKeyBlend: Sendable {
     /// The same maths for spans of eight edge blocks, in vector lanes (nil: every edge block one by one).
     let span: EdgeSpan?
 
-    /// The parts of a table entry: alpha in bits 0–8, margin 9–15, luma range low 16–23, high 24–31.
+    /// The parts of a table entry: alpha in bits 0–8, margin 9–15, luma range low 16–23, high 24–31. The C
+    /// kernel's edge map reads the same layout (`MWEdgeRow.table` in `Sources/CKeyKernel/include/KeyKernel.h`).
     enum Entry {
         static let alpha: UInt32 = 0x1FF
         static let marginShift: UInt32 = 9, lowShift: UInt32 = 16, highShift: UInt32 = 24
