@@ -216,10 +216,6 @@ public struct ChromaKeyBlend: Sendable {
     /// blocks; one by one in the others.
     private func blendEdges(_ cy: Int, row: EdgeMap.Row, fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes,
                             weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
-        let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
-        let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
-        let ou = output.row(cy, of: 1), ov = output.row(cy, of: 2)
-        let width = output.chromaWidth
         var few = Int.max
         if let span {
             var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, despill: tables.despill,
@@ -227,7 +223,13 @@ public struct ChromaKeyBlend: Sendable {
             few = span.fewEdges(despill: tables.despill != nil)
             span.key(&spanRow, spansWithMoreThan: few)
         }
-        // The spans left to do: those with a few edge blocks (all of them without the kernel).
+        // The spans left to do: those with a few edge blocks (all of them without the kernel; none when the
+        // kernel took every span with an edge).
+        guard few > 0 else { return }
+        let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
+        let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
+        let ou = output.row(cy, of: 1), ov = output.row(cy, of: 2)
+        let width = output.chromaWidth
         for start in stride(from: 0, to: width, by: 8) {
             // The span's edge flags, a byte each, 0 or 1 (fewer than eight at the row's end).
             let flags = start + 8 <= width ? UnsafeRawPointer(row.isEdge + start).loadUnaligned(as: UInt64.self)
