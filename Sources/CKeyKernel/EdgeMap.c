@@ -5,15 +5,14 @@
 
 #include <string.h>
 
-#define INLINE static inline __attribute__((always_inline))
-
-// See KeyKernel.c: no vector crosses a call here either.
-#pragma clang diagnostic ignored "-Wpsabi"
+#include "Levels.h"
 
 INLINE uint8_t min8(uint8_t a, uint8_t b) { return a < b ? a : b; }
 INLINE uint8_t max8(uint8_t a, uint8_t b) { return a > b ? a : b; }
 
-INLINE void neighbourhood(const uint8_t *restrict p, uint8_t *restrict lows, uint8_t *restrict highs, long n) {
+INLINE void neighbourhood(const uint8_t *restrict p, uint8_t *restrict lows, uint8_t *restrict highs, long n,
+                          const int level) {
+    (void)level;
     if (n == 1) {
         lows[0] = highs[0] = p[0];
         return;
@@ -58,7 +57,8 @@ INLINE uint8_t edge_of(uint32_t e, uint8_t spread, uint8_t lumaMin, uint8_t luma
     return (chromaHolds & lumaHolds) ^ 1;
 }
 
-INLINE MWEdgeSummary edge_row(const MWEdgeRow *r) {
+INLINE MWEdgeSummary edge_row(const MWEdgeRow *r, const int level) {
+    (void)level;
     const long width = r->width, pairs = r->lumaWidth / 2;
     const uint8_t *top = r->lumaTop, *bottom = r->lumaBottom;
     uint8_t *lumaMin = r->lumaMin, *lumaMax = r->lumaMax, *isEdge = r->isEdge;
@@ -128,40 +128,11 @@ INLINE MWEdgeSummary edge_row(const MWEdgeRow *r) {
     return (MWEdgeSummary){.hasEdges = any, .anyAlpha = anyA, .allAlpha = allA};
 }
 
-static void neighbourhood_baseline(const uint8_t *p, uint8_t *lows, uint8_t *highs, long n) { neighbourhood(p, lows, highs, n); }
-static MWEdgeSummary edge_row_baseline(const MWEdgeRow *r) { return edge_row(r); }
-
-#if defined(__x86_64__)
-#define LEVEL(name, isa)                                                                                         \
-    __attribute__((target(isa))) static void neighbourhood_##name(const uint8_t *p, uint8_t *lows, uint8_t *highs, \
-                                                                  long n) {                                      \
-        neighbourhood(p, lows, highs, n);                                                                        \
-    }                                                                                                            \
-    __attribute__((target(isa))) static MWEdgeSummary edge_row_##name(const MWEdgeRow *r) { return edge_row(r); }
-LEVEL(v3, "arch=x86-64-v3")
-LEVEL(v4, "arch=x86-64-v4")
-#endif
+COMPILED_AT_LEVELS(void, neighbourhood, (const uint8_t *p, uint8_t *lows, uint8_t *highs, long n), p, lows, highs, n)
+COMPILED_AT_LEVELS(MWEdgeSummary, edge_row, (const MWEdgeRow *r), r)
 
 void mw_neighbourhood(int level, const uint8_t *p, uint8_t *lows, uint8_t *highs, long n) {
-#if defined(__x86_64__)
-    switch (level) {
-    case 4: neighbourhood_v4(p, lows, highs, n); return;
-    case 3: neighbourhood_v3(p, lows, highs, n); return;
-    }
-#else
-    (void)level;
-#endif
-    neighbourhood_baseline(p, lows, highs, n);
+    neighbourhood_at(level)(p, lows, highs, n);
 }
 
-MWEdgeSummary mw_edge_row(int level, const MWEdgeRow *row) {
-#if defined(__x86_64__)
-    switch (level) {
-    case 4: return edge_row_v4(row);
-    case 3: return edge_row_v3(row);
-    }
-#else
-    (void)level;
-#endif
-    return edge_row_baseline(row);
-}
+MWEdgeSummary mw_edge_row(int level, const MWEdgeRow *row) { return edge_row_at(level)(row); }

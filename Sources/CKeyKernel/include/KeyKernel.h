@@ -79,6 +79,9 @@ MWEdgeSummary mw_edge_row(int level, const MWEdgeRow *row);
 /// The minimum and maximum of (x − 1, x, x + 1) at each x of `p` (n samples), clamped at the ends.
 void mw_neighbourhood(int level, const uint8_t *p, uint8_t *lows, uint8_t *highs, long n);
 
+/// out = (f·(256 − a) + b·a + 128) / 256 over n bytes: a row blended by its weights (0 … 256, the weight of b).
+void mw_mix_row(int level, const uint8_t *f, const uint8_t *b, const uint16_t *a, uint8_t *out, long n);
+
 /// The highest level this CPU runs (1 on an x86-64 without AVX2, 0 on other processors).
 int mw_key_best_level(void);
 

@@ -1,3 +1,4 @@
+internal import CKeyKernel
 import Dispatch
 import FFmpegSupport
 
@@ -150,12 +151,19 @@ public struct ChromaKeyBlend: Sendable {
     public func blend(fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes, chromaRows rows: Range<Int>) {
         guard !rows.isEmpty else { return }
         let chromaWidth = output.chromaWidth
-        let edges = EdgeMap(chromaWidth: chromaWidth, level: span?.level ?? EdgeSpan.bestLevel)
+        // The C loops' instruction set: the span kernel's, or the best this CPU has without one.
+        let level = span?.level ?? EdgeSpan.bestLevel
+        let edges = EdgeMap(chromaWidth: chromaWidth, level: level)
         defer { edges.deallocate() }
         let scratch = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 4)
         defer { scratch.deallocate() }
         let despilled = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
         defer { despilled.deallocate() }
+        /// out = (f·(256 − a) + b·a + 128) / 256 over `count` bytes.
+        func mixRow(_ f: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ a: UnsafeMutablePointer<UInt16>,
+                    _ out: UnsafeMutablePointer<UInt8>, _ count: Int) {
+            mw_mix_row(level, f, b, a, out, count)
+        }
         table.withUnsafeBufferPointer { table in
             despillTable.withUnsafeBufferPointer { despill in
                 let tables = Tables(entries: table.baseAddress!, despill: despill.isEmpty ? nil : despill.baseAddress!)
@@ -278,15 +286,3 @@ public struct ChromaKeyBlend: Sendable {
         }
     }
 }
-
-/// out = (f·(256 − a) + b·a + 128) / 256 over `count` bytes: a loop the compiler turns into vector code.
-/// In 16 bits (at most 255·256 + 128): plain x86-64 multiplies 16-bit lanes in one instruction, 32-bit ones not.
-@inline(__always)
-private func mixRow(_ f: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ a: UnsafeMutablePointer<UInt16>,
-                    _ out: UnsafeMutablePointer<UInt8>, _ count: Int) {
-    for i in 0..<count {
-        let w = a[i]
-        out[i] = UInt8(truncatingIfNeeded: (UInt16(f[i]) &* (256 &- w) &+ UInt16(b[i]) &* w &+ 128) &>> 8)
-    }
-}
-
