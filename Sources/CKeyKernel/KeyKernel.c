@@ -20,18 +20,6 @@ typedef uint8_t v32b __attribute__((vector_size(32)));
 /// The blocks a chunk takes in one step: two spans of eight, 32 luma pixels on each of its two rows.
 enum { CHUNK = 16 };
 
-INLINE v16f vmin(v16f a, v16f b) {
-    v16i m = a < b;
-    return (v16f)(((v16i)a & m) | ((v16i)b & ~m));
-}
-
-INLINE v16f vmax(v16f a, v16f b) {
-    v16i m = a > b;
-    return (v16f)(((v16i)a & m) | ((v16i)b & ~m));
-}
-
-INLINE v16f splat(float x) { return (v16f){0} + x; }
-
 INLINE v16s load16(const uint8_t *p) {
     v16b b;
     memcpy(&b, p, sizeof b);
@@ -67,35 +55,51 @@ INLINE void linear_chroma(const uint8_t *const rows[3], long cx, v32s out[2]) {
     }
 }
 
-/// The nearest whole number (ties to even) of |x| < 2²², as an integer: x + 1.5·2²³ holds it in its low bits.
-/// One addition (the float unit's own rounding); plain x86-64 has no rounding instruction for vectors.
-INLINE v16i rounded(v16f x) { return (v16i)(x + 12582912.0f) - 0x4B400000; }
+/// Whole numbers as floats, at 1.5·2²³ + n: x + 1.5·2²³ rounds x (|x| < 2²²) to the nearest whole number, ties to
+/// even, with the float unit's own rounding (plain x86-64 has no rounding instruction for vectors). The sums' bits
+/// then order as the whole numbers do, so integer minimum and maximum clamp them: work for the integer lanes,
+/// while the float units, the busiest, have enough to do. The difference of two such sums is exact.
+#define WHOLE 12582912.0f
+#define WHOLE_BITS 0x4B400000
 
-/// The same as a float: one rounding instruction from AVX2's level on (SSE4.1 has it), else x + 1.5·2²³ − 1.5·2²³
-/// (the same value: both round to the nearest, ties to even).
-INLINE v16f nearest(v16f x, const int level) {
-    if (level >= 3) return __builtin_elementwise_roundeven(x);
-    return (x + 12582912.0f) - 12582912.0f;
+INLINE v16i imin(v16i a, v16i b) {
+    v16i m = a < b;
+    return (a & m) | (b & ~m);
 }
 
-/// A channel of the RGBA8 texture: clamped to 0 … 255, rounded to a whole 8-bit value.
-INLINE v16f texel(v16f x, const int level) { return nearest(vmin(vmax(x, splat(0)), splat(255)), level); }
+INLINE v16i imax(v16i a, v16i b) {
+    v16i m = a > b;
+    return (a & m) | (b & ~m);
+}
 
-/// GPUImage's alpha (0 … 256) of 16 pixels: 8-bit luma, chroma in 1/16 steps. In every YUV matrix red takes V
-/// alone and blue U alone.
-INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f u16, v16f v16, const int level) {
-    v16f du = u16 - 2048, dv = v16 - 2048;
-    v16f l = (y - p->lumaZero) * p->lumaScale;
-    v16f r = texel(l + dv * p->perV[0], level);
-    v16f g = texel(l + du * p->perU[1] + dv * p->perV[1], level);
-    v16f b = texel(l + du * p->perU[2], level);
-    v16f cr = r * p->crOf[0] + g * p->crOf[1] + b * p->crOf[2] - p->keyCr;
-    v16f cb = r * p->cbOf[0] + g * p->cbOf[1] + b * p->cbOf[2] - p->keyCb;
+/// A channel of the RGBA8 texture, clamped to 0 … 255 and rounded to a whole 8-bit value, as WHOLE + value.
+INLINE v16f texel(v16f x) {
+    v16i bits = (v16i)(x + WHOLE);
+    return (v16f)imin(imax(bits, (v16i){0} + WHOLE_BITS), (v16i){0} + (WHOLE_BITS + 255));
+}
+
+/// t clamped to 0 … 1. A positive float's bits order as integers, a negative one's are a negative integer: so
+/// integer maximum with 0 and minimum with 1.0's bits clamp it.
+INLINE v16f clamp01(v16f t) {
+    return (v16f)imin(imax((v16i)t, (v16i){0}), (v16i){0} + 0x3F800000);
+}
+
+/// GPUImage's alpha (0 … 256) of 16 pixels: luma − lumaZero and chroma − 2048, in 1/16 steps. In every YUV matrix
+/// red takes V alone and blue U alone; Cr and Cb weigh R, G, B by weights that add up to 0, so they are weighed
+/// sums of R − G and B − G.
+INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f du, v16f dv) {
+    v16f l = y * p->lumaScale;
+    v16f r = texel(l + dv * p->perV[0]);
+    v16f g = texel(l + du * p->perU[1] + dv * p->perV[1]);
+    v16f b = texel(l + du * p->perU[2]);
+    v16f rg = r - g, bg = b - g;
+    v16f cr = rg * p->crOf[0] + bg * p->crOf[2] - p->keyCr;
+    v16f cb = rg * p->cbOf[0] + bg * p->cbOf[2] - p->keyCb;
     v16f d = __builtin_elementwise_sqrt(cr * cr + cb * cb);
     if (p->hardEdge) return (d < p->threshold) & 256;
-    v16f t = vmin(vmax((d - p->threshold) * p->inverseSmoothing, splat(0)), splat(1));
-    // 256·(1 − smoothstep) = 256 − t²·(768 − 512·t).
-    return rounded(256 - t * t * (768 - 512 * t));
+    v16f t = clamp01((d - p->threshold) * p->inverseSmoothing);
+    // 256·(1 − smoothstep) = 256 − t²·(768 − 512·t), rounded with one subtraction from WHOLE + 256.
+    return (v16i)((WHOLE + 256) - t * t * (768 - 512 * t)) - WHOLE_BITS;
 }
 
 /// fx's chroma with the key's cast removed, lane by lane through the despill table.
@@ -140,20 +144,24 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
     v32s u[2], v[2], a[2];
     linear_chroma(row->fxU, cx, u);
     linear_chroma(row->fxV, cx, v);
+    // Luma − lumaZero and chroma − 2048 (the offsets whole numbers) in integer lanes, then floats.
+    const int lumaZero = (int)p->lumaZero;
     v16f y[4];
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
         v32b lumas;
         memcpy(&lumas, (dy ? row->lumaBottom : row->lumaTop) + 2 * cx, sizeof lumas);
-        y[2 * dy] = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                                    11, 12, 13, 14, 15), v16f);
-        y[2 * dy + 1] = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 16, 17, 18, 19, 20, 21, 22, 23,
-                                                                        24, 25, 26, 27, 28, 29, 30, 31), v16f);
+        v16i low = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                                   12, 13, 14, 15), v16i);
+        v16i high = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+                                                                    25, 26, 27, 28, 29, 30, 31), v16i);
+        y[2 * dy] = __builtin_convertvector(low - lumaZero, v16f);
+        y[2 * dy + 1] = __builtin_convertvector(high - lumaZero, v16f);
     }
     v16i alpha[4];
 #pragma clang loop unroll(full)
     for (int k = 0; k < 4; k++) {
-        alpha[k] = key_alpha(p, y[k], half_float(u[k / 2], k % 2), half_float(v[k / 2], k % 2), level);
+        alpha[k] = key_alpha(p, y[k], half_float(u[k / 2] - 2048, k % 2), half_float(v[k / 2] - 2048, k % 2));
     }
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
