@@ -38,18 +38,35 @@ INLINE v32s join(v16s a, v16s b) {
                                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
 }
 
+/// Where a chunk lies in its row: inside, or at an end, where the sample beyond the row is the edge sample
+/// repeated (GL's clamp to edge), from lanes of the row's own samples.
+enum { INSIDE, LEFT_END, RIGHT_END };
+
+/// The 16 samples from x − 1 (the chunk's left neighbours) and from x + 1 (right neighbours).
+INLINE v16s left_of(const uint8_t *p, long x, const int end) {
+    if (end != LEFT_END) return load16(p + x - 1);
+    v16s c = load16(p + x);
+    return __builtin_shufflevector(c, c, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
+}
+
+INLINE v16s right_of(const uint8_t *p, long x, const int end) {
+    if (end != RIGHT_END) return load16(p + x + 1);
+    v16s c = load16(p + x);
+    return __builtin_shufflevector(c, c, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15);
+}
+
 /// GL_LINEAR chroma of the chunk's 32 pixels on its top (out[0]) and bottom (out[1]) luma rows, in 1/16 steps:
 /// 9/16 of the block's sample, 3/16 of the horizontal and of the vertical neighbour on the pixel's side, 1/16
 /// diagonal. Vertical first (3 × the row + the row above or below), then each block's left pixel takes 3 × its
 /// own column + the one on the left, its right pixel 3 × its own + the one on the right, interleaved.
-INLINE void linear_chroma(const uint8_t *const rows[3], long cx, v32s out[2]) {
+INLINE void linear_chroma(const uint8_t *const rows[3], long cx, const int end, v32s out[2]) {
     const uint8_t *r = rows[1];
-    v16s left = 3 * load16(r + cx - 1), centre = 3 * load16(r + cx), right = 3 * load16(r + cx + 1);
+    v16s left = 3 * left_of(r, cx, end), centre = 3 * load16(r + cx), right = 3 * right_of(r, cx, end);
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
         const uint8_t *o = rows[dy ? 2 : 0];
         v16s c = 3 * (centre + load16(o + cx));
-        v16s even = c + left + load16(o + cx - 1), odd = c + right + load16(o + cx + 1);
+        v16s even = c + left + left_of(o, cx, end), odd = c + right + right_of(o, cx, end);
         out[dy] = __builtin_shufflevector(even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9,
                                           25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
     }
@@ -140,10 +157,11 @@ INLINE void store_weights(uint16_t *p, v32s values, v32w mask) {
 /// The chunk of blocks cx … cx + 15; `take` is 0xFF for each block whose results are written (an edge in a span
 /// the kernel takes). The four alphas (two rows, two halves) are long chains of dependent steps, a square root
 /// among them, computed side by side so that the vector units stay busy while each waits.
-INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b take, const int level) {
+INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b take, const int end,
+                      const int level) {
     v32s u[2], v[2], a[2];
-    linear_chroma(row->fxU, cx, u);
-    linear_chroma(row->fxV, cx, v);
+    linear_chroma(row->fxU, cx, end, u);
+    linear_chroma(row->fxV, cx, end, v);
     // Luma − lumaZero and chroma − 2048 (the offsets whole numbers) in integer lanes, then floats.
     const int lumaZero = (int)p->lumaZero;
     v16f y[4];
@@ -168,8 +186,8 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
         a[dy] = join(__builtin_convertvector(alpha[2 * dy], v16s), __builtin_convertvector(alpha[2 * dy + 1], v16s));
     }
     v32s bu[2], bv[2];
-    linear_chroma(row->baseU, cx, bu);
-    linear_chroma(row->baseV, cx, bv);
+    linear_chroma(row->baseU, cx, end, bu);
+    linear_chroma(row->baseV, cx, end, bv);
     v16i sumU = {0}, sumV = {0};
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
@@ -219,7 +237,7 @@ INLINE void key_chunk_padded(const MWKeyParams *p, const MWKeyRow *row, long cx,
     padded.outV = outV;
     padded.weightsTop = weights[0];
     padded.weightsBottom = weights[1];
-    key_chunk(p, &padded, 1, take, level);
+    key_chunk(p, &padded, 1, take, INSIDE, level);
     for (long k = 0; k < CHUNK && cx + k < row->chromaWidth; k++) {
         if (!take[k]) continue;
         row->outU[cx + k] = outU[1 + k];
@@ -253,16 +271,30 @@ INLINE v16b chunk_take(const MWKeyRow *row, long cx, int fewEdges) {
 
 /// Every span of the row with more than `fewEdges` edge blocks, a chunk (two spans) at a time. The parameters
 /// are copied first: the row's stores are bytes, which C lets alias anything, and a copy lets the compiler keep
-/// them in registers.
+/// them in registers. The chunk at the row's start repeats the edge sample from its own lanes; the last one is
+/// moved left to end at the row's end, as far as needed, and takes only its own blocks (a picture of odd width,
+/// whose last block has one pixel, and rows shorter than a chunk go through a padded copy).
 INLINE void key_spans(const MWKeyParams *shared, const MWKeyRow *row, int fewEdges, const int level) {
     const MWKeyParams p = *shared;
-    for (long cx = 0; cx < row->chromaWidth; cx += CHUNK) {
+    const long width = row->chromaWidth;
+    for (long cx = 0; cx < width; cx += CHUNK) {
         v16b take = chunk_take(row, cx, fewEdges);
         uint64_t any[2];
         memcpy(any, &take, sizeof any);
         if ((any[0] | any[1]) == 0) continue;
-        if (cx >= 1 && cx + CHUNK + 1 <= row->chromaWidth) {
-            key_chunk(&p, row, cx, take, level);
+        if (cx + CHUNK + 1 <= width && cx >= 1) {
+            key_chunk(&p, row, cx, take, INSIDE, level);
+        } else if (width < CHUNK + 1) {
+            key_chunk_padded(&p, row, cx, take, level);
+        } else if (cx == 0) {
+            key_chunk(&p, row, 0, take, LEFT_END, level);
+        } else if (row->lumaWidth == 2 * width) {
+            // Blocks cx … width − 1 sit at lanes shift … 15 of the chunk that ends at the row's end.
+            long start = width - CHUNK, shift = cx - start;
+            uint8_t lanes[2 * CHUNK] = {0};
+            memcpy(lanes + CHUNK, &take, sizeof take);
+            memcpy(&take, lanes + CHUNK - shift, sizeof take);
+            key_chunk(&p, row, start, take, RIGHT_END, level);
         } else {
             key_chunk_padded(&p, row, cx, take, level);
         }

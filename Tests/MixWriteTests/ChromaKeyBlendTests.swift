@@ -259,4 +259,41 @@ struct KernelLevelTests {
         // The kernel ran: the two paths differ somewhere on these pictures.
         #expect(differing > 0)
     }
+
+    /// A checkerboard of key and out-of-gamut colours `width` pixels wide: every block an edge, so every span goes
+    /// through the kernel (each holds more edge blocks than `EdgeSpan.fewEdges` at any level).
+    static func checker(width: Int, color: ColorDescription) throws -> (Frame, Frame) {
+        let fx = ChromaKeyBlendTests.RGBPicture(width: width, height: 24) { bx, by in
+            (bx + by) % 4 == 0 ? (0, 1, 0) : (Double(bx % 7) / 6, Double(by % 5) / 4, Double((bx + by) % 3) / 2)
+        }
+        let base = ChromaKeyBlendTests.RGBPicture(width: width, height: 24) { bx, by in
+            (Double(bx % 5) / 4, 0.3, Double(by % 3) / 2)
+        }
+        return (try ChromaKeyBlendTests.frame(fx, color: color), try ChromaKeyBlendTests.frame(base, color: color))
+    }
+
+    @Test("at a row's ends too: every width the kernel meets (its chunk at the start, the last one moved left, odd widths, rows shorter than a chunk)",
+          arguments: [30, 33, 34, 35, 36, 50, 66, 97, 98])
+    func rowEnds(width: Int) throws {
+        let color = ColorDescription(matrix: .bt709, fullRange: false)
+        let pair = try Self.checker(width: width, color: color)
+        let settings = ChromaKeyBlend.Settings()
+        let vector = try Self.blend(ChromaKeyBlend(settings: settings, color: color), pair)
+        let blocks = try Self.blend(ChromaKeyBlend(settings: settings, color: color, kernelLevel: nil), pair)
+        let (fx, base) = (Self.planes(pair.0)[0], Self.planes(pair.1)[0])
+        // As above: the paths round alike but for float noise, which moves luma by at most 1/32 of fx − base. A
+        // lane read from the wrong sample would give another colour's alpha: far more.
+        for i in vector[0].indices {
+            let allowed = abs(Int(fx[i]) - Int(base[i])) / 32 + 1
+            #expect(abs(Int(vector[0][i]) - Int(blocks[0][i])) <= allowed, "width \(width), luma \(i % width), row \(i / width)")
+        }
+        for p in 1...2 {
+            let far = zip(vector[p], blocks[p]).filter { abs(Int($0) - Int($1)) > 1 }.count
+            #expect(far == 0, "width \(width), plane \(p): \(far) chroma samples more than one step apart")
+        }
+        for level in [Int32(1), 3] where level < EdgeSpan.bestLevel {
+            let got = try Self.blend(ChromaKeyBlend(settings: settings, color: color, kernelLevel: level), pair)
+            #expect(got == vector, "level \(level) differs from level \(EdgeSpan.bestLevel) at width \(width)")
+        }
+    }
 }
