@@ -89,32 +89,47 @@ INLINE v16i imax(v16i a, v16i b) {
     return (a & m) | (b & ~m);
 }
 
-/// A channel of the RGBA8 texture, clamped to 0 … 255 and rounded to a whole 8-bit value, as WHOLE + value.
-INLINE v16f texel(v16f x) {
-    v16i bits = (v16i)(x + WHOLE);
-    return (v16f)imin(imax(bits, (v16i){0} + WHOLE_BITS), (v16i){0} + (WHOLE_BITS + 255));
+/// Float minimum and maximum, for plain x86-64: it has them for floats but not for 32-bit integers, which it
+/// would build of four instructions each. The same values as the integer ones for these numbers.
+INLINE v16f minf(v16f a, v16f b) {
+    v16i m = a < b;
+    return (v16f)(((v16i)a & m) | ((v16i)b & ~m));
+}
+
+INLINE v16f maxf(v16f a, v16f b) {
+    v16i m = a > b;
+    return (v16f)(((v16i)a & m) | ((v16i)b & ~m));
+}
+
+/// A channel of the RGBA8 texture, clamped to 0 … 255 and rounded to a whole 8-bit value, as WHOLE + value
+/// (clamped in integer lanes from x86-64-v2 on).
+INLINE v16f texel(v16f x, const int level) {
+    v16f whole = x + WHOLE;
+    if (level < 2) return minf(maxf(whole, (v16f){0} + WHOLE), (v16f){0} + (WHOLE + 255));
+    return (v16f)imin(imax((v16i)whole, (v16i){0} + WHOLE_BITS), (v16i){0} + (WHOLE_BITS + 255));
 }
 
 /// t clamped to 0 … 1. A positive float's bits order as integers, a negative one's are a negative integer: so
-/// integer maximum with 0 and minimum with 1.0's bits clamp it.
-INLINE v16f clamp01(v16f t) {
+/// integer maximum with 0 and minimum with 1.0's bits clamp it (from x86-64-v2 on, which has them).
+INLINE v16f clamp01(v16f t, const int level) {
+    if (level < 2) return minf(maxf(t, (v16f){0}), (v16f){0} + 1);
     return (v16f)imin(imax((v16i)t, (v16i){0}), (v16i){0} + 0x3F800000);
 }
 
 /// GPUImage's alpha (0 … 256) of 16 pixels: luma − lumaZero and chroma − 2048, in 1/16 steps. In every YUV matrix
 /// red takes V alone and blue U alone; Cr and Cb weigh R, G, B by weights that add up to 0, so they are weighed
 /// sums of R − G and B − G.
-INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f du, v16f dv) {
+INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f du, v16f dv, const int level) {
     v16f l = y * p->lumaScale;
-    v16f r = texel(l + dv * p->perV[0]);
-    v16f g = texel(l + du * p->perU[1] + dv * p->perV[1]);
-    v16f b = texel(l + du * p->perU[2]);
+    v16f r = texel(l + dv * p->perV[0], level);
+    v16f g = texel(l + du * p->perU[1] + dv * p->perV[1], level);
+    v16f b = texel(l + du * p->perU[2], level);
     v16f rg = r - g, bg = b - g;
     v16f cr = rg * p->crOf[0] + bg * p->crOf[2] - p->keyCr;
     v16f cb = rg * p->cbOf[0] + bg * p->cbOf[2] - p->keyCb;
     v16f d = __builtin_elementwise_sqrt(cr * cr + cb * cb);
     if (p->hardEdge) return (d < p->threshold) & 256;
-    v16f t = clamp01((d - p->threshold) * p->inverseSmoothing);
+    v16f t = clamp01((d - p->threshold) * p->inverseSmoothing, level);
     // 256·(1 − smoothstep) = 256 − t²·(768 − 512·t), rounded with one subtraction from WHOLE + 256.
     return (v16i)((WHOLE + 256) - t * t * (768 - 512 * t)) - WHOLE_BITS;
 }
@@ -179,7 +194,7 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
     v16i alpha[4];
 #pragma clang loop unroll(full)
     for (int k = 0; k < 4; k++) {
-        alpha[k] = key_alpha(p, y[k], half_float(u[k / 2] - 2048, k % 2), half_float(v[k / 2] - 2048, k % 2));
+        alpha[k] = key_alpha(p, y[k], half_float(u[k / 2] - 2048, k % 2), half_float(v[k / 2] - 2048, k % 2), level);
     }
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
@@ -306,7 +321,10 @@ COMPILED_AT_LEVELS(void, key_spans, (const MWKeyParams *p, const MWKeyRow *row, 
 #if defined(__x86_64__)
 static int best_level(void) {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("x86-64-v4") ? 4 : __builtin_cpu_supports("x86-64-v3") ? 3 : 1;
+    return __builtin_cpu_supports("x86-64-v4")   ? 4
+           : __builtin_cpu_supports("x86-64-v3") ? 3
+           : __builtin_cpu_supports("x86-64-v2") ? 2
+                                                 : 1;
 }
 #else
 static int best_level(void) { return 0; }

@@ -1,9 +1,10 @@
 // The chroma keyer's inner loops (see ChromaKeyBlend in MixWrite): the edge map (which 2×2 blocks need the
-// per-pixel path) and that path for spans of eight neighbouring blocks (GL_LINEAR chroma of the span's 32 luma
-// pixels, GPUImage's exact alpha through the RGBA8 texture, the blend of the span's chroma). In C because Swift cannot give one function a wider instruction set than the
-// rest of the program: the same source is compiled for plain x86-64 (SSE2), x86-64-v3 (AVX2) and x86-64-v4
-// (AVX-512), and the caller runs the best this CPU has (as FFmpeg picks its own kernels by CPU flags). Multiply
-// and add are never fused, so every level gives the same bits: the movie does not depend on the machine.
+// per-pixel path), that path for spans of eight neighbouring blocks (GL_LINEAR chroma of the span's 32 luma
+// pixels, GPUImage's exact alpha through the RGBA8 texture, the blend of the span's chroma), and the rows' blend.
+// In C because Swift cannot give one function a wider instruction set than the rest of the program: the same
+// source is compiled for plain x86-64 (SSE2), x86-64-v2 (SSE4.2), x86-64-v3 (AVX2) and x86-64-v4 (AVX-512), and
+// the caller runs the best this CPU has (as FFmpeg picks its own kernels by CPU flags). Multiply and add are never
+// fused, so every level gives the same bits: the movie does not depend on the machine.
 #ifndef MIXWRITE_KEY_KERNEL_H
 #define MIXWRITE_KEY_KERNEL_H
 
@@ -42,10 +43,10 @@ typedef struct {
 
 /// Keys every span of eight blocks (cx = 0, 8, 16 …) of `row` that holds more than `fewEdges` edge blocks:
 /// for each edge block its four pixels' alphas into the weights and the 2×2 average of their blended chroma
-/// into outU, outV. A span at either end of the row repeats the picture's edge sample as GL's clamp to edge
-/// does, and writes only inside the row. `level` says which compiled kernel runs: 4 x86-64-v4 (AVX-512),
-/// 3 x86-64-v3 (AVX2), anything else the plain one (SSE2 on x86-64). Every level gives the same bits; one
-/// above `mw_key_best_level()` must not be asked.
+/// into outU, outV. At either end of the row the edge sample is repeated, as GL's clamp to edge does; only
+/// blocks inside the row are written. `level` says which compiled kernel runs: 4 x86-64-v4 (AVX-512), 3 x86-64-v3
+/// (AVX2), 2 x86-64-v2 (SSE4.2), anything else the plain one (SSE2 on x86-64). Every level gives the same bits;
+/// one above `mw_key_best_level()` must not be asked.
 void mw_key_spans(int level, const MWKeyParams *params, const MWKeyRow *row, int fewEdges);
 
 /// One chroma row of fx for the edge map (MixWrite's `EdgeMap`): which blocks need the per-pixel path.
@@ -82,7 +83,7 @@ void mw_neighbourhood(int level, const uint8_t *p, uint8_t *lows, uint8_t *highs
 /// out = (f·(256 − a) + b·a + 128) / 256 over n bytes: a row blended by its weights (0 … 256, the weight of b).
 void mw_mix_row(int level, const uint8_t *f, const uint8_t *b, const uint16_t *a, uint8_t *out, long n);
 
-/// The highest level this CPU runs (1 on an x86-64 without AVX2, 0 on other processors).
+/// The highest level this CPU runs (1 on an x86-64 without SSE4.2, 0 on other processors).
 int mw_key_best_level(void);
 
 #endif

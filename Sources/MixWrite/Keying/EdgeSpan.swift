@@ -4,14 +4,14 @@ import FFmpegSupport
 /// The keyer's per-pixel path for eight neighbouring blocks at a time: GL_LINEAR chroma and GPUImage's exact
 /// alpha (the RGBA8 texture's clamping and rounding included) for the 32 luma pixels, in vector lanes.
 /// `ChromaKeyBlend.blendEdges` runs it on spans that hold enough edge blocks; it writes its results into the
-/// edge blocks only. The lanes are C (`Sources/CKeyKernel`), compiled for plain x86-64, AVX2 and AVX-512;
+/// edge blocks only. The lanes are C (`Sources/CKeyKernel`), compiled for plain x86-64, SSE4.2, AVX2 and AVX-512;
 /// every level gives the same bits.
 struct EdgeSpan: Sendable {
     let parameters: MWKeyParams
     /// Which compiled kernel runs (`mw_key_spans`'s level).
     let level: Int32
 
-    /// The highest kernel level this CPU runs: 4 AVX-512, 3 AVX2, 1 plain x86-64 (0 on other processors).
+    /// The highest kernel level this CPU runs: 4 AVX-512, 3 AVX2, 2 SSE4.2, 1 plain x86-64 (0 on other processors).
     static let bestLevel = mw_key_best_level()
 
     init(_ k: ClampedKey, level: Int32 = EdgeSpan.bestLevel) {
@@ -54,10 +54,11 @@ struct EdgeSpan: Sendable {
     }
 
     /// Spans with at most this many edge blocks are cheaper block by block (`ChromaKeyBlend.blendEdgeBlock`):
-    /// the kernel always does all 32 pixels, which with AVX2 or AVX-512 pays from one edge block on, but not
-    /// with plain x86-64 (four instructions for each of its 16-lane steps) nor with despill (looked up lane by
-    /// lane). Measured on the keyer benchmark's typical frame, 0 against 3: AVX-512 1.20 against 1.28 ms,
-    /// plain x86-64 1.64 against 1.52 ms, AVX-512 with despill 1.71 against 1.63 ms.
+    /// the kernel always does a whole chunk of 16 blocks, which with AVX2 or AVX-512 pays from one edge block on,
+    /// but not with SSE4.2 or plain x86-64 (four instructions for each of its 16-lane steps) nor with despill
+    /// (looked up lane by lane). Measured on the keyer benchmark's typical frame, 0 against 3 (one run, five rounds
+    /// in turn, medians): AVX-512 0.90 against 1.04 ms, SSE4.2 1.49 against 1.32, plain x86-64 1.62 against 1.45,
+    /// AVX-512 with despill 1.57 against 1.45.
     func fewEdges(despill: Bool) -> Int { level >= 3 && !despill ? 0 : 3 }
 
     /// Keys every span of eight blocks in `row` with more than `fewEdges` edge blocks (row ends included).
