@@ -134,11 +134,16 @@ INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f du, v16f dv, const int 
     return (v16i)((WHOLE + 256) - t * t * (768 - 512 * t)) - WHOLE_BITS;
 }
 
-/// fx's chroma with the key's cast removed, lane by lane through the despill table.
-INLINE void despill(v32s *u, v32s *v, const uint16_t *table) {
+/// fx's chroma with the key's cast removed, lane by lane through the despill table: only the lanes of blocks the
+/// chunk takes (the others are not written).
+INLINE void despill(v32s *u, v32s *v, const uint16_t *table, v16b take) {
     v32s index = ((*u + 8) >> 4) << 8 | ((*v + 8) >> 4);
-    v32s out;
-    for (int i = 0; i < 32; i++) out[i] = (int16_t)table[(uint16_t)index[i]];
+    v32s out = {0};
+    for (int k = 0; k < CHUNK; k++) {
+        if (!take[k]) continue;
+        out[2 * k] = (int16_t)table[(uint16_t)index[2 * k]];
+        out[2 * k + 1] = (int16_t)table[(uint16_t)index[2 * k + 1]];
+    }
     *u = ((v32s)((v32w)out >> 8)) * 16;
     *v = (out & 0xFF) * 16;
 }
@@ -206,7 +211,7 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
     v16i sumU = {0}, sumV = {0};
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
-        if (row->despill) despill(&u[dy], &v[dy], row->despill);
+        if (row->despill) despill(&u[dy], &v[dy], row->despill, take);
         v32s kept = 256 - a[dy];
         sumU += dot_pairs(u[dy], kept) + dot_pairs(bu[dy], a[dy]);
         sumV += dot_pairs(v[dy], kept) + dot_pairs(bv[dy], a[dy]);
