@@ -220,8 +220,8 @@ public struct ChromaKeyBlend: Sendable {
 
     /// The blocks of chroma row `cy` that `row` marks as edges, pixel by pixel: each pixel's alpha into
     /// `weights` (luma rows 2·cy and 2·cy + 1), the 2×2 average of the per-pixel blended chroma into the output.
-    /// Eight blocks at a time in vector lanes (`EdgeSpan`) for spans with more than `EdgeSpan.fewEdges` edge
-    /// blocks; one by one in the others.
+    /// In vector lanes (`EdgeSpan`, two spans of eight blocks a step) for spans with more than
+    /// `EdgeSpan.fewEdges` edge blocks; one by one in the others.
     private func blendEdges(_ cy: Int, row: EdgeMap.Row, fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes,
                             weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
         var few = Int.max

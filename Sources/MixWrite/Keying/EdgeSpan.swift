@@ -1,10 +1,10 @@
 internal import CKeyKernel
 import FFmpegSupport
 
-/// The keyer's per-pixel path for eight neighbouring blocks at a time: GL_LINEAR chroma and GPUImage's exact
-/// alpha (the RGBA8 texture's clamping and rounding included) for the 32 luma pixels, in vector lanes.
-/// `ChromaKeyBlend.blendEdges` runs it on spans that hold enough edge blocks; it writes its results into the
-/// edge blocks only. The lanes are C (`Sources/CKeyKernel`), compiled for plain x86-64, SSE4.2, AVX2 and AVX-512;
+/// The keyer's per-pixel path for spans of eight neighbouring blocks, two spans a step: GL_LINEAR chroma and
+/// GPUImage's exact alpha (the RGBA8 texture's clamping and rounding included) for their 64 luma pixels, in
+/// vector lanes. `ChromaKeyBlend.blendEdges` runs it on spans that hold enough edge blocks; it writes its results
+/// into those spans' edge blocks only. The lanes are C (`Sources/CKeyKernel`), compiled for plain x86-64, SSE4.2, AVX2 and AVX-512;
 /// every level gives the same bits.
 struct EdgeSpan: Sendable {
     let parameters: MWKeyParams
