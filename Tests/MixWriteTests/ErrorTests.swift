@@ -46,7 +46,7 @@ struct ErrorTests {
         let dir = try Oracle.scratch()
         let out = dir + "/out.mov"
         let original = Data("precious".utf8)
-        FileManager.default.createFile(atPath: out, contents: original)
+        #expect(FileManager.default.createFile(atPath: out, contents: original))
         let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", out])
         #expect(r.status == 3)
         #expect(r.stderr.contains("\(out): already exists"), "stderr: \(r.stderr)")
