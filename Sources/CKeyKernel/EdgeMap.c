@@ -1,5 +1,5 @@
-// See KeyKernel.h: the edge map's row (ChromaKeyBlend's EdgeMap in MixWrite) for the same three instruction
-// sets as the span kernel. Its loops take 16 samples at a time in explicit vectors (written plainly, plain x86-64
+// See KeyKernel.h: the edge map's row (ChromaKeyBlend's EdgeMap in MixWrite) for the same instruction sets as
+// the span kernel (Levels.h). Its loops take 16 samples at a time in explicit vectors (written plainly, plain x86-64
 // left the main loop scalar); the neighbourhood's simple loop the compiler vectorizes by itself.
 #include "KeyKernel.h"
 

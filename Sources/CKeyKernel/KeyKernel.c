@@ -1,6 +1,7 @@
-// See KeyKernel.h. The maths is in 16-lane vectors of floats: one lane a luma pixel of the span's top or bottom
-// row (even lanes each block's left pixel). Contraction of a·b + c into one FMA is off so that every build
-// gives the same bits: a movie keyed on a machine with AVX2 and one without are the same movie.
+// See KeyKernel.h. A chunk of two spans (16 blocks) a step: its chroma in 32-lane rows of 16-bit integers, one
+// lane a luma pixel of its top or bottom row (even lanes each block's left pixel), the alpha in 16-lane vectors of
+// floats, half a row each. Contraction of a·b + c into one FMA is off so that every build gives the same bits: a
+// movie keyed on a machine with AVX2 and one without are the same movie.
 #include "KeyKernel.h"
 #include "Levels.h"
 

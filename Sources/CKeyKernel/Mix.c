@@ -1,5 +1,5 @@
-// See KeyKernel.h: the blend of a row of bytes by 16-bit weights, for the same three instruction sets as the span
-// kernel (Swift compiles the whole program for plain x86-64 alone: its vector loop runs 16 bytes at a time).
+// See KeyKernel.h: the blend of a row of bytes by 16-bit weights, for the same instruction sets as the span kernel
+// (Levels.h; Swift compiles the whole program for plain x86-64 alone: its vector loop ran 16 bytes at a time).
 #include "KeyKernel.h"
 #include "Levels.h"
 
