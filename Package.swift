@@ -30,7 +30,8 @@ let package = Package(
             name: "FFmpegSupport",
             dependencies: ["CFFmpeg"]
         ),
-        // The keyer's inner loops (edge map, edge pixels), compiled for plain x86-64, AVX2 and AVX-512 (see its header).
+        // The keyer's inner loops (edge map, edge pixels, rows' blend), compiled for plain x86-64, SSE4.2, AVX2 and
+        // AVX-512 (see its header).
         .target(name: "CKeyKernel"),
         .target(
             name: "MixWrite",

@@ -4,8 +4,8 @@ import FFmpegSupport
 /// The keyer's per-pixel path for spans of eight neighbouring blocks, two spans a step: GL_LINEAR chroma and
 /// GPUImage's exact alpha (the RGBA8 texture's clamping and rounding included) for their 64 luma pixels, in
 /// vector lanes. `ChromaKeyBlend.blendEdges` runs it on spans that hold enough edge blocks; it writes its results
-/// into those spans' edge blocks only. The lanes are C (`Sources/CKeyKernel`), compiled for plain x86-64, SSE4.2, AVX2 and AVX-512;
-/// every level gives the same bits.
+/// into those spans' edge blocks only. The lanes are C (`Sources/CKeyKernel`), compiled for plain x86-64, SSE4.2,
+/// AVX2 and AVX-512; every level gives the same bits.
 struct EdgeSpan: Sendable {
     let parameters: MWKeyParams
     /// Which compiled kernel runs (`mw_key_spans`'s level).
@@ -41,9 +41,10 @@ struct EdgeSpan: Sendable {
         init(_ cy: Int, fx: YUVPlanes, base: YUVPlanes, isEdge: UnsafeMutablePointer<UInt8>,
              despill: UnsafePointer<UInt16>?, output: YUVPlanes,
              weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>)) {
+            // The row above and below clamped at the picture's edges, as the block-by-block path reads them.
             func rows(_ p: YUVPlanes, _ plane: Int) -> (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) {
-                (UnsafePointer(p.row(max(cy - 1, 0), of: plane)), UnsafePointer(p.row(cy, of: plane)),
-                 UnsafePointer(p.row(min(cy + 1, p.chromaHeight - 1), of: plane)))
+                let c = LinearChroma(p, plane: plane, chromaRow: cy)
+                return (UnsafePointer(c.above), UnsafePointer(c.row), UnsafePointer(c.below))
             }
             row = MWKeyRow(fxU: rows(fx, 1), fxV: rows(fx, 2), baseU: rows(base, 1), baseV: rows(base, 2),
                            lumaTop: fx.row(2 * cy, of: 0), lumaBottom: fx.row(min(2 * cy + 1, fx.height - 1), of: 0),
