@@ -194,9 +194,7 @@ struct KernelLevelTests {
                      try frame(GPUImageReference.decode(Oracle.fixture("base.mov"), frame: 10)))
         let picture = (try ChromaKeyBlendTests.frame(ChromaKeyBlendTests.fxPicture, color: color),
                        try ChromaKeyBlendTests.frame(ChromaKeyBlendTests.basePicture, color: color))
-        let checker = ChromaKeyBlendTests.RGBPicture(width: 256, height: 192) { bx, by in
-            (bx + by) % 4 == 0 ? (0, 1, 0) : (Double(bx % 7) / 6, Double(by % 5) / 4, Double((bx + by) % 3) / 2)
-        }
+        let checker = Self.checkerboard(width: 256, height: 192)
         return [movie, picture, (try ChromaKeyBlendTests.frame(checker, color: color), picture.1)]
     }
 
@@ -242,15 +240,12 @@ struct KernelLevelTests {
             let (fx, base) = (Self.planes(pair.0)[0], Self.planes(pair.1)[0])
             defer { differing += zip(vector[0], blocks[0]).filter { $0 != $1 }.count }
             // The block path takes the table's alpha where it holds (a keyed or kept colour), the exact maths
-            // elsewhere, in Swift's own formulation (0 … 1 units where the kernel works in 8-bit ones). The two
-            // round alike but for float noise; where that tips a texel channel over a half step on a steep edge,
-            // alpha moves by up to 1/32, so luma by 1/32 of fx's and base's difference. That is rare: at most
-            // 1 pixel in 1000 moves by more than one step.
+            // elsewhere, in Swift's own formulation (0 … 1 units where the kernel works in 8-bit ones): they differ
+            // by float noise only (`noiseBound`). That is rare: at most 1 pixel in 1000 moves by more than one step.
             var far = 0
             for i in vector[0].indices where abs(Int(vector[0][i]) - Int(blocks[0][i])) > 1 {
                 far += 1
-                let allowed = abs(Int(fx[i]) - Int(base[i])) / 32 + 1
-                #expect(abs(Int(vector[0][i]) - Int(blocks[0][i])) <= allowed,
+                #expect(abs(Int(vector[0][i]) - Int(blocks[0][i])) <= Self.noiseBound(fx: fx[i], base: base[i]),
                         "luma \(i): kernel \(vector[0][i]), blocks \(blocks[0][i]), fx \(fx[i]), base \(base[i])")
             }
             print("kernel vs blocks: \(far) of \(vector[0].count) lumas more than one step apart")
@@ -260,12 +255,22 @@ struct KernelLevelTests {
         #expect(differing > 0)
     }
 
-    /// A checkerboard of key and out-of-gamut colours `width` pixels wide: every block an edge, so every span goes
-    /// through the kernel (each holds more edge blocks than `EdgeSpan.fewEdges` at any level).
-    static func checker(width: Int, color: ColorDescription) throws -> (Frame, Frame) {
-        let fx = ChromaKeyBlendTests.RGBPicture(width: width, height: 24) { bx, by in
+    /// A checkerboard of key and out-of-gamut colours: every block an edge, so every span goes through the kernel
+    /// (each holds more edge blocks than `EdgeSpan.fewEdges` at any level).
+    static func checkerboard(width: Int, height: Int) -> ChromaKeyBlendTests.RGBPicture {
+        ChromaKeyBlendTests.RGBPicture(width: width, height: height) { bx, by in
             (bx + by) % 4 == 0 ? (0, 1, 0) : (Double(bx % 7) / 6, Double(by % 5) / 4, Double((bx + by) % 3) / 2)
         }
+    }
+
+    /// How far the kernel's luma may be from the block path's: the two round alike but for float noise; where that
+    /// tips a texel channel over a half step on a steep edge, alpha moves by up to 1/32, so luma by 1/32 of fx's
+    /// and base's difference (and one step of rounding).
+    static func noiseBound(fx: UInt8, base: UInt8) -> Int { abs(Int(fx) - Int(base)) / 32 + 1 }
+
+    /// The checkerboard `width` pixels wide over a plain pattern.
+    static func checker(width: Int, color: ColorDescription) throws -> (Frame, Frame) {
+        let fx = Self.checkerboard(width: width, height: 24)
         let base = ChromaKeyBlendTests.RGBPicture(width: width, height: 24) { bx, by in
             (Double(bx % 5) / 4, 0.3, Double(by % 3) / 2)
         }
@@ -281,11 +286,10 @@ struct KernelLevelTests {
         let vector = try Self.blend(ChromaKeyBlend(settings: settings, color: color), pair)
         let blocks = try Self.blend(ChromaKeyBlend(settings: settings, color: color, kernelLevel: nil), pair)
         let (fx, base) = (Self.planes(pair.0)[0], Self.planes(pair.1)[0])
-        // As above: the paths round alike but for float noise, which moves luma by at most 1/32 of fx − base. A
-        // lane read from the wrong sample would give another colour's alpha: far more.
+        // The paths differ by float noise only (`noiseBound`); a lane read from the wrong sample would give another
+        // colour's alpha: far more.
         for i in vector[0].indices {
-            let allowed = abs(Int(fx[i]) - Int(base[i])) / 32 + 1
-            #expect(abs(Int(vector[0][i]) - Int(blocks[0][i])) <= allowed, "width \(width), luma \(i % width), row \(i / width)")
+            #expect(abs(Int(vector[0][i]) - Int(blocks[0][i])) <= Self.noiseBound(fx: fx[i], base: base[i]), "width \(width), luma \(i % width), row \(i / width)")
         }
         for p in 1...2 {
             let far = zip(vector[p], blocks[p]).filter { abs(Int($0) - Int($1)) > 1 }.count
