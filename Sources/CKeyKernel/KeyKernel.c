@@ -120,7 +120,7 @@ INLINE v16f clamp01(v16f t, const int level) {
 /// GPUImage's alpha (0 … 256) of 16 pixels: luma − lumaZero and chroma − 2048, in 1/16 steps. In every YUV matrix
 /// red takes V alone and blue U alone; Cr and Cb weigh R, G, B by weights that add up to 0, so they are weighed
 /// sums of R − G and B − G.
-INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f du, v16f dv, const int level) {
+INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f du, v16f dv, const int hard, const int level) {
     v16f l = y * p->lumaScale;
     v16f r = texel(l + dv * p->perV[0], level);
     v16f g = texel(l + du * p->perU[1] + dv * p->perV[1], level);
@@ -129,7 +129,7 @@ INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f du, v16f dv, const int 
     v16f cr = rg * p->crOf[0] + bg * p->crOf[2] - p->keyCr;
     v16f cb = rg * p->cbOf[0] + bg * p->cbOf[2] - p->keyCb;
     v16f d = __builtin_elementwise_sqrt(cr * cr + cb * cb);
-    if (p->hardEdge) return (d < p->threshold) & 256;
+    if (hard) return (d < p->threshold) & 256;
     v16f t = clamp01((d - p->threshold) * p->inverseSmoothing, level);
     // 256·(1 − smoothstep) = 256 − t²·(768 − 512·t), rounded with one subtraction from WHOLE + 256.
     return (v16i)((WHOLE + 256) - t * t * (768 - 512 * t)) - WHOLE_BITS;
@@ -179,7 +179,7 @@ INLINE void store_weights(uint16_t *p, v32s values, v32w mask) {
 /// the kernel takes). The four alphas (two rows, two halves) are long chains of dependent steps, a square root
 /// among them, computed side by side so that the vector units stay busy while each waits.
 INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b take, const int end,
-                      const int level) {
+                      const int hard, const int level) {
     v32s u[2], v[2], a[2];
     linear_chroma(row->fxU, cx, end, u);
     linear_chroma(row->fxV, cx, end, v);
@@ -200,7 +200,8 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
     v16i alpha[4];
 #pragma clang loop unroll(full)
     for (int k = 0; k < 4; k++) {
-        alpha[k] = key_alpha(p, y[k], half_float(u[k / 2] - 2048, k % 2), half_float(v[k / 2] - 2048, k % 2), level);
+        alpha[k] = key_alpha(p, y[k], half_float(u[k / 2] - 2048, k % 2), half_float(v[k / 2] - 2048, k % 2), hard,
+                             level);
     }
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
@@ -230,7 +231,8 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
 
 /// A chunk at a row's ends: its samples copied with the edge sample repeated, keyed there as a chunk at cx 1,
 /// and the blocks it takes inside the row copied back.
-INLINE void key_chunk_padded(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b take, const int level) {
+INLINE void key_chunk_padded(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b take, const int hard,
+                             const int level) {
     enum { SAMPLES = CHUNK + 2, LUMAS = 2 * CHUNK + 2 };
     uint8_t chroma[12][SAMPLES], lumas[2][LUMAS], outU[CHUNK + 1], outV[CHUNK + 1];
     uint16_t weights[2][LUMAS];
@@ -258,7 +260,7 @@ INLINE void key_chunk_padded(const MWKeyParams *p, const MWKeyRow *row, long cx,
     padded.outV = outV;
     padded.weightsTop = weights[0];
     padded.weightsBottom = weights[1];
-    key_chunk(p, &padded, 1, take, INSIDE, level);
+    key_chunk(p, &padded, 1, take, INSIDE, hard, level);
     for (long k = 0; k < CHUNK && cx + k < row->chromaWidth; k++) {
         if (!take[k]) continue;
         row->outU[cx + k] = outU[1 + k];
@@ -295,7 +297,8 @@ INLINE v16b chunk_take(const MWKeyRow *row, long cx, int fewEdges) {
 /// them in registers. The chunk at the row's start repeats the edge sample from its own lanes; the last one is
 /// moved left to end at the row's end, as far as needed, and takes only its own blocks (a picture of odd width,
 /// whose last block has one pixel, and rows shorter than a chunk go through a padded copy).
-INLINE void key_spans(const MWKeyParams *shared, const MWKeyRow *row, int fewEdges, const int level) {
+INLINE void key_spans_with(const MWKeyParams *shared, const MWKeyRow *row, int fewEdges, const int hard,
+                           const int level) {
     const MWKeyParams p = *shared;
     const long width = row->chromaWidth;
     for (long cx = 0; cx < width; cx += CHUNK) {
@@ -304,21 +307,31 @@ INLINE void key_spans(const MWKeyParams *shared, const MWKeyRow *row, int fewEdg
         memcpy(any, &take, sizeof any);
         if ((any[0] | any[1]) == 0) continue;
         if (cx + CHUNK + 1 <= width && cx >= 1) {
-            key_chunk(&p, row, cx, take, INSIDE, level);
+            key_chunk(&p, row, cx, take, INSIDE, hard, level);
         } else if (width < CHUNK + 1) {
-            key_chunk_padded(&p, row, cx, take, level);
+            key_chunk_padded(&p, row, cx, take, hard, level);
         } else if (cx == 0) {
-            key_chunk(&p, row, 0, take, LEFT_END, level);
+            key_chunk(&p, row, 0, take, LEFT_END, hard, level);
         } else if (row->lumaWidth == 2 * width) {
             // Blocks cx … width − 1 sit at lanes shift … 15 of the chunk that ends at the row's end.
             long start = width - CHUNK, shift = cx - start;
             uint8_t lanes[2 * CHUNK] = {0};
             memcpy(lanes + CHUNK, &take, sizeof take);
             memcpy(&take, lanes + CHUNK - shift, sizeof take);
-            key_chunk(&p, row, start, take, RIGHT_END, level);
+            key_chunk(&p, row, start, take, RIGHT_END, hard, level);
         } else {
-            key_chunk_padded(&p, row, cx, take, level);
+            key_chunk_padded(&p, row, cx, take, hard, level);
         }
+    }
+}
+
+/// A hard edge (no smoothing) compiled apart from the soft one: the branch between them, taken inside each of the
+/// chunk's four alphas, would keep the compiler from interleaving their chains.
+INLINE void key_spans(const MWKeyParams *p, const MWKeyRow *row, int fewEdges, const int level) {
+    if (p->hardEdge) {
+        key_spans_with(p, row, fewEdges, 1, level);
+    } else {
+        key_spans_with(p, row, fewEdges, 0, level);
     }
 }
 
