@@ -59,7 +59,8 @@ INLINE v16s right_of(const uint8_t *p, long x, const int end) {
 /// GL_LINEAR chroma of the chunk's 32 pixels on its top (out[0]) and bottom (out[1]) luma rows, in 1/16 steps:
 /// 9/16 of the block's sample, 3/16 of the horizontal and of the vertical neighbour on the pixel's side, 1/16
 /// diagonal. Vertical first (3 × the row + the row above or below), then each block's left pixel takes 3 × its
-/// own column + the one on the left, its right pixel 3 × its own + the one on the right, interleaved.
+/// own column + the one on the left (lanes 0–15), its right pixel 3 × its own + the one on the right (16–31):
+/// lane k and lane 16 + k are block k's two pixels, so that a block's sums are lane by lane, with no shuffles.
 INLINE void linear_chroma(const uint8_t *const rows[3], long cx, const int end, v32s out[2]) {
     const uint8_t *r = rows[1];
     v16s left = 3 * left_of(r, cx, end), centre = 3 * load16(r + cx), right = 3 * right_of(r, cx, end);
@@ -68,8 +69,7 @@ INLINE void linear_chroma(const uint8_t *const rows[3], long cx, const int end, 
         const uint8_t *o = rows[dy ? 2 : 0];
         v16s c = 3 * (centre + load16(o + cx));
         v16s even = c + left + left_of(o, cx, end), odd = c + right + right_of(o, cx, end);
-        out[dy] = __builtin_shufflevector(even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9,
-                                          25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+        out[dy] = join(even, odd);
     }
 }
 
@@ -142,23 +142,29 @@ INLINE void despill(v32s *u, v32s *v, const uint16_t *table, v16b take) {
     v32s out = {0};
     for (int k = 0; k < CHUNK; k++) {
         if (!take[k]) continue;
-        out[2 * k] = (int16_t)table[(uint16_t)index[2 * k]];
-        out[2 * k + 1] = (int16_t)table[(uint16_t)index[2 * k + 1]];
+        out[k] = (int16_t)table[(uint16_t)index[k]];
+        out[CHUNK + k] = (int16_t)table[(uint16_t)index[CHUNK + k]];
     }
     *u = ((v32s)((v32w)out >> 8)) * 16;
     *v = (out & 0xFF) * 16;
 }
 
-/// Σ x·w over each block's two pixels (lanes 2k and 2k + 1), in 32 bits.
-INLINE v16i dot_pairs(v32s x, v32s w) {
-#define EVEN 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
-#define ODD 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
-    v16s xe = __builtin_shufflevector(x, x, EVEN), xo = __builtin_shufflevector(x, x, ODD);
-    v16s we = __builtin_shufflevector(w, w, EVEN), wo = __builtin_shufflevector(w, w, ODD);
-#undef EVEN
-#undef ODD
-    return __builtin_convertvector(xe, v16i) * __builtin_convertvector(we, v16i) +
-           __builtin_convertvector(xo, v16i) * __builtin_convertvector(wo, v16i);
+/// Lanes 0–15 (half 0) or 16–31 (half 1) of x, in 32 bits.
+INLINE v16i half_wide(v32s x, const int half) {
+    v16s h = half ? __builtin_shufflevector(x, x, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31)
+                  : __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return __builtin_convertvector(h, v16i);
+}
+
+/// Each block's blended chroma summed over its four pixels, in 1/16 steps × 256: fx's chroma x weighs 256 − alpha,
+/// base's b alpha, which is 256·x + (b − x)·alpha; lanes are blocks. The sum of four chroma values (at most
+/// 4 · 4080) fits 16 bits, and so does b − x.
+INLINE v16i blend_sum(const v32s x[2], const v32s b[2], const v16i alpha[4]) {
+    v32s rows = x[0] + x[1];
+    v16i sum = (half_wide(rows, 0) + half_wide(rows, 1)) << 8;
+#pragma clang loop unroll(full)
+    for (int k = 0; k < 4; k++) sum += half_wide(b[k / 2] - x[k / 2], k % 2) * alpha[k];
+    return sum;
 }
 
 INLINE void store_bytes(uint8_t *p, v16i values, v16b mask) {
@@ -168,7 +174,12 @@ INLINE void store_bytes(uint8_t *p, v16i values, v16b mask) {
     memcpy(p, &new, sizeof new);
 }
 
-INLINE void store_weights(uint16_t *p, v32s values, v32w mask) {
+/// The alphas of a luma row's 32 pixels (left pixels' and right pixels', block by block) in pixel order, where
+/// `mask` is set.
+INLINE void store_weights(uint16_t *p, v16i left, v16i right, v32w mask) {
+    v16s l = __builtin_convertvector(left, v16s), r = __builtin_convertvector(right, v16s);
+    v32s values = __builtin_shufflevector(l, r, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, 25,
+                                          10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
     v32w old;
     memcpy(&old, p, sizeof old);
     v32w new = ((v32w)values & mask) | (old & ~mask);
@@ -176,11 +187,11 @@ INLINE void store_weights(uint16_t *p, v32s values, v32w mask) {
 }
 
 /// The chunk of blocks cx … cx + 15; `take` is 0xFF for each block whose results are written (an edge in a span
-/// the kernel takes). The four alphas (two rows, two halves) are long chains of dependent steps, a square root
-/// among them, computed side by side so that the vector units stay busy while each waits.
+/// the kernel takes). The four alphas (two rows; left pixels, right pixels) are long chains of dependent steps,
+/// a square root among them, computed side by side so that the vector units stay busy while each waits.
 INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b take, const int end,
                       const int hard, const int level) {
-    v32s u[2], v[2], a[2];
+    v32s u[2], v[2];
     linear_chroma(row->fxU, cx, end, u);
     linear_chroma(row->fxV, cx, end, v);
     // Luma − lumaZero and chroma − 2048 (the offsets whole numbers) in integer lanes, then floats.
@@ -190,12 +201,12 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
     for (int dy = 0; dy < 2; dy++) {
         v32b lumas;
         memcpy(&lumas, (dy ? row->lumaBottom : row->lumaTop) + 2 * cx, sizeof lumas);
-        v16i low = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                                                   12, 13, 14, 15), v16i);
-        v16i high = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 16, 17, 18, 19, 20, 21, 22, 23, 24,
-                                                                    25, 26, 27, 28, 29, 30, 31), v16i);
-        y[2 * dy] = __builtin_convertvector(low - lumaZero, v16f);
-        y[2 * dy + 1] = __builtin_convertvector(high - lumaZero, v16f);
+        v16i left = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                                                    20, 22, 24, 26, 28, 30), v16i);
+        v16i right = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
+                                                                     21, 23, 25, 27, 29, 31), v16i);
+        y[2 * dy] = __builtin_convertvector(left - lumaZero, v16f);
+        y[2 * dy + 1] = __builtin_convertvector(right - lumaZero, v16f);
     }
     v16i alpha[4];
 #pragma clang loop unroll(full)
@@ -203,21 +214,13 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
         alpha[k] = key_alpha(p, y[k], half_float(u[k / 2] - 2048, k % 2), half_float(v[k / 2] - 2048, k % 2), hard,
                              level);
     }
-#pragma clang loop unroll(full)
-    for (int dy = 0; dy < 2; dy++) {
-        a[dy] = join(__builtin_convertvector(alpha[2 * dy], v16s), __builtin_convertvector(alpha[2 * dy + 1], v16s));
-    }
     v32s bu[2], bv[2];
     linear_chroma(row->baseU, cx, end, bu);
     linear_chroma(row->baseV, cx, end, bv);
-    v16i sumU = {0}, sumV = {0};
-#pragma clang loop unroll(full)
-    for (int dy = 0; dy < 2; dy++) {
-        if (row->despill) despill(&u[dy], &v[dy], row->despill, take);
-        v32s kept = 256 - a[dy];
-        sumU += dot_pairs(u[dy], kept) + dot_pairs(bu[dy], a[dy]);
-        sumV += dot_pairs(v[dy], kept) + dot_pairs(bv[dy], a[dy]);
+    if (row->despill) {
+        for (int dy = 0; dy < 2; dy++) despill(&u[dy], &v[dy], row->despill, take);
     }
+    v16i sumU = blend_sum(u, bu, alpha), sumV = blend_sum(v, bv, alpha);
     v32w wide = __builtin_convertvector(__builtin_shufflevector(take, take, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7,
                                                                 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14,
                                                                 15, 15), v32w);
@@ -225,8 +228,8 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
     // Four pixels, 1/16 units, alpha out of 256: 16 384 in all.
     store_bytes(row->outU + cx, (sumU + 8192) >> 14, take);
     store_bytes(row->outV + cx, (sumV + 8192) >> 14, take);
-    store_weights(row->weightsTop + 2 * cx, a[0], wide);
-    store_weights(row->weightsBottom + 2 * cx, a[1], wide);
+    store_weights(row->weightsTop + 2 * cx, alpha[0], alpha[1], wide);
+    store_weights(row->weightsBottom + 2 * cx, alpha[2], alpha[3], wide);
 }
 
 /// A chunk at a row's ends: its samples copied with the edge sample repeated, keyed there as a chunk at cx 1,
