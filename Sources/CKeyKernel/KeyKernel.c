@@ -174,16 +174,18 @@ INLINE void store_bytes(uint8_t *p, v16i values, v16b mask) {
     memcpy(p, &new, sizeof new);
 }
 
-/// The alphas of a luma row's 32 pixels (left pixels' and right pixels', block by block) in pixel order, where
-/// `mask` is set.
-INLINE void store_weights(uint16_t *p, v16i left, v16i right, v32w mask) {
+/// A luma row's 32 pixels blended, (fx·(256 − alpha) + base·alpha + 128) / 256 in 16-bit lanes, with the alphas
+/// of the blocks' left and right pixels put in pixel order; written where `mask` is set.
+INLINE void blend_lumas(v32b fx, const uint8_t *base, v16i left, v16i right, uint8_t *out, v32b mask) {
     v16s l = __builtin_convertvector(left, v16s), r = __builtin_convertvector(right, v16s);
-    v32s values = __builtin_shufflevector(l, r, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, 25,
-                                          10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    v32w old;
-    memcpy(&old, p, sizeof old);
-    v32w new = ((v32w)values & mask) | (old & ~mask);
-    memcpy(p, &new, sizeof new);
+    v32w alpha = (v32w)__builtin_shufflevector(l, r, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24,
+                                               9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    v32b b, old;
+    memcpy(&b, base, sizeof b);
+    memcpy(&old, out, sizeof old);
+    v32w mixed = (__builtin_convertvector(fx, v32w) * (256 - alpha) + __builtin_convertvector(b, v32w) * alpha + 128) >> 8;
+    v32b new = (__builtin_convertvector(mixed, v32b) & mask) | (old & ~mask);
+    memcpy(out, &new, sizeof new);
 }
 
 /// The chunk of blocks cx … cx + 15; `take` is 0xFF for each block whose results are written (an edge in a span
@@ -197,10 +199,11 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
     // Luma − lumaZero and chroma − 2048 (the offsets whole numbers) in integer lanes, then floats.
     const int lumaZero = (int)p->lumaZero;
     v16f y[4];
+    v32b fxLumas[2];
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
-        v32b lumas;
-        memcpy(&lumas, (dy ? row->lumaBottom : row->lumaTop) + 2 * cx, sizeof lumas);
+        memcpy(&fxLumas[dy], (dy ? row->lumaBottom : row->lumaTop) + 2 * cx, sizeof fxLumas[dy]);
+        v32b lumas = fxLumas[dy];
         v16i left = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
                                                                     20, 22, 24, 26, 28, 30), v16i);
         v16i right = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
@@ -221,15 +224,13 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
         for (int dy = 0; dy < 2; dy++) despill(&u[dy], &v[dy], row->despill, take);
     }
     v16i sumU = blend_sum(u, bu, alpha), sumV = blend_sum(v, bv, alpha);
-    v32w wide = __builtin_convertvector(__builtin_shufflevector(take, take, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7,
-                                                                7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14,
-                                                                15, 15), v32w);
-    wide = wide | wide << 8;
+    v32b pixels = __builtin_shufflevector(take, take, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10,
+                                          10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
     // Four pixels, 1/16 units, alpha out of 256: 16 384 in all.
     store_bytes(row->outU + cx, (sumU + 8192) >> 14, take);
     store_bytes(row->outV + cx, (sumV + 8192) >> 14, take);
-    store_weights(row->weightsTop + 2 * cx, alpha[0], alpha[1], wide);
-    store_weights(row->weightsBottom + 2 * cx, alpha[2], alpha[3], wide);
+    blend_lumas(fxLumas[0], row->baseLumaTop + 2 * cx, alpha[0], alpha[1], row->outTop + 2 * cx, pixels);
+    blend_lumas(fxLumas[1], row->baseLumaBottom + 2 * cx, alpha[2], alpha[3], row->outBottom + 2 * cx, pixels);
 }
 
 /// A chunk at a row's ends: its samples copied with the edge sample repeated, keyed there as a chunk at cx 1,
@@ -237,8 +238,7 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
 INLINE void key_chunk_padded(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b take, const int hard,
                              const int level) {
     enum { SAMPLES = CHUNK + 2, LUMAS = 2 * CHUNK + 2 };
-    uint8_t chroma[12][SAMPLES], lumas[2][LUMAS], outU[CHUNK + 1], outV[CHUNK + 1];
-    uint16_t weights[2][LUMAS];
+    uint8_t chroma[12][SAMPLES], lumas[4][LUMAS], outLumas[2][LUMAS], outU[CHUNK + 1], outV[CHUNK + 1];
     MWKeyRow padded = *row;
     const uint8_t *const *planes[4] = {row->fxU, row->fxV, row->baseU, row->baseV};
     const uint8_t **into[4] = {padded.fxU, padded.fxV, padded.baseU, padded.baseV};
@@ -252,25 +252,29 @@ INLINE void key_chunk_padded(const MWKeyParams *p, const MWKeyRow *row, long cx,
             into[plane][r] = copy;
         }
     }
-    for (long i = 0; i < 2 * CHUNK; i++) {
-        long x = 2 * cx + i < row->lumaWidth ? 2 * cx + i : row->lumaWidth - 1;
-        lumas[0][2 + i] = row->lumaTop[x];
-        lumas[1][2 + i] = row->lumaBottom[x];
+    const uint8_t *luma[4] = {row->lumaTop, row->lumaBottom, row->baseLumaTop, row->baseLumaBottom};
+    for (int r = 0; r < 4; r++) {
+        for (long i = 0; i < 2 * CHUNK; i++) {
+            long x = 2 * cx + i < row->lumaWidth ? 2 * cx + i : row->lumaWidth - 1;
+            lumas[r][2 + i] = luma[r][x];
+        }
     }
     padded.lumaTop = lumas[0];
     padded.lumaBottom = lumas[1];
+    padded.baseLumaTop = lumas[2];
+    padded.baseLumaBottom = lumas[3];
     padded.outU = outU;
     padded.outV = outV;
-    padded.weightsTop = weights[0];
-    padded.weightsBottom = weights[1];
+    padded.outTop = outLumas[0];
+    padded.outBottom = outLumas[1];
     key_chunk(p, &padded, 1, take, INSIDE, hard, level);
     for (long k = 0; k < CHUNK && cx + k < row->chromaWidth; k++) {
         if (!take[k]) continue;
         row->outU[cx + k] = outU[1 + k];
         row->outV[cx + k] = outV[1 + k];
         for (long dx = 0; dx < 2 && 2 * (cx + k) + dx < row->lumaWidth; dx++) {
-            row->weightsTop[2 * (cx + k) + dx] = weights[0][2 + 2 * k + dx];
-            row->weightsBottom[2 * (cx + k) + dx] = weights[1][2 + 2 * k + dx];
+            row->outTop[2 * (cx + k) + dx] = outLumas[0][2 + 2 * k + dx];
+            row->outBottom[2 * (cx + k) + dx] = outLumas[1][2 + 2 * k + dx];
         }
     }
 }
@@ -284,6 +288,7 @@ INLINE v16b chunk_take(const MWKeyRow *row, long cx, int fewEdges) {
     } else {
         for (long k = 0; cx + k < row->chromaWidth; k++) flags[k] = row->isEdge[cx + k];
     }
+    flags &= MW_EDGE;
     uint64_t halves[2];
     memcpy(halves, &flags, sizeof halves);
     v16b edges = (v16b)(flags != 0);
@@ -309,6 +314,14 @@ INLINE void key_spans_with(const MWKeyParams *shared, const MWKeyRow *row, int f
         uint64_t any[2];
         memcpy(any, &take, sizeof any);
         if ((any[0] | any[1]) == 0) continue;
+        if (cx + CHUNK <= width) {
+            v16b marks;
+            memcpy(&marks, row->isEdge + cx, sizeof marks);
+            marks |= take & MW_KEYED;
+            memcpy(row->isEdge + cx, &marks, sizeof marks);
+        } else {
+            for (long k = 0; cx + k < width; k++) row->isEdge[cx + k] |= take[k] & MW_KEYED;
+        }
         if (cx + CHUNK + 1 <= width && cx >= 1) {
             key_chunk(&p, row, cx, take, INSIDE, hard, level);
         } else if (width < CHUNK + 1) {

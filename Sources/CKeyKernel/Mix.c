@@ -1,34 +1,117 @@
-// See KeyKernel.h: the blend of a row of bytes by 16-bit weights, for the same instruction sets as the span kernel
-// (Levels.h; Swift compiles the whole program for plain x86-64 alone: its vector loop ran 16 bytes at a time).
+// See KeyKernel.h: each row's blend outside the blocks the span kernel keyed, for the same instruction sets as the
+// span kernel (Levels.h; Swift compiles the whole program for plain x86-64 alone: its vector loop ran 16 bytes at a
+// time). A block keyed by the span kernel is written already, chroma and pixels; one keyed pixel by pixel in Swift
+// has its chroma written and its pixels' weights ready; every other block blends by its alpha.
 #include "KeyKernel.h"
 #include "Levels.h"
 
 #include <string.h>
 
+typedef uint8_t b16 __attribute__((vector_size(16)));
 typedef uint8_t b32 __attribute__((vector_size(32)));
+typedef uint16_t w16 __attribute__((vector_size(32)));
 typedef uint16_t w32 __attribute__((vector_size(64)));
 
-/// In 16 bits (at most 255·256 + 128): plain x86-64 multiplies 16-bit lanes in one instruction, 32-bit ones not.
-INLINE void mix_row(const uint8_t *restrict f, const uint8_t *restrict b, const uint16_t *restrict a,
-                    uint8_t *restrict out, long n, const int level) {
+/// (f·(256 − a) + b·a + 128) / 256, in 16 bits (at most 255·256 + 128): plain x86-64 multiplies 16-bit lanes in
+/// one instruction, 32-bit ones not.
+INLINE uint8_t mix1(uint8_t f, uint8_t b, uint16_t a) {
+    return (uint8_t)((uint16_t)(f * (256 - a) + b * a + 128) >> 8);
+}
+
+INLINE b16 mix16(const uint8_t *f, const uint8_t *b, w16 a) {
+    b16 fb, bb;
+    memcpy(&fb, f, sizeof fb);
+    memcpy(&bb, b, sizeof bb);
+    w16 mixed = (__builtin_convertvector(fb, w16) * (256 - a) + __builtin_convertvector(bb, w16) * a + 128) >> 8;
+    return __builtin_convertvector(mixed, b16);
+}
+
+INLINE b32 mix32(const uint8_t *f, const uint8_t *b, w32 a) {
+    b32 fb, bb;
+    memcpy(&fb, f, sizeof fb);
+    memcpy(&bb, b, sizeof bb);
+    w32 mixed = (__builtin_convertvector(fb, w32) * (256 - a) + __builtin_convertvector(bb, w32) * a + 128) >> 8;
+    return __builtin_convertvector(mixed, b32);
+}
+
+/// Writes `values` where `mask` is set.
+INLINE void store16(uint8_t *p, b16 values, b16 mask) {
+    b16 old;
+    memcpy(&old, p, sizeof old);
+    b16 new = (values & mask) | (old & ~mask);
+    memcpy(p, &new, sizeof new);
+}
+
+INLINE void store32(uint8_t *p, b32 values, b32 mask) {
+    b32 old;
+    memcpy(&old, p, sizeof old);
+    b32 new = (values & mask) | (old & ~mask);
+    memcpy(p, &new, sizeof new);
+}
+
+/// Each of 16 blocks' values for its two pixels.
+#define PAIRS 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15
+
+INLINE void mix_rest(const MWMixRow *r, const int level) {
     (void)level;
-    long i = 0;
-    for (; i + 32 <= n; i += 32) {
-        b32 fb, bb;
-        w32 w;
-        memcpy(&fb, f + i, sizeof fb);
-        memcpy(&bb, b + i, sizeof bb);
-        memcpy(&w, a + i, sizeof w);
-        w32 mixed = (__builtin_convertvector(fb, w32) * (256 - w) + __builtin_convertvector(bb, w32) * w + 128) >> 8;
-        b32 o = __builtin_convertvector(mixed, b32);
-        memcpy(out + i, &o, sizeof o);
+    const long width = r->chromaWidth;
+    const uint8_t *fx[2] = {r->fxTop, r->fxBottom}, *base[2] = {r->baseTop, r->baseBottom};
+    uint8_t *out[2] = {r->outTop, r->outBottom};
+    const uint16_t *weights[2] = {r->weightsTop, r->weightsBottom};
+    long cx = 0;
+    // 16 blocks a step, while all their pixels are inside the row.
+    for (; cx + 16 <= width && 2 * cx + 32 <= r->lumaWidth; cx += 16) {
+        b16 kind;
+        memcpy(&kind, r->kind + cx, sizeof kind);
+        b16 keyed = (b16)((kind & MW_KEYED) != 0);
+        uint64_t all[2];
+        memcpy(all, &keyed, sizeof all);
+        if ((all[0] & all[1]) == UINT64_MAX) continue;
+        w16 alpha;
+        memcpy(&alpha, r->alpha + cx, sizeof alpha);
+        w32 blocks = __builtin_shufflevector(alpha, alpha, PAIRS);
+        memcpy(all, &kind, sizeof all);
+        if ((all[0] | all[1]) == 0) {
+            // No edge: every block by its alpha.
+            b16 u = mix16(r->fxU + cx, r->baseU + cx, alpha), v = mix16(r->fxV + cx, r->baseV + cx, alpha);
+            memcpy(r->outU + cx, &u, sizeof u);
+            memcpy(r->outV + cx, &v, sizeof v);
+            for (int t = 0; t < 2; t++) {
+                b32 y = mix32(fx[t] + 2 * cx, base[t] + 2 * cx, blocks);
+                memcpy(out[t] + 2 * cx, &y, sizeof y);
+            }
+            continue;
+        }
+        b16 plain = (b16)(kind == 0);
+        store16(r->outU + cx, mix16(r->fxU + cx, r->baseU + cx, alpha), plain);
+        store16(r->outV + cx, mix16(r->fxV + cx, r->baseV + cx, alpha), plain);
+        b16 edge = (b16)(kind == MW_EDGE);
+        w32 own = __builtin_convertvector(__builtin_shufflevector(edge, edge, PAIRS), w32);
+        own |= own << 8;
+        b32 open = ~__builtin_shufflevector(keyed, keyed, PAIRS);
+        for (int t = 0; t < 2; t++) {
+            w32 pixel;
+            memcpy(&pixel, weights[t] + 2 * cx, sizeof pixel);
+            w32 a = (pixel & own) | (blocks & ~own);
+            store32(out[t] + 2 * cx, mix32(fx[t] + 2 * cx, base[t] + 2 * cx, a), open);
+        }
     }
-    for (; i < n; i++) out[i] = (uint8_t)((uint16_t)(f[i] * (256 - a[i]) + b[i] * a[i] + 128) >> 8);
+    for (; cx < width; cx++) {
+        const uint8_t kind = r->kind[cx];
+        if (kind & MW_KEYED) continue;
+        const uint16_t a = r->alpha[cx];
+        if (kind == 0) {
+            r->outU[cx] = mix1(r->fxU[cx], r->baseU[cx], a);
+            r->outV[cx] = mix1(r->fxV[cx], r->baseV[cx], a);
+        }
+        for (long x = 2 * cx; x < 2 * cx + 2 && x < r->lumaWidth; x++) {
+            for (int t = 0; t < 2; t++) out[t][x] = mix1(fx[t][x], base[t][x], kind == MW_EDGE ? weights[t][x] : a);
+        }
+    }
 }
 
-COMPILED_AT_LEVELS(void, mix_row, (const uint8_t *f, const uint8_t *b, const uint16_t *a, uint8_t *out, long n), f, b,
-                   a, out, n)
+#undef PAIRS
 
-void mw_mix_row(int level, const uint8_t *f, const uint8_t *b, const uint16_t *a, uint8_t *out, long n) {
-    mix_row_at(level)(f, b, a, out, n);
-}
+COMPILED_AT_LEVELS(void, mix_rest, (const MWMixRow *row), row)
+
+void mw_mix_rest(int level, const MWMixRow *row) { mix_rest_at(level)(row); }

@@ -1,6 +1,7 @@
 // The chroma keyer's inner loops (see ChromaKeyBlend in MixWrite): the edge map (which 2×2 blocks need the
 // per-pixel path), that path for spans of eight neighbouring blocks (GL_LINEAR chroma of the span's 32 luma
-// pixels, GPUImage's exact alpha through the RGBA8 texture, the blend of the span's chroma), and the rows' blend.
+// pixels, GPUImage's exact alpha through the RGBA8 texture, the blend of the span's pixels and chroma), and the
+// blend of the rest of each row.
 // In C because Swift cannot give one function a wider instruction set than the rest of the program: the same
 // source is compiled for plain x86-64 (SSE2), x86-64-v2 (SSE4.2), x86-64-v3 (AVX2) and x86-64-v4 (AVX-512), and
 // the caller runs the best this CPU has (as FFmpeg picks its own kernels by CPU flags). Multiply and add are never
@@ -26,25 +27,29 @@ typedef struct {
 } MWKeyParams;
 
 /// One chroma row of the blend: fx's and base's chroma rows (the row, the one above and the one below, clamped
-/// at the picture's edges), fx's two luma rows, the edge map's row, and where the results go.
+/// at the picture's edges), their two luma rows, the edge map's row, and where the results go.
 typedef struct {
     const uint8_t *fxU[3], *fxV[3], *baseU[3], *baseV[3];
-    const uint8_t *lumaTop, *lumaBottom;
-    /// 1 where the block is an edge, 0 where not: only the edge blocks' results are written.
-    const uint8_t *isEdge;
+    const uint8_t *lumaTop, *lumaBottom, *baseLumaTop, *baseLumaBottom;
+    /// `MW_EDGE` where the block is an edge, 0 where not: only the edge blocks' results are written, and the kernel
+    /// adds `MW_KEYED` to each block it keys.
+    uint8_t *isEdge;
     /// fx's (U, V) with the key's cast removed, indexed U << 8 | V, packed U << 8 | V; NULL without despill.
     const uint16_t *despill;
     uint8_t *outU, *outV;
-    /// Each luma pixel's alpha (0 … 256, the weight of base) on the top and bottom luma rows.
-    uint16_t *weightsTop, *weightsBottom;
+    /// The output's two luma rows (the bottom one a scratch row when the picture has no luma row there).
+    uint8_t *outTop, *outBottom;
     /// Samples in a chroma row, pixels in a luma row.
     long chromaWidth, lumaWidth;
 } MWKeyRow;
 
+/// An edge map's marks (`MWKeyRow.isEdge`, `MWMixRow.kind`): an edge block, and an edge block the span kernel keyed.
+enum { MW_EDGE = 1, MW_KEYED = 2 };
+
 /// Keys every span of eight blocks (cx = 0, 8, 16 …) of `row` that holds more than `fewEdges` edge blocks:
-/// for each edge block its four pixels' alphas into the weights and the 2×2 average of their blended chroma
-/// into outU, outV. At either end of the row the edge sample is repeated, as GL's clamp to edge does; only
-/// blocks inside the row are written. `level` says which compiled kernel runs: 4 x86-64-v4 (AVX-512), 3 x86-64-v3
+/// for each edge block its four pixels blended by their own alphas into the output's luma rows and the 2×2
+/// average of their blended chroma into outU, outV, and the block marked `MW_KEYED`. At either end of the row
+/// the edge sample is repeated, as GL's clamp to edge does; only blocks inside the row are written. `level` says which compiled kernel runs: 4 x86-64-v4 (AVX-512), 3 x86-64-v3
 /// (AVX2), 2 x86-64-v2 (SSE4.2), anything else the plain one (SSE2 on x86-64). Every level gives the same bits;
 /// one above `mw_key_best_level()` must not be asked.
 void mw_key_spans(int level, const MWKeyParams *params, const MWKeyRow *row, int fewEdges);
@@ -80,8 +85,25 @@ MWEdgeSummary mw_edge_row(int level, const MWEdgeRow *row);
 /// The minimum and maximum of (x − 1, x, x + 1) at each x of `p` (n samples), clamped at the ends.
 void mw_neighbourhood(int level, const uint8_t *p, uint8_t *lows, uint8_t *highs, long n);
 
-/// out = (f·(256 − a) + b·a + 128) / 256 over n bytes: a row blended by its weights (0 … 256, the weight of b).
-void mw_mix_row(int level, const uint8_t *f, const uint8_t *b, const uint16_t *a, uint8_t *out, long n);
+/// One chroma row's blend outside the blocks the span kernel keyed: out = (f·(256 − a) + b·a + 128) / 256 with
+/// a (0 … 256) the weight of base: each block's alpha for its chroma and its pixels, or, in an edge block keyed
+/// pixel by pixel elsewhere, each pixel's weight (that block's chroma is written already).
+typedef struct {
+    /// fx's chroma (with the key's cast removed under despill), base's, the output's.
+    const uint8_t *fxU, *fxV, *baseU, *baseV;
+    uint8_t *outU, *outV;
+    /// The two luma rows of fx, base and the output (the bottom ones as in `MWKeyRow`).
+    const uint8_t *fxTop, *fxBottom, *baseTop, *baseBottom;
+    uint8_t *outTop, *outBottom;
+    /// Each block's alpha; its mark (0, `MW_EDGE`, `MW_EDGE | MW_KEYED`); each pixel's weight in `MW_EDGE` blocks.
+    const uint16_t *alpha;
+    const uint8_t *kind;
+    const uint16_t *weightsTop, *weightsBottom;
+    /// Samples in a chroma row, pixels in a luma row.
+    long chromaWidth, lumaWidth;
+} MWMixRow;
+
+void mw_mix_rest(int level, const MWMixRow *row);
 
 /// The highest level this CPU runs (1 on an x86-64 without SSE4.2, 0 on other processors).
 int mw_key_best_level(void);

@@ -155,15 +155,14 @@ public struct ChromaKeyBlend: Sendable {
         let level = span?.level ?? EdgeSpan.bestLevel
         let edges = EdgeMap(chromaWidth: chromaWidth, level: level)
         defer { edges.deallocate() }
+        // Two luma rows' pixel weights (edge blocks keyed pixel by pixel in Swift), and a luma row the output does
+        // not have (the second of the last chroma row of an odd height).
         let scratch = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 4)
         defer { scratch.deallocate() }
+        let spare = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
+        defer { spare.deallocate() }
         let despilled = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
         defer { despilled.deallocate() }
-        /// out = (f·(256 − a) + b·a + 128) / 256 over `count` bytes.
-        func mixRow(_ f: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ a: UnsafeMutablePointer<UInt16>,
-                    _ out: UnsafeMutablePointer<UInt8>, _ count: Int) {
-            mw_mix_row(level, f, b, a, out, count)
-        }
         table.withUnsafeBufferPointer { table in
             despillTable.withUnsafeBufferPointer { despill in
                 let tables = Tables(entries: table.baseAddress!, despill: despill.isEmpty ? nil : despill.baseAddress!)
@@ -192,21 +191,23 @@ public struct ChromaKeyBlend: Sendable {
                         output.row(cy, of: 2).update(from: base.row(cy, of: 2), count: chromaWidth)
                         for y in lumaRows { output.row(y, of: 0).update(from: base.row(y, of: 0), count: output.width) }
                     } else {
-                        mixRow(fuRow, base.row(cy, of: 1), row.alpha, output.row(cy, of: 1), chromaWidth)
-                        mixRow(fvRow, base.row(cy, of: 2), row.alpha, output.row(cy, of: 2), chromaWidth)
+                        // The edge blocks first (the span kernel writes its blocks whole), then the rest of the row.
                         let weights = (scratch, scratch + 2 * chromaWidth)
-                        for cx in 0..<chromaWidth {
-                            weights.0[2 * cx] = row.alpha[cx]
-                            weights.0[2 * cx + 1] = row.alpha[cx]
-                        }
-                        weights.1.update(from: weights.0, count: 2 * chromaWidth)
+                        let last = lumaRows.upperBound - 1
+                        let bottom = last > 2 * cy ? output.row(last, of: 0) : spare
                         if row.hasEdges {
-                            blendEdges(cy, row: row, fx: fx, base: base, into: output, weights: weights, tables: tables)
+                            blendEdges(cy, row: row, fx: fx, base: base, into: output, bottom: bottom, weights: weights,
+                                       tables: tables)
                         }
-                        for y in lumaRows {
-                            mixRow(fx.row(y, of: 0), base.row(y, of: 0), y % 2 == 0 ? weights.0 : weights.1,
-                                   output.row(y, of: 0), output.width)
-                        }
+                        var rest = MWMixRow(
+                            fxU: fuRow, fxV: fvRow, baseU: base.row(cy, of: 1), baseV: base.row(cy, of: 2),
+                            outU: output.row(cy, of: 1), outV: output.row(cy, of: 2),
+                            fxTop: fx.row(2 * cy, of: 0), fxBottom: fx.row(last, of: 0),
+                            baseTop: base.row(2 * cy, of: 0), baseBottom: base.row(last, of: 0),
+                            outTop: output.row(2 * cy, of: 0), outBottom: bottom,
+                            alpha: row.alpha, kind: row.isEdge, weightsTop: weights.0, weightsBottom: weights.1,
+                            chromaWidth: chromaWidth, lumaWidth: output.width)
+                        mw_mix_rest(level, &rest)
                     }
                 }
             }
@@ -218,16 +219,18 @@ public struct ChromaKeyBlend: Sendable {
         let despill: UnsafePointer<UInt16>?
     }
 
-    /// The blocks of chroma row `cy` that `row` marks as edges, pixel by pixel: each pixel's alpha into
-    /// `weights` (luma rows 2·cy and 2·cy + 1), the 2×2 average of the per-pixel blended chroma into the output.
-    /// In vector lanes (`EdgeSpan`, two spans of eight blocks a step) for spans with more than
-    /// `EdgeSpan.fewEdges` edge blocks; one by one in the others.
+    /// The blocks of chroma row `cy` that `row` marks as edges, pixel by pixel, and the 2×2 average of the
+    /// per-pixel blended chroma into the output. In vector lanes (`EdgeSpan`, two spans of eight blocks a step)
+    /// for spans with more than `EdgeSpan.fewEdges` edge blocks: their pixels blended into the output's luma rows
+    /// (the second into `bottom`), the blocks marked `MW_KEYED`. One by one in the others: each pixel's alpha into
+    /// `weights` (luma rows 2·cy and 2·cy + 1), for `mw_mix_rest` to blend.
     private func blendEdges(_ cy: Int, row: EdgeMap.Row, fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes,
+                            bottom: UnsafeMutablePointer<UInt8>,
                             weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
         var few = Int.max
         if let span {
             var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, despill: tables.despill,
-                                       output: output, weights: weights)
+                                       output: output, bottom: bottom)
             few = span.fewEdges(despill: tables.despill != nil)
             span.key(&spanRow, spansWithMoreThan: few)
         }
@@ -239,12 +242,13 @@ public struct ChromaKeyBlend: Sendable {
         let ou = output.row(cy, of: 1), ov = output.row(cy, of: 2)
         let width = output.chromaWidth
         for start in stride(from: 0, to: width, by: 8) {
-            // The span's edge flags, a byte each, 0 or 1 (fewer than eight at the row's end).
+            // The span's edge flags, a byte each (fewer than eight at the row's end); the kernel's are marked keyed.
             let flags = start + 8 <= width ? UnsafeRawPointer(row.isEdge + start).loadUnaligned(as: UInt64.self)
                 : (0..<(width - start)).reduce(UInt64(0)) { $0 | UInt64(row.isEdge[start + $1]) << (8 * $1) }
-            let edges = flags.nonzeroBitCount
-            guard edges > 0 && edges <= few else { continue }
-            for cx in start..<min(start + 8, width) where row.isEdge[cx] != 0 {
+            let bytes: UInt64 = 0x0101_0101_0101_0101
+            let edges = (flags & (bytes &* UInt64(MW_EDGE))).nonzeroBitCount
+            guard edges > 0 && edges <= few && flags & (bytes &* UInt64(MW_KEYED)) == 0 else { continue }
+            for cx in start..<min(start + 8, width) where row.isEdge[cx] == UInt8(MW_EDGE) {
                 blendEdgeBlock(cx, cy, fx: fx, chroma: (fu, fv, bu, bv), into: (ou, ov), weights: weights, tables: tables)
             }
         }

@@ -17,7 +17,7 @@ final class EdgeMap {
     struct Row {
         /// Each sample's alpha, 0 … 256.
         let alpha: UnsafeMutablePointer<UInt16>
-        /// 1 where the block is an edge, 0 where not.
+        /// `MW_EDGE` (1) where the block is an edge, 0 where not; the span kernel adds `MW_KEYED` to the blocks it keys.
         let isEdge: UnsafeMutablePointer<UInt8>
         let hasEdges: Bool
         /// OR and AND of the row's alphas: 0 when all are kept, 256 when all are keyed out.

@@ -38,18 +38,20 @@ struct EdgeSpan: Sendable {
     struct Row {
         var row: MWKeyRow
 
+        /// `bottom` is where the output's second luma row goes (a scratch row when the picture ends at the first).
         init(_ cy: Int, fx: YUVPlanes, base: YUVPlanes, isEdge: UnsafeMutablePointer<UInt8>,
-             despill: UnsafePointer<UInt16>?, output: YUVPlanes,
-             weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>)) {
+             despill: UnsafePointer<UInt16>?, output: YUVPlanes, bottom: UnsafeMutablePointer<UInt8>) {
             // The row above and below clamped at the picture's edges, as the block-by-block path reads them.
             func rows(_ p: YUVPlanes, _ plane: Int) -> (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) {
                 let c = LinearChroma(p, plane: plane, chromaRow: cy)
                 return (UnsafePointer(c.above), UnsafePointer(c.row), UnsafePointer(c.below))
             }
+            let last = min(2 * cy + 1, fx.height - 1)
             row = MWKeyRow(fxU: rows(fx, 1), fxV: rows(fx, 2), baseU: rows(base, 1), baseV: rows(base, 2),
-                           lumaTop: fx.row(2 * cy, of: 0), lumaBottom: fx.row(min(2 * cy + 1, fx.height - 1), of: 0),
+                           lumaTop: fx.row(2 * cy, of: 0), lumaBottom: fx.row(last, of: 0),
+                           baseLumaTop: base.row(2 * cy, of: 0), baseLumaBottom: base.row(last, of: 0),
                            isEdge: isEdge, despill: despill, outU: output.row(cy, of: 1), outV: output.row(cy, of: 2),
-                           weightsTop: weights.0, weightsBottom: weights.1, chromaWidth: output.chromaWidth,
+                           outTop: output.row(2 * cy, of: 0), outBottom: bottom, chromaWidth: output.chromaWidth,
                            lumaWidth: output.width)
         }
     }
