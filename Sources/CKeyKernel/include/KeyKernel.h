@@ -105,6 +105,9 @@ typedef struct {
 
 void mw_mix_rest(int level, const MWMixRow *row);
 
+/// Asks for the n bytes at p to be brought into the cache (for reading), a cache line (64 bytes) at a time.
+void mw_prefetch(const void *p, long n);
+
 /// The highest level this CPU runs (1 on an x86-64 without SSE4.2, 0 on other processors).
 int mw_key_best_level(void);
 
