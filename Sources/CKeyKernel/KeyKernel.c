@@ -118,19 +118,17 @@ INLINE v16f clamp01(v16f t, const int level) {
 }
 
 /// GPUImage's alpha (0 … 256) of 16 pixels: luma − lumaZero and chroma − 2048, in 1/16 steps. In every YUV matrix
-/// red takes V alone and blue U alone; Cr and Cb weigh R, G, B by weights that add up to 0, so they are weighed
-/// sums of R − G and B − G.
+/// red takes V alone and blue U alone; Cr and Cb weigh R, G, B by weights that add up to 0, so they are linear in
+/// R − G and B − G, and the squared distance from the key a quadratic form of those less the key's.
 INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f du, v16f dv, const int hard, const int level) {
     v16f l = y * p->lumaScale;
     v16f r = texel(l + dv * p->perV[0], level);
     v16f g = texel(l + du * p->perU[1] + dv * p->perV[1], level);
     v16f b = texel(l + du * p->perU[2], level);
-    v16f rg = r - g, bg = b - g;
-    v16f cr = rg * p->crOf[0] + bg * p->crOf[2] - p->keyCr;
-    v16f cb = rg * p->cbOf[0] + bg * p->cbOf[2] - p->keyCb;
-    v16f d = __builtin_elementwise_sqrt(cr * cr + cb * cb);
+    v16f rg = (r - g) - p->keyRG, bg = (b - g) - p->keyBG;
+    v16f d = __builtin_elementwise_sqrt(rg * (p->square[0] * rg + p->square[1] * bg) + p->square[2] * (bg * bg));
     if (hard) return (d < p->threshold) & 256;
-    v16f t = clamp01((d - p->threshold) * p->inverseSmoothing, level);
+    v16f t = clamp01(d - p->threshold, level);
     // 256·(1 − smoothstep) = 256 − t²·(768 − 512·t), rounded with one subtraction from WHOLE + 256.
     return (v16i)((WHOLE + 256) - t * t * (768 - 512 * t)) - WHOLE_BITS;
 }

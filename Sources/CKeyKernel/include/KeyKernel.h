@@ -18,11 +18,13 @@ typedef struct {
     /// perU[0] and perV[2] are 0 (red takes V alone, blue U alone, in every YUV matrix) and not read.
     float lumaZero, lumaScale;
     float perU[3], perV[3];
-    /// (Cr, Cb) − the key's (Cr, Cb) = crOf·(R, G, B) − keyCr, cbOf·(R, G, B) − keyCb.
-    float crOf[3], cbOf[3];
-    float keyCr, keyCb;
-    /// alpha = 1 − smoothstep(threshold, threshold + smoothing, distance); hardEdge when smoothing is 0.
-    float threshold, inverseSmoothing;
+    /// The distance from the key in (Cr, Cb), in smoothing widths (or as it is, for a hard edge): Cr and Cb are
+    /// linear in x = (R − G) − keyRG and y = (B − G) − keyBG, zero at the key, so its square is the quadratic form
+    /// x·(square[0]·x + square[1]·y) + square[2]·y·y.
+    float keyRG, keyBG, square[3];
+    /// alpha = 1 − smoothstep(0, 1, distance − threshold) (the threshold in smoothing widths); with hardEdge (no
+    /// smoothing) 1 where distance < threshold, else 0.
+    float threshold;
     int32_t hardEdge;
 } MWKeyParams;
 

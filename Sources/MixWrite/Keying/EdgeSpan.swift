@@ -20,18 +20,22 @@ struct EdgeSpan: Sendable {
         precondition(k.perU.r == 0 && k.perV.b == 0, "a YUV matrix whose red takes U or blue V")
         // Channels in 8-bit units of the texture; chroma in 1/16 steps.
         let toByte: Float = 255, perSixteenth: Float = 255 / 16
-        let (kr, kg, kb): (Double, Double, Double) = (0.2989, 0.5866, 0.1145)
-        func cr(_ w: Double) -> Float { Float(0.7132 * w / 255) }
-        func cb(_ w: Double) -> Float { Float(0.5647 * w / 255) }
+        // Cr = 0.7132 (R − Y), Cb = 0.5647 (B − Y), Y = 0.2989 R + 0.5866 G + 0.1145 B: with the weights of Y
+        // summing to 1, Cr = a·(R − G) + b·(B − G), Cb = c·(R − G) + d·(B − G) (channels in 8-bit units here).
+        let (kr, kb) = (0.2989, 0.1145)
+        let (a, b) = (0.7132 * (1 - kr) / 255, 0.7132 * -kb / 255)
+        let (c, d) = (0.5647 * -kr / 255, 0.5647 * (1 - kb) / 255)
+        // The (R − G, B − G) where (Cr, Cb) is the key's, and the squared distance from it in smoothing widths.
+        let det = a * d - b * c
+        let (keyCr, keyCb) = (Double(k.key.cr), Double(k.key.cb))
+        let scale = k.smoothing > 0 ? 1 / (Double(k.smoothing) * Double(k.smoothing)) : 1
         parameters = MWKeyParams(
             lumaZero: k.lumaZero, lumaScale: k.lumaScale * toByte,
             perU: (k.perU.r * perSixteenth, k.perU.g * perSixteenth, k.perU.b * perSixteenth),
             perV: (k.perV.r * perSixteenth, k.perV.g * perSixteenth, k.perV.b * perSixteenth),
-            // Cr = 0.7132 (R − Y), Cb = 0.5647 (B − Y), Y = 0.2989 R + 0.5866 G + 0.1145 B.
-            crOf: (cr(1 - kr), cr(-kg), cr(-kb)), cbOf: (cb(-kr), cb(-kg), cb(1 - kb)),
-            keyCr: k.key.cr, keyCb: k.key.cb,
-            threshold: k.threshold, inverseSmoothing: k.smoothing > 0 ? 1 / k.smoothing : 0,
-            hardEdge: k.smoothing > 0 ? 0 : 1)
+            keyRG: Float((keyCr * d - b * keyCb) / det), keyBG: Float((a * keyCb - c * keyCr) / det),
+            square: (Float(scale * (a * a + c * c)), Float(scale * 2 * (a * b + c * d)), Float(scale * (b * b + d * d))),
+            threshold: k.smoothing > 0 ? k.threshold / k.smoothing : k.threshold, hardEdge: k.smoothing > 0 ? 0 : 1)
     }
 
     /// What one chroma row of a blend hands the kernel: the rows it reads and where its results go.
