@@ -1,6 +1,7 @@
 // See KeyKernel.h. A chunk of two spans (16 blocks) a step: its chroma in 32-lane rows of 16-bit integers, one
-// lane a luma pixel of its top or bottom row (even lanes each block's left pixel), the alpha in 16-lane vectors of
-// floats, half a row each. Contraction of a·b + c into one FMA is off so that every build gives the same bits: a
+// lane a luma pixel of its top or bottom row (lanes 0–15 the blocks' left pixels, 16–31 their right ones), the
+// alpha in 16-lane vectors of floats, half a row each; the pixels go back in their order only when blended into
+// the output's luma rows. Contraction of a·b + c into one FMA is off so that every build gives the same bits: a
 // movie keyed on a machine with AVX2 and one without are the same movie.
 #include "KeyKernel.h"
 #include "Levels.h"
@@ -298,7 +299,8 @@ INLINE v16b chunk_take(const MWKeyRow *row, long cx, int fewEdges) {
     return edges & spans;
 }
 
-/// Every span of the row with more than `fewEdges` edge blocks, a chunk (two spans) at a time. The parameters
+/// Every span of the row with more than `fewEdges` edge blocks, a chunk (two spans) at a time, its edge blocks
+/// marked `MW_KEYED` for the rest of the row's blend (`mw_mix_rest`) to leave alone. The parameters
 /// are copied first: the row's stores are bytes, which C lets alias anything, and a copy lets the compiler keep
 /// them in registers. The chunk at the row's start repeats the edge sample from its own lanes; the last one is
 /// moved left to end at the row's end, as far as needed, and takes only its own blocks (a picture of odd width,

@@ -269,9 +269,9 @@ struct KernelLevelTests {
     static func noiseBound(fx: UInt8, base: UInt8) -> Int { abs(Int(fx) - Int(base)) / 32 + 1 }
 
     /// The checkerboard `width` pixels wide over a plain pattern.
-    static func checker(width: Int, color: ColorDescription) throws -> (Frame, Frame) {
-        let fx = Self.checkerboard(width: width, height: 24)
-        let base = ChromaKeyBlendTests.RGBPicture(width: width, height: 24) { bx, by in
+    static func checker(width: Int, height: Int = 24, color: ColorDescription) throws -> (Frame, Frame) {
+        let fx = Self.checkerboard(width: width, height: height)
+        let base = ChromaKeyBlendTests.RGBPicture(width: width, height: height) { bx, by in
             (Double(bx % 5) / 4, 0.3, Double(by % 3) / 2)
         }
         return (try ChromaKeyBlendTests.frame(fx, color: color), try ChromaKeyBlendTests.frame(base, color: color))
@@ -299,5 +299,31 @@ struct KernelLevelTests {
             let got = try Self.blend(ChromaKeyBlend(settings: settings, color: color, kernelLevel: level), pair)
             #expect(got == vector, "level \(level) differs from level \(EdgeSpan.bestLevel) at width \(width)")
         }
+    }
+
+    @Test("a picture of odd height blends as the same picture with its last luma row repeated (its last chroma row has one luma row)",
+          arguments: [(Int32?.none, ChromaKeyBlend.Settings()), (EdgeSpan.bestLevel, .init()), (EdgeSpan.bestLevel, .init(despill: true))])
+    func oddHeight(level: Int32?, settings: ChromaKeyBlend.Settings) throws {
+        let color = ColorDescription(matrix: .bt709, fullRange: false)
+        let (width, height) = (66, 23)
+        let odd = try Self.checker(width: width, height: height, color: color)
+        // The even picture: one more luma row, a copy of the last; the same chroma rows (the bottom one clamps
+        // to itself in both).
+        func repeatingLastRow(_ f: Frame) throws -> Frame {
+            let e = try Frame(width: width, height: height + 1, pixelFormat: .yuv420p)
+            for y in 0...height { for x in 0..<width { e.plane(0)[y * e.stride(0) + x] = f.plane(0)[min(y, height - 1) * f.stride(0) + x] } }
+            for p in 1...2 {
+                for y in 0..<(height + 1) / 2 { for x in 0..<width / 2 { e.plane(p)[y * e.stride(p) + x] = f.plane(p)[y * f.stride(p) + x] } }
+            }
+            return e
+        }
+        let even = (try repeatingLastRow(odd.0), try repeatingLastRow(odd.1))
+        let keyer = ChromaKeyBlend(settings: settings, color: color, kernelLevel: level)
+        let got = try Self.blend(keyer, odd), expected = try Self.blend(keyer, even)
+        #expect(got[0] == Array(expected[0].prefix(width * height)), "luma differs")
+        #expect(got[1] == expected[1] && got[2] == expected[2], "chroma differs")
+        // Edges in the last chroma row, so that its luma row is keyed pixel by pixel.
+        let lastRow = Self.planes(odd.0)[0].suffix(width)
+        #expect(Set(lastRow).count > 2, "the last row is not a checkerboard")
     }
 }
