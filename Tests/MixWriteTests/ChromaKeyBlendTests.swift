@@ -320,8 +320,10 @@ struct KernelLevelTests {
         let even = (try repeatingLastRow(odd.0), try repeatingLastRow(odd.1))
         let keyer = ChromaKeyBlend(settings: settings, color: color, kernelLevel: level)
         let got = try Self.blend(keyer, odd), expected = try Self.blend(keyer, even)
-        #expect(got[0] == Array(expected[0].prefix(width * height)), "luma differs")
-        #expect(got[1] == expected[1] && got[2] == expected[2], "chroma differs")
+        for p in 0..<3 {
+            let differing = zip(got[p], expected[p]).filter { $0 != $1 }.count
+            #expect(differing == 0, "plane \(p): \(differing) bytes differ")
+        }
         // Edges in the last chroma row, so that its luma row is keyed pixel by pixel.
         let lastRow = Self.planes(odd.0)[0].suffix(width)
         #expect(Set(lastRow).count > 2, "the last row is not a checkerboard")
