@@ -18,20 +18,39 @@ INLINE uint8_t mix1(uint8_t f, uint8_t b, uint16_t a) {
     return (uint8_t)((uint16_t)(f * (256 - a) + b * a + 128) >> 8);
 }
 
-INLINE b16 mix16(const uint8_t *f, const uint8_t *b, w16 a) {
-    b16 fb, bb;
-    memcpy(&fb, f, sizeof fb);
-    memcpy(&bb, b, sizeof bb);
-    w16 mixed = (__builtin_convertvector(fb, w16) * (256 - a) + __builtin_convertvector(bb, w16) * a + 128) >> 8;
-    return __builtin_convertvector(mixed, b16);
+/// mix1 on 32 bytes.
+INLINE b32 mix32(b32 f, b32 b, w32 a) {
+    w32 mixed = (__builtin_convertvector(f, w32) * (256 - a) + __builtin_convertvector(b, w32) * a + 128) >> 8;
+    return __builtin_convertvector(mixed, b32);
 }
 
-INLINE b32 mix32(const uint8_t *f, const uint8_t *b, w32 a) {
-    b32 fb, bb;
-    memcpy(&fb, f, sizeof fb);
-    memcpy(&bb, b, sizeof bb);
-    w32 mixed = (__builtin_convertvector(fb, w32) * (256 - a) + __builtin_convertvector(bb, w32) * a + 128) >> 8;
-    return __builtin_convertvector(mixed, b32);
+INLINE b16 load16(const uint8_t *p) {
+    b16 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+INLINE b32 load32(const uint8_t *p) {
+    b32 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+#define ALL 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, \
+            29, 30, 31
+
+/// 16 blocks' chroma, U in bytes 0–15 and V in 16–31, blended by the blocks' alphas.
+INLINE b32 mix_chroma(const MWMixRow *r, long cx, w16 alpha) {
+    b16 fu = load16(r->fxU + cx), fv = load16(r->fxV + cx), bu = load16(r->baseU + cx), bv = load16(r->baseV + cx);
+    return mix32(__builtin_shufflevector(fu, fv, ALL), __builtin_shufflevector(bu, bv, ALL),
+                 __builtin_shufflevector(alpha, alpha, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3,
+                                         4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+
+/// Bytes 0–15 (half 0) or 16–31 (half 1) of x.
+INLINE b16 half(b32 x, const int h) {
+    return h ? __builtin_shufflevector(x, x, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31)
+             : __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
 /// Writes `values` where `mask` is set.
@@ -73,18 +92,20 @@ INLINE void mix_rest(const MWMixRow *r, const int level) {
         memcpy(all, &kind, sizeof all);
         if ((all[0] | all[1]) == 0) {
             // No edge: every block by its alpha.
-            b16 u = mix16(r->fxU + cx, r->baseU + cx, alpha), v = mix16(r->fxV + cx, r->baseV + cx, alpha);
+            b32 uv = mix_chroma(r, cx, alpha);
+            b16 u = half(uv, 0), v = half(uv, 1);
             memcpy(r->outU + cx, &u, sizeof u);
             memcpy(r->outV + cx, &v, sizeof v);
             for (int t = 0; t < 2; t++) {
-                b32 y = mix32(fx[t] + 2 * cx, base[t] + 2 * cx, blocks);
+                b32 y = mix32(load32(fx[t] + 2 * cx), load32(base[t] + 2 * cx), blocks);
                 memcpy(out[t] + 2 * cx, &y, sizeof y);
             }
             continue;
         }
         b16 plain = (b16)(kind == 0);
-        store16(r->outU + cx, mix16(r->fxU + cx, r->baseU + cx, alpha), plain);
-        store16(r->outV + cx, mix16(r->fxV + cx, r->baseV + cx, alpha), plain);
+        b32 uv = mix_chroma(r, cx, alpha);
+        store16(r->outU + cx, half(uv, 0), plain);
+        store16(r->outV + cx, half(uv, 1), plain);
         b16 edge = (b16)(kind == MW_EDGE);
         w32 own = __builtin_convertvector(__builtin_shufflevector(edge, edge, PAIRS), w32);
         own |= own << 8;
@@ -93,7 +114,7 @@ INLINE void mix_rest(const MWMixRow *r, const int level) {
             w32 pixel;
             memcpy(&pixel, weights[t] + 2 * cx, sizeof pixel);
             w32 a = (pixel & own) | (blocks & ~own);
-            store32(out[t] + 2 * cx, mix32(fx[t] + 2 * cx, base[t] + 2 * cx, a), open);
+            store32(out[t] + 2 * cx, mix32(load32(fx[t] + 2 * cx), load32(base[t] + 2 * cx), a), open);
         }
     }
     for (; cx < width; cx++) {
@@ -111,6 +132,7 @@ INLINE void mix_rest(const MWMixRow *r, const int level) {
 }
 
 #undef PAIRS
+#undef ALL
 
 COMPILED_AT_LEVELS(void, mix_rest, (const MWMixRow *row), row)
 
