@@ -137,7 +137,7 @@ struct ScriptingTests {
         let jobs = (0..<7).map { #"{"kind": "remix", "movie": "fx.mov", "output": "out/r\#($0).mkv"}"# }
         let dir = try Self.jobFolder(#"{"jobs": ["# + jobs.joined(separator: ",") + "]}")
         // Every output exists already, so with --skip-existing each shard only lists its jobs.
-        for i in 0..<7 { FileManager.default.createFile(atPath: dir + "/out/r\(i).mkv", contents: Data()) }
+        for i in 0..<7 { #expect(FileManager.default.createFile(atPath: dir + "/out/r\(i).mkv", contents: Data())) }
         for n in 1...4 {
             var seen: [Int] = []
             for k in 1...n {

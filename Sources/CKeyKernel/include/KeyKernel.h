@@ -51,9 +51,9 @@ enum { MW_EDGE = 1, MW_KEYED = 2 };
 /// Keys every span of eight blocks (cx = 0, 8, 16 …) of `row` that holds more than `fewEdges` edge blocks:
 /// for each edge block its four pixels blended by their own alphas into the output's luma rows and the 2×2
 /// average of their blended chroma into outU, outV, and the block marked `MW_KEYED`. At either end of the row
-/// the edge sample is repeated, as GL's clamp to edge does; only blocks inside the row are written. `level` says which compiled kernel runs: 4 x86-64-v4 (AVX-512), 3 x86-64-v3
-/// (AVX2), 2 x86-64-v2 (SSE4.2), anything else the plain one (SSE2 on x86-64). Every level gives the same bits;
-/// one above `mw_key_best_level()` must not be asked.
+/// the edge sample is repeated, as GL's clamp to edge does; only blocks inside the row are written. `level` says
+/// which compiled kernel runs: 4 x86-64-v4 (AVX-512), 3 x86-64-v3 (AVX2), 2 x86-64-v2 (SSE4.2), anything else the
+/// plain one (SSE2 on x86-64). Every level gives the same bits; one above `mw_key_best_level()` must not be asked.
 void mw_key_spans(int level, const MWKeyParams *params, const MWKeyRow *row, int fewEdges);
 
 /// One chroma row of fx for the edge map (MixWrite's `EdgeMap`): which blocks need the per-pixel path.
@@ -105,6 +105,7 @@ typedef struct {
     long chromaWidth, lumaWidth;
 } MWMixRow;
 
+/// That blend of `row`, at `level` (as `mw_key_spans`), after the row's edge blocks are keyed.
 void mw_mix_rest(int level, const MWMixRow *row);
 
 /// Asks for the n bytes at p to be brought into the cache (for reading), a cache line (64 bytes) at a time.
