@@ -28,13 +28,6 @@ INLINE v16s load16(const uint8_t *p) {
     return __builtin_convertvector(b, v16s);
 }
 
-/// Lanes 0–15 (half 0) or 16–31 (half 1) of x, as floats.
-INLINE v16f half_float(v32s x, const int half) {
-    v16s h = half ? __builtin_shufflevector(x, x, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31)
-                  : __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    return __builtin_convertvector(h, v16f);
-}
-
 INLINE v32s join(v16s a, v16s b) {
     return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
                                    22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
@@ -154,6 +147,9 @@ INLINE v16i half_wide(v32s x, const int half) {
                   : __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     return __builtin_convertvector(h, v16i);
 }
+
+/// The same, as floats.
+INLINE v16f half_float(v32s x, const int half) { return __builtin_convertvector(half_wide(x, half), v16f); }
 
 /// Each block's blended chroma summed over its four pixels, in 1/16 steps × 256: fx's chroma x weighs 256 − alpha,
 /// base's b alpha, which is 256·x + (b − x)·alpha; lanes are blocks. The sum of four chroma values (at most

@@ -172,6 +172,13 @@ public struct YUVPlanes {
         planes[plane].pixels + row * planes[plane].stride
     }
 
+    /// Luma row `dy` (0 or 1) of chroma row `cy`: the picture's last row where it has no such row (an odd height's
+    /// last chroma row covers one luma row).
+    @inline(__always)
+    public func lumaRow(_ dy: Int, ofChromaRow cy: Int) -> UnsafeMutablePointer<UInt8> {
+        row(min(2 * cy + dy, height - 1), of: 0)
+    }
+
     /// Copies every plane of `source` (the same size) into these planes.
     public func copy(from source: YUVPlanes) {
         for p in 0..<3 {

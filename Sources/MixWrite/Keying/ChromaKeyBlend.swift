@@ -199,8 +199,7 @@ public struct ChromaKeyBlend: Sendable {
                     } else {
                         // The edge blocks first (the span kernel writes its blocks whole), then the rest of the row.
                         let weights = (scratch, scratch + 2 * chromaWidth)
-                        let last = lumaRows.upperBound - 1
-                        let bottom = last > 2 * cy ? output.row(last, of: 0) : spare
+                        let bottom = lumaRows.count == 2 ? output.lumaRow(1, ofChromaRow: cy) : spare
                         if row.hasEdges {
                             blendEdges(cy, row: row, fx: fx, base: base, into: output, bottom: bottom, weights: weights,
                                        tables: tables)
@@ -208,9 +207,9 @@ public struct ChromaKeyBlend: Sendable {
                         var rest = MWMixRow(
                             fxU: fuRow, fxV: fvRow, baseU: base.row(cy, of: 1), baseV: base.row(cy, of: 2),
                             outU: output.row(cy, of: 1), outV: output.row(cy, of: 2),
-                            fxTop: fx.row(2 * cy, of: 0), fxBottom: fx.row(last, of: 0),
-                            baseTop: base.row(2 * cy, of: 0), baseBottom: base.row(last, of: 0),
-                            outTop: output.row(2 * cy, of: 0), outBottom: bottom,
+                            fxTop: fx.lumaRow(0, ofChromaRow: cy), fxBottom: fx.lumaRow(1, ofChromaRow: cy),
+                            baseTop: base.lumaRow(0, ofChromaRow: cy), baseBottom: base.lumaRow(1, ofChromaRow: cy),
+                            outTop: output.lumaRow(0, ofChromaRow: cy), outBottom: bottom,
                             alpha: row.alpha, kind: row.isEdge, weightsTop: weights.0, weightsBottom: weights.1,
                             chromaWidth: chromaWidth, lumaWidth: output.width)
                         mw_mix_rest(level, &rest)
@@ -222,8 +221,8 @@ public struct ChromaKeyBlend: Sendable {
 
     /// Asks the cache for chroma row `cy` of `p` and its two luma rows.
     private static func prefetch(chromaRow cy: Int, of p: YUVPlanes) {
-        mw_prefetch(p.row(2 * cy, of: 0), p.width)
-        mw_prefetch(p.row(min(2 * cy + 1, p.height - 1), of: 0), p.width)
+        mw_prefetch(p.lumaRow(0, ofChromaRow: cy), p.width)
+        mw_prefetch(p.lumaRow(1, ofChromaRow: cy), p.width)
         mw_prefetch(p.row(cy, of: 1), p.chromaWidth)
         mw_prefetch(p.row(cy, of: 2), p.chromaWidth)
     }
@@ -276,7 +275,7 @@ public struct ChromaKeyBlend: Sendable {
         let (fu, fv, bu, bv) = chroma
         var sumU = 0, sumV = 0
         for dy in 0..<2 {
-            let luma = fx.row(min(2 * cy + dy, fx.height - 1), of: 0)
+            let luma = fx.lumaRow(dy, ofChromaRow: cy)
             for dx in 0..<2 {
                 var u = fu.sixteenths(cx, dx: dx, dy: dy), v = fv.sixteenths(cx, dx: dx, dy: dy)
                 let a = pixelAlpha(y: luma[min(2 * cx + dx, fx.width - 1)], u16: u, v16: v, table: tables.entries)

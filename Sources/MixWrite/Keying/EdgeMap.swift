@@ -72,7 +72,7 @@ final class EdgeMap {
         func three(_ p: (Slot) -> UnsafeMutablePointer<UInt8>) -> Three { (UnsafePointer(p(a)), UnsafePointer(p(c)), UnsafePointer(p(b))) }
         var request = MWEdgeRow(
             table: table, u: fx.row(cy, of: 1), v: fx.row(cy, of: 2),
-            lumaTop: fx.row(2 * cy, of: 0), lumaBottom: fx.row(min(2 * cy + 1, fx.height - 1), of: 0),
+            lumaTop: fx.lumaRow(0, ofChromaRow: cy), lumaBottom: fx.lumaRow(1, ofChromaRow: cy),
             width: width, lumaWidth: fx.width,
             uMin: three { $0.uMin }, uMax: three { $0.uMax }, vMin: three { $0.vMin }, vMax: three { $0.vMax },
             alpha: alpha, isEdge: isEdge, entries: entries, lumaMin: lumaMin, lumaMax: lumaMax)

@@ -50,10 +50,9 @@ struct EdgeSpan: Sendable {
                 let c = LinearChroma(p, plane: plane, chromaRow: cy)
                 return (UnsafePointer(c.above), UnsafePointer(c.row), UnsafePointer(c.below))
             }
-            let last = min(2 * cy + 1, fx.height - 1)
             row = MWKeyRow(fxU: rows(fx, 1), fxV: rows(fx, 2), baseU: rows(base, 1), baseV: rows(base, 2),
-                           lumaTop: fx.row(2 * cy, of: 0), lumaBottom: fx.row(last, of: 0),
-                           baseLumaTop: base.row(2 * cy, of: 0), baseLumaBottom: base.row(last, of: 0),
+                           lumaTop: fx.lumaRow(0, ofChromaRow: cy), lumaBottom: fx.lumaRow(1, ofChromaRow: cy),
+                           baseLumaTop: base.lumaRow(0, ofChromaRow: cy), baseLumaBottom: base.lumaRow(1, ofChromaRow: cy),
                            isEdge: isEdge, despill: despill, outU: output.row(cy, of: 1), outV: output.row(cy, of: 2),
                            outTop: output.row(2 * cy, of: 0), outBottom: bottom, chromaWidth: output.chromaWidth,
                            lumaWidth: output.width)
