@@ -12,8 +12,13 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // The tuning page's HTTP server: small (no SwiftNIO), so CI's clean build stays short.
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The tuning page's HTTP server: HummingbirdCore on swift-nio's HTTP/1 parser (llhttp), which bounds the
+        // request line and headers and rejects ambiguous framing. No default traits: no swift-configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
     ],
     targets: [
         // FFmpeg's C libraries as Debian bookworm ships them (FFmpeg 5.1).
@@ -40,7 +45,17 @@ let package = Package(
         // `mixwrite tune`: the local web page over the MixWrite API (never FFmpegSupport).
         .target(
             name: "MixWriteTune",
-            dependencies: ["MixWrite", .product(name: "FlyingFox", package: "FlyingFox")]
+            dependencies: [
+                "MixWrite",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "mixwrite",

@@ -170,13 +170,16 @@ function bindMix() {
   const table = $("mix");
   for (const track of info.tracks) {
     const row = table.insertRow();
-    row.innerHTML = `<td>${track.name}</td><td class="lufs">…</td><td><input type="range" min="-30" max="12" step="0.5" value="0">
+    row.innerHTML = `<td>${track.name}</td><td class="lufs">…</td><td><input type="range" min="-60" max="24" step="0.5" value="0">
       <output>0</output></td><td><input type="checkbox"></td><td><input size="4" value="0"></td>
       <td><input size="3" value="0"></td>`;
     const [gain, mute, offset, duck] = row.querySelectorAll("input");
-    gain.value = settings.gains[track.name] || 0;
-    row.querySelector("output").textContent = gain.value;
-    mute.checked = settings.mute.includes(track.name) || settings.mute.includes(track.source);
+    const given = settings.gains[track.name] || 0;
+    if (given * 2 !== Math.round(given * 2)) gain.step = "any";   // a finer gain from the command line, shown as it is
+    gain.value = given;
+    row.querySelector("output").textContent = given;
+    // The server gives the mix track by track (a whole source's gain, offset, mute and duck on each of its tracks).
+    mute.checked = settings.mute.includes(track.name);
     offset.value = settings.offsets[track.name] || 0;
     gain.addEventListener("input", () => {
       row.querySelector("output").textContent = gain.value;
@@ -188,15 +191,8 @@ function bindMix() {
       settingsChanged();
     });
     offset.addEventListener("change", () => { settings.offsets[track.name] = Number(offset.value) || 0; settingsChanged(); });
-    duck.value = settings.duck[track.name] || settings.duck[track.source] || 0;
-    duck.addEventListener("change", () => {
-      if (track.source in settings.duck) {   // a whole source ducked on the command line: now track by track
-        const depth = settings.duck[track.source];
-        delete settings.duck[track.source];
-        for (const t of info.tracks) if (t.source === track.source) settings.duck[t.name] = depth;
-      }
-      settings.duck[track.name] = Number(duck.value) || 0; settingsChanged();
-    });
+    duck.value = settings.duck[track.name] || 0;
+    duck.addEventListener("change", () => { settings.duck[track.name] = Number(duck.value) || 0; settingsChanged(); });
     row.dataset.track = track.name;
   }
   $("loudness").value = settings.loudness ?? "";

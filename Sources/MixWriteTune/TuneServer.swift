@@ -1,24 +1,32 @@
-import FlyingFox
 import Foundation
+import HTTPTypes
+import HummingbirdCore
+import Logging
 import MixWrite
+import NIOCore
+import NIOPosix
 import Synchronization
 
-/// `mixwrite tune`'s web server: the page and its API on one address, every request checked first (`admit`).
+/// `mixwrite tune`'s web server: the page and its API on one address, every request checked first.
 ///
-/// Security, as for any server on a shared machine: a random token in every request; the Host header must
-/// name the served address (a DNS-rebinding page has its own host name there), and a write (POST) must come
-/// with an Origin of that address; the client never names a path (only the inputs and the output of the
-/// command line are ever read or written); parameters are checked (400 with a message); a body over 64 KB
-/// is refused unread (413).
+/// Security, as for any server on a shared machine, where anyone may connect: swift-nio's HTTP/1 parser with the
+/// limits of `HTTPLimits` (headers ≤ 16 KB, bodies ≤ 64 KB refused on their Content-Length, a whole request
+/// within 10 s of waiting for it, 64 connections) and `RequestGuard`'s strict framing (one Host, Origin and
+/// Content-Length; no Transfer-Encoding; no target naming another host); then a random token in every request;
+/// the Host header must name the served address (a DNS-rebinding page has its own host name there), and a write
+/// (POST) must come with an Origin of that address; the client never names a path (only the inputs and the
+/// output of the command line are ever read or written); every parameter is checked, numbers for being finite
+/// and in range before any conversion (400 with a message).
 public final class TuneServer: Sendable {
     private let session: TuneSession
-    private let server: HTTPServer
     private let token: String
     private let host: String
+    private let requestedPort: Int
     /// The port bound, known once the server listens (the Host check needs it).
-    private let port: Port
+    private let port = Port()
+    private let limits = HTTPLimits()
 
-    /// Opens the job's inputs (a bad one fails here, before anything listens) and binds `listen`:`port`
+    /// Opens the job's inputs (a bad one fails here, before anything listens); `run` binds `listen`:`port`
     /// (port 0: a free one).
     public init(job: BlendJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
         session = try TuneSession(job: job)
@@ -26,39 +34,58 @@ public final class TuneServer: Sendable {
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
         token = bytes.map { String(format: "%02x", $0) }.joined()
         host = listen
-        self.port = Port()
-        let address = try sockaddr_in.inet(ip4: listen, port: port)
-        server = HTTPServer(config: .init(address: address, timeout: 30, logger: .disabled))
-        await server.appendRoute("*") { [session, token, host, port = self.port] request in
-            await TuneServer.respond(to: request, session: session, token: token, authority: "\(host):\(port.value.load(ordering: .acquiring))")
-        }
+        requestedPort = Int(port)
     }
 
     /// Serves until the task is cancelled; `ready` gets the page's address (with its token) once it listens.
+    /// Cancelling also stops a render or an audition in progress.
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.server.run() }
-            try await server.waitUntilListening()
-            guard case let .ip4(_, bound)? = await server.listeningAddress else { throw CancellationError() }
-            port.value.store(bound, ordering: .releasing)
-            ready("http://\(host):\(bound)/?token=\(token)")
-            try await group.next()
+        let (session, token, host, port) = (self.session, self.token, self.host, self.port)
+        let channel = TuneChannel(responder: { request, writer, _ in
+            let reply = await TuneServer.respond(to: request, session: session, token: token,
+                                                 authority: "\(host):\(port.value.load(ordering: .acquiring))")
+            try await writer.write(response: reply.head, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+        }, limits: limits)
+        let server = Server(
+            childChannelSetup: channel, configuration: ServerConfiguration(address: .hostname(host, port: requestedPort)),
+            onServerRunning: { listening in
+                let bound = UInt16(listening.localAddress?.port ?? 0)
+                port.value.store(bound, ordering: .releasing)
+                ready("http://\(host):\(bound)/?token=\(token)")
+            },
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: Logger(label: "mixwrite.tune", factory: { _ in SwiftLogNoOpLogHandler() }))
+        try await withTaskCancellationHandler {
+            try await server.run()
+        } onCancel: {
+            Task { await session.stop() }
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Stops any render or audition in progress and waits for it.
+    public func stop() async {
+        await session.stop()
+    }
+
+    /// An answer: status, content type, body; `Cache-Control: no-store` on all.
+    struct Reply: Sendable {
+        var status: HTTPResponse.Status
+        var contentType: String
+        var body: [UInt8]
+
+        var head: HTTPResponse {
+            HTTPResponse(status: status, headerFields: [.contentType: contentType, .contentLength: String(body.count),
+                                                        .cacheControl: "no-store"])
         }
     }
 
-    /// Stops the server and any render in progress.
-    public func stop() async {
-        await session.stop()
-        await server.stop(timeout: 1)
-    }
-
-    static let bodyLimit = 64 * 1024
-
     /// Checks a request, then routes it.
-    static func respond(to request: HTTPRequest, session: TuneSession, token: String, authority: String) async -> HTTPResponse {
+    static func respond(to request: Request, session: TuneSession, token: String, authority: String) async -> Reply {
         do {
-            try admit(request, token: token, authority: authority)
-            return try await route(request, session: session)
+            let query = try parameters(request.uri.query ?? "")
+            try admit(request, query: query, token: token, authority: authority)
+            return try await route(request, query: query, session: session)
         } catch let e as RequestError {
             return error(e)
         } catch {
@@ -66,62 +93,72 @@ public final class TuneServer: Sendable {
         }
     }
 
-    /// Token, Host, Origin (for writes) and size, before anything else is read.
-    static func admit(_ request: HTTPRequest, token: String, authority: String) throws(RequestError) {
-        guard let given = request.query.first(where: { $0.name == "token" })?.value ?? request.headers[HTTPHeader("X-Mixwrite-Token")],
+    /// Token, Host and Origin (for writes), before anything else is read.
+    static func admit(_ request: Request, query: [String: String], token: String, authority: String) throws(RequestError) {
+        guard let given = query["token"] ?? request.headers[HTTPField.Name("X-Mixwrite-Token")!],
               constantTimeEqual(given, token) else {
             throw .forbidden("a valid token is needed (the address mixwrite tune printed)")
         }
-        guard let h = request.headers[.host], h == authority || h == authority.replacingOccurrences(of: "127.0.0.1", with: "localhost") else {
+        guard let h = request.head.authority, h == authority || h == authority.replacingOccurrences(of: "127.0.0.1", with: "localhost") else {
             throw .forbidden("Host must be \(authority)")
         }
-        if request.method != .GET && request.method != .HEAD {
-            guard let origin = request.headers[HTTPHeader("Origin")], origin == "http://\(h)" else {
+        if request.method != .get && request.method != .head {
+            guard let origin = request.headers[HTTPField.Name("Origin")!], origin == "http://\(h)" else {
                 throw .forbidden("a write needs Origin http://\(h)")
             }
         }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit { throw .tooLarge }
-        if request.headers[.transferEncoding] != nil { throw .tooLarge }
     }
 
-    static func route(_ request: HTTPRequest, session: TuneSession) async throws -> HTTPResponse {
-        let query = Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
-        switch (request.method, request.path) {
-        case (.GET, "/"):
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                                body: Data(Page.html.utf8))
-        case (.GET, "/api/info"):
+    /// The query's parameters, percent-decoded; a name given twice is refused (which one would count?).
+    static func parameters(_ query: String) throws(RequestError) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = parts[0].replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+                  let value = (parts.count > 1 ? String(parts[1]) : "").replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
+                throw .bad("the query is not percent-encoded text")
+            }
+            guard result[name] == nil else { throw .bad("the parameter \(name) is given twice") }
+            result[name] = value
+        }
+        return result
+    }
+
+    static func route(_ request: Request, query: [String: String], session: TuneSession) async throws -> Reply {
+        switch (request.method, request.uri.path) {
+        case (.get, "/"):
+            return Reply(status: .ok, contentType: "text/html; charset=utf-8", body: Array(Page.html.utf8))
+        case (.get, "/api/info"):
             return try json(await session.info())
-        case (.GET, "/api/picture"):
+        case (.get, "/api/picture"):
             let settings = try await settings(from: query, session: session)
             guard let view = BlendPreview.View(rawValue: query["view"] ?? "composite") else {
                 throw RequestError.bad("view must be one of \(BlendPreview.View.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             let jpeg = try await session.picture(at: try number(query, "t"), settings: settings, view: view)
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"], body: Data(jpeg))
-        case (.GET, "/api/pick"):
-            let hex = try await session.pick(at: try number(query, "t"), x: Int(try number(query, "x")), y: Int(try number(query, "y")))
+            return Reply(status: .ok, contentType: "image/jpeg", body: jpeg)
+        case (.get, "/api/pick"):
+            let hex = try await session.pick(at: try number(query, "t"), x: try number(query, "x"), y: try number(query, "y"))
             return try json(["keyColor": hex])
-        case (.GET, "/api/loudness"):
+        case (.get, "/api/loudness"):
             return try json(await session.trackLoudness())
-        case (.POST, "/api/command"):
+        case (.post, "/api/command"):
             let settings = try await body(request, session: session)
-            let job = settings.applied(to: session.job)
+            let job = settings.applied(to: session.job, tracks: session.tracks)
             return try json(["command": job.commandLine, "job": job.jobEntry])
-        case (.POST, "/api/render"):
+        case (.post, "/api/render"):
             let settings = try await body(request, session: session)
             let overwrite = query["overwrite"] == "1"
             return try json(await session.startRender(settings, overwrite: overwrite), status: .accepted)
-        case (.GET, "/api/render"):
+        case (.get, "/api/render"):
             return try json(await session.renderState())
-        case (.POST, "/api/audition"):
+        case (.post, "/api/audition"):
             let settings = try await body(request, session: session)
             let movie = try await session.audition(at: try number(query, "t"), settings: settings)
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "video/mp4", .cacheControl: "no-store"], body: Data(movie))
+            return Reply(status: .ok, contentType: "video/mp4", body: movie)
         case (_, "/"), (_, "/api/info"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/loudness"), (_, "/api/command"),
              (_, "/api/render"), (_, "/api/audition"):
-            return HTTPResponse(statusCode: .methodNotAllowed, headers: [.contentType: "application/json"],
-                                body: Data(#"{"error": "method not allowed"}"#.utf8))
+            return Reply(status: .methodNotAllowed, contentType: "application/json", body: Array(#"{"error": "method not allowed"}"#.utf8))
         default:
             throw RequestError.notFound
         }
@@ -134,46 +171,47 @@ public final class TuneServer: Sendable {
         if query["threshold"] != nil { s.threshold = try number(query, "threshold") }
         if query["smoothing"] != nil { s.smoothing = try number(query, "smoothing") }
         if let d = query["despill"] { s.despill = d == "1" || d == "true" }
-        return try s.validated(for: session.job, names: session.names)
+        return try s.validated(for: session.job, tracks: session.tracks)
     }
 
-    static func body(_ request: HTTPRequest, session: TuneSession) async throws -> TuneSettings {
-        let data = try await request.bodyData
-        guard data.count <= bodyLimit else { throw RequestError.tooLarge }
+    static func body(_ request: Request, session: TuneSession) async throws -> TuneSettings {
+        // RequestGuard refused a larger Content-Length and any other framing before the body was read.
+        var request = request
+        let data = try await request.collectBody(upTo: HTTPLimits().bodyBytes)
         let settings: TuneSettings
-        do { settings = try JSONDecoder().decode(TuneSettings.self, from: data) } catch {
+        do { settings = try JSONDecoder().decode(TuneSettings.self, from: Data(data.readableBytesView)) } catch {
             throw RequestError.bad("the body must be the page's settings as JSON")
         }
-        return try settings.validated(for: session.job, names: session.names)
+        return try settings.validated(for: session.job, tracks: session.tracks)
     }
 
+    /// A number parameter: finite, and within ±1e9 (every parameter's own range is checked where it is used,
+    /// on the Double, before any conversion to an integer).
     static func number(_ query: [String: String], _ name: String) throws(RequestError) -> Double {
-        guard let text = query[name], let x = Double(text), x.isFinite else { throw .bad("\(name) must be a number") }
+        guard let text = query[name], let x = Double(text), x.isFinite, abs(x) <= 1e9 else { throw .bad("\(name) must be a number") }
         return x
     }
 
-    static func json(_ value: some Encodable, status: HTTPStatusCode = .ok) throws -> HTTPResponse {
-        HTTPResponse(statusCode: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                     body: try JSONEncoder().encode(value))
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Reply {
+        Reply(status: status, contentType: "application/json", body: Array(try JSONEncoder().encode(value)))
     }
 
-    static func json(_ object: [String: Any]) throws -> HTTPResponse {
-        HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                     body: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    static func json(_ object: [String: Any]) throws -> Reply {
+        Reply(status: .ok, contentType: "application/json",
+              body: Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
     }
 
-    static func error(_ e: RequestError) -> HTTPResponse {
-        let (status, message): (HTTPStatusCode, String)
+    static func error(_ e: RequestError) -> Reply {
+        let (status, message): (HTTPResponse.Status, String)
         switch e {
         case .bad(let m): (status, message) = (.badRequest, m)
         case .forbidden(let m): (status, message) = (.forbidden, m)
         case .notFound: (status, message) = (.notFound, "no such page")
-        case .tooLarge: (status, message) = (.payloadTooLarge, "the request is too large (at most 64 KB, no chunked bodies)")
         case .conflict(let m): (status, message) = (.conflict, m)
         case .failed(let m): (status, message) = (.internalServerError, m)
         }
         let body = (try? JSONSerialization.data(withJSONObject: ["error": message])) ?? Data()
-        return HTTPResponse(statusCode: status, headers: [.contentType: "application/json", .connection: "close"], body: body)
+        return Reply(status: status, contentType: "application/json", body: Array(body))
     }
 
     /// Compares without stopping at the first difference, so timing tells nothing of the token.

@@ -7,8 +7,8 @@ actor TuneSession {
     private let preview: BlendPreview
     let job: BlendJob
     let initial: TuneSettings
-    /// Every source and track name the mix knows: `fx`, `fx:1`, `base`, `audio1` …
-    let names: Set<String>
+    /// Every track the mix knows, with its source: `fx:1` of `fx` …
+    let tracks: [TuneSettings.Track]
     /// Each track's loudness, measured once, off the actor (it decodes all the sound; pictures go on meanwhile).
     private var loudness: Task<[String: Double], any Error>?
     private var render = RenderState()
@@ -27,11 +27,12 @@ actor TuneSession {
     }
 
     init(job: BlendJob) throws(MixWriteError) {
+        MixWriter.removeStaleTemporaryFiles(for: job.output)
         let p = try BlendPreview(job: job)
         preview = p
         self.job = job
-        initial = TuneSettings(job: job, key: p.initialKey)
-        names = Set(p.tracks.flatMap { [$0.label, $0.name] })
+        tracks = p.tracks.map { TuneSettings.Track(source: $0.label, name: $0.name) }
+        initial = TuneSettings(job: job, key: p.initialKey, tracks: tracks)
     }
 
     /// What the page needs to draw its controls.
@@ -63,12 +64,13 @@ actor TuneSession {
         do { return try preview.picture(at: t, key: settings.key, view: view) } catch { throw .failed(error.description) }
     }
 
-    func pick(at t: Double, x: Int, y: Int) throws(RequestError) -> String {
+    /// fx's colour at (x, y); the coordinates are checked as numbers before they become integers.
+    func pick(at t: Double, x: Double, y: Double) throws(RequestError) -> String {
         guard t.isFinite, t >= 0, t < preview.duration else { throw .bad("t must be between 0 and \(preview.duration) s") }
-        guard (0..<preview.width).contains(x), (0..<preview.height).contains(y) else {
+        guard x.isFinite, y.isFinite, x >= 0, y >= 0, x < Double(preview.width), y < Double(preview.height) else {
             throw .bad("(x, y) must be inside the \(preview.width)×\(preview.height) picture")
         }
-        do { return OptionValue.hex(try preview.fxColor(at: t, x: x, y: y)) } catch { throw .bad(error.description) }
+        do { return OptionValue.hex(try preview.fxColor(at: t, x: Int(x), y: Int(y))) } catch { throw .bad(error.description) }
     }
 
     /// Each track's loudness (LUFS by track name; silent tracks left out).
@@ -91,7 +93,7 @@ actor TuneSession {
         if auditionTask != nil { throw .conflict("an audition is being made") }
         let length = min(Self.auditionSeconds, preview.duration)
         let start = max(0, min(t - Self.auditionLead, preview.duration - length))
-        var j = settings.applied(to: job)
+        var j = settings.applied(to: job, tracks: tracks)
         j.excerpt = .init(start: MediaTime(seconds: start) ?? .zero, length: MediaTime(seconds: length))
         j.output = FileManager.default.temporaryDirectory.appendingPathComponent("mixwrite-audition-\(UUID().uuidString).mp4").path
         j.overwrite = false
@@ -119,7 +121,7 @@ actor TuneSession {
     /// Starts writing the whole movie with `settings`; an existing output only with `overwrite` (the page asks).
     func startRender(_ settings: TuneSettings, overwrite: Bool) throws(RequestError) -> RenderState {
         if render.state == "running" { throw .conflict("a render is running") }
-        var j = settings.applied(to: job)
+        var j = settings.applied(to: job, tracks: tracks)
         if FileManager.default.fileExists(atPath: j.output) && !overwrite {
             throw .conflict("\(j.output) exists; confirm to replace it")
         }

@@ -18,8 +18,7 @@ extension BlendJob {
             words += ["--start", JobText.number(e.start.seconds)]
             if let l = e.length { words += ["--length", JobText.number(l.seconds)] }
         }
-        words += ["--key-color", autoKeyColor ? "auto" : key.keyColorHex,
-                  "--threshold", JobText.number(key.threshold), "--smoothing", JobText.number(key.smoothing)]
+        for (name, value) in keyOptions { words += ["--" + name, value] }
         if key.despill { words.append("--despill") }
         words += audio.commandWords
         if strict { words.append("--strict") }
@@ -45,14 +44,25 @@ extension BlendJob {
             keys.append(("start", JobText.number(e.start.seconds)))
             if let l = e.length { keys.append(("length", JobText.number(l.seconds))) }
         }
-        keys += [("key-color", JobText.json(autoKeyColor ? "auto" : key.keyColorHex)),
-                 ("threshold", JobText.number(key.threshold)), ("smoothing", JobText.number(key.smoothing))]
+        keys += keyOptions.map { ($0.0, $0.0 == "key-color" ? JobText.json($0.1) : $0.1) }
         if key.despill { keys.append(("despill", "true")) }
         if !audio.files.isEmpty { keys.append(("audio", "[" + audio.files.map(JobText.path).joined(separator: ", ") + "]")) }
         keys += audio.entryKeys
         if strict { keys.append(("strict", "true")) }
         if overwrite { keys.append(("overwrite", "true")) }
         return "{" + keys.map { "\(JobText.json($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+}
+
+extension BlendJob {
+    /// The key's options that are not at their defaults (GPUImage's: green, 0.4, 0.1), as (long name, value).
+    var keyOptions: [(String, String)] {
+        let defaults = ChromaKeyBlend.Settings()
+        var options: [(String, String)] = []
+        if autoKeyColor || key.keyColorHex != defaults.keyColorHex { options.append(("key-color", autoKeyColor ? "auto" : key.keyColorHex)) }
+        if key.threshold != defaults.threshold { options.append(("threshold", JobText.number(key.threshold))) }
+        if key.smoothing != defaults.smoothing { options.append(("smoothing", JobText.number(key.smoothing))) }
+        return options
     }
 }
 

@@ -44,6 +44,13 @@ public struct MixWriter: Sendable {
     }
 
     /// FFmpeg's own log lines: counted and summed up a line a file (the default), or each shown on stderr too (`-v`).
+    /// Removes the hidden temporary files a killed mixwrite left beside `output` (those whose process is gone on
+    /// this machine). Every render does it for its own output; a long-lived caller (the tuning page) does it when
+    /// it starts, so that a crash leaves nothing behind for long.
+    public static func removeStaleTemporaryFiles(for output: String) {
+        OutputFile.removeStale(folder: OutputFile.folder(of: output), prefix: OutputFile.temporaryPrefix(of: output))
+    }
+
     public static func setLibraryLogging(_ on: Bool) {
         FFmpegLog.route(show: on)
     }

@@ -58,8 +58,33 @@ public struct OutputFile: Sendable {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw .output(file: path, "is a folder") }
             if !overwrite { throw .output(file: path, "already exists; use -y to replace it") }
         }
+        let prefix = OutputFile.temporaryPrefix(of: path)
+        OutputFile.removeStale(folder: folder, prefix: prefix)
+        temporaryPath = folder + "/" + prefix + "\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
+    }
+
+    /// `.NAME.mixwrite-HOST-`: a temporary file's name up to the PID of the process writing it. The host tells
+    /// whose PIDs they are when several machines write into one shared folder.
+    static func temporaryPrefix(of path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        temporaryPath = folder + "/." + name + ".mixwrite-\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
+        var host = [UInt8](repeating: 0, count: 256)
+        let hostName = gethostname(&host, host.count - 1) == 0 ? String(decoding: host.prefix { $0 != 0 }, as: UTF8.self) : "host"
+        let safe = hostName.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" ? $0 : "_" }
+        return "." + name + ".mixwrite-" + String(safe) + "-"
+    }
+
+    /// Removes the temporary files that an earlier mixwrite on this machine left beside this output when it was
+    /// killed (SIGKILL, a crash, a power cut: nothing of it could clean up): those whose process is gone. A file
+    /// of a process still running (another render of the same output) is left alone.
+    static func removeStale(folder: String, prefix: String) {
+        guard let dir = opendir(folder) else { return }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix(prefix), name.hasSuffix(".tmp"),
+                  let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + name) }
+        }
     }
 
     /// Makes the folders `path`'s folder needs (as `mkdir -p`), for a job file that names a tree of outputs.
