@@ -13,37 +13,12 @@ public enum RawHTTP {
     /// Sends `request` (the whole text, CRLF line ends; `body` after it) to 127.0.0.1:`port` and reads the
     /// answer to the end (the request should say `Connection: close`). Gives up after `timeout` seconds.
     public static func send(port: Int, _ request: String, body: Data = Data(), timeout: Double = 30) throws -> Response {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw OracleError("socket: errno \(errno)") }
-        defer { close(fd) }
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw OracleError("connect to port \(port): errno \(errno)") }
+        let connection = try RawConnection(port: port, timeout: timeout)
         var bytes = Data(request.utf8)
         bytes.append(body)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
-            // The server may answer (413) and close before it has read everything: that is an answer too.
-            if n <= 0 { break }
-            sent += n
-        }
-        var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            received.append(contentsOf: buffer[0..<n])
-        }
-        return try parse(received)
+        // The server may answer (413) and close before it has read everything: that is an answer too.
+        connection.send(bytes)
+        return try parse(connection.readToEnd())
     }
 
     /// A GET with the usual headers; `host` nil sends the served address.
@@ -78,7 +53,7 @@ public enum RawHTTP {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    static func parse(_ data: Data) throws -> Response {
+    public static func parse(_ data: Data) throws -> Response {
         guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
             throw OracleError("no HTTP answer (\(data.count) bytes)")
         }
@@ -94,6 +69,70 @@ public enum RawHTTP {
         if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = body.prefix(length) }
         return Response(status: status, headers: headers, body: body)
     }
+}
+
+/// One TCP connection to 127.0.0.1, spoken to byte by byte: for peers that send part of a request, or nothing.
+public final class RawConnection: Sendable {
+    public let fd: Int32
+
+    /// Connects; every send and receive gives up after `timeout` seconds.
+    public init(port: Int, timeout: Double = 30) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw OracleError("socket: errno \(errno)") }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int(timeout.truncatingRemainder(dividingBy: 1) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            Glibc.close(fd)
+            throw OracleError("connect to port \(port): errno \(errno)")
+        }
+    }
+
+    /// Sends what it can; false when the peer stopped taking bytes (closed, reset, or the timeout).
+    @discardableResult
+    public func send(_ bytes: Data) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return false }
+            sent += n
+        }
+        return true
+    }
+
+    @discardableResult
+    public func send(_ text: String) -> Bool { send(Data(text.utf8)) }
+
+    /// What arrives until the peer closes (or resets, or the timeout passes).
+    public func readToEnd() -> Data {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received.append(contentsOf: buffer[0..<n])
+        }
+        return received
+    }
+
+    /// Whether the peer has closed: a read that ends the stream (0, or a reset), not a timeout.
+    public func waitForClose() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    deinit { Glibc.close(fd) }
 }
 
 /// `mixwrite tune` running in the background: its page's address, port and token, and a way to stop it.
