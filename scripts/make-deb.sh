@@ -27,7 +27,7 @@ Package: mixwrite
 Version: ${version}
 Architecture: ${arch}
 Maintainer: mixwrite developers <mixwrite@localhost>
-Depends: libavformat59 (>= 7:5.1), libavcodec59 (>= 7:5.1), libavfilter8 (>= 7:5.1), libswresample4 (>= 7:5.1), libswscale6 (>= 7:5.1), libavutil57 (>= 7:5.1), libcurl4, libc6, libstdc++6, libgcc-s1
+Depends: libavformat59 (>= 7:5.1), libavcodec59 (>= 7:5.1), libavfilter8 (>= 7:5.1), libswresample4 (>= 7:5.1), libswscale6 (>= 7:5.1), libavutil57 (>= 7:5.1), libc6, libstdc++6, libgcc-s1
 Section: video
 Priority: optional
 Description: writes a movie from several sources without losing any of their sound
