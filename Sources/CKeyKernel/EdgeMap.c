@@ -130,9 +130,3 @@ INLINE MWEdgeSummary edge_row(const MWEdgeRow *r, const int level) {
 
 COMPILED_AT_LEVELS(void, neighbourhood, (const uint8_t *p, uint8_t *lows, uint8_t *highs, long n), p, lows, highs, n)
 COMPILED_AT_LEVELS(MWEdgeSummary, edge_row, (const MWEdgeRow *r), r)
-
-void mw_neighbourhood(int level, const uint8_t *p, uint8_t *lows, uint8_t *highs, long n) {
-    neighbourhood_at(level)(p, lows, highs, n);
-}
-
-MWEdgeSummary mw_edge_row(int level, const MWEdgeRow *row) { return edge_row_at(level)(row); }

@@ -6,7 +6,6 @@
 #include "KeyKernel.h"
 #include "Levels.h"
 
-#include <stdatomic.h>
 #include <string.h>
 
 #pragma clang fp contract(off)
@@ -349,28 +348,3 @@ INLINE void key_spans(const MWKeyParams *p, const MWKeyRow *row, int fewEdges, c
 
 COMPILED_AT_LEVELS(void, key_spans, (const MWKeyParams *p, const MWKeyRow *row, int fewEdges), p, row, fewEdges)
 
-#if defined(__x86_64__)
-static int best_level(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("x86-64-v4")   ? 4
-           : __builtin_cpu_supports("x86-64-v3") ? 3
-           : __builtin_cpu_supports("x86-64-v2") ? 2
-                                                 : 1;
-}
-#else
-static int best_level(void) { return 0; }
-#endif
-
-int mw_key_best_level(void) {
-    static _Atomic int best = -1;
-    int level = atomic_load_explicit(&best, memory_order_relaxed);
-    if (level < 0) {
-        level = best_level();
-        atomic_store_explicit(&best, level, memory_order_relaxed);
-    }
-    return level;
-}
-
-void mw_key_spans(int level, const MWKeyParams *params, const MWKeyRow *row, int fewEdges) {
-    key_spans_at(level)(params, row, fewEdges);
-}

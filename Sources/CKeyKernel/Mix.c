@@ -136,8 +136,6 @@ INLINE void mix_rest(const MWMixRow *r, const int level) {
 
 COMPILED_AT_LEVELS(void, mix_rest, (const MWMixRow *row), row)
 
-void mw_mix_rest(int level, const MWMixRow *row) { mix_rest_at(level)(row); }
-
 void mw_prefetch(const void *p, long n) {
     for (long i = 0; i < n; i += 64) __builtin_prefetch((const char *)p + i, 0, 2);
 }

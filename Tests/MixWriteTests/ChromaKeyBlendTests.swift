@@ -212,18 +212,18 @@ struct KernelLevelTests {
     }
 
     @Test("plain x86-64, SSE4.2 and AVX2 give the best level's bytes (soft, hard edge, despill)",
-          .enabled(if: EdgeSpan.bestLevel >= 2, "this CPU has one kernel level only"),
+          .enabled(if: KeyKernel.best >= 2, "this CPU has one kernel level only"),
           arguments: [ChromaKeyBlend.Settings(), .init(smoothing: 0), .init(despill: true)])
     func levelsAgree(_ settings: ChromaKeyBlend.Settings) throws {
         let color = ColorDescription(matrix: .bt709, fullRange: false)
         let best = ChromaKeyBlend(settings: settings, color: color)
         for pair in try Self.pairs(color: color) {
             let expected = try Self.blend(best, pair)
-            for level in [Int32(1), 2, 3] where level < EdgeSpan.bestLevel {
+            for level in [Int32(1), 2, 3] where level < KeyKernel.best {
                 let got = try Self.blend(ChromaKeyBlend(settings: settings, color: color, kernelLevel: level), pair)
                 for p in 0..<3 {
                     let differing = zip(got[p], expected[p]).filter { $0 != $1 }.count
-                    #expect(differing == 0, "level \(level), plane \(p): \(differing) bytes differ from level \(EdgeSpan.bestLevel)")
+                    #expect(differing == 0, "level \(level), plane \(p): \(differing) bytes differ from level \(KeyKernel.best)")
                 }
             }
         }
@@ -295,14 +295,14 @@ struct KernelLevelTests {
             let far = zip(vector[p], blocks[p]).filter { abs(Int($0) - Int($1)) > 1 }.count
             #expect(far == 0, "width \(width), plane \(p): \(far) chroma samples more than one step apart")
         }
-        for level in [Int32(1), 2, 3] where level < EdgeSpan.bestLevel {
+        for level in [Int32(1), 2, 3] where level < KeyKernel.best {
             let got = try Self.blend(ChromaKeyBlend(settings: settings, color: color, kernelLevel: level), pair)
-            #expect(got == vector, "level \(level) differs from level \(EdgeSpan.bestLevel) at width \(width)")
+            #expect(got == vector, "level \(level) differs from level \(KeyKernel.best) at width \(width)")
         }
     }
 
     @Test("a picture of odd height blends as the same picture with its last luma row repeated (its last chroma row has one luma row)",
-          arguments: [(Int32?.none, ChromaKeyBlend.Settings()), (EdgeSpan.bestLevel, .init()), (EdgeSpan.bestLevel, .init(despill: true))])
+          arguments: [(Int32?.none, ChromaKeyBlend.Settings()), (KeyKernel.best, .init()), (KeyKernel.best, .init(despill: true))])
     func oddHeight(level: Int32?, settings: ChromaKeyBlend.Settings) throws {
         let color = ColorDescription(matrix: .bt709, fullRange: false)
         let (width, height) = (66, 23)

@@ -48,13 +48,10 @@ typedef struct {
 /// An edge map's marks (`MWKeyRow.isEdge`, `MWMixRow.kind`): an edge block, and an edge block the span kernel keyed.
 enum { MW_EDGE = 1, MW_KEYED = 2 };
 
-/// Keys every span of eight blocks (cx = 0, 8, 16 …) of `row` that holds more than `fewEdges` edge blocks:
-/// for each edge block its four pixels blended by their own alphas into the output's luma rows and the 2×2
-/// average of their blended chroma into outU, outV, and the block marked `MW_KEYED`. At either end of the row
-/// the edge sample is repeated, as GL's clamp to edge does; only blocks inside the row are written. `level` says
-/// which compiled kernel runs: 4 x86-64-v4 (AVX-512), 3 x86-64-v3 (AVX2), 2 x86-64-v2 (SSE4.2), anything else the
-/// plain one (SSE2 on x86-64). Every level gives the same bits; one above `mw_key_best_level()` must not be asked.
-void mw_key_spans(int level, const MWKeyParams *params, const MWKeyRow *row, int fewEdges);
+// keySpans: keys every span of eight blocks (cx = 0, 8, 16 …) of `row` that holds more than `fewEdges` edge
+// blocks: for each edge block its four pixels blended by their own alphas into the output's luma rows and the 2×2
+// average of their blended chroma into outU, outV, and the block marked `MW_KEYED`. At either end of the row the
+// edge sample is repeated, as GL's clamp to edge does; only blocks inside the row are written.
 
 /// One chroma row of fx for the edge map (MixWrite's `EdgeMap`): which blocks need the per-pixel path.
 typedef struct {
@@ -65,7 +62,7 @@ typedef struct {
     /// Samples in the chroma row, pixels in a luma row.
     long width, lumaWidth;
     /// The minima and maxima of each sample's horizontal neighbourhood (itself, left, right) on the rows above,
-    /// this and below (`mw_neighbourhood`).
+    /// this and below (`neighbourhood`).
     const uint8_t *uMin[3], *uMax[3], *vMin[3], *vMax[3];
     /// Out: each sample's alpha (0 … 256) and 1 where its block is an edge, else 0. Scratch: entries, lumaMin, lumaMax.
     uint16_t *alpha;
@@ -80,12 +77,9 @@ typedef struct {
     uint16_t anyAlpha, allAlpha;
 } MWEdgeSummary;
 
-/// The edge map of one row: a block is not an edge when its four pixels' lumas are in its sample's luma range
-/// and its 3×3 neighbourhood's chroma spread is under its margin (or nothing), at the given level.
-MWEdgeSummary mw_edge_row(int level, const MWEdgeRow *row);
-
-/// The minimum and maximum of (x − 1, x, x + 1) at each x of `p` (n samples), clamped at the ends.
-void mw_neighbourhood(int level, const uint8_t *p, uint8_t *lows, uint8_t *highs, long n);
+// edgeRow: the edge map of one row: a block is not an edge when its four pixels' lumas are in its sample's luma
+// range and its 3×3 neighbourhood's chroma spread is under its margin (or nothing).
+// neighbourhood: the minimum and maximum of (x − 1, x, x + 1) at each x of `p` (n samples), clamped at the ends.
 
 /// One chroma row's blend outside the blocks the span kernel keyed: out = (f·(256 − a) + b·a + 128) / 256 with
 /// a (0 … 256) the weight of base: each block's alpha for its chroma and its pixels, or, in an edge block keyed
@@ -105,13 +99,27 @@ typedef struct {
     long chromaWidth, lumaWidth;
 } MWMixRow;
 
-/// That blend of `row`, at `level` (as `mw_key_spans`), after the row's edge blocks are keyed.
-void mw_mix_rest(int level, const MWMixRow *row);
+// mixRest: that blend of `row`, after the row's edge blocks are keyed.
+
+/// The kernel's functions at one level, as dav1d's and FFmpeg's DSP contexts hold theirs: the Swift side asks
+/// for a table once (`mw_key_kernel`) and calls through it. Every level gives the same bits as the scalar
+/// reference, level 0 (KeyKernelRef.c), which the kernel test holds every other level to.
+typedef struct {
+    /// 0 the scalar reference, 1 plain x86-64 (SSE2), 2 x86-64-v2 (SSE4.2), 3 x86-64-v3 (AVX2), 4 x86-64-v4 (AVX-512).
+    int level;
+    void (*keySpans)(const MWKeyParams *params, const MWKeyRow *row, int fewEdges);
+    MWEdgeSummary (*edgeRow)(const MWEdgeRow *row);
+    void (*neighbourhood)(const uint8_t *p, uint8_t *lows, uint8_t *highs, long n);
+    void (*mixRest)(const MWMixRow *row);
+} MWKeyKernel;
+
+/// The table of `level`, or NULL for a level this CPU cannot run (above `mw_key_best_level()`, or negative).
+const MWKeyKernel *mw_key_kernel(int level);
+
+/// The highest level this CPU runs (1 on an x86-64 without SSE4.2, 0 on other processors: the reference alone).
+int mw_key_best_level(void);
 
 /// Asks for the n bytes at p to be brought into the cache (for reading), a cache line (64 bytes) at a time.
 void mw_prefetch(const void *p, long n);
-
-/// The highest level this CPU runs (1 on an x86-64 without SSE4.2, 0 on other processors).
-int mw_key_best_level(void);
 
 #endif

@@ -85,7 +85,7 @@ public struct ChromaKeyBlend: Sendable {
 
     /// Builds the tables for pictures read with `color` (the matrix and range fx has been brought to).
     public init(settings: Settings, color: ColorDescription) {
-        self.init(settings: settings, color: color, kernelLevel: EdgeSpan.bestLevel)
+        self.init(settings: settings, color: color, kernelLevel: KeyKernel.level)
     }
 
     /// The same, its edge spans run by the vector kernel of `kernelLevel`, or block by block without one
@@ -152,7 +152,7 @@ public struct ChromaKeyBlend: Sendable {
         guard !rows.isEmpty else { return }
         let chromaWidth = output.chromaWidth
         // The C loops' instruction set: the span kernel's, or the best this CPU has without one.
-        let level = span?.level ?? EdgeSpan.bestLevel
+        let level = span?.level ?? KeyKernel.level
         let edges = EdgeMap(chromaWidth: chromaWidth, level: level)
         defer { edges.deallocate() }
         // Two luma rows' pixel weights (edge blocks keyed pixel by pixel in Swift), and a luma row the output does
@@ -212,7 +212,7 @@ public struct ChromaKeyBlend: Sendable {
                             outTop: output.lumaRow(0, ofChromaRow: cy), outBottom: bottom,
                             alpha: row.alpha, kind: row.isEdge, weightsTop: weights.0, weightsBottom: weights.1,
                             chromaWidth: chromaWidth, lumaWidth: output.width)
-                        mw_mix_rest(level, &rest)
+                        KeyKernel.table(level).mixRest(&rest)
                     }
                 }
             }
@@ -236,7 +236,7 @@ public struct ChromaKeyBlend: Sendable {
     /// per-pixel blended chroma into the output. In vector lanes (`EdgeSpan`, two spans of eight blocks a step)
     /// for spans with more than `EdgeSpan.fewEdges` edge blocks: their pixels blended into the output's luma rows
     /// (the second into `bottom`), the blocks marked `MW_KEYED`. One by one in the others: each pixel's alpha into
-    /// `weights` (luma rows 2·cy and 2·cy + 1), for `mw_mix_rest` to blend.
+    /// `weights` (luma rows 2·cy and 2·cy + 1), for the kernel's `mixRest` to blend.
     private func blendEdges(_ cy: Int, row: EdgeMap.Row, fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes,
                             bottom: UnsafeMutablePointer<UInt8>,
                             weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {

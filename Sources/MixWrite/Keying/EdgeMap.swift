@@ -39,8 +39,8 @@ final class EdgeMap {
     }
 
     private let width: Int
-    /// Which compiled loops run (`EdgeSpan.level`: the C kernel's instruction set).
-    private let level: Int32
+    /// The C kernel's functions at the level the span kernel runs (`EdgeSpan.level`).
+    private let kernel: MWKeyKernel
     private var slots: [Slot]
     private let alpha: UnsafeMutablePointer<UInt16>
     private let entries: UnsafeMutablePointer<UInt32>
@@ -48,7 +48,7 @@ final class EdgeMap {
 
     init(chromaWidth: Int, level: Int32) {
         width = chromaWidth
-        self.level = level
+        kernel = KeyKernel.table(level)
         slots = (0..<3).map { _ in Slot(width: chromaWidth) }
         alpha = .allocate(capacity: chromaWidth)
         entries = .allocate(capacity: chromaWidth)
@@ -63,7 +63,7 @@ final class EdgeMap {
     }
 
     /// Chroma row `cy` of `fx`, with `table` the keyer's packed entries (`ChromaKeyBlend.Entry`). The loops are
-    /// C (`mw_edge_row`), compiled for the same instruction sets as the span kernel.
+    /// C (the kernel's `edgeRow`), compiled for the same instruction sets as the span kernel.
     func row(_ cy: Int, fx: YUVPlanes, table: UnsafePointer<UInt32>) -> Row {
         let a = slots[slot(max(cy - 1, 0), fx: fx)]
         let c = slots[slot(cy, fx: fx)]
@@ -76,7 +76,7 @@ final class EdgeMap {
             width: width, lumaWidth: fx.width,
             uMin: three { $0.uMin }, uMax: three { $0.uMax }, vMin: three { $0.vMin }, vMax: three { $0.vMax },
             alpha: alpha, isEdge: isEdge, entries: entries, lumaMin: lumaMin, lumaMax: lumaMax)
-        let summary = mw_edge_row(level, &request)
+        let summary = kernel.edgeRow(&request)
         return Row(alpha: alpha, isEdge: isEdge, hasEdges: summary.hasEdges != 0, anyAlpha: summary.anyAlpha,
                    allAlpha: summary.allAlpha)
     }
@@ -86,8 +86,9 @@ final class EdgeMap {
         let i = r % 3
         if slots[i].row == r { return i }
         let s = slots[i]
-        mw_neighbourhood(level, fx.row(r, of: 1), s.uMin, s.uMax, width)
-        mw_neighbourhood(level, fx.row(r, of: 2), s.vMin, s.vMax, width)
+        let neighbourhood = kernel.neighbourhood!
+        neighbourhood(fx.row(r, of: 1), s.uMin, s.uMax, width)
+        neighbourhood(fx.row(r, of: 2), s.vMin, s.vMax, width)
         slots[i].row = r
         return i
     }

@@ -8,14 +8,13 @@ import FFmpegSupport
 /// AVX2 and AVX-512; every level gives the same bits.
 struct EdgeSpan: Sendable {
     let parameters: MWKeyParams
-    /// Which compiled kernel runs (`mw_key_spans`'s level).
+    /// Which level of the kernel runs (`KeyKernel`).
     let level: Int32
+    private let kernel: MWKeyKernel
 
-    /// The highest kernel level this CPU runs: 4 AVX-512, 3 AVX2, 2 SSE4.2, 1 plain x86-64 (0 on other processors).
-    static let bestLevel = mw_key_best_level()
-
-    init(_ k: ClampedKey, level: Int32 = EdgeSpan.bestLevel) {
-        self.level = min(level, EdgeSpan.bestLevel)
+    init(_ k: ClampedKey, level: Int32 = KeyKernel.level) {
+        self.level = min(level, KeyKernel.best)
+        kernel = KeyKernel.table(self.level)
         // The kernel leaves out red's U term and blue's V term: zero in every YUV matrix.
         precondition(k.perU.r == 0 && k.perV.b == 0, "a YUV matrix whose red takes U or blue V")
         // Channels in 8-bit units of the texture; chroma in 1/16 steps.
@@ -71,7 +70,7 @@ struct EdgeSpan: Sendable {
     @inline(__always)
     func key(_ row: inout Row, spansWithMoreThan fewEdges: Int) {
         withUnsafePointer(to: parameters) { p in
-            withUnsafePointer(to: &row.row) { mw_key_spans(level, p, $0, Int32(fewEdges)) }
+            withUnsafePointer(to: &row.row) { kernel.keySpans(p, $0, Int32(fewEdges)) }
         }
     }
 }

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// FATE's habit: the framemd5 of a few fixture renders, committed in `Tests/Golden/` and checked, so that an
+/// output that changes by one bit fails a test, not a reader's eye. Pictures are rendered lossless (`--crf 0`:
+/// x264 at qp 0 gives back the keyer's own bytes, whatever its threads) and read back by the ffmpeg CLI; sound
+/// is hashed as the ffmpeg CLI decodes it, without SIMD (`-cpuflags 0`).
+///
+/// When an output is meant to change, re-record and say why in the commit:
+/// `MIXWRITE_RECORD=1 swift test --filter GoldenTests` (after `swift build`), then `git diff Tests/Golden`.
+@Suite("golden: framemd5 of fixture renders")
+struct GoldenTests {
+    struct Render: CustomTestStringConvertible, Sendable {
+        var name: String
+        var arguments: [String]
+        var output = "out.mov"
+        var testDescription: String { name }
+    }
+
+    static let renders: [Render] = {
+        let (fx, base, edges, tone) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), Oracle.fixture("edges.mov"),
+                                       Oracle.fixture("tone.m4a"))
+        return [
+            Render(name: "blend", arguments: [fx, base, "--crf", "0"]),
+            Render(name: "blend-edges-despill", arguments: [edges, base, "--crf", "0", "--despill", "--audio", tone]),
+            Render(name: "blend-hard-edge", arguments: [edges, base, "--crf", "0", "--threshold", "0.3", "--smoothing", "0"]),
+            Render(name: "blend-publish", arguments: [fx, base, "--crf", "0", "--loudness", "-18", "--duck", "base=9", "--fade-in", "0.5"]),
+            Render(name: "concat", arguments: ["concat", base, fx, "--crf", "0"]),
+            Render(name: "remix", arguments: ["remix", fx, "--audio", tone, "--gain", "movie:2=-6"], output: "out.mkv"),
+        ]
+    }()
+
+    static var recording: Bool { ProcessInfo.processInfo.environment["MIXWRITE_RECORD"] == "1" }
+
+    /// The sound's hashes hold for FFmpeg's float code paths on a CPU with AVX2 and FMA, where they were recorded
+    /// (the resampler and the AAC encoder choose SIMD versions by CPU, and those round differently).
+    static let soundAsRecorded: Bool = {
+        let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let flags = Set(info.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
+        return flags.contains("avx2") && flags.contains("fma")
+    }()
+
+    /// framemd5 of one kind of stream, without the line naming the software (its version is not the output).
+    static func framemd5(_ path: String, _ stream: String) throws -> String {
+        let r = try Oracle.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-cpuflags", "0", "-i", path, "-map", "0:\(stream)",
+                                                   "-f", "framemd5", "-"])
+        guard r.status == 0 else { throw OracleError("ffmpeg framemd5 of \(path): \(r.stderr)") }
+        return r.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#software") }.joined(separator: "\n") + "\n"
+    }
+
+    @Test("each render's video and audio hash as recorded in Tests/Golden", arguments: renders)
+    func golden(_ render: Render) throws {
+        let dir = try Oracle.scratch("golden-\(render.name)")
+        let out = dir + "/" + render.output
+        let r = try Oracle.mixwrite(render.arguments + ["-o", out, "-q"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        for (stream, kind) in [("v", "video"), ("a", "audio")] {
+            let file = Oracle.root.appendingPathComponent("Tests/Golden/\(render.name).\(kind).framemd5")
+            let hashes = try Self.framemd5(out, stream)
+            if Self.recording {
+                try Data(hashes.utf8).write(to: file)
+                print("recorded \(file.path)")
+                continue
+            }
+            if kind == "audio" && !Self.soundAsRecorded {
+                print("\(render.name): the sound's hashes were recorded on a CPU with AVX2 and FMA; not checked here")
+                continue
+            }
+            let expected = try String(contentsOf: file, encoding: .utf8)
+            let (got, want) = (hashes.split(separator: "\n"), expected.split(separator: "\n"))
+            let first = zip(want, got).first { $0.0 != $0.1 }.map { "\($0.0) → \($0.1)" } ?? "none"
+            let same = got == want
+            #expect(same, "\(render.name) \(kind): \(got.count) lines against \(want.count) recorded; first difference: \(first) (MIXWRITE_RECORD=1 re-records)")
+        }
+    }
+}
