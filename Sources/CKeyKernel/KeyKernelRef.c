@@ -97,6 +97,14 @@ HIDDEN void mw_key_spans_ref(const MWKeyParams *params, const MWKeyRow *row, int
     }
 }
 
+HIDDEN void mw_key_blocks_ref(const MWKeyParams *params, const MWKeyRow *row) {
+    for (long k = 0; k < row->chromaWidth; k++) {
+        if (row->isEdge[k] != MW_EDGE) continue;
+        key_block(params, row, k);
+        row->isEdge[k] |= MW_KEYED;
+    }
+}
+
 // MARK: the edge map
 
 HIDDEN void mw_neighbourhood_ref(const uint8_t *p, uint8_t *lows, uint8_t *highs, long n) {
@@ -145,17 +153,13 @@ HIDDEN MWEdgeSummary mw_edge_row_ref(const MWEdgeRow *r) {
 HIDDEN void mw_mix_rest_ref(const MWMixRow *r) {
     const uint8_t *fx[2] = {r->fxTop, r->fxBottom}, *base[2] = {r->baseTop, r->baseBottom};
     uint8_t *out[2] = {r->outTop, r->outBottom};
-    const uint16_t *weights[2] = {r->weightsTop, r->weightsBottom};
     for (long cx = 0; cx < r->chromaWidth; cx++) {
-        uint8_t kind = r->kind[cx];
-        if (kind & MW_KEYED) continue;
+        if (r->kind[cx] & MW_KEYED) continue;
         uint16_t a = r->alpha[cx];
-        if (kind == 0) {
-            r->outU[cx] = mix(r->fxU[cx], r->baseU[cx], a);
-            r->outV[cx] = mix(r->fxV[cx], r->baseV[cx], a);
-        }
+        r->outU[cx] = mix(r->fxU[cx], r->baseU[cx], a);
+        r->outV[cx] = mix(r->fxV[cx], r->baseV[cx], a);
         for (long x = 2 * cx; x < 2 * cx + 2 && x < r->lumaWidth; x++) {
-            for (int t = 0; t < 2; t++) out[t][x] = mix(fx[t][x], base[t][x], kind == MW_EDGE ? weights[t][x] : a);
+            for (int t = 0; t < 2; t++) out[t][x] = mix(fx[t][x], base[t][x], a);
         }
     }
 }

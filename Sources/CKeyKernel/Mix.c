@@ -1,7 +1,6 @@
-// See KeyKernel.h: each row's blend outside the blocks the span kernel keyed, for the same instruction sets as the
+// See KeyKernel.h: each row's blend outside the blocks keyed pixel by pixel, for the same instruction sets as the
 // span kernel (Levels.h; Swift compiles the whole program for plain x86-64 alone: its vector loop ran 16 bytes at a
-// time). A block keyed by the span kernel is written already, chroma and pixels; one keyed pixel by pixel in Swift
-// has its chroma written and its pixels' weights ready; every other block blends by its alpha.
+// time). A keyed block is written already, chroma and pixels; every other block blends by its alpha.
 #include "KeyKernel.h"
 #include "Levels.h"
 
@@ -76,7 +75,6 @@ INLINE void mix_rest(const MWMixRow *r, const int level) {
     const long width = r->chromaWidth;
     const uint8_t *fx[2] = {r->fxTop, r->fxBottom}, *base[2] = {r->baseTop, r->baseBottom};
     uint8_t *out[2] = {r->outTop, r->outBottom};
-    const uint16_t *weights[2] = {r->weightsTop, r->weightsBottom};
     long cx = 0;
     // 16 blocks a step, while all their pixels are inside the row.
     for (; cx + 16 <= width && 2 * cx + 32 <= r->lumaWidth; cx += 16) {
@@ -89,10 +87,9 @@ INLINE void mix_rest(const MWMixRow *r, const int level) {
         w16 alpha;
         memcpy(&alpha, r->alpha + cx, sizeof alpha);
         w32 blocks = __builtin_shufflevector(alpha, alpha, PAIRS);
-        memcpy(all, &kind, sizeof all);
+        b32 uv = mix_chroma(r, cx, alpha);
         if ((all[0] | all[1]) == 0) {
-            // No edge: every block by its alpha.
-            b32 uv = mix_chroma(r, cx, alpha);
+            // Nothing keyed: every block by its alpha.
             b16 u = half(uv, 0), v = half(uv, 1);
             memcpy(r->outU + cx, &u, sizeof u);
             memcpy(r->outV + cx, &v, sizeof v);
@@ -102,31 +99,21 @@ INLINE void mix_rest(const MWMixRow *r, const int level) {
             }
             continue;
         }
-        b16 plain = (b16)(kind == 0);
-        b32 uv = mix_chroma(r, cx, alpha);
-        store16(r->outU + cx, half(uv, 0), plain);
-        store16(r->outV + cx, half(uv, 1), plain);
-        b16 edge = (b16)(kind == MW_EDGE);
-        w32 own = __builtin_convertvector(__builtin_shufflevector(edge, edge, PAIRS), w32);
-        own |= own << 8;
-        b32 open = ~__builtin_shufflevector(keyed, keyed, PAIRS);
+        b16 open = ~keyed;
+        store16(r->outU + cx, half(uv, 0), open);
+        store16(r->outV + cx, half(uv, 1), open);
+        b32 openPixels = __builtin_shufflevector(open, open, PAIRS);
         for (int t = 0; t < 2; t++) {
-            w32 pixel;
-            memcpy(&pixel, weights[t] + 2 * cx, sizeof pixel);
-            w32 a = (pixel & own) | (blocks & ~own);
-            store32(out[t] + 2 * cx, mix32(load32(fx[t] + 2 * cx), load32(base[t] + 2 * cx), a), open);
+            store32(out[t] + 2 * cx, mix32(load32(fx[t] + 2 * cx), load32(base[t] + 2 * cx), blocks), openPixels);
         }
     }
     for (; cx < width; cx++) {
-        const uint8_t kind = r->kind[cx];
-        if (kind & MW_KEYED) continue;
+        if (r->kind[cx] & MW_KEYED) continue;
         const uint16_t a = r->alpha[cx];
-        if (kind == 0) {
-            r->outU[cx] = mix1(r->fxU[cx], r->baseU[cx], a);
-            r->outV[cx] = mix1(r->fxV[cx], r->baseV[cx], a);
-        }
+        r->outU[cx] = mix1(r->fxU[cx], r->baseU[cx], a);
+        r->outV[cx] = mix1(r->fxV[cx], r->baseV[cx], a);
         for (long x = 2 * cx; x < 2 * cx + 2 && x < r->lumaWidth; x++) {
-            for (int t = 0; t < 2; t++) out[t][x] = mix1(fx[t][x], base[t][x], kind == MW_EDGE ? weights[t][x] : a);
+            for (int t = 0; t < 2; t++) out[t][x] = mix1(fx[t][x], base[t][x], a);
         }
     }
 }

@@ -51,11 +51,28 @@ struct GoldenTests {
 
     @Test("each render's video and audio hash as recorded in Tests/Golden", arguments: renders)
     func golden(_ render: Render) throws {
-        let dir = try Oracle.scratch("golden-\(render.name)")
+        try check(render)
+    }
+
+    /// The keyer's levels below this CPU's best (`MIXWRITE_KERNEL_LEVEL`; 0 is the scalar reference): the same
+    /// pictures, so the movie does not depend on the machine.
+    @Test("every kernel level renders the recorded pictures", .enabled(if: !recording),
+          arguments: renders.filter { $0.name.hasPrefix("blend") })
+    func everyLevel(_ render: Render) throws {
+        let best = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--length", "0.2", "-o",
+                                        try Oracle.scratch("golden-level") + "/best.mov", "--json", "-q"])
+        let report = try JSONSerialization.jsonObject(with: best.stdout) as? [String: Any]
+        let top = try #require(report?["kernelLevel"] as? Int, "the report names the kernel level: \(best.stdoutText)")
+        for level in 0..<top { try check(render, kernelLevel: level, kinds: ["v"]) }
+    }
+
+    func check(_ render: Render, kernelLevel: Int? = nil, kinds: [String] = ["v", "a"]) throws {
+        let dir = try Oracle.scratch("golden-\(render.name)-\(kernelLevel.map(String.init) ?? "best")")
         let out = dir + "/" + render.output
-        let r = try Oracle.mixwrite(render.arguments + ["-o", out, "-q"], timeout: 120)
+        let r = try Oracle.run(Oracle.mixwrite, render.arguments + ["-o", out, "-q"],
+                               environment: ["MIXWRITE_KERNEL_LEVEL": kernelLevel.map(String.init) ?? ""], timeout: 120)
         try #require(r.status == 0, "\(r.stderr)")
-        for (stream, kind) in [("v", "video"), ("a", "audio")] {
+        for (stream, kind) in [("v", "video"), ("a", "audio")] where kinds.contains(stream) {
             let file = Oracle.root.appendingPathComponent("Tests/Golden/\(render.name).\(kind).framemd5")
             let hashes = try Self.framemd5(out, stream)
             if Self.recording {
@@ -71,7 +88,7 @@ struct GoldenTests {
             let (got, want) = (hashes.split(separator: "\n"), expected.split(separator: "\n"))
             let first = zip(want, got).first { $0.0 != $0.1 }.map { "\($0.0) → \($0.1)" } ?? "none"
             let same = got == want
-            #expect(same, "\(render.name) \(kind): \(got.count) lines against \(want.count) recorded; first difference: \(first) (MIXWRITE_RECORD=1 re-records)")
+            #expect(same, "\(render.name) \(kind) (kernel level \(kernelLevel.map(String.init) ?? "best")): \(got.count) lines against \(want.count) recorded; first difference: \(first) (MIXWRITE_RECORD=1 re-records)")
         }
     }
 }

@@ -48,6 +48,8 @@ typedef struct {
 /// An edge map's marks (`MWKeyRow.isEdge`, `MWMixRow.kind`): an edge block, and an edge block the span kernel keyed.
 enum { MW_EDGE = 1, MW_KEYED = 2 };
 
+// keyBlocks: keys every edge block of `row` not keyed yet (marked `MW_EDGE` alone), as keySpans keys a span's: the
+// scalar reference's, at every level (a span with a few edge blocks does not pay for a whole chunk).
 // keySpans: keys every span of eight blocks (cx = 0, 8, 16 …) of `row` that holds more than `fewEdges` edge
 // blocks: for each edge block its four pixels blended by their own alphas into the output's luma rows and the 2×2
 // average of their blended chroma into outU, outV, and the block marked `MW_KEYED`. At either end of the row the
@@ -81,9 +83,8 @@ typedef struct {
 // range and its 3×3 neighbourhood's chroma spread is under its margin (or nothing).
 // neighbourhood: the minimum and maximum of (x − 1, x, x + 1) at each x of `p` (n samples), clamped at the ends.
 
-/// One chroma row's blend outside the blocks the span kernel keyed: out = (f·(256 − a) + b·a + 128) / 256 with
-/// a (0 … 256) the weight of base: each block's alpha for its chroma and its pixels, or, in an edge block keyed
-/// pixel by pixel elsewhere, each pixel's weight (that block's chroma is written already).
+/// One chroma row's blend outside the blocks keyed pixel by pixel (marked `MW_KEYED`): out = (f·(256 − a) + b·a
+/// + 128) / 256 with a (0 … 256) the block's alpha, the weight of base, for its chroma and its pixels.
 typedef struct {
     /// fx's chroma (with the key's cast removed under despill), base's, the output's.
     const uint8_t *fxU, *fxV, *baseU, *baseV;
@@ -91,10 +92,9 @@ typedef struct {
     /// The two luma rows of fx, base and the output (the bottom ones as in `MWKeyRow`).
     const uint8_t *fxTop, *fxBottom, *baseTop, *baseBottom;
     uint8_t *outTop, *outBottom;
-    /// Each block's alpha; its mark (0, `MW_EDGE`, `MW_EDGE | MW_KEYED`); each pixel's weight in `MW_EDGE` blocks.
+    /// Each block's alpha, and its mark (0, `MW_EDGE`, `MW_EDGE | MW_KEYED`: only keyed blocks are left alone).
     const uint16_t *alpha;
     const uint8_t *kind;
-    const uint16_t *weightsTop, *weightsBottom;
     /// Samples in a chroma row, pixels in a luma row.
     long chromaWidth, lumaWidth;
 } MWMixRow;
@@ -108,6 +108,7 @@ typedef struct {
     /// 0 the scalar reference, 1 plain x86-64 (SSE2), 2 x86-64-v2 (SSE4.2), 3 x86-64-v3 (AVX2), 4 x86-64-v4 (AVX-512).
     int level;
     void (*keySpans)(const MWKeyParams *params, const MWKeyRow *row, int fewEdges);
+    void (*keyBlocks)(const MWKeyParams *params, const MWKeyRow *row);
     MWEdgeSummary (*edgeRow)(const MWEdgeRow *row);
     void (*neighbourhood)(const uint8_t *p, uint8_t *lows, uint8_t *highs, long n);
     void (*mixRest)(const MWMixRow *row);

@@ -58,6 +58,7 @@ public struct BlendJob: Sendable, Codable {
         try VideoSettingsCheck.validate(crf: crf, preset: preset, width: width, height: height, frameRate: frameRate)
         if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
         if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
+        try KeyKernel.check()
         try audio.validate()
     }
 }

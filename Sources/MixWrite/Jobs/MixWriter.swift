@@ -130,6 +130,7 @@ public struct MixWriter: Sendable {
             "\($0.path): \($0.lines) FFmpeg warning\($0.lines == 1 ? "" : "s") while probing; -v shows \($0.lines == 1 ? "it" : "them")"
         } + warnings
         report.audio?.loudness = loudness
+        if plan.key != nil { report.kernelLevel = Int(KeyKernel.level) }
         report.libraryWarnings = FFmpegLog.count - logged
         return report
     }

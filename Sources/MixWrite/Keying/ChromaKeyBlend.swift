@@ -71,7 +71,7 @@ public struct ChromaKeyBlend: Sendable {
     public let color: ColorDescription
     let clamped: ClampedKey
     /// The same maths for spans of eight edge blocks, in vector lanes (nil: every edge block one by one).
-    let span: EdgeSpan?
+    let span: EdgeSpan
 
     /// The parts of a table entry: alpha in bits 0–8, margin 9–15, luma range low 16–23, high 24–31. The C
     /// kernel's edge map reads the same layout (`MWEdgeRow.table` in `Sources/CKeyKernel/include/KeyKernel.h`).
@@ -88,14 +88,13 @@ public struct ChromaKeyBlend: Sendable {
         self.init(settings: settings, color: color, kernelLevel: KeyKernel.level)
     }
 
-    /// The same, its edge spans run by the vector kernel of `kernelLevel`, or block by block without one
-    /// (tests compare them).
-    init(settings: Settings, color: ColorDescription, kernelLevel: Int32?) {
+    /// The same, its edge blocks keyed by the kernel's level `kernelLevel` (0: the scalar reference; tests compare them).
+    init(settings: Settings, color: ColorDescription, kernelLevel: Int32) {
         self.settings = settings
         self.color = color
         let key = ClampedKey(settings: settings, color: color)
         clamped = key
-        span = kernelLevel.map { EdgeSpan(key, level: $0) }
+        span = EdgeSpan(key, level: kernelLevel)
         // 20 ms on one core (the soft entries walk their lumas): split over the cores, a slider move on the
         // tuning page builds a new table each time.
         self.table = [UInt32](unsafeUninitializedCapacity: 256 * 256) { buffer, count in
@@ -151,14 +150,10 @@ public struct ChromaKeyBlend: Sendable {
     public func blend(fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes, chromaRows rows: Range<Int>) {
         guard !rows.isEmpty else { return }
         let chromaWidth = output.chromaWidth
-        // The C loops' instruction set: the span kernel's, or the best this CPU has without one.
-        let level = span?.level ?? KeyKernel.level
-        let edges = EdgeMap(chromaWidth: chromaWidth, level: level)
+        // The C loops' instruction set: the span kernel's.
+        let edges = EdgeMap(chromaWidth: chromaWidth, level: span.level)
         defer { edges.deallocate() }
-        // Two luma rows' pixel weights (edge blocks keyed pixel by pixel in Swift), and a luma row the output does
-        // not have (the second of the last chroma row of an odd height).
-        let scratch = UnsafeMutablePointer<UInt16>.allocate(capacity: chromaWidth * 4)
-        defer { scratch.deallocate() }
+        // A luma row the output does not have (the second of the last chroma row of an odd height).
         let spare = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
         defer { spare.deallocate() }
         let despilled = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * 2)
@@ -197,12 +192,12 @@ public struct ChromaKeyBlend: Sendable {
                         output.row(cy, of: 2).update(from: base.row(cy, of: 2), count: chromaWidth)
                         for y in lumaRows { output.row(y, of: 0).update(from: base.row(y, of: 0), count: output.width) }
                     } else {
-                        // The edge blocks first (the span kernel writes its blocks whole), then the rest of the row.
-                        let weights = (scratch, scratch + 2 * chromaWidth)
+                        // The edge blocks first (keyed pixel by pixel, written whole), then the rest of the row.
                         let bottom = lumaRows.count == 2 ? output.lumaRow(1, ofChromaRow: cy) : spare
                         if row.hasEdges {
-                            blendEdges(cy, row: row, fx: fx, base: base, into: output, bottom: bottom, weights: weights,
-                                       tables: tables)
+                            var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, despill: tables.despill,
+                                                       output: output, bottom: bottom)
+                            span.key(&spanRow, despill: tables.despill != nil)
                         }
                         var rest = MWMixRow(
                             fxU: fuRow, fxV: fvRow, baseU: base.row(cy, of: 1), baseV: base.row(cy, of: 2),
@@ -210,9 +205,8 @@ public struct ChromaKeyBlend: Sendable {
                             fxTop: fx.lumaRow(0, ofChromaRow: cy), fxBottom: fx.lumaRow(1, ofChromaRow: cy),
                             baseTop: base.lumaRow(0, ofChromaRow: cy), baseBottom: base.lumaRow(1, ofChromaRow: cy),
                             outTop: output.lumaRow(0, ofChromaRow: cy), outBottom: bottom,
-                            alpha: row.alpha, kind: row.isEdge, weightsTop: weights.0, weightsBottom: weights.1,
-                            chromaWidth: chromaWidth, lumaWidth: output.width)
-                        KeyKernel.table(level).mixRest(&rest)
+                            alpha: row.alpha, kind: row.isEdge, chromaWidth: chromaWidth, lumaWidth: output.width)
+                        span.mixRest(&rest)
                     }
                 }
             }
@@ -230,68 +224,6 @@ public struct ChromaKeyBlend: Sendable {
     struct Tables {
         let entries: UnsafePointer<UInt32>
         let despill: UnsafePointer<UInt16>?
-    }
-
-    /// The blocks of chroma row `cy` that `row` marks as edges, pixel by pixel, and the 2×2 average of the
-    /// per-pixel blended chroma into the output. In vector lanes (`EdgeSpan`, two spans of eight blocks a step)
-    /// for spans with more than `EdgeSpan.fewEdges` edge blocks: their pixels blended into the output's luma rows
-    /// (the second into `bottom`), the blocks marked `MW_KEYED`. One by one in the others: each pixel's alpha into
-    /// `weights` (luma rows 2·cy and 2·cy + 1), for the kernel's `mixRest` to blend.
-    private func blendEdges(_ cy: Int, row: EdgeMap.Row, fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes,
-                            bottom: UnsafeMutablePointer<UInt8>,
-                            weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
-        var few = Int.max
-        if let span {
-            var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, despill: tables.despill,
-                                       output: output, bottom: bottom)
-            few = span.fewEdges(despill: tables.despill != nil)
-            span.key(&spanRow, spansWithMoreThan: few)
-        }
-        // The spans left to do: those with a few edge blocks (all of them without the kernel; none when the
-        // kernel took every span with an edge).
-        guard few > 0 else { return }
-        let fu = LinearChroma(fx, plane: 1, chromaRow: cy), fv = LinearChroma(fx, plane: 2, chromaRow: cy)
-        let bu = LinearChroma(base, plane: 1, chromaRow: cy), bv = LinearChroma(base, plane: 2, chromaRow: cy)
-        let ou = output.row(cy, of: 1), ov = output.row(cy, of: 2)
-        let width = output.chromaWidth
-        for start in stride(from: 0, to: width, by: 8) {
-            // The span's edge flags, a byte each (fewer than eight at the row's end); the kernel's are marked keyed.
-            let flags = start + 8 <= width ? UnsafeRawPointer(row.isEdge + start).loadUnaligned(as: UInt64.self)
-                : (0..<(width - start)).reduce(UInt64(0)) { $0 | UInt64(row.isEdge[start + $1]) << (8 * $1) }
-            let bytes: UInt64 = 0x0101_0101_0101_0101
-            let edges = (flags & (bytes &* UInt64(MW_EDGE))).nonzeroBitCount
-            guard edges > 0 && edges <= few && flags & (bytes &* UInt64(MW_KEYED)) == 0 else { continue }
-            for cx in start..<min(start + 8, width) where row.isEdge[cx] == UInt8(MW_EDGE) {
-                blendEdgeBlock(cx, cy, fx: fx, chroma: (fu, fv, bu, bv), into: (ou, ov), weights: weights, tables: tables)
-            }
-        }
-    }
-
-    /// One edge block (2×2 pixels) pixel by pixel, in a span with few edges. The table's alpha where it holds
-    /// (`pixelAlpha`), else the exact maths.
-    private func blendEdgeBlock(_ cx: Int, _ cy: Int, fx: YUVPlanes, chroma: (LinearChroma, LinearChroma, LinearChroma, LinearChroma),
-                                into out: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
-                                weights: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), tables: Tables) {
-        let (fu, fv, bu, bv) = chroma
-        var sumU = 0, sumV = 0
-        for dy in 0..<2 {
-            let luma = fx.lumaRow(dy, ofChromaRow: cy)
-            for dx in 0..<2 {
-                var u = fu.sixteenths(cx, dx: dx, dy: dy), v = fv.sixteenths(cx, dx: dx, dy: dy)
-                let a = pixelAlpha(y: luma[min(2 * cx + dx, fx.width - 1)], u16: u, v16: v, table: tables.entries)
-                if let d = tables.despill {
-                    let uv = Int(d[((u &+ 8) &>> 4) &<< 8 | ((v &+ 8) &>> 4)])
-                    u = (uv &>> 8) &* 16
-                    v = (uv & 0xFF) &* 16
-                }
-                sumU &+= u &* (256 &- a) &+ bu.sixteenths(cx, dx: dx, dy: dy) &* a
-                sumV &+= v &* (256 &- a) &+ bv.sixteenths(cx, dx: dx, dy: dy) &* a
-                (dy == 0 ? weights.0 : weights.1)[2 * cx + dx] = UInt16(truncatingIfNeeded: a)
-            }
-        }
-        // Four pixels, 1/16 units, alpha out of 256: 16 384 in all.
-        out.0[cx] = UInt8(truncatingIfNeeded: (sumU &+ 8192) &>> 14)
-        out.1[cx] = UInt8(truncatingIfNeeded: (sumV &+ 8192) &>> 14)
     }
 
     /// Blends whole yuv420p pictures of one size.

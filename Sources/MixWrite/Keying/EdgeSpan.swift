@@ -1,11 +1,11 @@
 internal import CKeyKernel
 import FFmpegSupport
 
-/// The keyer's per-pixel path for spans of eight neighbouring blocks, two spans a step: GL_LINEAR chroma and
-/// GPUImage's exact alpha (the RGBA8 texture's clamping and rounding included) for their 64 luma pixels, in
-/// vector lanes. `ChromaKeyBlend.blendEdges` runs it on spans that hold enough edge blocks; it writes its results
-/// into those spans' edge blocks only. The lanes are C (`Sources/CKeyKernel`), compiled for plain x86-64, SSE4.2,
-/// AVX2 and AVX-512; every level gives the same bits.
+/// The keyer's per-pixel path for a row's edge blocks: GL_LINEAR chroma and GPUImage's exact alpha (the RGBA8
+/// texture's clamping and rounding included) for each of their pixels, the pixels blended by their own alphas and
+/// the chroma by the 2×2 average. Spans of eight blocks with enough edge blocks go through vector lanes, two spans
+/// a step; the others block by block. It is C (`Sources/CKeyKernel`: the scalar reference, and the vector kernel
+/// compiled for plain x86-64, SSE4.2, AVX2 and AVX-512); every level gives the reference's bytes.
 struct EdgeSpan: Sendable {
     let parameters: MWKeyParams
     /// Which level of the kernel runs (`KeyKernel`).
@@ -58,19 +58,29 @@ struct EdgeSpan: Sendable {
         }
     }
 
-    /// Spans with at most this many edge blocks are cheaper block by block (`ChromaKeyBlend.blendEdgeBlock`):
-    /// the kernel always does a whole chunk of 16 blocks, which with AVX2 or AVX-512 pays from one edge block on,
-    /// but not with SSE4.2 or plain x86-64 (four instructions for each of its 16-lane steps) nor with despill
-    /// (looked up lane by lane). Measured on the keyer benchmark's typical frame, 0 against 3 (one run, five rounds
-    /// in turn, medians): AVX-512 0.90 against 1.04 ms, SSE4.2 1.49 against 1.32, plain x86-64 1.62 against 1.45,
-    /// AVX-512 with despill 1.57 against 1.45.
+    /// Spans with at most this many edge blocks are cheaper block by block (the kernel's `keyBlocks`): the vector
+    /// kernel always does a whole chunk of 16 blocks, which with AVX2 or AVX-512 pays from one edge block on, but
+    /// not with SSE4.2 or plain x86-64 (four instructions for each of its 16-lane steps) nor with despill (looked up
+    /// lane by lane). Measured on the keyer benchmark's typical frame, 0 against 3 (one run, five rounds in turn,
+    /// medians): AVX-512 0.90 against 1.04 ms, SSE4.2 1.49 against 1.32, plain x86-64 1.62 against 1.45, AVX-512
+    /// with despill 1.57 against 1.45. Either way the bytes are the same: the block-by-block path is the scalar
+    /// reference the vector kernel is tested against.
     func fewEdges(despill: Bool) -> Int { level >= 3 && !despill ? 0 : 3 }
 
-    /// Keys every span of eight blocks in `row` with more than `fewEdges` edge blocks (row ends included).
+    /// Keys every edge block of `row`: the spans with more than `fewEdges` edge blocks in vector lanes (row ends
+    /// included), the others block by block; each block's pixels and chroma written, the block marked `MW_KEYED`.
     @inline(__always)
-    func key(_ row: inout Row, spansWithMoreThan fewEdges: Int) {
+    func key(_ row: inout Row, despill: Bool) {
+        let few = fewEdges(despill: despill)
         withUnsafePointer(to: parameters) { p in
-            withUnsafePointer(to: &row.row) { kernel.keySpans(p, $0, Int32(fewEdges)) }
+            withUnsafePointer(to: &row.row) {
+                kernel.keySpans(p, $0, Int32(few))
+                if few > 0 { kernel.keyBlocks(p, $0) }
+            }
         }
     }
+
+    /// The rest of a row's blend (every block not keyed, by its alpha).
+    @inline(__always)
+    func mixRest(_ row: inout MWMixRow) { kernel.mixRest(&row) }
 }
