@@ -70,6 +70,8 @@ let package = Package(
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
         .testTarget(name: "MixWriteTests", dependencies: ["MixWrite", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "MixWriteTuneTests", dependencies: ["TestSupport"]),
+        // checkasm's habit: every function of the keyer's kernel at every level against its scalar reference.
+        .testTarget(name: "CKeyKernelTests", dependencies: ["CKeyKernel", "MixWrite", "FFmpegSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -28,6 +28,7 @@ INLINE void neighbourhood(const uint8_t *restrict p, uint8_t *restrict lows, uin
 }
 
 typedef uint8_t b16 __attribute__((vector_size(16)));
+typedef uint8_t b32 __attribute__((vector_size(32)));
 typedef uint16_t w16 __attribute__((vector_size(32)));
 typedef uint32_t u16x __attribute__((vector_size(64)));
 
@@ -39,8 +40,12 @@ INLINE b16 load16(const uint8_t *p) {
 
 INLINE b16 bmin(b16 a, b16 b) { return (a & (b16)(a < b)) | (b & (b16)(a >= b)); }
 INLINE b16 bmax(b16 a, b16 b) { return (a & (b16)(a > b)) | (b & (b16)(a <= b)); }
-INLINE w16 wmin(w16 a, w16 b) { return (a & (w16)(a < b)) | (b & (w16)(a >= b)); }
-INLINE w16 wmax(w16 a, w16 b) { return (a & (w16)(a > b)) | (b & (w16)(a <= b)); }
+INLINE b32 bmin32(b32 a, b32 b) { return (a & (b32)(a < b)) | (b & (b32)(a >= b)); }
+INLINE b32 bmax32(b32 a, b32 b) { return (a & (b32)(a > b)) | (b & (b32)(a <= b)); }
+
+/// The even bytes (each block's left pixel) and the odd ones (its right pixel) of 32.
+#define EVEN(v) __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+#define ODD(v) __builtin_shufflevector(v, v, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)
 
 /// max − min over three rows of neighbourhood maxima and minima, 16 samples from x.
 INLINE b16 spread16(const uint8_t *const mins[3], const uint8_t *const maxs[3], long x) {
@@ -65,16 +70,15 @@ INLINE MWEdgeSummary edge_row(const MWEdgeRow *r, const int level) {
     uint32_t *entries = r->entries;
     uint16_t *alpha = r->alpha;
     for (long x = 0; x < width; x++) entries[x] = r->table[(uint32_t)r->u[x] << 8 | r->v[x]];
-    // The lumas of each block's pixels: two rows of 32 lumas as 16 pairs (the low byte of each 16-bit lane is
-    // the left pixel).
+    // The lumas of each block's pixels: two rows of 32 lumas, the smaller and larger of each column, then of each
+    // block's two columns (even and odd bytes).
     long x = 0;
     for (; x + 16 <= pairs; x += 16) {
-        w16 t, b;
+        b32 t, b;
         memcpy(&t, top + 2 * x, sizeof t);
         memcpy(&b, bottom + 2 * x, sizeof b);
-        w16 lower = wmin(t, b), upper = wmax(t, b);
-        b16 lo = __builtin_convertvector(wmin(lower & 0xFF, lower >> 8), b16);
-        b16 hi = __builtin_convertvector(wmax(upper & 0xFF, upper >> 8), b16);
+        b32 lower = bmin32(t, b), upper = bmax32(t, b);
+        b16 lo = bmin(EVEN(lower), ODD(lower)), hi = bmax(EVEN(upper), ODD(upper));
         memcpy(lumaMin + x, &lo, sizeof lo);
         memcpy(lumaMax + x, &hi, sizeof hi);
     }
