@@ -21,6 +21,16 @@ let package = Package(
             path: "Benchmarks/Keyer",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The kernel's functions one by one at every level (Sources/CKeyKernel's table).
+        .executableTarget(
+            name: "Kernel",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "MixWrite", package: "mixwrite"),
+            ],
+            path: "Benchmarks/Kernel",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -112,7 +112,10 @@ public final class Encoder {
     /// This is the one send/receive loop of the encoders. The corresponding FFmpeg calls are
     /// `avcodec_send_frame` and `avcodec_receive_packet`.
     public func encode(_ frame: Frame?) throws(FFmpegError) -> [EncodedPacket] {
-        try check(avcodec_send_frame(context, frame?.pointer), "avcodec_send_frame")
+        let sent = avcodec_send_frame(context, frame?.pointer)
+        // The end sent twice: the encoder is drained already, and has nothing more (a value, not a failure).
+        if frame == nil && sent == FFmpegError.Code.endOfFile.rawValue { return [] }
+        try check(sent, "avcodec_send_frame")
         var out: [EncodedPacket] = []
         while true {
             let r = avcodec_receive_packet(context, packet.pointer)
