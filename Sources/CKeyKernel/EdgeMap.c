@@ -2,10 +2,8 @@
 // the span kernel (Levels.h). Its loops take 16 samples at a time in explicit vectors (written plainly, plain x86-64
 // left the main loop scalar); the neighbourhood's simple loop the compiler vectorizes by itself.
 #include "KeyKernel.h"
-
-#include <string.h>
-
 #include "Levels.h"
+#include "Vectors.h"
 
 INLINE uint8_t min8(uint8_t a, uint8_t b) { return a < b ? a : b; }
 INLINE uint8_t max8(uint8_t a, uint8_t b) { return a > b ? a : b; }
@@ -27,30 +25,11 @@ INLINE void neighbourhood(const uint8_t *restrict p, uint8_t *restrict lows, uin
     highs[n - 1] = max8(p[n - 2], p[n - 1]);
 }
 
-typedef uint8_t b16 __attribute__((vector_size(16)));
-typedef uint8_t b32 __attribute__((vector_size(32)));
-typedef uint16_t w16 __attribute__((vector_size(32)));
-typedef uint32_t u16x __attribute__((vector_size(64)));
-
-INLINE b16 load16(const uint8_t *p) {
-    b16 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-INLINE b16 bmin(b16 a, b16 b) { return (a & (b16)(a < b)) | (b & (b16)(a >= b)); }
-INLINE b16 bmax(b16 a, b16 b) { return (a & (b16)(a > b)) | (b & (b16)(a <= b)); }
-INLINE b32 bmin32(b32 a, b32 b) { return (a & (b32)(a < b)) | (b & (b32)(a >= b)); }
-INLINE b32 bmax32(b32 a, b32 b) { return (a & (b32)(a > b)) | (b & (b32)(a <= b)); }
-
-/// The even bytes (each block's left pixel) and the odd ones (its right pixel) of 32.
-#define EVEN(v) __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
-#define ODD(v) __builtin_shufflevector(v, v, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)
 
 /// max − min over three rows of neighbourhood maxima and minima, 16 samples from x.
-INLINE b16 spread16(const uint8_t *const mins[3], const uint8_t *const maxs[3], long x) {
-    b16 high = bmax(bmax(load16(maxs[0] + x), load16(maxs[1] + x)), load16(maxs[2] + x));
-    b16 low = bmin(bmin(load16(mins[0] + x), load16(mins[1] + x)), load16(mins[2] + x));
+INLINE u8x16 spread16(const uint8_t *const mins[3], const uint8_t *const maxs[3], long x) {
+    u8x16 high = max_u8x16(max_u8x16(load_u8x16(maxs[0] + x), load_u8x16(maxs[1] + x)), load_u8x16(maxs[2] + x));
+    u8x16 low = min_u8x16(min_u8x16(load_u8x16(mins[0] + x), load_u8x16(mins[1] + x)), load_u8x16(mins[2] + x));
     return high - low;
 }
 
@@ -62,23 +41,18 @@ INLINE uint8_t edge_of(uint32_t e, uint8_t spread, uint8_t lumaMin, uint8_t luma
     return (chromaHolds & lumaHolds) ^ 1;
 }
 
-INLINE MWEdgeSummary edge_row(const MWEdgeRow *r, const int level) {
-    (void)level;
+/// The smallest and largest luma of each block's pixels (one column of them in a picture of odd width's last block).
+INLINE void luma_ranges(const MWEdgeRow *r) {
     const long width = r->width, pairs = r->lumaWidth / 2;
     const uint8_t *top = r->lumaTop, *bottom = r->lumaBottom;
-    uint8_t *lumaMin = r->lumaMin, *lumaMax = r->lumaMax, *isEdge = r->isEdge;
-    uint32_t *entries = r->entries;
-    uint16_t *alpha = r->alpha;
-    for (long x = 0; x < width; x++) entries[x] = r->table[(uint32_t)r->u[x] << 8 | r->v[x]];
-    // The lumas of each block's pixels: two rows of 32 lumas, the smaller and larger of each column, then of each
-    // block's two columns (even and odd bytes).
+    uint8_t *lumaMin = r->lumaMin, *lumaMax = r->lumaMax;
+    // Two rows of 32 lumas, the smaller and larger of each column, then of each block's two columns (even and
+    // odd bytes).
     long x = 0;
     for (; x + 16 <= pairs; x += 16) {
-        b32 t, b;
-        memcpy(&t, top + 2 * x, sizeof t);
-        memcpy(&b, bottom + 2 * x, sizeof b);
-        b32 lower = bmin32(t, b), upper = bmax32(t, b);
-        b16 lo = bmin(EVEN(lower), ODD(lower)), hi = bmax(EVEN(upper), ODD(upper));
+        u8x32 t = load_u8x32(top + 2 * x), b = load_u8x32(bottom + 2 * x);
+        u8x32 lower = min_u8x32(t, b), upper = max_u8x32(t, b);
+        u8x16 lo = min_u8x16(EVEN_OF_32(lower), ODD_OF_32(lower)), hi = max_u8x16(EVEN_OF_32(upper), ODD_OF_32(upper));
         memcpy(lumaMin + x, &lo, sizeof lo);
         memcpy(lumaMax + x, &hi, sizeof hi);
     }
@@ -91,23 +65,34 @@ INLINE MWEdgeSummary edge_row(const MWEdgeRow *r, const int level) {
         lumaMin[x] = min8(top[2 * x], bottom[2 * x]);
         lumaMax[x] = max8(top[2 * x], bottom[2 * x]);
     }
+}
+
+INLINE MWEdgeSummary edge_row(const MWEdgeRow *r, const int level) {
+    (void)level;
+    const long width = r->width;
+    uint8_t *lumaMin = r->lumaMin, *lumaMax = r->lumaMax, *isEdge = r->isEdge;
+    uint32_t *entries = r->entries;
+    uint16_t *alpha = r->alpha;
+    for (long x = 0; x < width; x++) entries[x] = r->table[(uint32_t)r->u[x] << 8 | r->v[x]];
+    luma_ranges(r);
+    long x = 0;
     const uint8_t *uMin[3] = {r->uMin[0], r->uMin[1], r->uMin[2]}, *uMax[3] = {r->uMax[0], r->uMax[1], r->uMax[2]};
     const uint8_t *vMin[3] = {r->vMin[0], r->vMin[1], r->vMin[2]}, *vMax[3] = {r->vMax[0], r->vMax[1], r->vMax[2]};
-    b16 anyEdge = {0};
-    w16 anyAlpha = {0}, allAlpha = ~(w16){0};
-    for (x = 0; x + 16 <= width; x += 16) {
-        u16x e;
+    u8x16 anyEdge = {0};
+    u16x16 anyAlpha = {0}, allAlpha = ~(u16x16){0};
+    for (; x + 16 <= width; x += 16) {
+        u32x16 e;
         memcpy(&e, entries + x, sizeof e);
-        w16 a = __builtin_convertvector(e & 0x1FF, w16);
+        u16x16 a = __builtin_convertvector(e & 0x1FF, u16x16);
         memcpy(alpha + x, &a, sizeof a);
         anyAlpha |= a;
         allAlpha &= a;
-        b16 margin = __builtin_convertvector((e >> 9) & 0x7F, b16);
-        b16 low = __builtin_convertvector((e >> 16) & 0xFF, b16), high = __builtin_convertvector(e >> 24, b16);
-        b16 spread = bmax(spread16(uMin, uMax, x), spread16(vMin, vMax, x));
-        b16 chromaHolds = (b16)(margin > spread) | (b16)(spread == 0);
-        b16 lumaHolds = (b16)(load16(lumaMin + x) >= low) & (b16)(load16(lumaMax + x) <= high);
-        b16 edge = ~(chromaHolds & lumaHolds) & 1;
+        u8x16 margin = __builtin_convertvector((e >> 9) & 0x7F, u8x16);
+        u8x16 low = __builtin_convertvector((e >> 16) & 0xFF, u8x16), high = __builtin_convertvector(e >> 24, u8x16);
+        u8x16 spread = max_u8x16(spread16(uMin, uMax, x), spread16(vMin, vMax, x));
+        u8x16 chromaHolds = (u8x16)(margin > spread) | (u8x16)(spread == 0);
+        u8x16 lumaHolds = (u8x16)(load_u8x16(lumaMin + x) >= low) & (u8x16)(load_u8x16(lumaMax + x) <= high);
+        u8x16 edge = ~(chromaHolds & lumaHolds) & 1;
         memcpy(isEdge + x, &edge, sizeof edge);
         anyEdge |= edge;
     }

@@ -5,47 +5,32 @@
 // movie keyed on a machine with AVX2 and one without are the same movie.
 #include "KeyKernel.h"
 #include "Levels.h"
-
-#include <string.h>
+#include "Vectors.h"
 
 #pragma clang fp contract(off)
-
-typedef float v16f __attribute__((vector_size(64)));
-typedef int32_t v16i __attribute__((vector_size(64)));
-typedef int16_t v16s __attribute__((vector_size(32)));
-typedef int16_t v32s __attribute__((vector_size(64)));
-typedef uint16_t v32w __attribute__((vector_size(64)));
-typedef uint8_t v16b __attribute__((vector_size(16)));
-typedef uint8_t v32b __attribute__((vector_size(32)));
 
 /// The blocks a chunk takes in one step: two spans of eight, 32 luma pixels on each of its two rows.
 enum { CHUNK = 16 };
 
-INLINE v16s load16(const uint8_t *p) {
-    v16b b;
-    memcpy(&b, p, sizeof b);
-    return __builtin_convertvector(b, v16s);
-}
+/// 16 bytes widened to 16-bit lanes.
+INLINE i16x16 widen_u8x16(const uint8_t *p) { return __builtin_convertvector(load_u8x16(p), i16x16); }
 
-INLINE v32s join(v16s a, v16s b) {
-    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                   22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
-}
+INLINE i16x32 join(i16x16 a, i16x16 b) { return __builtin_shufflevector(a, b, LOW_16, HIGH_16); }
 
 /// Where a chunk lies in its row: inside, or at an end, where the sample beyond the row is the edge sample
 /// repeated (GL's clamp to edge), from lanes of the row's own samples.
 enum { INSIDE, LEFT_END, RIGHT_END };
 
 /// The 16 samples from x − 1 (the chunk's left neighbours) and from x + 1 (right neighbours).
-INLINE v16s left_of(const uint8_t *p, long x, const int end) {
-    if (end != LEFT_END) return load16(p + x - 1);
-    v16s c = load16(p + x);
+INLINE i16x16 left_of(const uint8_t *p, long x, const int end) {
+    if (end != LEFT_END) return widen_u8x16(p + x - 1);
+    i16x16 c = widen_u8x16(p + x);
     return __builtin_shufflevector(c, c, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
 }
 
-INLINE v16s right_of(const uint8_t *p, long x, const int end) {
-    if (end != RIGHT_END) return load16(p + x + 1);
-    v16s c = load16(p + x);
+INLINE i16x16 right_of(const uint8_t *p, long x, const int end) {
+    if (end != RIGHT_END) return widen_u8x16(p + x + 1);
+    i16x16 c = widen_u8x16(p + x);
     return __builtin_shufflevector(c, c, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15);
 }
 
@@ -54,14 +39,14 @@ INLINE v16s right_of(const uint8_t *p, long x, const int end) {
 /// diagonal. Vertical first (3 × the row + the row above or below), then each block's left pixel takes 3 × its
 /// own column + the one on the left (lanes 0–15), its right pixel 3 × its own + the one on the right (16–31):
 /// lane k and lane 16 + k are block k's two pixels, so that a block's sums are lane by lane, with no shuffles.
-INLINE void linear_chroma(const uint8_t *const rows[3], long cx, const int end, v32s out[2]) {
+INLINE void linear_chroma(const uint8_t *const rows[3], long cx, const int end, i16x32 out[2]) {
     const uint8_t *r = rows[1];
-    v16s left = 3 * left_of(r, cx, end), centre = 3 * load16(r + cx), right = 3 * right_of(r, cx, end);
+    i16x16 left = 3 * left_of(r, cx, end), centre = 3 * widen_u8x16(r + cx), right = 3 * right_of(r, cx, end);
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
         const uint8_t *o = rows[dy ? 2 : 0];
-        v16s c = 3 * (centre + load16(o + cx));
-        v16s even = c + left + left_of(o, cx, end), odd = c + right + right_of(o, cx, end);
+        i16x16 c = 3 * (centre + widen_u8x16(o + cx));
+        i16x16 even = c + left + left_of(o, cx, end), odd = c + right + right_of(o, cx, end);
         out[dy] = join(even, odd);
     }
 }
@@ -73,153 +58,139 @@ INLINE void linear_chroma(const uint8_t *const rows[3], long cx, const int end, 
 #define WHOLE 12582912.0f
 #define WHOLE_BITS 0x4B400000
 
-INLINE v16i imin(v16i a, v16i b) {
-    v16i m = a < b;
+INLINE i32x16 imin(i32x16 a, i32x16 b) {
+    i32x16 m = a < b;
     return (a & m) | (b & ~m);
 }
 
-INLINE v16i imax(v16i a, v16i b) {
-    v16i m = a > b;
+INLINE i32x16 imax(i32x16 a, i32x16 b) {
+    i32x16 m = a > b;
     return (a & m) | (b & ~m);
 }
 
 /// Float minimum and maximum, for plain x86-64: it has them for floats but not for 32-bit integers, which it
 /// would build of four instructions each. The same values as the integer ones for these numbers.
-INLINE v16f minf(v16f a, v16f b) {
-    v16i m = a < b;
-    return (v16f)(((v16i)a & m) | ((v16i)b & ~m));
+INLINE f32x16 minf(f32x16 a, f32x16 b) {
+    i32x16 m = a < b;
+    return (f32x16)(((i32x16)a & m) | ((i32x16)b & ~m));
 }
 
-INLINE v16f maxf(v16f a, v16f b) {
-    v16i m = a > b;
-    return (v16f)(((v16i)a & m) | ((v16i)b & ~m));
+INLINE f32x16 maxf(f32x16 a, f32x16 b) {
+    i32x16 m = a > b;
+    return (f32x16)(((i32x16)a & m) | ((i32x16)b & ~m));
 }
 
 /// A channel of the RGBA8 texture, clamped to 0 … 255 and rounded to a whole 8-bit value, as WHOLE + value
 /// (clamped in integer lanes from x86-64-v2 on).
-INLINE v16f texel(v16f x, const int level) {
-    v16f whole = x + WHOLE;
-    if (level < 2) return minf(maxf(whole, (v16f){0} + WHOLE), (v16f){0} + (WHOLE + 255));
-    return (v16f)imin(imax((v16i)whole, (v16i){0} + WHOLE_BITS), (v16i){0} + (WHOLE_BITS + 255));
+INLINE f32x16 texel(f32x16 x, const int level) {
+    f32x16 whole = x + WHOLE;
+    if (level < 2) return minf(maxf(whole, (f32x16){0} + WHOLE), (f32x16){0} + (WHOLE + 255));
+    return (f32x16)imin(imax((i32x16)whole, (i32x16){0} + WHOLE_BITS), (i32x16){0} + (WHOLE_BITS + 255));
 }
 
 /// t clamped to 0 … 1. A positive float's bits order as integers, a negative one's are a negative integer: so
 /// integer maximum with 0 and minimum with 1.0's bits clamp it (from x86-64-v2 on, which has them).
-INLINE v16f clamp01(v16f t, const int level) {
-    if (level < 2) return minf(maxf(t, (v16f){0}), (v16f){0} + 1);
-    return (v16f)imin(imax((v16i)t, (v16i){0}), (v16i){0} + 0x3F800000);
+INLINE f32x16 clamp01(f32x16 t, const int level) {
+    if (level < 2) return minf(maxf(t, (f32x16){0}), (f32x16){0} + 1);
+    return (f32x16)imin(imax((i32x16)t, (i32x16){0}), (i32x16){0} + 0x3F800000);
 }
 
 /// GPUImage's alpha (0 … 256) of 16 pixels: luma − lumaZero and chroma − 2048, in 1/16 steps. In every YUV matrix
 /// red takes V alone and blue U alone; Cr and Cb weigh R, G, B by weights that add up to 0, so they are linear in
 /// R − G and B − G, and the squared distance from the key a quadratic form of those less the key's.
-INLINE v16i key_alpha(const MWKeyParams *p, v16f y, v16f du, v16f dv, const int hard, const int level) {
-    v16f l = y * p->lumaScale;
-    v16f r = texel(l + dv * p->perV[0], level);
-    v16f g = texel(l + du * p->perU[1] + dv * p->perV[1], level);
-    v16f b = texel(l + du * p->perU[2], level);
-    v16f rg = (r - g) - p->keyRG, bg = (b - g) - p->keyBG;
-    v16f d = __builtin_elementwise_sqrt(rg * (p->square[0] * rg + p->square[1] * bg) + p->square[2] * (bg * bg));
+INLINE i32x16 key_alpha(const MWKeyParams *p, f32x16 y, f32x16 du, f32x16 dv, const int hard, const int level) {
+    f32x16 l = y * p->lumaScale;
+    f32x16 r = texel(l + dv * p->perV[0], level);
+    f32x16 g = texel(l + du * p->perU[1] + dv * p->perV[1], level);
+    f32x16 b = texel(l + du * p->perU[2], level);
+    f32x16 rg = (r - g) - p->keyRG, bg = (b - g) - p->keyBG;
+    f32x16 d = __builtin_elementwise_sqrt(rg * (p->square[0] * rg + p->square[1] * bg) + p->square[2] * (bg * bg));
     if (hard) return (d < p->threshold) & 256;
-    v16f t = clamp01(d - p->threshold, level);
+    f32x16 t = clamp01(d - p->threshold, level);
     // 256·(1 − smoothstep) = 256 − t²·(768 − 512·t), rounded with one subtraction from WHOLE + 256.
-    return (v16i)((WHOLE + 256) - t * t * (768 - 512 * t)) - WHOLE_BITS;
+    return (i32x16)((WHOLE + 256) - t * t * (768 - 512 * t)) - WHOLE_BITS;
 }
 
 /// fx's chroma with the key's cast removed, lane by lane through the despill table: only the lanes of blocks the
 /// chunk takes (the others are not written).
-INLINE void despill(v32s *u, v32s *v, const uint16_t *table, v16b take) {
-    v32s index = ((*u + 8) >> 4) << 8 | ((*v + 8) >> 4);
-    v32s out = {0};
+INLINE void despill(i16x32 *u, i16x32 *v, const uint16_t *table, u8x16 take) {
+    i16x32 index = ((*u + 8) >> 4) << 8 | ((*v + 8) >> 4);
+    i16x32 out = {0};
     for (int k = 0; k < CHUNK; k++) {
         if (!take[k]) continue;
         out[k] = (int16_t)table[(uint16_t)index[k]];
         out[CHUNK + k] = (int16_t)table[(uint16_t)index[CHUNK + k]];
     }
-    *u = ((v32s)((v32w)out >> 8)) * 16;
+    *u = ((i16x32)((u16x32)out >> 8)) * 16;
     *v = (out & 0xFF) * 16;
 }
 
 /// Lanes 0–15 (half 0) or 16–31 (half 1) of x, in 32 bits.
-INLINE v16i half_wide(v32s x, const int half) {
-    v16s h = half ? __builtin_shufflevector(x, x, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31)
-                  : __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    return __builtin_convertvector(h, v16i);
+INLINE i32x16 half_wide(i16x32 x, const int half) {
+    i16x16 h = half ? __builtin_shufflevector(x, x, HIGH_16) : __builtin_shufflevector(x, x, LOW_16);
+    return __builtin_convertvector(h, i32x16);
 }
 
 /// The same, as floats.
-INLINE v16f half_float(v32s x, const int half) { return __builtin_convertvector(half_wide(x, half), v16f); }
+INLINE f32x16 half_float(i16x32 x, const int half) { return __builtin_convertvector(half_wide(x, half), f32x16); }
 
 /// Each block's blended chroma summed over its four pixels, in 1/16 steps × 256: fx's chroma x weighs 256 − alpha,
 /// base's b alpha, which is 256·x + (b − x)·alpha; lanes are blocks. The sum of four chroma values (at most
 /// 4 · 4080) fits 16 bits, and so does b − x.
-INLINE v16i blend_sum(const v32s x[2], const v32s b[2], const v16i alpha[4]) {
-    v32s rows = x[0] + x[1];
-    v16i sum = (half_wide(rows, 0) + half_wide(rows, 1)) << 8;
+INLINE i32x16 blend_sum(const i16x32 x[2], const i16x32 b[2], const i32x16 alpha[4]) {
+    i16x32 rows = x[0] + x[1];
+    i32x16 sum = (half_wide(rows, 0) + half_wide(rows, 1)) << 8;
 #pragma clang loop unroll(full)
     for (int k = 0; k < 4; k++) sum += half_wide(b[k / 2] - x[k / 2], k % 2) * alpha[k];
     return sum;
 }
 
-INLINE void store_bytes(uint8_t *p, v16i values, v16b mask) {
-    v16b old;
-    memcpy(&old, p, sizeof old);
-    v16b new = (__builtin_convertvector(values, v16b) & mask) | (old & ~mask);
-    memcpy(p, &new, sizeof new);
-}
+INLINE void store_bytes(uint8_t *p, i32x16 values, u8x16 mask) { store_u8x16_masked(p, __builtin_convertvector(values, u8x16), mask); }
 
 /// A luma row's 32 pixels blended, (fx·(256 − alpha) + base·alpha + 128) / 256 in 16-bit lanes, with the alphas
 /// of the blocks' left and right pixels put in pixel order; written where `mask` is set.
-INLINE void blend_lumas(v32b fx, const uint8_t *base, v16i left, v16i right, uint8_t *out, v32b mask) {
-    v16s l = __builtin_convertvector(left, v16s), r = __builtin_convertvector(right, v16s);
-    v32w alpha = (v32w)__builtin_shufflevector(l, r, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24,
+INLINE void blend_lumas(u8x32 fx, const uint8_t *base, i32x16 left, i32x16 right, uint8_t *out, u8x32 mask) {
+    i16x16 l = __builtin_convertvector(left, i16x16), r = __builtin_convertvector(right, i16x16);
+    u16x32 alpha = (u16x32)__builtin_shufflevector(l, r, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24,
                                                9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    v32b b, old;
-    memcpy(&b, base, sizeof b);
-    memcpy(&old, out, sizeof old);
-    v32w mixed = (__builtin_convertvector(fx, v32w) * (256 - alpha) + __builtin_convertvector(b, v32w) * alpha + 128) >> 8;
-    v32b new = (__builtin_convertvector(mixed, v32b) & mask) | (old & ~mask);
-    memcpy(out, &new, sizeof new);
+    u16x32 mixed = (__builtin_convertvector(fx, u16x32) * (256 - alpha) + __builtin_convertvector(load_u8x32(base), u16x32) * alpha + 128) >> 8;
+    store_u8x32_masked(out, __builtin_convertvector(mixed, u8x32), mask);
 }
 
 /// The chunk of blocks cx … cx + 15; `take` is 0xFF for each block whose results are written (an edge in a span
 /// the kernel takes). The four alphas (two rows; left pixels, right pixels) are long chains of dependent steps,
 /// a square root among them, computed side by side so that the vector units stay busy while each waits.
-INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b take, const int end,
+INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, u8x16 take, const int end,
                       const int hard, const int level) {
-    v32s u[2], v[2];
+    i16x32 u[2], v[2];
     linear_chroma(row->fxU, cx, end, u);
     linear_chroma(row->fxV, cx, end, v);
     // Luma − lumaZero and chroma − 2048 (the offsets whole numbers) in integer lanes, then floats.
     const int lumaZero = (int)p->lumaZero;
-    v16f y[4];
-    v32b fxLumas[2];
+    f32x16 y[4];
+    u8x32 fxLumas[2];
 #pragma clang loop unroll(full)
     for (int dy = 0; dy < 2; dy++) {
-        memcpy(&fxLumas[dy], (dy ? row->lumaBottom : row->lumaTop) + 2 * cx, sizeof fxLumas[dy]);
-        v32b lumas = fxLumas[dy];
-        v16i left = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
-                                                                    20, 22, 24, 26, 28, 30), v16i);
-        v16i right = __builtin_convertvector(__builtin_shufflevector(lumas, lumas, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
-                                                                     21, 23, 25, 27, 29, 31), v16i);
-        y[2 * dy] = __builtin_convertvector(left - lumaZero, v16f);
-        y[2 * dy + 1] = __builtin_convertvector(right - lumaZero, v16f);
+        fxLumas[dy] = load_u8x32((dy ? row->lumaBottom : row->lumaTop) + 2 * cx);
+        u8x32 lumas = fxLumas[dy];
+        i32x16 left = __builtin_convertvector(EVEN_OF_32(lumas), i32x16), right = __builtin_convertvector(ODD_OF_32(lumas), i32x16);
+        y[2 * dy] = __builtin_convertvector(left - lumaZero, f32x16);
+        y[2 * dy + 1] = __builtin_convertvector(right - lumaZero, f32x16);
     }
-    v16i alpha[4];
+    i32x16 alpha[4];
 #pragma clang loop unroll(full)
     for (int k = 0; k < 4; k++) {
         alpha[k] = key_alpha(p, y[k], half_float(u[k / 2] - 2048, k % 2), half_float(v[k / 2] - 2048, k % 2), hard,
                              level);
     }
-    v32s bu[2], bv[2];
+    i16x32 bu[2], bv[2];
     linear_chroma(row->baseU, cx, end, bu);
     linear_chroma(row->baseV, cx, end, bv);
     if (row->despill) {
         for (int dy = 0; dy < 2; dy++) despill(&u[dy], &v[dy], row->despill, take);
     }
-    v16i sumU = blend_sum(u, bu, alpha), sumV = blend_sum(v, bv, alpha);
-    v32b pixels = __builtin_shufflevector(take, take, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10,
-                                          10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+    i32x16 sumU = blend_sum(u, bu, alpha), sumV = blend_sum(v, bv, alpha);
+    u8x32 pixels = __builtin_shufflevector(take, take, PAIRS_OF_16);
     // Four pixels, 1/16 units, alpha out of 256: 16 384 in all.
     store_bytes(row->outU + cx, (sumU + 8192) >> 14, take);
     store_bytes(row->outV + cx, (sumV + 8192) >> 14, take);
@@ -229,7 +200,7 @@ INLINE void key_chunk(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b t
 
 /// A chunk at a row's ends: its samples copied with the edge sample repeated, keyed there as a chunk at cx 1,
 /// and the blocks it takes inside the row copied back.
-INLINE void key_chunk_padded(const MWKeyParams *p, const MWKeyRow *row, long cx, v16b take, const int hard,
+INLINE void key_chunk_padded(const MWKeyParams *p, const MWKeyRow *row, long cx, u8x16 take, const int hard,
                              const int level) {
     enum { SAMPLES = CHUNK + 2, LUMAS = 2 * CHUNK + 2 };
     uint8_t chroma[12][SAMPLES], lumas[4][LUMAS], outLumas[2][LUMAS], outU[CHUNK + 1], outV[CHUNK + 1];
@@ -275,8 +246,8 @@ INLINE void key_chunk_padded(const MWKeyParams *p, const MWKeyRow *row, long cx,
 
 /// 0xFF for each edge block of chunk cx whose span of eight has more than `fewEdges` edge blocks, else 0
 /// (blocks past the row's end 0).
-INLINE v16b chunk_take(const MWKeyRow *row, long cx, int fewEdges) {
-    v16b flags = {0};
+INLINE u8x16 chunk_take(const MWKeyRow *row, long cx, int fewEdges) {
+    u8x16 flags = {0};
     if (cx + CHUNK <= row->chromaWidth) {
         memcpy(&flags, row->isEdge + cx, sizeof flags);
     } else {
@@ -285,8 +256,8 @@ INLINE v16b chunk_take(const MWKeyRow *row, long cx, int fewEdges) {
     flags &= MW_EDGE;
     uint64_t halves[2];
     memcpy(halves, &flags, sizeof halves);
-    v16b edges = (v16b)(flags != 0);
-    v16b spans = {0};
+    u8x16 edges = (u8x16)(flags != 0);
+    u8x16 spans = {0};
     for (int h = 0; h < 2; h++) {
         if (__builtin_popcountll(halves[h]) <= fewEdges) continue;
         for (int k = 0; k < 8; k++) spans[8 * h + k] = 0xFF;
@@ -305,12 +276,12 @@ INLINE void key_spans_with(const MWKeyParams *shared, const MWKeyRow *row, int f
     const MWKeyParams p = *shared;
     const long width = row->chromaWidth;
     for (long cx = 0; cx < width; cx += CHUNK) {
-        v16b take = chunk_take(row, cx, fewEdges);
+        u8x16 take = chunk_take(row, cx, fewEdges);
         uint64_t any[2];
         memcpy(any, &take, sizeof any);
         if ((any[0] | any[1]) == 0) continue;
         if (cx + CHUNK <= width) {
-            v16b marks;
+            u8x16 marks;
             memcpy(&marks, row->isEdge + cx, sizeof marks);
             marks |= take & MW_KEYED;
             memcpy(row->isEdge + cx, &marks, sizeof marks);

@@ -45,7 +45,6 @@ DECLARE_LEVELS(void, key_spans, (const MWKeyParams *p, const MWKeyRow *row, int 
 DECLARE_LEVELS(MWEdgeSummary, edge_row, (const MWEdgeRow *r))
 DECLARE_LEVELS(void, neighbourhood, (const uint8_t *p, uint8_t *lows, uint8_t *highs, long n))
 DECLARE_LEVELS(void, mix_rest, (const MWMixRow *row))
-/// Keys the edge blocks not keyed yet, one by one: the reference's, at every level.
-HIDDEN void mw_key_blocks_ref(const MWKeyParams *p, const MWKeyRow *row);
+DECLARE_LEVELS(void, key_blocks, (const MWKeyParams *p, const MWKeyRow *row))
 
 #endif

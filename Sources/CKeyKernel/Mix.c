@@ -3,13 +3,8 @@
 // time). A keyed block is written already, chroma and pixels; every other block blends by its alpha.
 #include "KeyKernel.h"
 #include "Levels.h"
+#include "Vectors.h"
 
-#include <string.h>
-
-typedef uint8_t b16 __attribute__((vector_size(16)));
-typedef uint8_t b32 __attribute__((vector_size(32)));
-typedef uint16_t w16 __attribute__((vector_size(32)));
-typedef uint16_t w32 __attribute__((vector_size(64)));
 
 /// (f·(256 − a) + b·a + 128) / 256, in 16 bits (at most 255·256 + 128): plain x86-64 multiplies 16-bit lanes in
 /// one instruction, 32-bit ones not.
@@ -18,57 +13,24 @@ INLINE uint8_t mix1(uint8_t f, uint8_t b, uint16_t a) {
 }
 
 /// mix1 on 32 bytes.
-INLINE b32 mix32(b32 f, b32 b, w32 a) {
-    w32 mixed = (__builtin_convertvector(f, w32) * (256 - a) + __builtin_convertvector(b, w32) * a + 128) >> 8;
-    return __builtin_convertvector(mixed, b32);
+INLINE u8x32 mix32(u8x32 f, u8x32 b, u16x32 a) {
+    u16x32 mixed = (__builtin_convertvector(f, u16x32) * (256 - a) + __builtin_convertvector(b, u16x32) * a + 128) >> 8;
+    return __builtin_convertvector(mixed, u8x32);
 }
 
-INLINE b16 load16(const uint8_t *p) {
-    b16 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-INLINE b32 load32(const uint8_t *p) {
-    b32 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-#define ALL 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, \
-            29, 30, 31
+#define ALL LOW_16, HIGH_16
 
 /// 16 blocks' chroma, U in bytes 0–15 and V in 16–31, blended by the blocks' alphas.
-INLINE b32 mix_chroma(const MWMixRow *r, long cx, w16 alpha) {
-    b16 fu = load16(r->fxU + cx), fv = load16(r->fxV + cx), bu = load16(r->baseU + cx), bv = load16(r->baseV + cx);
+INLINE u8x32 mix_chroma(const MWMixRow *r, long cx, u16x16 alpha) {
+    u8x16 fu = load_u8x16(r->fxU + cx), fv = load_u8x16(r->fxV + cx), bu = load_u8x16(r->baseU + cx), bv = load_u8x16(r->baseV + cx);
     return mix32(__builtin_shufflevector(fu, fv, ALL), __builtin_shufflevector(bu, bv, ALL),
-                 __builtin_shufflevector(alpha, alpha, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3,
-                                         4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+                 __builtin_shufflevector(alpha, alpha, LOW_16, LOW_16));
 }
 
 /// Bytes 0–15 (half 0) or 16–31 (half 1) of x.
-INLINE b16 half(b32 x, const int h) {
-    return h ? __builtin_shufflevector(x, x, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31)
-             : __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+INLINE u8x16 half(u8x32 x, const int h) {
+    return h ? __builtin_shufflevector(x, x, HIGH_16) : __builtin_shufflevector(x, x, LOW_16);
 }
-
-/// Writes `values` where `mask` is set.
-INLINE void store16(uint8_t *p, b16 values, b16 mask) {
-    b16 old;
-    memcpy(&old, p, sizeof old);
-    b16 new = (values & mask) | (old & ~mask);
-    memcpy(p, &new, sizeof new);
-}
-
-INLINE void store32(uint8_t *p, b32 values, b32 mask) {
-    b32 old;
-    memcpy(&old, p, sizeof old);
-    b32 new = (values & mask) | (old & ~mask);
-    memcpy(p, &new, sizeof new);
-}
-
-/// Each of 16 blocks' values for its two pixels.
-#define PAIRS 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15
 
 INLINE void mix_rest(const MWMixRow *r, const int level) {
     (void)level;
@@ -78,33 +40,33 @@ INLINE void mix_rest(const MWMixRow *r, const int level) {
     long cx = 0;
     // 16 blocks a step, while all their pixels are inside the row.
     for (; cx + 16 <= width && 2 * cx + 32 <= r->lumaWidth; cx += 16) {
-        b16 kind;
+        u8x16 kind;
         memcpy(&kind, r->kind + cx, sizeof kind);
-        b16 keyed = (b16)((kind & MW_KEYED) != 0);
+        u8x16 keyed = (u8x16)((kind & MW_KEYED) != 0);
         uint64_t all[2];
         memcpy(all, &keyed, sizeof all);
         if ((all[0] & all[1]) == UINT64_MAX) continue;
-        w16 alpha;
+        u16x16 alpha;
         memcpy(&alpha, r->alpha + cx, sizeof alpha);
-        w32 blocks = __builtin_shufflevector(alpha, alpha, PAIRS);
-        b32 uv = mix_chroma(r, cx, alpha);
+        u16x32 blocks = __builtin_shufflevector(alpha, alpha, PAIRS_OF_16);
+        u8x32 uv = mix_chroma(r, cx, alpha);
         if ((all[0] | all[1]) == 0) {
             // Nothing keyed: every block by its alpha.
-            b16 u = half(uv, 0), v = half(uv, 1);
+            u8x16 u = half(uv, 0), v = half(uv, 1);
             memcpy(r->outU + cx, &u, sizeof u);
             memcpy(r->outV + cx, &v, sizeof v);
             for (int t = 0; t < 2; t++) {
-                b32 y = mix32(load32(fx[t] + 2 * cx), load32(base[t] + 2 * cx), blocks);
+                u8x32 y = mix32(load_u8x32(fx[t] + 2 * cx), load_u8x32(base[t] + 2 * cx), blocks);
                 memcpy(out[t] + 2 * cx, &y, sizeof y);
             }
             continue;
         }
-        b16 open = ~keyed;
-        store16(r->outU + cx, half(uv, 0), open);
-        store16(r->outV + cx, half(uv, 1), open);
-        b32 openPixels = __builtin_shufflevector(open, open, PAIRS);
+        u8x16 open = ~keyed;
+        store_u8x16_masked(r->outU + cx, half(uv, 0), open);
+        store_u8x16_masked(r->outV + cx, half(uv, 1), open);
+        u8x32 openPixels = __builtin_shufflevector(open, open, PAIRS_OF_16);
         for (int t = 0; t < 2; t++) {
-            store32(out[t] + 2 * cx, mix32(load32(fx[t] + 2 * cx), load32(base[t] + 2 * cx), blocks), openPixels);
+            store_u8x32_masked(out[t] + 2 * cx, mix32(load_u8x32(fx[t] + 2 * cx), load_u8x32(base[t] + 2 * cx), blocks), openPixels);
         }
     }
     for (; cx < width; cx++) {
@@ -118,7 +80,6 @@ INLINE void mix_rest(const MWMixRow *r, const int level) {
     }
 }
 
-#undef PAIRS
 #undef ALL
 
 COMPILED_AT_LEVELS(void, mix_rest, (const MWMixRow *row), row)

@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 
 #define LEVEL(n, suffix)                                                                                         \
-    {n, mw_key_spans_##suffix, mw_key_blocks_ref, mw_edge_row_##suffix, mw_neighbourhood_##suffix, mw_mix_rest_##suffix}
+    {n, mw_key_spans_##suffix, mw_key_blocks_##suffix, mw_edge_row_##suffix, mw_neighbourhood_##suffix, mw_mix_rest_##suffix}
 
 static const MWKeyKernel kernels[5] = {LEVEL(0, ref), LEVEL(1, 1), LEVEL(2, 2), LEVEL(3, 3), LEVEL(4, 4)};
 

@@ -134,6 +134,22 @@ public final class Demuxer {
                   "av_seek_frame")
     }
 
+    /// A stream's display matrix, as the clockwise quarter turns that set its picture upright and whether it also
+    /// mirrors it. The corresponding FFmpeg call is `av_display_rotation_get`.
+    static func orientation(_ st: UnsafeMutablePointer<AVStream>) -> (rotation: Int, reflected: Bool, matrix: [Int32]?) {
+        guard let m = mw_stream_display_matrix(st) else { return (0, false, nil) }
+        var rotation = 0
+        // av_display_rotation_get gives the counter-clockwise angle of the stored picture;
+        // a negative determinant means the matrix also mirrors it.
+        let ccw = av_display_rotation_get(m)
+        if ccw.isFinite {
+            rotation = ((Int((-ccw).rounded()) % 360) + 360) % 360
+            rotation = (rotation + 45) / 90 * 90 % 360
+        }
+        let det = Int64(m[0]) * Int64(m[4]) - Int64(m[1]) * Int64(m[3])
+        return (rotation, det < 0, Array(UnsafeBufferPointer(start: m, count: 9)))
+    }
+
     static func describe(_ st: UnsafeMutablePointer<AVStream>, index: Int, in ctx: UnsafeMutablePointer<AVFormatContext>) -> StreamInfo {
         let par = st.pointee.codecpar!.pointee
         let kind: MediaKind
@@ -161,21 +177,7 @@ public final class Demuxer {
         let real = Rational(st.pointee.r_frame_rate)
         // The container's pixel aspect (mov 'pasp') wins over the codec's, as FFmpeg's tools decide.
         let sar = Rational(av_guess_sample_aspect_ratio(ctx, st, nil))
-        var rotation = 0
-        var reflected = false
-        var matrix: [Int32]? = nil
-        if let m = mw_stream_display_matrix(st) {
-            matrix = Array(UnsafeBufferPointer(start: m, count: 9))
-            // av_display_rotation_get gives the counter-clockwise angle of the stored picture;
-            // a negative determinant means the matrix also mirrors it.
-            let ccw = av_display_rotation_get(m)
-            if ccw.isFinite {
-                rotation = ((Int((-ccw).rounded()) % 360) + 360) % 360
-                rotation = (rotation + 45) / 90 * 90 % 360
-            }
-            let det = Int64(m[0]) * Int64(m[4]) - Int64(m[1]) * Int64(m[3])
-            reflected = det < 0
-        }
+        let (rotation, reflected, matrix) = orientation(st)
         var layoutText = ""
         if kind == .audio {
             var buffer = [CChar](repeating: 0, count: 128)

@@ -31,15 +31,15 @@ struct KernelCheckTests {
                 let few = Int32([0, 3, -1][Int.random(in: 0...2, using: &rng)])
                 let (expected, got) = (row.copy(), row.copy())
                 withUnsafePointer(to: setup.params) { p in
-                    expected.withRow(despill: setup.despill) { reference.keySpans(p, $0, few) }
-                    got.withRow(despill: setup.despill) { kernel.keySpans(p, $0, few) }
+                    expected.withRow(setup) { reference.keySpans(p, $0, few) }
+                    got.withRow(setup) { kernel.keySpans(p, $0, few) }
                 }
                 let what = "level \(level), width \(width) (luma \(row.lumaWidth)), round \(round), fewEdges \(few)"
                 try got.expectSame(as: expected, what)
                 // Then the blocks the spans left, one by one (the reference's at every level): all keyed now.
                 withUnsafePointer(to: setup.params) { p in
-                    expected.withRow(despill: setup.despill) { reference.keyBlocks(p, $0) }
-                    got.withRow(despill: setup.despill) { kernel.keyBlocks(p, $0) }
+                    expected.withRow(setup) { reference.keyBlocks(p, $0) }
+                    got.withRow(setup) { kernel.keyBlocks(p, $0) }
                 }
                 try got.expectSame(as: expected, what + ", then keyBlocks")
                 #expect(got.isEdge.values.allSatisfy { $0 == 0 || $0 == UInt8(MW_EDGE | MW_KEYED) }, "\(what): every edge keyed")
@@ -180,6 +180,8 @@ struct KeySetup {
     var params: MWKeyParams
     var softChroma: [(UInt8, UInt8)]
     var despill: Guarded<UInt16>?
+    /// The keyer's table, which `keyBlocks` may take keyed and kept alphas from.
+    var entries: Guarded<UInt32>
 
     static func random(_ rng: inout SplitMix64, despill: Bool) -> KeySetup {
         let keys: [(Double, Double, Double)] = [(0, 1, 0), (0, 0, 1), (0.1, 0.8, 0.2), (Double.random(in: 0...1, using: &rng), 1, 0.3)]
@@ -195,7 +197,8 @@ struct KeySetup {
             soft.append((UInt8(i >> 8), UInt8(i & 0xFF)))
         }
         let table = despill ? Guarded<UInt16>.random(65536, &rng) : nil
-        return KeySetup(params: EdgeSpan(key, level: 0).parameters, softChroma: soft, despill: table)
+        return KeySetup(params: EdgeSpan(key, level: 0).parameters, softChroma: soft, despill: table,
+                        entries: Guarded(keyer.table, misalign: 0))
     }
 
     /// A chroma pair: near the soft edge half the time, anywhere the other half.
@@ -244,13 +247,14 @@ final class SpanRow {
                 isEdge: isEdge.copy(), outs: outs.map { $0.copy() })
     }
 
-    func withRow(despill: Guarded<UInt16>?, _ body: (UnsafePointer<MWKeyRow>) -> Void) {
+    func withRow(_ key: KeySetup, _ body: (UnsafePointer<MWKeyRow>) -> Void) {
         func three(_ i: Int) -> (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) {
             (UnsafePointer(planes[3 * i].pointer), UnsafePointer(planes[3 * i + 1].pointer), UnsafePointer(planes[3 * i + 2].pointer))
         }
         var row = MWKeyRow(fxU: three(0), fxV: three(1), baseU: three(2), baseV: three(3),
                            lumaTop: lumas[0].pointer, lumaBottom: lumas[1].pointer, baseLumaTop: lumas[2].pointer,
-                           baseLumaBottom: lumas[3].pointer, isEdge: isEdge.pointer, despill: despill.map { UnsafePointer($0.pointer) },
+                           baseLumaBottom: lumas[3].pointer, isEdge: isEdge.pointer, despill: key.despill.map { UnsafePointer($0.pointer) },
+                           entries: key.entries.pointer,
                            outU: outs[0].pointer, outV: outs[1].pointer, outTop: outs[2].pointer, outBottom: outs[3].pointer,
                            chromaWidth: chromaWidth, lumaWidth: lumaWidth)
         withUnsafePointer(to: &row) { body($0) }

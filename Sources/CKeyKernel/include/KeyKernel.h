@@ -38,6 +38,9 @@ typedef struct {
     uint8_t *isEdge;
     /// fx's (U, V) with the key's cast removed, indexed U << 8 | V, packed U << 8 | V; NULL without despill.
     const uint16_t *despill;
+    /// The keyer's table (`MWEdgeRow.table`): `keyBlocks` takes a keyed or kept pixel's alpha from it where its
+    /// margin holds, the alpha it would compute (NULL: every alpha computed). The reference never reads it.
+    const uint32_t *entries;
     uint8_t *outU, *outV;
     /// The output's two luma rows (the bottom one a scratch row when the picture has no luma row there).
     uint8_t *outTop, *outBottom;

@@ -110,6 +110,19 @@ extension ConcatJob: MixJob {
         let timeline = Timeline(
             clips: files.enumerated().map { .init(file: $0.element.path, start: starts[$0.offset].seconds, duration: spans[$0.offset].seconds) },
             events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
+        let chapters = chapters(files: files, starts: starts, spans: spans, total: total)
+        let plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
+                                           crf: crf, preset: preset, strict: strict, threads: threads)
+        return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
+                           key: nil, warnings: warnings, chapters: chapters, timeline: timeline)
+    }
+}
+
+extension ConcatJob {
+    /// A chapter a clip (by its file name), and one an event with `eventChapters`; each lasts until the next mark
+    /// (an event splits its clip's chapter).
+    func chapters(files: [MediaFile], starts: [MediaTime], spans: [MediaTime],
+                  total: MediaTime) -> [(title: String, start: MediaTime, end: MediaTime)] {
         var marks: [(title: String, start: MediaTime)] = files.enumerated().map { (i, f) in
             (String(f.path.split(separator: "/").last ?? Substring(f.path)), starts[i])
         }
@@ -119,15 +132,10 @@ extension ConcatJob: MixJob {
                 marks.append((e.name, at))
             }
         }
-        // Chapters follow each other without overlap: each lasts until the next mark (an event splits its clip's).
         marks.sort { $0.start < $1.start }
-        let chapters = marks.enumerated().map { (i, m) in
+        return marks.enumerated().map { (i, m) in
             (title: m.title, start: m.start, end: i + 1 < marks.count ? marks[i + 1].start : total)
         }.filter { $0.start < $0.end }
-        let plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
-                                           crf: crf, preset: preset, strict: strict, threads: threads)
-        return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
-                           key: nil, warnings: warnings, chapters: chapters, timeline: timeline)
     }
 }
 

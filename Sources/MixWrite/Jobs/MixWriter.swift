@@ -75,44 +75,16 @@ public struct MixWriter: Sendable {
                                      progress: reporter)
 
         let finished: FinishedOutput
-        var damaged = 0
-        var stageSeconds: [String: Double] = [:]
-        var loudness: LoudnessReport?
-        var warnings: [String] = []
+        let totals: StageTotals
         do {
-            // Each stage hands back its own account; nothing is shared between them but the writer.
-            try await withThrowingTaskGroup(of: StageResult.self) { group in
-                if let video = plan.video, let input = writer.input(.video) {
-                    group.addTask {
-                        try await MixWriter.stage(writer, name: "video") {
-                            switch video {
-                            case .blend(let p): return .init(damaged: try await BlendStage(plan: p).run(into: input))
-                            case .copy(let p): return .init(damaged: try await CopyStage(plan: p).run(into: input))
-                            case .sequence(let p): return .init(damaged: try await SequenceStage(plan: p).run(into: input))
-                            }
-                        }
-                    }
-                }
-                if let audio = plan.audio, let input = writer.input(.audio) {
-                    group.addTask {
-                        try await MixWriter.stage(writer, name: "audio") {
-                            try await AudioMixStage(plan: audio).run(into: input)
-                        }
-                    }
-                }
-                for try await result in group {
-                    damaged += result.outcome.damaged
-                    stageSeconds[result.name] = result.seconds
-                    loudness = loudness ?? result.outcome.loudness
-                    warnings += result.outcome.warnings
-                }
-            }
+            totals = try await Self.runStages(plan, writer: writer)
             finished = try await writer.finish()
         } catch {
             await writer.abandon(error)
             if error is CancellationError || Task.isCancelled { throw .interrupted(signal: MixWriteError.sigint) }
             throw .processing(error, file: plan.output.path)
         }
+        var loudness = totals.loudness, warnings = totals.warnings
         // The published loudness, read back from the encoded file, as a meter downstream would read it.
         if var l = loudness, let audio = plan.audio {
             l.output = try? LoudnessMeter.measure(file: plan.output.path, sampleRate: audio.sampleRate, channels: audio.channels)
@@ -124,8 +96,8 @@ public struct MixWriter: Sendable {
             loudness = l
         }
         reporter?.complete()
-        var report = Report(plan, finished: finished, damaged: damaged, seconds: (ContinuousClock.now - started).seconds,
-                            stageSeconds: stageSeconds)
+        var report = Report(plan, finished: finished, damaged: totals.damaged, seconds: (ContinuousClock.now - started).seconds,
+                            stageSeconds: totals.stageSeconds)
         report.warnings += probed.map {
             "\($0.path): \($0.lines) FFmpeg warning\($0.lines == 1 ? "" : "s") while probing; -v shows \($0.lines == 1 ? "it" : "them")"
         } + warnings
@@ -133,6 +105,47 @@ public struct MixWriter: Sendable {
         if plan.key != nil { report.kernelLevel = Int(KeyKernel.level) }
         report.libraryWarnings = FFmpegLog.count - logged
         return report
+    }
+
+    /// What the stages did together.
+    private struct StageTotals {
+        var damaged = 0
+        var stageSeconds: [String: Double] = [:]
+        var loudness: LoudnessReport?
+        var warnings: [String] = []
+    }
+
+    /// The video stage and the audio stage as two children of one task group: each hands back its own account;
+    /// nothing is shared between them but the writer. The first failure cancels the other.
+    private static func runStages(_ plan: PreparedJob, writer: AssetWriter) async throws -> StageTotals {
+        try await withThrowingTaskGroup(of: StageResult.self) { group in
+            if let video = plan.video, let input = writer.input(.video) {
+                group.addTask {
+                    try await MixWriter.stage(writer, name: "video") {
+                        switch video {
+                        case .blend(let p): return .init(damaged: try await BlendStage(plan: p).run(into: input))
+                        case .copy(let p): return .init(damaged: try await CopyStage(plan: p).run(into: input))
+                        case .sequence(let p): return .init(damaged: try await SequenceStage(plan: p).run(into: input))
+                        }
+                    }
+                }
+            }
+            if let audio = plan.audio, let input = writer.input(.audio) {
+                group.addTask {
+                    try await MixWriter.stage(writer, name: "audio") {
+                        try await AudioMixStage(plan: audio).run(into: input)
+                    }
+                }
+            }
+            var totals = StageTotals()
+            for try await result in group {
+                totals.damaged += result.outcome.damaged
+                totals.stageSeconds[result.name] = result.seconds
+                totals.loudness = totals.loudness ?? result.outcome.loudness
+                totals.warnings += result.outcome.warnings
+            }
+            return totals
+        }
     }
 
     /// What one stage did, and wall seconds from its start to its last packet.

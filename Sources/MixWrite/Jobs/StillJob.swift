@@ -52,16 +52,7 @@ extension StillJob: MixJob {
         var warnings: [String] = []
         let sources = try audio.sources(from: sounds, strict: strict, warnings: &warnings)
         guard !sources.isEmpty else { throw .input(file: audioFiles[0], "no audio track left to play") }
-        // As long as the longest sound, offsets included.
-        var length = MediaTime.zero
-        for (_, f) in sounds {
-            for s in f.audioStreams where sources.contains(where: { $0.path == f.path && $0.streamIndex == s.index }) {
-                let src = sources.first { $0.path == f.path && $0.streamIndex == s.index }!
-                let d = (s.duration ?? f.totalDuration ?? .zero) + ((s.start ?? f.origin) - f.origin)
-                let withOffset = d + (MediaTime(seconds: String(src.offsetSeconds)) ?? .zero)
-                if length < withOffset { length = withOffset }
-            }
-        }
+        let length = Self.length(of: sounds.map(\.1), sources: sources)
         guard length > .zero else { throw .input(file: audioFiles[0], "has no known duration") }
 
         // Whole frames up to the end; the last is cut so the video ends exactly with the sound.
@@ -94,5 +85,19 @@ extension StillJob: MixJob {
         audioPlan?.strict = strict
         return PreparedJob(output: output, duration: length, frameRate: frameRate, video: .sequence(plan),
                            audio: audioPlan, key: nil, warnings: warnings)
+    }
+
+    /// As long as the longest sound that is played, offsets included.
+    static func length(of files: [MediaFile], sources: [AudioSource]) -> MediaTime {
+        var length = MediaTime.zero
+        for f in files {
+            for s in f.audioStreams {
+                guard let src = sources.first(where: { $0.path == f.path && $0.streamIndex == s.index }) else { continue }
+                let d = (s.duration ?? f.totalDuration ?? .zero) + ((s.start ?? f.origin) - f.origin)
+                let withOffset = d + (MediaTime(seconds: String(src.offsetSeconds)) ?? .zero)
+                if length < withOffset { length = withOffset }
+            }
+        }
+        return length
     }
 }

@@ -172,45 +172,59 @@ public struct ChromaKeyBlend: Sendable {
                     var fuRow = fx.row(cy, of: 1), fvRow = fx.row(cy, of: 2)
                     if let d = tables.despill {
                         // The key weight comes from fx's own chroma; what is kept of fx is its despilled chroma.
-                        for cx in 0..<chromaWidth {
-                            let uv = d[Int(fuRow[cx]) &<< 8 | Int(fvRow[cx])]
-                            despilled[cx] = UInt8(truncatingIfNeeded: uv &>> 8)
-                            despilled[chromaWidth + cx] = UInt8(truncatingIfNeeded: uv)
-                        }
+                        Self.despill(fuRow, fvRow, chromaWidth, through: d, into: despilled)
                         fuRow = despilled
                         fvRow = despilled + chromaWidth
                     }
-                    let lumaRows = cy * 2 ..< min(cy * 2 + 2, output.height)
-                    if !row.hasEdges && row.anyAlpha == 0 {
-                        // fx kept across the whole row.
-                        output.row(cy, of: 1).update(from: fuRow, count: chromaWidth)
-                        output.row(cy, of: 2).update(from: fvRow, count: chromaWidth)
-                        for y in lumaRows { output.row(y, of: 0).update(from: fx.row(y, of: 0), count: output.width) }
-                    } else if !row.hasEdges && row.allAlpha == 256 {
-                        // Keyed out across the whole row: base shows.
-                        output.row(cy, of: 1).update(from: base.row(cy, of: 1), count: chromaWidth)
-                        output.row(cy, of: 2).update(from: base.row(cy, of: 2), count: chromaWidth)
-                        for y in lumaRows { output.row(y, of: 0).update(from: base.row(y, of: 0), count: output.width) }
-                    } else {
-                        // The edge blocks first (keyed pixel by pixel, written whole), then the rest of the row.
-                        let bottom = lumaRows.count == 2 ? output.lumaRow(1, ofChromaRow: cy) : spare
-                        if row.hasEdges {
-                            var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, despill: tables.despill,
-                                                       output: output, bottom: bottom)
-                            span.key(&spanRow, despill: tables.despill != nil)
-                        }
-                        var rest = MWMixRow(
-                            fxU: fuRow, fxV: fvRow, baseU: base.row(cy, of: 1), baseV: base.row(cy, of: 2),
-                            outU: output.row(cy, of: 1), outV: output.row(cy, of: 2),
-                            fxTop: fx.lumaRow(0, ofChromaRow: cy), fxBottom: fx.lumaRow(1, ofChromaRow: cy),
-                            baseTop: base.lumaRow(0, ofChromaRow: cy), baseBottom: base.lumaRow(1, ofChromaRow: cy),
-                            outTop: output.lumaRow(0, ofChromaRow: cy), outBottom: bottom,
-                            alpha: row.alpha, kind: row.isEdge, chromaWidth: chromaWidth, lumaWidth: output.width)
-                        span.mixRest(&rest)
-                    }
+                    blendRow(cy, row: row, fxChroma: (fuRow, fvRow), fx: fx, base: base, into: output, spare: spare, tables: tables)
                 }
             }
         }
+    }
+
+    /// fx's chroma row with the key's cast removed: U into `out`, V into `out + width`.
+    @inline(__always)
+    private static func despill(_ u: UnsafeMutablePointer<UInt8>, _ v: UnsafeMutablePointer<UInt8>, _ width: Int,
+                                through table: UnsafePointer<UInt16>, into out: UnsafeMutablePointer<UInt8>) {
+        for cx in 0..<width {
+            let uv = table[Int(u[cx]) &<< 8 | Int(v[cx])]
+            out[cx] = UInt8(truncatingIfNeeded: uv &>> 8)
+            out[width + cx] = UInt8(truncatingIfNeeded: uv)
+        }
+    }
+
+    /// Chroma row `cy` of the blend (and its luma rows), as its edge map's `row` says: copied from fx where the row
+    /// is kept whole, from base where it is keyed out whole, else its edge blocks keyed pixel by pixel and the
+    /// rest blended by block.
+    @inline(__always)
+    private func blendRow(_ cy: Int, row: EdgeMap.Row, fxChroma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
+                          fx: YUVPlanes, base: YUVPlanes, into output: YUVPlanes, spare: UnsafeMutablePointer<UInt8>,
+                          tables: Tables) {
+        let chromaWidth = output.chromaWidth
+        let lumaRows = cy * 2 ..< min(cy * 2 + 2, output.height)
+        if !row.hasEdges && (row.anyAlpha == 0 || row.allAlpha == 256) {
+            // fx kept across the whole row, or keyed out across it (base shows).
+            let kept = row.anyAlpha == 0
+            output.row(cy, of: 1).update(from: kept ? fxChroma.0 : base.row(cy, of: 1), count: chromaWidth)
+            output.row(cy, of: 2).update(from: kept ? fxChroma.1 : base.row(cy, of: 2), count: chromaWidth)
+            for y in lumaRows { output.row(y, of: 0).update(from: (kept ? fx : base).row(y, of: 0), count: output.width) }
+            return
+        }
+        // The edge blocks first (keyed pixel by pixel, written whole), then the rest of the row.
+        let bottom = lumaRows.count == 2 ? output.lumaRow(1, ofChromaRow: cy) : spare
+        if row.hasEdges {
+            var spanRow = EdgeSpan.Row(cy, fx: fx, base: base, isEdge: row.isEdge, entries: tables.entries, despill: tables.despill,
+                                       output: output, bottom: bottom)
+            span.key(&spanRow)
+        }
+        var rest = MWMixRow(
+            fxU: fxChroma.0, fxV: fxChroma.1, baseU: base.row(cy, of: 1), baseV: base.row(cy, of: 2),
+            outU: output.row(cy, of: 1), outV: output.row(cy, of: 2),
+            fxTop: fx.lumaRow(0, ofChromaRow: cy), fxBottom: fx.lumaRow(1, ofChromaRow: cy),
+            baseTop: base.lumaRow(0, ofChromaRow: cy), baseBottom: base.lumaRow(1, ofChromaRow: cy),
+            outTop: output.lumaRow(0, ofChromaRow: cy), outBottom: bottom,
+            alpha: row.alpha, kind: row.isEdge, chromaWidth: chromaWidth, lumaWidth: output.width)
+        span.mixRest(&rest)
     }
 
     /// Asks the cache for chroma row `cy` of `p` and its two luma rows.

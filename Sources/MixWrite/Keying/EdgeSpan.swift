@@ -42,7 +42,7 @@ struct EdgeSpan: Sendable {
         var row: MWKeyRow
 
         /// `bottom` is where the output's second luma row goes (a scratch row when the picture ends at the first).
-        init(_ cy: Int, fx: YUVPlanes, base: YUVPlanes, isEdge: UnsafeMutablePointer<UInt8>,
+        init(_ cy: Int, fx: YUVPlanes, base: YUVPlanes, isEdge: UnsafeMutablePointer<UInt8>, entries: UnsafePointer<UInt32>,
              despill: UnsafePointer<UInt16>?, output: YUVPlanes, bottom: UnsafeMutablePointer<UInt8>) {
             // The row above and below clamped at the picture's edges, as the block-by-block path reads them.
             func rows(_ p: YUVPlanes, _ plane: Int) -> (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) {
@@ -52,26 +52,25 @@ struct EdgeSpan: Sendable {
             row = MWKeyRow(fxU: rows(fx, 1), fxV: rows(fx, 2), baseU: rows(base, 1), baseV: rows(base, 2),
                            lumaTop: fx.lumaRow(0, ofChromaRow: cy), lumaBottom: fx.lumaRow(1, ofChromaRow: cy),
                            baseLumaTop: base.lumaRow(0, ofChromaRow: cy), baseLumaBottom: base.lumaRow(1, ofChromaRow: cy),
-                           isEdge: isEdge, despill: despill, outU: output.row(cy, of: 1), outV: output.row(cy, of: 2),
+                           isEdge: isEdge, despill: despill, entries: entries, outU: output.row(cy, of: 1), outV: output.row(cy, of: 2),
                            outTop: output.row(2 * cy, of: 0), outBottom: bottom, chromaWidth: output.chromaWidth,
                            lumaWidth: output.width)
         }
     }
 
-    /// Spans with at most this many edge blocks are cheaper block by block (the kernel's `keyBlocks`): the vector
-    /// kernel always does a whole chunk of 16 blocks, which with AVX2 or AVX-512 pays from one edge block on, but
-    /// not with SSE4.2 or plain x86-64 (four instructions for each of its 16-lane steps) nor with despill (looked up
-    /// lane by lane). Measured on the keyer benchmark's typical frame, 0 against 3 (one run, five rounds in turn,
-    /// medians): AVX-512 0.90 against 1.04 ms, SSE4.2 1.49 against 1.32, plain x86-64 1.62 against 1.45, AVX-512
-    /// with despill 1.57 against 1.45. Either way the bytes are the same: the block-by-block path is the scalar
-    /// reference the vector kernel is tested against.
-    func fewEdges(despill: Bool) -> Int { level >= 3 && !despill ? 0 : 3 }
+    /// Spans with at most this many edge blocks are cheaper block by block (the kernel's `keyBlocks`, scalar, a
+    /// keyed or kept pixel's alpha from the table): the vector kernel always does a whole chunk of 16 blocks. With
+    /// AVX2 or AVX-512 a chunk costs less than one block keyed alone (2.4 ns a block in lanes against about 60
+    /// scalar, `Benchmarks/Benchmarks/Kernel`), despill included; with SSE4.2 or plain x86-64 (four instructions
+    /// for each of its 16-lane steps) a span with one edge block is cheaper alone. Either way the bytes are the
+    /// same: both are held to the scalar reference (`Tests/CKeyKernelTests`).
+    var fewEdges: Int { level >= 3 ? 0 : 1 }
 
     /// Keys every edge block of `row`: the spans with more than `fewEdges` edge blocks in vector lanes (row ends
     /// included), the others block by block; each block's pixels and chroma written, the block marked `MW_KEYED`.
     @inline(__always)
-    func key(_ row: inout Row, despill: Bool) {
-        let few = fewEdges(despill: despill)
+    func key(_ row: inout Row) {
+        let few = fewEdges
         withUnsafePointer(to: parameters) { p in
             withUnsafePointer(to: &row.row) {
                 kernel.keySpans(p, $0, Int32(few))

@@ -21,7 +21,7 @@ public final class KernelWorkload {
     private let width = 960
     private let bytes: UnsafeMutablePointer<UInt8>
     private let words: UnsafeMutablePointer<UInt16>
-    private let table: [UInt32]
+    private let table: UnsafeMutablePointer<UInt32>
 
     public init(_ function: Function, level: Int32) {
         precondition(level <= KeyKernel.best, "level \(level) is above this CPU's \(KeyKernel.best)")
@@ -31,7 +31,9 @@ public final class KernelWorkload {
         let settings = ChromaKeyBlend.Settings()
         let color = ColorDescription(matrix: .bt709, fullRange: false)
         params = EdgeSpan(ClampedKey(settings: settings, color: color), level: 0).parameters
-        table = ChromaKeyBlend(settings: settings, color: color, kernelLevel: 0).table
+        let entries = ChromaKeyBlend(settings: settings, color: color, kernelLevel: 0).table
+        table = .allocate(capacity: entries.count)
+        table.initialize(from: entries, count: entries.count)
         // 32 byte rows of 2 × 960 (chroma planes, lumas, outputs, marks), 4 word rows (alphas).
         bytes = .allocate(capacity: 32 * 2 * width)
         words = .allocate(capacity: 4 * 2 * width)
@@ -40,7 +42,7 @@ public final class KernelWorkload {
             state = state &* 1_664_525 &+ 1_013_904_223
             return state >> 8
         }
-        let soft = (0..<65536).filter { (1..<256).contains(table[$0] & 0x1FF) }
+        let soft = (0..<65536).filter { (1..<256).contains(entries[$0] & 0x1FF) }
         for i in 0..<(32 * 2 * width) { bytes[i] = UInt8(truncatingIfNeeded: next()) }
         for i in 0..<(4 * 2 * width) { words[i] = UInt16(next() % 257) }
         // fx's chroma rows (rows 0–5: U ×3, V ×3) about the soft edge.
@@ -56,6 +58,7 @@ public final class KernelWorkload {
     deinit {
         bytes.deallocate()
         words.deallocate()
+        table.deallocate()
     }
 
     private func row(_ n: Int) -> UnsafeMutablePointer<UInt8> { bytes + n * 2 * width }
@@ -71,15 +74,15 @@ public final class KernelWorkload {
                              baseU: (UnsafePointer(row(6)), UnsafePointer(row(7)), UnsafePointer(row(8))),
                              baseV: (UnsafePointer(row(9)), UnsafePointer(row(10)), UnsafePointer(row(11))),
                              lumaTop: row(12), lumaBottom: row(13), baseLumaTop: row(14), baseLumaBottom: row(15), isEdge: marks,
-                             despill: nil, outU: row(16), outV: row(17), outTop: row(18), outBottom: row(19),
+                             despill: nil, entries: table, outU: row(16), outV: row(17), outTop: row(18), outBottom: row(19),
                              chromaWidth: width, lumaWidth: 2 * width)
             withUnsafePointer(to: params) { p in
                 if function == .keySpans { kernel.keySpans(p, &r, 0) } else { kernel.keyBlocks(p, &r) }
             }
         case .edgeRow:
             let three = (UnsafePointer(row(21)), UnsafePointer(row(22)), UnsafePointer(row(23)))
-            table.withUnsafeBufferPointer { t in
-                var r = MWEdgeRow(table: t.baseAddress, u: row(0), v: row(3), lumaTop: row(12), lumaBottom: row(13), width: width,
+            do {
+                var r = MWEdgeRow(table: table, u: row(0), v: row(3), lumaTop: row(12), lumaBottom: row(13), width: width,
                                   lumaWidth: 2 * width, uMin: three, uMax: three, vMin: three, vMax: three, alpha: words,
                                   isEdge: row(24), entries: UnsafeMutableRawPointer(row(25)).assumingMemoryBound(to: UInt32.self),
                                   lumaMin: row(29), lumaMax: row(30))
