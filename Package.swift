@@ -5,9 +5,9 @@ let package = Package(
     name: "mixwrite",
     platforms: [.macOS(.v15)],
     products: [
+        // The one library: FFmpegSupport and CKeyKernel are its engine room, not products (the benchmarks reach
+        // what they need through `@_spi(Benchmarks)`).
         .library(name: "MixWrite", targets: ["MixWrite"]),
-        // For the benchmarks package, which builds test pictures; the CLI does not use it.
-        .library(name: "FFmpegSupport", targets: ["FFmpegSupport"]),
         .executable(name: "mixwrite", targets: ["mixwrite"]),
     ],
     dependencies: [

@@ -16,7 +16,6 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "MixWrite", package: "mixwrite"),
-                .product(name: "FFmpegSupport", package: "mixwrite"),
             ],
             path: "Benchmarks/Keyer",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -4,3 +4,6 @@ import FFmpegSupport
 public typealias MediaTime = FFmpegSupport.MediaTime
 public typealias Rational = FFmpegSupport.Rational
 public typealias ColorDescription = FFmpegSupport.ColorDescription
+
+/// A decoded picture or block of samples, for the benchmarks' test pictures (`Benchmarks/`); not the library's API.
+@_spi(Benchmarks) public typealias BenchmarkFrame = FFmpegSupport.Frame

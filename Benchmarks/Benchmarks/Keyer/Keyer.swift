@@ -1,6 +1,5 @@
 import Benchmark
-import FFmpegSupport
-import MixWrite
+@_spi(Benchmarks) import MixWrite
 
 /// The keyer alone on 1080p yuv420p pictures, one core. Goal: at most 2 ms a frame.
 let benchmarks: @Sendable () -> Void = {
@@ -19,7 +18,7 @@ let benchmarks: @Sendable () -> Void = {
         (x + y) % 4 == 0 ? (150, 44, 21) : (UInt8(x % 200 + 20), UInt8(60 + y % 130), UInt8(60 + x % 130))
     }
     let base = makeFrame { x, y in (UInt8(16 + (x * 219) / 1920), UInt8(16 + (y * 224) / 1080), UInt8(128)) }
-    let output = try! Frame(width: 1920, height: 1080, pixelFormat: .yuv420p)
+    let output = try! BenchmarkFrame(width: 1920, height: 1080, pixelFormat: .yuv420p)
 
     Benchmark("ChromaKeyBlend 1080p typical") { benchmark in
         for _ in benchmark.scaledIterations { keyer.blend(fx: typical, base: base, into: output) }
@@ -33,8 +32,8 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 /// A 1920×1080 yuv420p picture whose (Y, U, V) at each chroma sample comes from `value(x, y)` (luma coordinates).
-func makeFrame(_ value: (Int, Int) -> (UInt8, UInt8, UInt8)) -> Frame {
-    let f = try! Frame(width: 1920, height: 1080, pixelFormat: .yuv420p)
+func makeFrame(_ value: (Int, Int) -> (UInt8, UInt8, UInt8)) -> BenchmarkFrame {
+    let f = try! BenchmarkFrame(width: 1920, height: 1080, pixelFormat: .yuv420p)
     for cy in 0..<540 {
         for cx in 0..<960 {
             let (y, u, v) = value(cx * 2, cy * 2)
