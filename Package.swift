@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "MixWriteTests", dependencies: ["MixWrite", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "MixWriteTuneTests", dependencies: ["TestSupport"]),
         // checkasm's habit: every function of the keyer's kernel at every level against its scalar reference.
-        .testTarget(name: "CKeyKernelTests", dependencies: ["CKeyKernel", "MixWrite", "FFmpegSupport"]),
+        .testTarget(name: "CKeyKernelTests", dependencies: ["CKeyKernel", "MixWrite", "FFmpegSupport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

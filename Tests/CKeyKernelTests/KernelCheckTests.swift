@@ -1,6 +1,7 @@
 import CKeyKernel
 import FFmpegSupport
 import Testing
+import TestSupport
 @testable import MixWrite
 
 /// The keyer's C kernel checked as dav1d's and FFmpeg's checkasm check theirs: every function of the table, at
@@ -113,19 +114,6 @@ struct KernelCheckTests {
 }
 
 // MARK: random rows
-
-/// SplitMix64: a small seeded generator, so that a failure can be run again.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// `count` values at an unaligned start (a random number of elements past a 64-byte boundary, plus the guard),
 /// with 64 guard bytes of a known pattern before and after.
