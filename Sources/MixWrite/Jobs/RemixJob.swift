@@ -26,7 +26,7 @@ extension RemixJob: MixJob {
         let video = file.mainVideo
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths,
                                     kind: video == nil ? .audioOnly : .movie)
-        if let video, !video.fits(format: output.container.muxerName) || !MediaFile.headerAccepts(movie, video, output) {
+        if let video, !video.fits(format: output.container.muxerName) || !MediaFile.headerAccepts(movie, video, muxerName: output.container.muxerName) {
             throw .input(file: movie, "its video (\(video.codec)) cannot be copied into a .\(output.path.split(separator: ".").last ?? "") file; use .mkv")
         }
         let length = (video != nil ? file.videoDuration : file.totalDuration) ?? .zero

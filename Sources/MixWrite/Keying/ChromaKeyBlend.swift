@@ -41,7 +41,7 @@ public struct ChromaKeyBlend: Sendable {
         public init(from decoder: any Swift.Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             let hex = try c.decode(String.self, forKey: .keyColor)
-            guard let rgb = OptionValue.color(hex) else {
+            guard let rgb = ChromaKeyBlend.color(hex: hex) else {
                 throw DecodingError.dataCorruptedError(forKey: .keyColor, in: c, debugDescription: "not RRGGBB")
             }
             keyColor = rgb
@@ -58,7 +58,7 @@ public struct ChromaKeyBlend: Sendable {
         }
 
         /// "RRGGBB" as in the key colour, for reports.
-        public var keyColorHex: String { OptionValue.hex(keyColor) }
+        public var keyColorHex: String { ChromaKeyBlend.hex(keyColor) }
     }
 
     /// For each (U, V) = index U << 8 | V, packed (`Entry`, from `ClampedKey.entry`): the alpha (weight of

@@ -72,3 +72,21 @@ func smoothstep(_ e0: Double, _ e1: Double, _ x: Double) -> Double {
     let t = min(max((x - e0) / (e1 - e0), 0), 1)
     return t * t * (3 - 2 * t)
 }
+
+extension ChromaKeyBlend {
+    /// A key colour written `RRGGBB`, `#RRGGBB` or `0xRRGGBB`, as RGB in [0, 1].
+    public static func color(hex text: String) -> (r: Double, g: Double, b: Double)? {
+        var hex = Substring(text)
+        if hex.hasPrefix("#") { hex = hex.dropFirst() } else if hex.lowercased().hasPrefix("0x") { hex = hex.dropFirst(2) }
+        guard hex.count == 6, hex.allSatisfy(\.isHexDigit), let v = UInt32(hex, radix: 16) else { return nil }
+        return (Double(v >> 16 & 0xFF) / 255, Double(v >> 8 & 0xFF) / 255, Double(v & 0xFF) / 255)
+    }
+
+    /// RGB in [0, 1] as `RRGGBB`.
+    public static func hex(_ c: (r: Double, g: Double, b: Double)) -> String {
+        [c.r, c.g, c.b].map { v in
+            let s = String(Int((min(max(v, 0), 1) * 255).rounded()), radix: 16, uppercase: true)
+            return s.count == 1 ? "0" + s : s
+        }.joined()
+    }
+}

@@ -133,10 +133,11 @@ extension MediaFile {
 }
 
 extension MediaFile {
-    /// Whether `output`'s muxer takes `stream` of the file at `path` copied as it is, at its header too.
-    static func headerAccepts(_ path: String, _ stream: StreamInfo, _ output: OutputFile) -> Bool {
+    /// Whether the muxer `muxerName` (FFmpeg's name) takes `stream` of the file at `path` copied as it is, at its
+    /// header too.
+    static func headerAccepts(_ path: String, _ stream: StreamInfo, muxerName: String) -> Bool {
         guard let demuxer = try? Demuxer(url: path) else { return false }
-        return demuxer.headerAccepts(stream: stream.index, format: output.container.muxerName)
+        return demuxer.headerAccepts(stream: stream.index, format: muxerName)
     }
 }
 
