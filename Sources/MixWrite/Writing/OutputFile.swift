@@ -80,7 +80,10 @@ public struct OutputFile: Sendable {
         guard let dir = opendir(folder) else { return }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // Read in place: a dirent is only as long as its name (d_reclen), so copying the struct's whole
+            // 256-byte d_name reads past it (AddressSanitizer's heap-buffer-overflow).
+            let name = String(cString: (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                .assumingMemoryBound(to: CChar.self))
             guard name.hasPrefix(prefix), name.hasSuffix(".tmp"),
                   let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + name) }
