@@ -77,7 +77,9 @@ public enum Oracle {
                       signal: p.terminationReason == .uncaughtSignal ? p.terminationStatus : nil)
     }
 
-    public static func mixwrite(_ arguments: [String], timeout: Double? = nil) throws -> Result {
+    /// mixwrite under test, killed after `timeout` seconds (15 minutes unless told: a hang guard, far above any
+    /// run of the suite, even under a sanitizer), so a hang fails its test instead of stalling CI.
+    public static func mixwrite(_ arguments: [String], timeout: Double? = 900) throws -> Result {
         try run(mixwrite, arguments, timeout: timeout)
     }
 
