@@ -18,7 +18,7 @@ public struct ProgressUpdate: Sendable, Codable {
 }
 
 /// Turns "the output reached time T" into throttled `ProgressUpdate`s for a handler.
-public final class ProgressReporter: Sendable {
+final class ProgressReporter: Sendable {
     private struct State {
         var lastReport: ContinuousClock.Instant?
         var done: MediaTime = .zero
@@ -32,7 +32,7 @@ public final class ProgressReporter: Sendable {
     private let handler: @Sendable (ProgressUpdate) -> Void
     private let state = Mutex(State())
 
-    public init(total: MediaTime, frameRate: Rational?, interval: Duration = .milliseconds(250),
+    init(total: MediaTime, frameRate: Rational?, interval: Duration = .milliseconds(250),
                 handler: @escaping @Sendable (ProgressUpdate) -> Void) {
         self.total = total
         self.frameRate = frameRate

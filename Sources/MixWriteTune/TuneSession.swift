@@ -1,5 +1,5 @@
 import Foundation
-import MixWrite
+@_spi(Tools) import MixWrite
 
 /// The one owner of the preview (decoded pictures, the keyer) and of the render: requests come in at once,
 /// the actor takes them one at a time, so 50 requests at once queue and never share a picture.

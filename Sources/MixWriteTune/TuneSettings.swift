@@ -1,5 +1,5 @@
 import Foundation
-import MixWrite
+@_spi(Tools) import MixWrite
 
 /// What the page can change: the key and the mix. Everything else stays as the command line gave it.
 struct TuneSettings: Codable, Sendable, Equatable {
@@ -25,7 +25,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
 
     /// The job's settings, the mix track by track: the page has a fader a track, so a whole source's gain,
     /// offset, mute or duck is shown on each of its tracks (`expanded`).
-    init(job: BlendJob, key: ChromaKeyBlend.Settings, tracks: [Track]) {
+    init(job: BlendJob, key: KeySettings, tracks: [Track]) {
         keyColor = key.keyColorHex
         threshold = key.threshold
         smoothing = key.smoothing
@@ -75,8 +75,8 @@ struct TuneSettings: Codable, Sendable, Equatable {
         return perTrack
     }
 
-    var key: ChromaKeyBlend.Settings {
-        ChromaKeyBlend.Settings(keyColor: OptionValue.color(keyColor) ?? (0, 1, 0), threshold: threshold, smoothing: smoothing,
+    var key: KeySettings {
+        KeySettings(keyColor: OptionValue.color(keyColor) ?? (0, 1, 0), threshold: threshold, smoothing: smoothing,
                                 despill: despill)
     }
 

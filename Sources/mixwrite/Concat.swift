@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MixWrite
+@_spi(Tools) import MixWrite
 
 struct Concat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,9 +34,7 @@ struct Concat: AsyncParsableCommand {
         job.strict = common.strict
         job.fit = fit
         job.eventChapters = eventChapters
-        (job.width, job.height, job.frameRate) = try video.parsedSize()
-        job.crf = video.crf
-        job.preset = video.preset
+        try video.apply(to: &job)
         job.audio = try audio.options()
         if let events {
             guard let data = FileManager.default.contents(atPath: events) else {
@@ -82,11 +80,7 @@ struct Still: AsyncParsableCommand {
         job.overwrite = common.overwrite
         job.strict = common.strict
         job.fit = fit
-        let (w, h, rate) = try video.parsedSize()
-        (job.width, job.height) = (w, h)
-        if let rate { job.frameRate = rate }
-        job.crf = video.crf
-        job.preset = video.preset
+        try video.apply(to: &job)
         guard let bg = OptionValue.color(background) else {
             throw MixWriteError.usage("--background '\(background)' is not a colour; use RRGGBB")
         }

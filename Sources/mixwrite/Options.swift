@@ -1,5 +1,5 @@
 import ArgumentParser
-import MixWrite
+@_spi(Tools) import MixWrite
 import Foundation
 
 enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
@@ -78,8 +78,11 @@ struct VideoOptions: ParsableArguments {
     @Option(help: "x264 preset: ultrafast … veryslow.")
     var preset: String = "veryfast"
 
-    func apply(to job: inout BlendJob) throws {
-        (job.width, job.height, job.frameRate) = try parsedSize()
+    /// Sets a blend's, concat's or still's picture options (a still keeps its own rate unless --fps is given).
+    func apply(to job: inout some PictureJob) throws {
+        let (w, h, rate) = try parsedSize()
+        (job.width, job.height) = (w, h)
+        if let rate { job.frameRate = rate }
         job.crf = crf
         job.preset = preset
     }
@@ -118,12 +121,12 @@ struct KeyOptions: ParsableArguments {
 
     var isAuto: Bool { keyColor.lowercased() == "auto" }
 
-    func settings() throws -> ChromaKeyBlend.Settings {
-        if isAuto { return ChromaKeyBlend.Settings(threshold: threshold, smoothing: smoothing, despill: despill) }
+    func settings() throws -> KeySettings {
+        if isAuto { return KeySettings(threshold: threshold, smoothing: smoothing, despill: despill) }
         guard let rgb = OptionValue.color(keyColor) else {
             throw MixWriteError.usage("--key-color '\(keyColor)' is not a colour; use RRGGBB (e.g. 00FF00) or auto")
         }
-        return ChromaKeyBlend.Settings(keyColor: rgb, threshold: threshold, smoothing: smoothing, despill: despill)
+        return KeySettings(keyColor: rgb, threshold: threshold, smoothing: smoothing, despill: despill)
     }
 }
 

@@ -2,7 +2,7 @@ import CKeyKernel
 import FFmpegSupport
 import Testing
 import TestSupport
-@testable import MixWrite
+@_spi(Benchmarks) @testable import MixWrite
 
 /// The keyer's C kernel checked as dav1d's and FFmpeg's checkasm check theirs: every function of the table, at
 /// every level this CPU runs, against the scalar reference (level 0), bit for bit, on seeded random rows of

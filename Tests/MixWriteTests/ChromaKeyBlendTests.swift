@@ -1,7 +1,7 @@
 import FFmpegSupport
 import Testing
 import TestSupport
-@testable import MixWrite
+@_spi(Benchmarks) @_spi(Tools) @testable import MixWrite
 
 /// The keyer against a float RGB implementation of GPUImage's formula, before any encoding.
 @Suite("ChromaKeyBlend: GPUImage-exact on YUV planes")

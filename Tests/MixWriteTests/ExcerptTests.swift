@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import MixWrite
+@_spi(Benchmarks) @_spi(Tools) @testable import MixWrite
 
 /// `--start` and `--length` (the tuning page's audition), and a job written back as a command and a job-file
 /// entry (`BlendJob.commandLine`, `jobEntry`).

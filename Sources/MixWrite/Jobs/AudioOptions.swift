@@ -2,7 +2,7 @@ import Foundation
 import FFmpegSupport
 
 /// What goes into the audio mix, shared by every kind of job.
-public struct AudioOptions: Sendable, Codable {
+public struct AudioOptions: Sendable {
     public enum Tracks: String, Sendable, Codable, CaseIterable {
         /// Every audio track of every input (the point of mixwrite).
         case all
@@ -44,6 +44,35 @@ public struct AudioOptions: Sendable, Codable {
     public static let defaultDuckDB = 15.0
 
     public init() {}
+
+    /// Every option but the files (a still's sound and the other kinds' `--audio` are their own options).
+    static var options: [JobOption<AudioOptions>] {
+        [
+            .choice("audio-tracks", \.tracks, default: .all),
+            .texts("mute", \.mute),
+            .pairs("gain", \.gains, "must be an object of numbers like {\"fx\": -6}"),
+            .pairs("offset", \.offsets, "must be an object of numbers like {\"fx\": 1.5}"),
+            .choice("mix", \.mode, default: .sum),
+            .integer("channels", \.channels),
+            .integer("sample-rate", \.sampleRate),
+            JobOption(name: "audio-bitrate", read: { (a, input) throws(JobProblem) in
+                let what = "must be a bit rate such as \"192k\""
+                guard let n = OptionValue.bitRate(try input.text(what)) else { throw input.problem(what) }
+                a.bitRate = n
+            }, write: { $0.bitRate == 192_000 ? nil : .text(String($0.bitRate)) }),
+            .number("loudness", \.loudness, "must be a number (LUFS), e.g. -16"),
+            .number("true-peak", \.truePeak, "must be a number (dBTP), e.g. -1"),
+            .flag("level-match", \.levelMatch),
+            JobOption(name: "duck", read: { (a, input) throws(JobProblem) in
+                switch try input.either([String: Double].self, [String].self, "must be an object like {\"audio1\": 15} or an array of sources") {
+                case .first(let depths): a.duck = depths
+                case .second(let names): a.duck = Dictionary(names.map { ($0, defaultDuckDB) }, uniquingKeysWith: { x, _ in x })
+                }
+            }, write: { $0.duck.isEmpty ? nil : .pairs($0.duck) }),
+            .number("fade-in", \.fadeIn, default: 0, "must be a number of seconds"),
+            .number("fade-out", \.fadeOut, default: 0, "must be a number of seconds"),
+        ]
+    }
 
     /// The tracks to mix from labelled inputs, in order, after `tracks` and `mute`. A track FFmpeg cannot
     /// decode is left out with a warning, or refused under `strict`.

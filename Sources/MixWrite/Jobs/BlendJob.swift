@@ -6,7 +6,7 @@ public enum DurationPolicy: String, Sendable, Codable, CaseIterable {
 }
 
 /// Chroma-key blend `fx` over `base` and mix every audio track of both (and of `audio.files`).
-public struct BlendJob: Sendable, Codable {
+public struct BlendJob: Sendable {
     public var fx: String
     public var base: String
     public var output: String
@@ -16,11 +16,11 @@ public struct BlendJob: Sendable, Codable {
     public var height: Int?
     /// Output frame rate; nil: base's.
     public var frameRate: Rational?
-    public var key = ChromaKeyBlend.Settings()
+    public var key = KeySettings()
     /// Pick the key colour from fx's border (`--key-color auto`) instead of `key.keyColor`.
     public var autoKeyColor = false
-    public var crf = 20
-    public var preset = "veryfast"
+    public var crf = BlendJob.defaultCRF
+    public var preset = BlendJob.defaultPreset
     public var duration: DurationPolicy = .base
     /// How fx (and base, when `width`/`height` differ from it) fit the output frame: GPUImage stretches.
     public var fit: Fit = .stretch
@@ -51,11 +51,9 @@ public struct BlendJob: Sendable, Codable {
         self.output = output
     }
 
-    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
-
     /// Checks the options (ranges, names of presets), without opening a file.
     public func validate() throws(MixWriteError) {
-        try VideoSettingsCheck.validate(crf: crf, preset: preset, width: width, height: height, frameRate: frameRate)
+        try validatePicture()
         if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
         if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
         try KeyKernel.check()
@@ -63,10 +61,67 @@ public struct BlendJob: Sendable, Codable {
     }
 }
 
-extension BlendJob: MixJob {
+extension BlendJob: DescribedJob, PictureJob, CommonJob {
+    static let kind = "blend"
+    static let command = ["mixwrite"]
+    static var blank: Self { BlendJob(fx: "", base: "", output: "") }
+    mutating func useThreads(_ threads: Int) { self.threads = threads }
+
+    /// `mixwrite FX BASE -o OUT` and every option of a blend.
+    static var options: [JobOption<Self>] {
+        [.path("fx", \.fx), .path("base", \.base), .path("output", \.output, form: .short("-o"))]
+            + pictureOptions(fit: .stretch)
+            + [.choice("duration", \.duration, default: .base)]
+            + excerptOptions + keyOptions
+            + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
+            + commonOptions
+    }
+
+    /// `start` and `length`: seconds, which together make the excerpt.
+    static var excerptOptions: [JobOption<Self>] {
+        func seconds(_ input: OptionInput) throws(JobProblem) -> MediaTime {
+            guard let t = MediaTime(seconds: try input.value("must be a number of seconds") as Double) else {
+                throw input.problem("must be a number of seconds")
+            }
+            return t
+        }
+        return [
+            JobOption(name: "start", read: { (job, input) throws(JobProblem) in
+                job.excerpt = Excerpt(start: try seconds(input), length: job.excerpt?.length)
+            }, write: { $0.excerpt.map { .number($0.start.seconds) } }),
+            JobOption(name: "length", read: { (job, input) throws(JobProblem) in
+                job.excerpt = Excerpt(start: job.excerpt?.start ?? .zero, length: try seconds(input))
+            }, write: { $0.excerpt?.length.map { .number($0.seconds) } }),
+        ]
+    }
+
+    /// The key: `key-color` (RRGGBB or auto), `threshold`, `smoothing`, `despill`; GPUImage's defaults left out.
+    static var keyOptions: [JobOption<Self>] {
+        let defaults = KeySettings()
+        return [
+            JobOption(name: "key-color", read: { (job, input) throws(JobProblem) in
+                let text: String = try input.value("must be RRGGBB or \"auto\"")
+                if text.lowercased() == "auto" {
+                    job.autoKeyColor = true
+                } else {
+                    guard let rgb = OptionValue.color(text) else { throw input.problem("must be RRGGBB or \"auto\"") }
+                    job.key.keyColor = rgb
+                }
+            }, write: { job in
+                job.autoKeyColor ? .text("auto") : job.key.keyColorHex == defaults.keyColorHex ? nil : .text(job.key.keyColorHex)
+            }),
+            .number("threshold", \.key.threshold, default: defaults.threshold, "must be a number"),
+            .number("smoothing", \.key.smoothing, default: defaults.smoothing, "must be a number"),
+            .flag("despill", \.key.despill),
+        ]
+    }
+
+    public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
+    public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
+
     public var inputPaths: [String] { [fx, base] + audio.files }
 
-    public func prepare() throws(MixWriteError) -> PreparedJob {
+    func prepare() throws(MixWriteError) -> PreparedJob {
         var (fxFile, baseFile, videoPlan) = try planVideo()
         let wholeLength = videoPlan.length
         if let excerpt { videoPlan.cut(to: try excerpt.frames(rate: videoPlan.frameRate, of: videoPlan.frameCount)) }
@@ -180,6 +235,6 @@ public struct FrameReport: Sendable, Codable {
     public var time: Double
     public var width: Int
     public var height: Int
-    public var key: ChromaKeyBlend.Settings
+    public var key: KeySettings
     public var seconds: Double
 }

@@ -81,10 +81,10 @@ public final class BlendPreview {
     }
 
     /// The key the job starts with (`--key-color auto` already picked).
-    public var initialKey: ChromaKeyBlend.Settings { plan.key }
+    public var initialKey: KeySettings { plan.key }
 
     /// The picture at `seconds` (0 ≤ t < duration) with key `settings`, as JPEG bytes (quality 2 … 31, lower is better).
-    public func picture(at seconds: Double, key settings: ChromaKeyBlend.Settings, view: View,
+    public func picture(at seconds: Double, key settings: KeySettings, view: View,
                         quality: Int = 3) throws(MixWriteError) -> [UInt8] {
         try load(seconds)
         if settings != keyer.settings { keyer = ChromaKeyBlend(settings: settings, color: plan.color) }

@@ -1,3 +1,4 @@
+import Foundation
 import FFmpegSupport
 
 /// A moment inside one clip, to be found again on the output's timeline.
@@ -14,7 +15,7 @@ public struct ClipEvent: Sendable, Codable {
 }
 
 /// `concat`: clips end to end, video and every audio track of each; one chapter a clip.
-public struct ConcatJob: Sendable, Codable {
+public struct ConcatJob: Sendable {
     public var clips: [String]
     public var output: String
     public var overwrite = false
@@ -24,8 +25,8 @@ public struct ConcatJob: Sendable, Codable {
     public var fit: Fit = .fit
     /// Output frame rate; nil: the first clip's.
     public var frameRate: Rational?
-    public var crf = 20
-    public var preset = "veryfast"
+    public var crf = ConcatJob.defaultCRF
+    public var preset = ConcatJob.defaultPreset
     public var audio = AudioOptions()
     public var events: [ClipEvent] = []
     /// Also mark each event as a chapter (the clip's chapter is split at the event), so players show it.
@@ -55,12 +56,44 @@ public struct Timeline: Sendable, Codable {
     public var events: [Event]
 }
 
-extension ConcatJob: MixJob {
+extension ConcatJob: DescribedJob, PictureJob, CommonJob {
+    static let kind = "concat"
+    static let command = ["mixwrite", "concat"]
+    static var blank: Self { ConcatJob(clips: [], output: "") }
+    mutating func useThreads(_ threads: Int) { self.threads = threads }
+
+    /// `mixwrite concat CLIP… -o OUT` and every option of a concat. Events given in a job file have no
+    /// command-line form but a file (`--events PATH`), so the command leaves them out.
+    static var options: [JobOption<Self>] {
+        [.paths("clips", \.clips, form: .positional, required: true), .path("output", \.output, form: .short("-o"))]
+            + pictureOptions(fit: .fit)
+            + [.flag("event-chapters", \.eventChapters), eventsOption]
+            + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
+            + commonOptions
+    }
+
+    /// `events`: an array of `{"clip", "time", "name"}`, or the path of a file holding one.
+    static var eventsOption: JobOption<Self> {
+        JobOption(name: "events", read: { (job, input) throws(JobProblem) in
+            let what = "must be an array of {\"clip\", \"time\", \"name\"} or the path of one"
+            switch try input.either([ClipEvent].self, String.self, what) {
+            case .first(let events): job.events = events
+            case .second(let path):
+                guard let data = FileManager.default.contents(atPath: input.resolve(path)),
+                      let events = try? JSONDecoder().decode([ClipEvent].self, from: data) else { throw input.problem(what) }
+                job.events = events
+            }
+        }, write: { $0.events.isEmpty ? nil : .events($0.events) })
+    }
+
+    public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
+    public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
+
     public var inputPaths: [String] { clips + audio.files }
 
-    public func prepare() throws(MixWriteError) -> PreparedJob {
+    func prepare() throws(MixWriteError) -> PreparedJob {
         guard !clips.isEmpty else { throw .usage("concat needs at least one clip") }
-        try VideoSettingsCheck.validate(crf: crf, preset: preset, width: width, height: height, frameRate: frameRate)
+        try validatePicture()
         try audio.validate()
         let files = try clips.map { (path: String) throws(MixWriteError) -> MediaFile in
             let f = try MediaFile(path: path)
@@ -136,19 +169,5 @@ extension ConcatJob {
         return marks.enumerated().map { (i, m) in
             (title: m.title, start: m.start, end: i + 1 < marks.count ? marks[i + 1].start : total)
         }.filter { $0.start < $0.end }
-    }
-}
-
-/// The checks every encoding job makes of its video options.
-enum VideoSettingsCheck {
-    static func validate(crf: Int, preset: String, width: Int?, height: Int?, frameRate: Rational?) throws(MixWriteError) {
-        if !(0...51).contains(crf) { throw .usage("--crf must be between 0 and 51") }
-        if !BlendJob.presets.contains(preset) {
-            throw .usage("--preset '\(preset)' is not an x264 preset (\(BlendJob.presets.joined(separator: ", ")))")
-        }
-        if let w = width, let h = height, !(16...8192).contains(w) || !(16...8192).contains(h) {
-            throw .usage("--size must be between 16x16 and 8192x8192")
-        }
-        if let r = frameRate, !(r.isValid && r.doubleValue <= 240) { throw .usage("--fps must be between 0 and 240") }
     }
 }

@@ -1,143 +1,95 @@
 import Foundation
 import FFmpegSupport
 
-/// A job written back as text: the `mixwrite` command that runs it, and its entry in a `batch` job file.
-/// Every option that is not at its default is written, so that both run the job exactly (`tune` hands them
-/// out to copy; a test reads the entry back through `JobFile` and compares the jobs).
-extension BlendJob {
-    /// The command's words, unquoted (`commandLine` quotes them for a shell).
+/// A job written back as text from its description (`JobOption`): the `mixwrite` command that runs it, and its
+/// entry in a `batch` job file. Every option that is not at its default is written, so that both run the job
+/// exactly (`tune` hands them out to copy; a test reads the entry back through `JobFile` and compares the jobs).
+extension DescribedJob {
+    /// The command's words, unquoted (`commandLine` quotes them for a shell): the inputs in their places, then
+    /// the options. Concat's events from a job file have no command-line form and are left out.
     public var commandWords: [String] {
-        var words = ["mixwrite", fx, base, "-o", output]
-        if let w = width, let h = height { words += ["--size", "\(w)x\(h)"] }
-        if let r = frameRate { words += ["--fps", r.description] }
-        if crf != 20 { words += ["--crf", String(crf)] }
-        if preset != "veryfast" { words += ["--preset", preset] }
-        if duration != .base { words += ["--duration", duration.rawValue] }
-        if fit != .stretch { words += ["--fit", fit.rawValue] }
-        if let e = excerpt {
-            words += ["--start", JobText.number(e.start.seconds)]
-            if let l = e.length { words += ["--length", JobText.number(l.seconds)] }
+        var inputs: [String] = [], options: [String] = []
+        for (o, value) in values {
+            let name: String
+            switch o.form {
+            case .positional: inputs += Self.words(value); continue
+            case .short(let flag): name = flag
+            case .named: name = "--" + o.name
+            }
+            if case .flag = value { options.append(name) } else { for w in Self.words(value) { options += [name, w] } }
         }
-        for (name, value) in keyOptions { words += ["--" + name, value] }
-        if key.despill { words.append("--despill") }
-        words += audio.commandWords
-        if strict { words.append("--strict") }
-        if overwrite { words.append("-y") }
-        return words
+        return Self.command + inputs + options
     }
 
     /// The command, each word quoted for a POSIX shell when it needs it.
     public var commandLine: String { commandWords.map(JobText.quoted).joined(separator: " ") }
 
-    /// The job as one entry of a job file (a JSON object on one line). Paths are made absolute, so the entry
-    /// means the same files wherever the job file is kept.
+    /// The job as one entry of a job file (a JSON object on one line, `kind` first, in the description's order).
+    /// Paths are made absolute, so the entry means the same files wherever the job file is kept.
     public var jobEntry: String {
-        var keys: [(String, String)] = [("kind", JobText.json("blend")), ("fx", JobText.path(fx)), ("base", JobText.path(base)),
-                                        ("output", JobText.path(output))]
-        if let w = width, let h = height { keys.append(("size", JobText.json("\(w)x\(h)"))) }
-        if let r = frameRate { keys.append(("fps", JobText.json(r.description))) }
-        if crf != 20 { keys.append(("crf", String(crf))) }
-        if preset != "veryfast" { keys.append(("preset", JobText.json(preset))) }
-        if duration != .base { keys.append(("duration", JobText.json(duration.rawValue))) }
-        if fit != .stretch { keys.append(("fit", JobText.json(fit.rawValue))) }
-        if let e = excerpt {
-            keys.append(("start", JobText.number(e.start.seconds)))
-            if let l = e.length { keys.append(("length", JobText.number(l.seconds))) }
-        }
-        keys += keyOptions.map { ($0.0, $0.0 == "key-color" ? JobText.json($0.1) : $0.1) }
-        if key.despill { keys.append(("despill", "true")) }
-        if !audio.files.isEmpty { keys.append(("audio", "[" + audio.files.map(JobText.path).joined(separator: ", ") + "]")) }
-        keys += audio.entryKeys
-        if strict { keys.append(("strict", "true")) }
-        if overwrite { keys.append(("overwrite", "true")) }
+        let keys = [("kind", JobText.json(Self.kind))] + values.map { ($0.option.name, Self.json($0.value)) }
         return "{" + keys.map { "\(JobText.json($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
     }
-}
 
-extension BlendJob {
-    /// The key's options that are not at their defaults (GPUImage's: green, 0.4, 0.1), as (long name, value).
-    var keyOptions: [(String, String)] {
-        let defaults = ChromaKeyBlend.Settings()
-        var options: [(String, String)] = []
-        if autoKeyColor || key.keyColorHex != defaults.keyColorHex { options.append(("key-color", autoKeyColor ? "auto" : key.keyColorHex)) }
-        if key.threshold != defaults.threshold { options.append(("threshold", JobText.number(key.threshold))) }
-        if key.smoothing != defaults.smoothing { options.append(("smoothing", JobText.number(key.smoothing))) }
-        return options
-    }
-}
-
-extension AudioOptions {
-    /// Every option but the files (whose place differs between the kinds of job).
-    var commandWords: [String] {
-        var words: [String] = []
-        for f in files { words += ["--audio", f] }
-        if tracks != .all { words += ["--audio-tracks", tracks.rawValue] }
-        for m in mute.sorted() { words += ["--mute", m] }
-        for (name, dB) in gains.sorted(by: { $0.key < $1.key }) { words += ["--gain", "\(name)=\(JobText.number(dB))"] }
-        for (name, s) in offsets.sorted(by: { $0.key < $1.key }) { words += ["--offset", "\(name)=\(JobText.number(s))"] }
-        if mode != .sum { words += ["--mix", mode.rawValue] }
-        if let c = channels { words += ["--channels", String(c)] }
-        if let r = sampleRate { words += ["--sample-rate", String(r)] }
-        if bitRate != 192_000 { words += ["--audio-bitrate", String(bitRate)] }
-        if let l = loudness { words += ["--loudness", JobText.number(l)] }
-        if let t = truePeak { words += ["--true-peak", JobText.number(t)] }
-        if levelMatch { words.append("--level-match") }
-        for (name, dB) in duck.sorted(by: { $0.key < $1.key }) { words += ["--duck", "\(name)=\(JobText.number(dB))"] }
-        if fadeIn > 0 { words += ["--fade-in", JobText.number(fadeIn)] }
-        if fadeOut > 0 { words += ["--fade-out", JobText.number(fadeOut)] }
-        return words
-    }
-
-    /// The job-file keys of every option but the files, as (key, JSON value).
-    var entryKeys: [(String, String)] {
-        var keys: [(String, String)] = []
-        func object(_ values: [String: Double]) -> String {
-            "{" + values.sorted { $0.key < $1.key }.map { "\(JobText.json($0.key)): \(JobText.number($0.value))" }
-                .joined(separator: ", ") + "}"
+    /// A value's words after its option's name (none for a flag, one a value for a list).
+    private static func words(_ value: JobValue) -> [String] {
+        switch value {
+        case .flag: return []
+        case .number(let x): return [JobText.number(x)]
+        case .text(let s), .path(let s): return [s]
+        case .texts(let list), .paths(let list): return list
+        case .pairs(let pairs): return pairs.sorted { $0.key < $1.key }.map { "\($0.key)=\(JobText.number($0.value))" }
+        case .events: return []
         }
-        if tracks != .all { keys.append(("audio-tracks", JobText.json(tracks.rawValue))) }
-        if !mute.isEmpty { keys.append(("mute", "[" + mute.sorted().map(JobText.json).joined(separator: ", ") + "]")) }
-        if !gains.isEmpty { keys.append(("gain", object(gains))) }
-        if !offsets.isEmpty { keys.append(("offset", object(offsets))) }
-        if mode != .sum { keys.append(("mix", JobText.json(mode.rawValue))) }
-        if let c = channels { keys.append(("channels", String(c))) }
-        if let r = sampleRate { keys.append(("sample-rate", String(r))) }
-        if bitRate != 192_000 { keys.append(("audio-bitrate", JobText.json(String(bitRate)))) }
-        if let l = loudness { keys.append(("loudness", JobText.number(l))) }
-        if let t = truePeak { keys.append(("true-peak", JobText.number(t))) }
-        if levelMatch { keys.append(("level-match", "true")) }
-        if !duck.isEmpty { keys.append(("duck", object(duck))) }
-        if fadeIn > 0 { keys.append(("fade-in", JobText.number(fadeIn))) }
-        if fadeOut > 0 { keys.append(("fade-out", JobText.number(fadeOut))) }
-        return keys
+    }
+
+    private static func json(_ value: JobValue) -> String {
+        switch value {
+        case .flag: return "true"
+        case .number(let x): return JobText.number(x)
+        case .text(let s): return JobText.json(s)
+        case .path(let p): return JobText.json(JobText.absolute(p))
+        case .texts(let list): return "[" + list.map(JobText.json).joined(separator: ", ") + "]"
+        case .paths(let list): return "[" + list.map { JobText.json(JobText.absolute($0)) }.joined(separator: ", ") + "]"
+        case .pairs(let pairs): return JobText.object(pairs)
+        case .events(let events):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            // Events are numbers and strings: they always encode.
+            return String(decoding: (try? encoder.encode(events)) ?? Data("[]".utf8), as: UTF8.self)
+        }
     }
 }
 
 /// How numbers, strings and words are written.
-public enum JobText {
+enum JobText {
     /// The shortest text that reads back as the same number, without a trailing ".0".
-    public static func number(_ x: Double) -> String {
+    static func number(_ x: Double) -> String {
         var s = "\(x)"
         if s.hasSuffix(".0") { s.removeLast(2) }
         return s == "-0" ? "0" : s
     }
 
     /// A word as a POSIX shell needs it: as is when it is plain, else in single quotes.
-    public static func quoted(_ word: String) -> String {
+    static func quoted(_ word: String) -> String {
         let plain = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:+,@%".contains($0)) }
         return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// A JSON string.
-    public static func json(_ s: String) -> String {
+    static func json(_ s: String) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .withoutEscapingSlashes
         // Encoding a String cannot fail.
         return String(decoding: (try? encoder.encode(s)) ?? Data(), as: UTF8.self)
     }
 
-    /// A path as a JSON string, made absolute against the current folder.
-    static func path(_ p: String) -> String {
-        json(p.hasPrefix("/") ? p : FileManager.default.currentDirectoryPath + "/" + p)
+    /// A path made absolute against the current folder.
+    static func absolute(_ p: String) -> String {
+        p.hasPrefix("/") ? p : FileManager.default.currentDirectoryPath + "/" + p
+    }
+
+    static func object(_ values: [String: Double]) -> String {
+        "{" + values.sorted { $0.key < $1.key }.map { "\(json($0.key)): \(number($0.value))" }.joined(separator: ", ") + "}"
     }
 }

@@ -28,7 +28,7 @@ enum KeyColorPicker {
         let isGreen = rgb.g > rgb.r + screenMargin && rgb.g > rgb.b + screenMargin
         let isBlue = rgb.b > rgb.r + screenMargin && rgb.b > rgb.g + screenMargin
         guard isGreen || isBlue else {
-            let hex = ChromaKeyBlend.Settings(keyColor: rgb).keyColorHex
+            let hex = KeySettings(keyColor: rgb).keyColorHex
             throw .input(file: fx.path, "no green or blue screen at the border of its first frames (found \(hex)); give --key-color RRGGBB")
         }
         return rgb

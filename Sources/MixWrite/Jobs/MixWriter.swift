@@ -5,16 +5,30 @@ import FFmpegSupport
 import Glibc
 #endif
 
-/// A job mixwrite can run: a blend, a concat, a still, a remix.
-public protocol MixJob: Sendable {
+/// A job mixwrite can run: a blend, a concat, a still or a remix. Closed on purpose: what a job does is planned
+/// inside the library (`prepare`, internal), so `MixWriter` runs these four kinds and refuses any other type
+/// that conforms. Its `Codable` form is the job file's entry.
+public protocol MixJob: Sendable, Codable {
+    /// `blend`, `concat`, `still` or `remix`: the job file's `kind`.
+    var kind: String { get }
+    var output: String { get }
     /// Every file the job reads (an output may not be one of them).
     var inputPaths: [String] { get }
+    /// The command that runs the job, a word at a time, and quoted for a shell.
+    var commandWords: [String] { get }
+    var commandLine: String { get }
+    /// The job's entry in a job file: one line of JSON.
+    var jobEntry: String { get }
+}
+
+/// A job of one of the four kinds: planned here.
+protocol PlannedJob: MixJob {
     /// Checks the options and inputs and works out the plan, before anything is written.
     func prepare() throws(MixWriteError) -> PreparedJob
 }
 
 /// A job checked and planned: every decision made, nothing written yet.
-public struct PreparedJob: Sendable {
+struct PreparedJob: Sendable {
     enum VideoPlan: Sendable {
         case blend(BlendStage.Plan)
         case copy(CopyStage.Plan)
@@ -25,7 +39,7 @@ public struct PreparedJob: Sendable {
     let frameRate: Rational?
     let video: VideoPlan?
     var audio: AudioMixPlan?
-    let key: ChromaKeyBlend.Settings?
+    let key: KeySettings?
     var warnings: [String] = []
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     var timeline: Timeline?
@@ -36,14 +50,18 @@ public struct PreparedJob: Sendable {
 public struct MixWriter: Sendable {
     public let job: any MixJob
     /// Loudness measurements to reuse and keep (see `MeasurementCache`); nil: measured for this job alone.
-    public let measurements: MeasurementCache?
+    let measurements: MeasurementCache?
 
-    public init(_ job: any MixJob, measurements: MeasurementCache? = nil) {
+    public init(_ job: any MixJob) {
+        self.init(job, measurements: nil)
+    }
+
+    /// With measurements kept between jobs (a batch, the tuning page's auditions).
+    @_spi(Tools) public init(_ job: any MixJob, measurements: MeasurementCache?) {
         self.job = job
         self.measurements = measurements
     }
 
-    /// FFmpeg's own log lines: counted and summed up a line a file (the default), or each shown on stderr too (`-v`).
     /// Removes the hidden temporary files a killed mixwrite left beside `output` (those whose process is gone on
     /// this machine). Every render does it for its own output; a long-lived caller (the tuning page) does it when
     /// it starts, so that a crash leaves nothing behind for long.
@@ -51,6 +69,7 @@ public struct MixWriter: Sendable {
         OutputFile.removeStale(folder: OutputFile.folder(of: output), prefix: OutputFile.temporaryPrefix(of: output))
     }
 
+    /// FFmpeg's own log lines: counted and summed up a line a file (the default), or each shown on stderr too (`-v`).
     public static func setLibraryLogging(_ on: Bool) {
         FFmpegLog.route(show: on)
     }
@@ -61,6 +80,9 @@ public struct MixWriter: Sendable {
         let started = ContinuousClock.now
         let logged = FFmpegLog.count
         _ = ProbeLog.take()
+        guard let job = job as? any PlannedJob else {
+            throw .usage("\(type(of: job)) is not one of mixwrite's jobs (blend, concat, still, remix)")
+        }
         var plan = try job.prepare()
         plan.audio?.measurements = measurements
         let probed = ProbeLog.take()

@@ -1,4 +1,5 @@
 /// The text forms of option values, parsed in one place for the command line, job files and reports.
+@_spi(Tools)
 public enum OptionValue {
     /// `RRGGBB`, `#RRGGBB` or `0xRRGGBB` as RGB in [0, 1] (the key's colour, `ChromaKeyBlend.color(hex:)`).
     public static func color(_ text: String) -> (r: Double, g: Double, b: Double)? { ChromaKeyBlend.color(hex: text) }

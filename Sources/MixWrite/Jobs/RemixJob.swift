@@ -3,7 +3,7 @@ import FFmpegSupport
 /// `remix`: every audio track of `movie` (and of `audio.files`) mixed into one, with the movie's video
 /// packets copied as they are. The fix for a recording whose several tracks players offer as alternatives.
 /// A movie without video gives a sound-only file (`.m4a`, `.mka`).
-public struct RemixJob: Sendable, Codable {
+public struct RemixJob: Sendable {
     public var movie: String
     public var output: String
     public var overwrite = false
@@ -16,10 +16,24 @@ public struct RemixJob: Sendable, Codable {
     }
 }
 
-extension RemixJob: MixJob {
+extension RemixJob: DescribedJob, CommonJob {
+    static let kind = "remix"
+    static let command = ["mixwrite", "remix"]
+    static var blank: Self { RemixJob(movie: "", output: "") }
+
+    /// `mixwrite remix MOVIE -o OUT` and every option of a remix.
+    static var options: [JobOption<Self>] {
+        [.path("movie", \.movie), .path("output", \.output, form: .short("-o")), .paths("audio", \.audio.files)]
+            + AudioOptions.options.map { $0.lifted(\.audio) }
+            + commonOptions
+    }
+
+    public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
+    public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
+
     public var inputPaths: [String] { [movie] + audio.files }
 
-    public func prepare() throws(MixWriteError) -> PreparedJob {
+    func prepare() throws(MixWriteError) -> PreparedJob {
         try audio.validate()
         let file = try MediaFile(path: movie)
         let extra = try audio.extraFiles()

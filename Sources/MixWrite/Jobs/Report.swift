@@ -24,7 +24,7 @@ public struct Report: Sendable, Codable {
     public var bytes: Int64
     public var video: Video?
     public var audio: Audio?
-    public var key: ChromaKeyBlend.Settings?
+    public var key: KeySettings?
     /// The level of the keyer's C kernel that ran (0 the scalar reference, 1 x86-64, 2 SSE4.2, 3 AVX2, 4 AVX-512;
     /// `MIXWRITE_KERNEL_LEVEL` forces one); nil when nothing was keyed. Every level gives the same bytes.
     public var kernelLevel: Int?

@@ -1,7 +1,7 @@
 import FFmpegSupport
 
 /// `still`: a movie of one picture, exactly as long as its audio (several audio files are mixed).
-public struct StillJob: Sendable, Codable {
+public struct StillJob: Sendable {
     public var image: String
     /// The sound: audio files or movies, named audio1, audio2 …
     public var audioFiles: [String]
@@ -10,10 +10,10 @@ public struct StillJob: Sendable, Codable {
     public var width: Int?
     public var height: Int?
     public var fit: Fit = .fit
-    /// Frames a second of the picture: low, since nothing moves; 5 plays everywhere.
-    public var frameRate = Rational(5, 1)
-    public var crf = 20
-    public var preset = "veryfast"
+    /// Frames a second of the picture; nil: `defaultFrameRate`.
+    public var frameRate: Rational?
+    public var crf = StillJob.defaultCRF
+    public var preset = StillJob.defaultPreset
     /// What shows through transparent pixels and the bars, RGB in 0 … 1; black by default.
     public var background: [Double] = [0, 0, 0]
     public var audio = AudioOptions()
@@ -28,15 +28,49 @@ public struct StillJob: Sendable, Codable {
     }
 }
 
-extension StillJob: MixJob {
+extension StillJob: DescribedJob, PictureJob, CommonJob {
+    static let kind = "still"
+    static let command = ["mixwrite", "still"]
+    static var blank: Self { StillJob(image: "", audioFiles: [], output: "") }
+    mutating func useThreads(_ threads: Int) { self.threads = threads }
+    /// Low, since nothing moves; 5 plays everywhere.
+    static let defaultFrameRate = Rational(5, 1)
+
+    /// `mixwrite still IMAGE SOUND… -o OUT` and every option of a still (its sound is `audio`; there are no others).
+    static var options: [JobOption<Self>] {
+        [.path("image", \.image), .paths("audio", \.sounds, form: .positional, required: true),
+         .path("output", \.output, form: .short("-o"))]
+            + pictureOptions(fit: .fit)
+            + [JobOption(name: "background", read: { (job, input) throws(JobProblem) in
+                guard let c = OptionValue.color(try input.value("must be RRGGBB")) else { throw input.problem("must be RRGGBB") }
+                job.background = [c.r, c.g, c.b]
+            }, write: { job in
+                job.background == [0, 0, 0] || job.background.count != 3
+                    ? nil : .text(OptionValue.hex((job.background[0], job.background[1], job.background[2])))
+            })]
+            + AudioOptions.options.map { $0.lifted(\.audio) }
+            + commonOptions
+    }
+
+    /// Every sound file, `audioFiles` and then `audio.files` (the command line's `--audio`): named audio1 … in
+    /// this order either way, so a job file lists them under `audio`.
+    var sounds: [String] {
+        get { audioFiles + audio.files }
+        set { (audioFiles, audio.files) = (newValue, []) }
+    }
+
+    public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
+    public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
+
     /// The long side of a still's movie when no --size is given and the picture is larger.
     static let longestSide = 1920.0
 
     public var inputPaths: [String] { [image] + audioFiles + audio.files }
 
-    public func prepare() throws(MixWriteError) -> PreparedJob {
+    func prepare() throws(MixWriteError) -> PreparedJob {
         guard !audioFiles.isEmpty else { throw .usage("still needs an image and at least one audio file") }
-        try VideoSettingsCheck.validate(crf: crf, preset: preset, width: width, height: height, frameRate: frameRate)
+        try validatePicture()
+        let frameRate = self.frameRate ?? Self.defaultFrameRate
         try audio.validate()
         let picture = try MediaFile(path: image)
         guard let v = picture.streams.first(where: { $0.kind == .video }), v.width > 0, v.height > 0 else {

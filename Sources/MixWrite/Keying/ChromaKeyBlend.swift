@@ -12,54 +12,10 @@ import FFmpegSupport
 /// RGB = luma·(1,1,1) + f(U, V); so Cr and Cb, and with them `a`, depend on (U, V) alone.
 /// A 256×256 table of `a` built once a job replaces the per-pixel RGB round trip. The blend itself is
 /// linear in RGB, so it is the same blend on Y, U and V of pictures that share one matrix.
+@_spi(Benchmarks)
 public struct ChromaKeyBlend: Sendable {
-    public struct Settings: Sendable, Hashable, Codable {
-        /// The key colour, RGB in [0, 1]. GPUImage's default: pure green.
-        public var keyColor: (r: Double, g: Double, b: Double)
-        public var threshold: Double
-        public var smoothing: Double
-        /// Pull the key colour's cast out of kept fx pixels near the key (GPUImage has none).
-        public var despill: Bool
-
-        public init(keyColor: (r: Double, g: Double, b: Double) = (0, 1, 0), threshold: Double = 0.4, smoothing: Double = 0.1,
-                    despill: Bool = false) {
-            self.keyColor = keyColor
-            self.threshold = threshold
-            self.smoothing = smoothing
-            self.despill = despill
-        }
-
-        public static func == (a: Settings, b: Settings) -> Bool {
-            a.keyColor == b.keyColor && a.threshold == b.threshold && a.smoothing == b.smoothing && a.despill == b.despill
-        }
-        public func hash(into h: inout Hasher) {
-            h.combine(keyColor.r); h.combine(keyColor.g); h.combine(keyColor.b); h.combine(threshold); h.combine(smoothing)
-            h.combine(despill)
-        }
-
-        enum CodingKeys: String, CodingKey { case keyColor, threshold, smoothing, despill }
-        public init(from decoder: any Swift.Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            let hex = try c.decode(String.self, forKey: .keyColor)
-            guard let rgb = ChromaKeyBlend.color(hex: hex) else {
-                throw DecodingError.dataCorruptedError(forKey: .keyColor, in: c, debugDescription: "not RRGGBB")
-            }
-            keyColor = rgb
-            threshold = try c.decode(Double.self, forKey: .threshold)
-            smoothing = try c.decode(Double.self, forKey: .smoothing)
-            despill = try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false
-        }
-        public func encode(to encoder: any Swift.Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(keyColorHex, forKey: .keyColor)
-            try c.encode(threshold, forKey: .threshold)
-            try c.encode(smoothing, forKey: .smoothing)
-            try c.encode(despill, forKey: .despill)
-        }
-
-        /// "RRGGBB" as in the key colour, for reports.
-        public var keyColorHex: String { ChromaKeyBlend.hex(keyColor) }
-    }
+    /// The key's settings (`KeySettings`), by their old name inside the keyer.
+    public typealias Settings = KeySettings
 
     /// For each (U, V) = index U << 8 | V, packed (`Entry`, from `ClampedKey.entry`): the alpha (weight of
     /// base, 0 … 256) that holds over an 8-bit luma range, the range, and by how many chroma steps the colour
@@ -248,4 +204,53 @@ public struct ChromaKeyBlend: Sendable {
             }
         }
     }
+}
+
+/// How fx is keyed: GPUImage's chroma-key settings (key colour, threshold, smoothing) and the despill.
+public struct KeySettings: Sendable, Hashable, Codable {
+    /// The key colour, RGB in [0, 1]. GPUImage's default: pure green.
+    public var keyColor: (r: Double, g: Double, b: Double)
+    public var threshold: Double
+    public var smoothing: Double
+    /// Pull the key colour's cast out of kept fx pixels near the key (GPUImage has none).
+    public var despill: Bool
+
+    public init(keyColor: (r: Double, g: Double, b: Double) = (0, 1, 0), threshold: Double = 0.4, smoothing: Double = 0.1,
+                despill: Bool = false) {
+        self.keyColor = keyColor
+        self.threshold = threshold
+        self.smoothing = smoothing
+        self.despill = despill
+    }
+
+    public static func == (a: KeySettings, b: KeySettings) -> Bool {
+        a.keyColor == b.keyColor && a.threshold == b.threshold && a.smoothing == b.smoothing && a.despill == b.despill
+    }
+    public func hash(into h: inout Hasher) {
+        h.combine(keyColor.r); h.combine(keyColor.g); h.combine(keyColor.b); h.combine(threshold); h.combine(smoothing)
+        h.combine(despill)
+    }
+
+    enum CodingKeys: String, CodingKey { case keyColor, threshold, smoothing, despill }
+    public init(from decoder: any Swift.Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let hex = try c.decode(String.self, forKey: .keyColor)
+        guard let rgb = ChromaKeyBlend.color(hex: hex) else {
+            throw DecodingError.dataCorruptedError(forKey: .keyColor, in: c, debugDescription: "not RRGGBB")
+        }
+        keyColor = rgb
+        threshold = try c.decode(Double.self, forKey: .threshold)
+        smoothing = try c.decode(Double.self, forKey: .smoothing)
+        despill = try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false
+    }
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(keyColorHex, forKey: .keyColor)
+        try c.encode(threshold, forKey: .threshold)
+        try c.encode(smoothing, forKey: .smoothing)
+        try c.encode(despill, forKey: .despill)
+    }
+
+    /// "RRGGBB" as in the key colour, for reports.
+    public var keyColorHex: String { ChromaKeyBlend.hex(keyColor) }
 }

@@ -19,7 +19,7 @@ struct ClampedKey: Sendable {
     /// The most (Cr, Cb) can move, clamping included, when U and V move by one step each at most.
     let step: Double
 
-    init(settings: ChromaKeyBlend.Settings, color: ColorDescription) {
+    init(settings: KeySettings, color: ColorDescription) {
         threshold = Float(settings.threshold)
         smoothing = Float(settings.smoothing)
         let k = ChromaKeyBlend.gpuImageChroma(r: settings.keyColor.r, g: settings.keyColor.g, b: settings.keyColor.b)

@@ -28,7 +28,7 @@ public final class KernelWorkload {
         self.function = function
         self.level = level
         kernel = KeyKernel.table(level)
-        let settings = ChromaKeyBlend.Settings()
+        let settings = KeySettings()
         let color = ColorDescription(matrix: .bt709, fullRange: false)
         params = EdgeSpan(ClampedKey(settings: settings, color: color), level: 0).parameters
         let entries = ChromaKeyBlend(settings: settings, color: color, kernelLevel: 0).table

@@ -5,6 +5,7 @@ import Foundation
 /// A mix is known by everything its measurement depends on (the files, tracks, gains, offsets, publishing
 /// settings, format and length), so a changed fader measures again. Shared by the jobs a caller hands it to
 /// (`MixWriter(job, measurements:)`); a job without one measures every time.
+@_spi(Tools)
 public final class MeasurementCache: @unchecked Sendable {
     typealias Published = (plan: AudioMixPlan, report: LoudnessReport?, warnings: [String])
     /// NSLock, which ThreadSanitizer sees (it cannot see Synchronization.Mutex's futex).

@@ -8,17 +8,17 @@ import Darwin
 #endif
 
 /// What a file holds, read once when a job is planned. The stages open the file again for themselves.
-public struct MediaFile: Sendable {
-    public let path: String
-    public let format: String
+struct MediaFile: Sendable {
+    let path: String
+    let format: String
     /// The container's duration, if it says.
-    public let duration: MediaTime?
+    let duration: MediaTime?
     /// The time every stream of the file is measured from (the container's start time, else 0).
-    public let origin: MediaTime
-    public let streams: [StreamInfo]
+    let origin: MediaTime
+    let streams: [StreamInfo]
 
     /// Opens `path` and reads its streams; a clear `MixWriteError.input` when it cannot.
-    public init(path: String, scanVideo: Bool = true) throws(MixWriteError) {
+    init(path: String, scanVideo: Bool = true) throws(MixWriteError) {
         try MediaFile.checkReadable(path)
         let logged = FFmpegLog.count
         defer { ProbeLog.record(path, FFmpegLog.count - logged) }
@@ -40,13 +40,13 @@ public struct MediaFile: Sendable {
     /// The video's end read from its packets, where the stream itself states no duration.
     private(set) var scannedVideoEnd: MediaTime?
 
-    public var videoStreams: [StreamInfo] { streams.filter(\.isRealVideo) }
-    public var audioStreams: [StreamInfo] { streams.filter { $0.kind == .audio && $0.channels > 0 } }
+    var videoStreams: [StreamInfo] { streams.filter(\.isRealVideo) }
+    var audioStreams: [StreamInfo] { streams.filter { $0.kind == .audio && $0.channels > 0 } }
     /// The stream a video stage reads: the first real video stream (not cover art).
-    public var mainVideo: StreamInfo? { videoStreams.first }
+    var mainVideo: StreamInfo? { videoStreams.first }
 
     /// The main video's size as shown: turned upright, sample aspect applied to the width; even.
-    public var displaySize: (width: Int, height: Int)? {
+    var displaySize: (width: Int, height: Int)? {
         guard let v = mainVideo else { return nil }
         let sar = v.sampleAspectRatio.map { $0.doubleValue } ?? 1
         var w = Int((Double(v.width) * (sar > 0 ? sar : 1)).rounded()), h = v.height
@@ -55,7 +55,7 @@ public struct MediaFile: Sendable {
     }
 
     /// The length of the file's video: the video stream's own duration, else the container's.
-    public var videoDuration: MediaTime? {
+    var videoDuration: MediaTime? {
         guard let v = mainVideo else { return nil }
         if let d = v.duration, d > .zero {
             // A stream that starts after the file's origin still ends at start + duration on the file's timeline.
@@ -66,7 +66,7 @@ public struct MediaFile: Sendable {
     }
 
     /// The length of the whole file: the container's duration, else its longest stream.
-    public var totalDuration: MediaTime? {
+    var totalDuration: MediaTime? {
         duration ?? streams.compactMap(\.duration).max()
     }
 

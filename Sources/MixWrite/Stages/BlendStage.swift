@@ -10,7 +10,7 @@ struct BlendStage: Sendable {
         var frameRate: Rational
         var frameCount: Int
         var color: ColorDescription
-        var key: ChromaKeyBlend.Settings
+        var key: KeySettings
         var crf: Int
         var preset: String
         /// Fail at the first damaged packet instead of skipping it.

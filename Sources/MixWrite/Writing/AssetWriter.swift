@@ -4,8 +4,8 @@ import FFmpegSupport
 /// track with its stream's parameters, appends encoded packets and marks the track finished; the writer
 /// interleaves them by decode time. `append` suspends while the appending track is far ahead of a track
 /// that has nothing queued, so memory stays bounded (as `AVAssetWriterInput.isReadyForMoreMediaData`).
-public actor AssetWriter {
-    public enum TrackKind: Sendable { case video, audio }
+actor AssetWriter {
+    enum TrackKind: Sendable { case video, audio }
 
     private struct Track {
         var kind: TrackKind
@@ -35,20 +35,20 @@ public actor AssetWriter {
     private var bytesWritten: Int64 = 0
 
     /// Packets a track may queue ahead of a lagging track by default: a few seconds of either kind, a few MB.
-    public static let defaultQueueLimit = 256
+    static let defaultQueueLimit = 256
 
     private nonisolated let kinds: [TrackKind]
 
     /// One input a track, in the order of `tracks` given at `init` (the streams' order in the file).
-    public nonisolated var inputs: [AssetWriterInput] {
+    nonisolated var inputs: [AssetWriterInput] {
         kinds.indices.map { AssetWriterInput(writer: self, slot: $0, kind: kinds[$0]) }
     }
 
     /// The input of the first track of `kind`.
-    public nonisolated func input(_ kind: TrackKind) -> AssetWriterInput? { inputs.first { $0.kind == kind } }
+    nonisolated func input(_ kind: TrackKind) -> AssetWriterInput? { inputs.first { $0.kind == kind } }
 
     /// Opens the temporary output file, with one input for each of `tracks` (in the file, in this order).
-    public init(output: OutputFile, tracks: [TrackKind], chapters: [(title: String, start: MediaTime, end: MediaTime)] = [],
+    init(output: OutputFile, tracks: [TrackKind], chapters: [(title: String, start: MediaTime, end: MediaTime)] = [],
                 queueLimit: Int = AssetWriter.defaultQueueLimit, progress: ProgressReporter? = nil) throws(MixWriteError) {
         do {
             muxer = try Muxer(path: output.temporaryPath, format: output.container.muxerName)
@@ -64,7 +64,7 @@ public actor AssetWriter {
     }
 
     /// Whether an encoder for this output must put its headers in extradata.
-    public nonisolated var wantsGlobalHeader: Bool { true }
+    nonisolated var wantsGlobalHeader: Bool { true }
 
     /// Registers the encoded stream of `slot`; the file header is written once every slot has registered.
     /// Returns when the header is written.
@@ -113,7 +113,7 @@ public actor AssetWriter {
     }
 
     /// Writes what is left, the trailer, and puts the file in place. Call after every stage has finished.
-    public func finish() throws -> FinishedOutput {
+    func finish() throws -> FinishedOutput {
         try throwIfFailed()
         precondition(tracks.allSatisfy(\.finished), "finish() before every track finished")
         try drain()
@@ -132,7 +132,7 @@ public actor AssetWriter {
     }
 
     /// Stops everything after a failure elsewhere: wakes waiting stages, closes and removes the temporary file.
-    public func abandon(_ error: any Error) {
+    func abandon(_ error: any Error) {
         _ = fail(.processing(error, file: nil))
     }
 
@@ -244,32 +244,32 @@ public actor AssetWriter {
 }
 
 /// What the writer knows of the file it finished.
-public struct FinishedOutput: Sendable {
-    public var bytes: Int64
+struct FinishedOutput: Sendable {
+    var bytes: Int64
     /// Where each track's last packet ends, in slot order.
-    public var trackEnds: [MediaTime]
+    var trackEnds: [MediaTime]
 }
 
 /// A stage's handle on its track of the output (as `AVAssetWriterInput`): start it with the stream's
 /// parameters, append its packets in order, mark it finished exactly once.
-public struct AssetWriterInput: Sendable {
+struct AssetWriterInput: Sendable {
     let writer: AssetWriter
     let slot: Int
-    public let kind: AssetWriter.TrackKind
+    let kind: AssetWriter.TrackKind
 
     /// Registers the stream; returns once every track has registered and the file header is written.
-    public func start(_ parameters: StreamParameters) async throws {
+    func start(_ parameters: StreamParameters) async throws {
         try await writer.start(slot, parameters: parameters)
     }
 
     /// Queues one encoded packet (timestamps in the stream's time base); suspends while this track is far
     /// ahead of a lagging one.
-    public func append(_ packet: EncodedPacket) async throws {
+    func append(_ packet: EncodedPacket) async throws {
         try await writer.append(packet, to: slot)
     }
 
     /// Marks the track finished: no more packets come.
-    public func finish() async throws {
+    func finish() async throws {
         try await writer.finish(slot)
     }
 }

@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// Where a job writes: a temporary file beside the destination, renamed onto it only when complete.
-public struct OutputFile: Sendable {
-    public enum Container: String, Sendable {
+struct OutputFile: Sendable {
+    enum Container: String, Sendable {
         case mov, mp4, matroska
         /// A single picture (`--frame`).
         case png
@@ -19,16 +19,16 @@ public struct OutputFile: Sendable {
         var fastStart: Bool { self == .mp4 }
     }
 
-    public let path: String
-    public let temporaryPath: String
-    public let container: Container
+    let path: String
+    let temporaryPath: String
+    let container: Container
 
     /// Checks the destination before any work starts: a known extension, no existing file unless
     /// `overwrite`, not one of the inputs, a folder that exists and can be written.
     /// What the output will hold, which decides the names it may have.
-    public enum Kind: Sendable { case movie, audioOnly, picture }
+    enum Kind: Sendable { case movie, audioOnly, picture }
 
-    public init(path: String, overwrite: Bool, inputs: [String], kind: Kind = .movie) throws(MixWriteError) {
+    init(path: String, overwrite: Bool, inputs: [String], kind: Kind = .movie) throws(MixWriteError) {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
         switch (ext, kind) {
         case ("mov", .movie), ("mov", .audioOnly): container = .mov
@@ -92,7 +92,7 @@ public struct OutputFile: Sendable {
 
     /// Makes the folders `path`'s folder needs (as `mkdir -p`), for a job file that names a tree of outputs.
     /// Returns the folders it made, outermost first; refuses a path whose parent is a file.
-    public static func makeFolders(for path: String) throws(MixWriteError) -> [String] {
+    static func makeFolders(for path: String) throws(MixWriteError) -> [String] {
         var missing: [String] = []
         var folder = OutputFile.folder(of: path)
         var st = stat()
@@ -124,7 +124,7 @@ public struct OutputFile: Sendable {
     }
 
     /// Writes `bytes` to the temporary file, then commits it.
-    public func write(_ bytes: [UInt8]) throws(MixWriteError) {
+    func write(_ bytes: [UInt8]) throws(MixWriteError) {
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw .output(file: path, String(cString: strerror(errno)).lowercased()) }
         var offset = 0
@@ -143,7 +143,7 @@ public struct OutputFile: Sendable {
     }
 
     /// Makes the finished temporary file durable and puts it in place.
-    public func commit() throws(MixWriteError) {
+    func commit() throws(MixWriteError) {
         let fd = open(temporaryPath, O_RDONLY)
         if fd >= 0 {
             let synced = fsync(fd)
@@ -162,7 +162,7 @@ public struct OutputFile: Sendable {
     }
 
     /// Removes the temporary file after a failure.
-    public func discard() {
+    func discard() {
         unlink(temporaryPath)
     }
 }

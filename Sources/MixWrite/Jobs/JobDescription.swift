@@ -1,0 +1,272 @@
+import Foundation
+import FFmpegSupport
+
+/// One option of a job, described once: its long name (the command line's `--name` and the job file's key),
+/// how a job file's value is read into the job, and what is written back when it is not at its default. A job's
+/// `Codable` (the job-file entry), its `commandWords` and `jobEntry` all come from its list of these.
+struct JobOption<Job> {
+    var name: String
+    var form: OptionForm = .named
+    /// A job file must give it (a job's inputs and output).
+    var required = false
+    var read: (inout Job, OptionInput) throws(JobProblem) -> Void
+    /// nil: at its default, left out.
+    var write: (Job) -> JobValue?
+
+    /// The same option on a job that holds this one's (`\BlendJob.audio`).
+    func lifted<Outer>(_ path: WritableKeyPath<Outer, Job>) -> JobOption<Outer> {
+        let (read, write) = (self.read, self.write)
+        return JobOption<Outer>(name: name, form: form, required: required,
+                                read: { (outer, input) throws(JobProblem) in try read(&outer[keyPath: path], input) },
+                                write: { write($0[keyPath: path]) })
+    }
+}
+
+/// How an option is written on the command line: `--name VALUE`, in its place among the inputs, or `-o VALUE`.
+enum OptionForm { case named, positional, short(String) }
+
+/// An option's value as both the command line and a job file write it.
+enum JobValue {
+    /// `--name`; `true`.
+    case flag
+    /// `--name 0.5`; `0.5`.
+    case number(Double)
+    /// `--name TEXT`; `"TEXT"`.
+    case text(String)
+    /// `--name PATH`; the path made absolute.
+    case path(String)
+    /// `--name A --name B`; `["A", "B"]`.
+    case texts([String])
+    case paths([String])
+    /// `--name K=V` a pair; `{"K": V}`.
+    case pairs([String: Double])
+    /// Only in a job file (the command line takes them from a file): concat's events.
+    case events([ClipEvent])
+}
+
+/// A job kind's description: its name, its command, its options.
+protocol DescribedJob: PlannedJob {
+    static var kind: String { get }
+    /// The command's first words: `mixwrite` or `mixwrite concat`.
+    static var command: [String] { get }
+    static var options: [JobOption<Self>] { get }
+    /// The job before a job file's keys are read (the required ones then set every input).
+    static var blank: Self { get }
+    /// x264's threads, which a batch gives each job.
+    mutating func useThreads(_ threads: Int)
+}
+
+extension DescribedJob {
+    public var kind: String { Self.kind }
+    mutating func useThreads(_ threads: Int) {}
+
+    /// Every option that is not at its default, in the description's order.
+    var values: [(option: JobOption<Self>, value: JobValue)] {
+        Self.options.compactMap { o in o.write(self).map { (o, $0) } }
+    }
+
+    /// A job file's entry, read through the description: an unknown key, a missing input or a value of the wrong
+    /// shape is a `JobProblem` naming the job's index and the key.
+    init(describedBy decoder: any Swift.Decoder) throws {
+        let index = decoder.codingPath.last?.intValue
+        let c: KeyedDecodingContainer<JobKey>
+        do { c = try decoder.container(keyedBy: JobKey.self) } catch {
+            throw JobProblem(index: index, key: nil, what: "must be an object")
+        }
+        let context = decoder.userInfo[JobContext.key] as? JobContext ?? JobContext(folder: nil, threads: 0)
+        let names = Set(Self.options.map(\.name))
+        if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: { !names.contains($0) && $0 != "kind" }) {
+            throw JobProblem(index: index, key: unknown, what: "is not an option of a \(Self.kind) job")
+        }
+        if let kind = try? c.decode(String.self, forKey: JobKey("kind")), kind != Self.kind {
+            throw JobProblem(index: index, key: "kind", what: "is '\(kind)', not \(Self.kind)")
+        }
+        var job = Self.blank
+        for o in Self.options {
+            let input = OptionInput(container: c, name: o.name, index: index, context: context)
+            if c.contains(JobKey(o.name)) {
+                try o.read(&job, input)
+            } else if o.required {
+                throw input.problem("is missing")
+            }
+        }
+        job.useThreads(context.threads)
+        self = job
+    }
+
+    /// The job-file entry: `kind` and every option not at its default, paths made absolute.
+    func encodeDescription(to encoder: any Swift.Encoder) throws {
+        var c = encoder.container(keyedBy: JobKey.self)
+        try c.encode(Self.kind, forKey: JobKey("kind"))
+        for (o, value) in values {
+            let key = JobKey(o.name)
+            switch value {
+            case .flag: try c.encode(true, forKey: key)
+            case .number(let x): try c.encode(x, forKey: key)
+            case .text(let s): try c.encode(s, forKey: key)
+            case .path(let p): try c.encode(JobText.absolute(p), forKey: key)
+            case .texts(let list): try c.encode(list, forKey: key)
+            case .paths(let list): try c.encode(list.map(JobText.absolute), forKey: key)
+            case .pairs(let pairs): try c.encode(pairs, forKey: key)
+            case .events(let events): try c.encode(events, forKey: key)
+            }
+        }
+    }
+}
+
+/// A job file's value under one option's key, read as that option needs it.
+struct OptionInput {
+    let container: KeyedDecodingContainer<JobKey>
+    let name: String
+    let index: Int?
+    let context: JobContext
+
+    func problem(_ what: String) -> JobProblem { JobProblem(index: index, key: name, what: what) }
+
+    /// The value as a `T`; `what` says what it must be when it is not one.
+    func value<T: Decodable>(_ what: String) throws(JobProblem) -> T {
+        do { return try container.decode(T.self, forKey: JobKey(name)) } catch { throw problem(what) }
+    }
+
+    /// A value that may be given either way (a path or a list, a number or a text).
+    func either<A: Decodable, B: Decodable>(_ a: A.Type, _ b: B.Type, _ what: String) throws(JobProblem) -> Either<A, B> {
+        if let v = try? container.decode(A.self, forKey: JobKey(name)) { return .first(v) }
+        if let v = try? container.decode(B.self, forKey: JobKey(name)) { return .second(v) }
+        throw problem(what)
+    }
+
+    enum Either<A, B> { case first(A), second(B) }
+
+    /// A path, relative to the job file's folder.
+    func path() throws(JobProblem) -> String { resolve(try value("must be a path")) }
+
+    /// A path or an array of them.
+    func paths() throws(JobProblem) -> [String] {
+        switch try either(String.self, [String].self, "must be a path or an array of paths") {
+        case .first(let s): return [resolve(s)]
+        case .second(let a): return a.map(resolve)
+        }
+    }
+
+    /// A string or an array of them.
+    func texts() throws(JobProblem) -> [String] {
+        switch try either(String.self, [String].self, "must be a string or an array of strings") {
+        case .first(let s): return [s]
+        case .second(let a): return a
+        }
+    }
+
+    /// A number given as a number or as text ("30", "30000/1001", "192k"), as text.
+    func text(_ what: String) throws(JobProblem) -> String {
+        switch try either(String.self, Double.self, what) {
+        case .first(let s): return s
+        case .second(let d): return d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+        }
+    }
+
+    func resolve(_ p: String) -> String {
+        guard let folder = context.folder, !p.hasPrefix("/") else { return p }
+        return folder + "/" + p
+    }
+}
+
+// MARK: - Options by the kind of value
+
+extension JobOption {
+    static func flag(_ name: String, _ path: WritableKeyPath<Job, Bool>, form: OptionForm = .named) -> Self {
+        Self(name: name, form: form, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be true or false") },
+             write: { $0[keyPath: path] ? .flag : nil })
+    }
+
+    static func number(_ name: String, _ path: WritableKeyPath<Job, Double>, default value: Double, _ what: String) -> Self {
+        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(what) },
+             write: { $0[keyPath: path] == value ? nil : .number($0[keyPath: path]) })
+    }
+
+    static func number(_ name: String, _ path: WritableKeyPath<Job, Double?>, _ what: String) -> Self {
+        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(what) as Double },
+             write: { $0[keyPath: path].map { .number($0) } })
+    }
+
+    static func integer(_ name: String, _ path: WritableKeyPath<Job, Int>, default value: Int) -> Self {
+        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a whole number") },
+             write: { $0[keyPath: path] == value ? nil : .number(Double($0[keyPath: path])) })
+    }
+
+    static func integer(_ name: String, _ path: WritableKeyPath<Job, Int?>) -> Self {
+        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a whole number") as Int },
+             write: { $0[keyPath: path].map { .number(Double($0)) } })
+    }
+
+    static func text(_ name: String, _ path: WritableKeyPath<Job, String>, default value: String) -> Self {
+        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a string") },
+             write: { $0[keyPath: path] == value ? nil : .text($0[keyPath: path]) })
+    }
+
+    static func choice<T: RawRepresentable & CaseIterable & Equatable>(_ name: String, _ path: WritableKeyPath<Job, T>,
+                                                                       default value: T) -> Self where T.RawValue == String {
+        Self(name: name, read: { (job, input) throws(JobProblem) in
+            let s: String = try input.value("must be a string")
+            guard let v = T(rawValue: s) else {
+                throw input.problem("'\(s)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            job[keyPath: path] = v
+        }, write: { $0[keyPath: path] == value ? nil : .text($0[keyPath: path].rawValue) })
+    }
+
+    static func pairs(_ name: String, _ path: WritableKeyPath<Job, [String: Double]>, _ what: String) -> Self {
+        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(what) },
+             write: { $0[keyPath: path].isEmpty ? nil : .pairs($0[keyPath: path]) })
+    }
+
+    static func texts(_ name: String, _ path: WritableKeyPath<Job, [String]>) -> Self {
+        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.texts() },
+             write: { $0[keyPath: path].isEmpty ? nil : .texts($0[keyPath: path].sorted()) })
+    }
+
+    /// An input or output file.
+    static func path(_ name: String, _ path: WritableKeyPath<Job, String>, form: OptionForm = .positional) -> Self {
+        Self(name: name, form: form, required: true, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.path() },
+             write: { .path($0[keyPath: path]) })
+    }
+
+    /// Input files; `required`: at least one.
+    static func paths(_ name: String, _ path: WritableKeyPath<Job, [String]>, form: OptionForm = .named, required: Bool = false) -> Self {
+        Self(name: name, form: form, required: required, read: { (job, input) throws(JobProblem) in
+            let list = try input.paths()
+            if required && list.isEmpty { throw input.problem("is missing") }
+            job[keyPath: path] = list
+        }, write: { $0[keyPath: path].isEmpty ? nil : .paths($0[keyPath: path]) })
+    }
+}
+
+// MARK: - Decoding's context and problems
+
+/// What a job file's decoding needs to know besides the JSON: its folder (relative paths) and the threads each
+/// job gets. Without one (a job decoded on its own), paths are taken as they are.
+struct JobContext: Sendable {
+    static let key = CodingUserInfoKey(rawValue: "mixwrite.job-context")!
+    var folder: String?
+    var threads: Int
+}
+
+/// A problem in a job file: which job, which key, what is wrong.
+struct JobProblem: Error, CustomStringConvertible {
+    var index: Int?
+    var key: String?
+    var what: String
+
+    var description: String {
+        var s = index.map { "job \($0): " } ?? ""
+        if let key { s += "'\(key)' " }
+        return s + what
+    }
+}
+
+struct JobKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ s: String) { stringValue = s }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { return nil }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import MixWrite
+
+/// Each kind of job is described once (`JobOption`): its job-file keys, its command line written back and its
+/// `Codable` form all come from that list. These tests hold the other copies to it: the JSON Schema's keys, the
+/// command line's options (`--help`), and a job of every kind with every option away from its default, read back.
+@Suite("one description of a job: schema, command line and job file agree")
+struct DescriptionTests {
+    static let kinds: [(name: String, options: [String], forms: [OptionForm])] = [
+        (BlendJob.kind, BlendJob.options.map(\.name), BlendJob.options.map(\.form)),
+        (ConcatJob.kind, ConcatJob.options.map(\.name), ConcatJob.options.map(\.form)),
+        (StillJob.kind, StillJob.options.map(\.name), StillJob.options.map(\.form)),
+        (RemixJob.kind, RemixJob.options.map(\.name), RemixJob.options.map(\.form)),
+    ]
+
+    @Test("the JSON Schema names exactly the description's keys for every kind")
+    func schemaKeys() throws {
+        let data = try Data(contentsOf: Oracle.root.appendingPathComponent("Schemas/jobs.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let job = try #require((schema["$defs"] as? [String: Any])?["job"] as? [String: Any])
+        let variants = try #require(job["oneOf"] as? [[String: Any]])
+        var byKind: [String: Set<String>] = [:]
+        for v in variants {
+            let properties = try #require(v["properties"] as? [String: Any])
+            let kind = try #require((properties["kind"] as? [String: Any])?["const"] as? String)
+            byKind[kind] = Set(properties.keys).subtracting(["kind"])
+        }
+        for kind in Self.kinds {
+            let described = Set(kind.options)
+            #expect(kind.options.count == described.count, "\(kind.name): an option described twice")
+            let inSchema = try #require(byKind[kind.name], "the schema has no \(kind.name) job")
+            #expect(described.subtracting(inSchema).isEmpty, "\(kind.name): not in the schema: \(described.subtracting(inSchema).sorted())")
+            #expect(inSchema.subtracting(described).isEmpty, "\(kind.name): only in the schema: \(inSchema.subtracting(described).sorted())")
+        }
+    }
+
+    @Test("every option the description writes on a command line is one the command accepts (--help)")
+    func commandOptions() throws {
+        for kind in Self.kinds {
+            let r = try Oracle.mixwrite(["help", kind.name])
+            try #require(r.status == 0, "\(r.stderr)")
+            for (name, form) in zip(kind.options, kind.forms) {
+                switch form {
+                case .positional: continue
+                case .short(let flag): #expect(r.stdoutText.contains(flag + ","), "\(kind.name): \(flag) not in --help")
+                case .named: #expect(r.stdoutText.contains("--" + name + " ") || r.stdoutText.contains("--" + name + "\n"),
+                                     "\(kind.name): --\(name) not in --help")
+                }
+            }
+        }
+    }
+
+    /// A job of each kind with every option away from its default (files from `Fixtures/`).
+    static func busyJobs(in dir: String) -> [any MixJob] {
+        var audio = AudioOptions()
+        audio.files = [Oracle.fixture("tone.m4a")]
+        (audio.tracks, audio.mute, audio.mode) = (.first, ["base"], .average)
+        (audio.gains, audio.offsets, audio.duck) = (["audio1": -2.5], ["audio1": 0.5], ["audio1": 6])
+        (audio.channels, audio.sampleRate, audio.bitRate) = (1, 44100, 96_000)
+        (audio.loudness, audio.truePeak, audio.levelMatch, audio.fadeIn, audio.fadeOut) = (-20, -2, true, 0.25, 0.5)
+        func picture<J: PictureJob>(_ j: inout J) {
+            (j.width, j.height, j.frameRate, j.crf, j.preset, j.fit) = (160, 96, Rational(12, 1), 30, "ultrafast", .fill)
+        }
+        var concat = ConcatJob(clips: [Oracle.fixture("base.mov"), Oracle.fixture("fx.mov")], output: dir + "/concat.mp4")
+        picture(&concat)
+        (concat.audio, concat.eventChapters, concat.strict, concat.overwrite) = (audio, true, true, true)
+        concat.events = [ClipEvent(clip: 1, time: 0.5, name: "B")]
+        var still = StillJob(image: Oracle.fixture("fx.mov"), audioFiles: [Oracle.fixture("tone.m4a")], output: dir + "/still.mov")
+        picture(&still)
+        (still.background, still.audio, still.overwrite, still.strict) = ([1, 0, 0.5], audio, true, true)
+        still.audio.files = []
+        var remix = RemixJob(movie: Oracle.fixture("base.mov"), output: dir + "/remix.mkv")
+        (remix.audio, remix.strict, remix.overwrite) = (audio, true, true)
+        var blend = ExcerptTests.busyJob(output: dir + "/blend.mov")
+        (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
+        return [blend, concat, still, remix]
+    }
+
+    @Test("a job of every kind, every option away from its default: its entry reads back as the same job, and its command names every option")
+    func roundTrips() throws {
+        let dir = try Oracle.scratch()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for job in Self.busyJobs(in: dir) {
+            let path = dir + "/\(job.kind).json"
+            try Data(#"{"jobs": [\#(job.jobEntry)]}"#.utf8).write(to: URL(fileURLWithPath: path))
+            let read = try #require(try JobFile(path: path).entries.first?.job)
+            #expect(read.kind == job.kind)
+            let (got, wanted) = (String(decoding: try encoder.encode(read), as: UTF8.self), String(decoding: try encoder.encode(job), as: UTF8.self))
+            #expect(got == wanted, "\(job.kind)")
+            // This job sets every option away from its default: the entry has them all.
+            let entry = try #require(try JSONSerialization.jsonObject(with: Data(job.jobEntry.utf8)) as? [String: Any])
+            let kind = try #require(Self.kinds.first { $0.name == job.kind })
+            let missing = Set(kind.options).subtracting(entry.keys)
+            #expect(missing.isEmpty, "\(job.kind): not written: \(missing.sorted())")
+            for (name, form) in zip(kind.options, kind.forms) where name != "events" {
+                if case .named = form { #expect(job.commandWords.contains("--" + name), "\(job.kind): --\(name) not written") }
+            }
+        }
+    }
+
+    @Test("a kind's entry decoded as another kind, and an entry with a misspelt key, are refused with the key named")
+    func refusals() throws {
+        let blend = #"{"kind": "blend", "fx": "a.mov", "base": "b.mov", "output": "o.mov"}"#
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(RemixJob.self, from: Data(blend.utf8)) }
+        let misspelt = #"{"kind": "remix", "movie": "a.mov", "output": "o.mov", "loudnes": -16}"#
+        do {
+            _ = try JSONDecoder().decode(RemixJob.self, from: Data(misspelt.utf8))
+            Issue.record("a misspelt key was accepted")
+        } catch {
+            #expect("\(error)".contains("'loudnes' is not an option of a remix job"), "\(error)")
+        }
+        // Decoded on its own (no job file), a relative path is kept as it is.
+        let plain = try JSONDecoder().decode(RemixJob.self, from: Data(#"{"movie": "a.mov", "output": "o.mov"}"#.utf8))
+        #expect(plain.movie == "a.mov" && plain.output == "o.mov")
+    }
+}
