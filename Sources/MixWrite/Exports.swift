@@ -1,7 +1,8 @@
 import FFmpegSupport
 
 // The value types of MixWrite's API, so a caller (the CLI among them) needs no other import.
-public typealias MediaTime = FFmpegSupport.MediaTime
+/// Exact time (a value and a timescale), for the command line's and the page's parsing of seconds.
+@_spi(Tools) public typealias MediaTime = FFmpegSupport.MediaTime
 public typealias Rational = FFmpegSupport.Rational
 /// A picture's colour matrix and range, for the benchmarks' keyer (`ChromaKeyBlend`).
 @_spi(Benchmarks) public typealias ColorDescription = FFmpegSupport.ColorDescription

@@ -87,14 +87,14 @@ actor TuneSession {
     static let auditionPreset = "ultrafast"
 
     /// A few seconds around `t` with `settings`, picture and mixed sound, as an MP4 for the page's `<video>`:
-    /// the job itself cut to an excerpt (`BlendJob.excerpt`), written to a temporary file that is read and removed.
+    /// the job itself cut to an excerpt (`BlendJob.start`, `length`), written to a temporary file that is read and removed.
     func audition(at t: Double, settings: TuneSettings) async throws(RequestError) -> [UInt8] {
         guard t.isFinite, t >= 0, t < preview.duration else { throw .bad("t must be between 0 and \(preview.duration) s") }
         if auditionTask != nil { throw .conflict("an audition is being made") }
         let length = min(Self.auditionSeconds, preview.duration)
         let start = max(0, min(t - Self.auditionLead, preview.duration - length))
         var j = settings.applied(to: job, tracks: tracks)
-        j.excerpt = .init(start: MediaTime(seconds: start) ?? .zero, length: MediaTime(seconds: length))
+        (j.start, j.length) = (start, length)
         j.output = FileManager.default.temporaryDirectory.appendingPathComponent("mixwrite-audition-\(UUID().uuidString).mp4").path
         j.overwrite = false
         // The same blend and mix; x264's fastest preset, since it is heard and seen once (the file is larger).

@@ -47,16 +47,16 @@ struct Batch: AsyncParsableCommand {
 
     func run() async throws {
         MixWriter.setLibraryLogging(verbose)
-        let concurrency = jobs ?? BatchRunner.defaultConcurrency
+        let concurrency = jobs ?? JobFile.defaultConcurrency
         guard concurrency >= 1 else { throw MixWriteError.usage("--jobs must be 1 or more") }
-        let file = try JobFile(path: jobFile, threads: BatchRunner.encoderThreads(concurrency: concurrency))
+        let file = try JobFile(path: jobFile, threads: JobFile.encoderThreads(concurrency: concurrency))
         let entries = try selectShard(file)
 
         let style: ProgressStyle = quiet ? .none : (progress == .auto ? (isatty(STDERR_FILENO) != 0 ? .bar : .none) : progress)
         let board = Board(total: entries.count, style: style)
         let task = Task {
-            await BatchRunner.run(entries, concurrency: concurrency, skipExisting: skipExisting,
-                                  progress: style == .none ? nil : board.progress, finished: board.finished)
+            await JobFile.run(entries, concurrency: concurrency, skipExisting: skipExisting,
+                                 progress: style == .none ? nil : board.progress, finished: board.finished)
         }
         let signals = SignalWatcher { _ in task.cancel() }
         let results = await task.value
@@ -84,8 +84,8 @@ struct Batch: AsyncParsableCommand {
         }
     }
 
-    private func selectShard(_ file: JobFile) throws -> [JobFile.Entry] {
-        guard let shard else { return file.entries }
+    private func selectShard(_ file: JobFile) throws -> ArraySlice<any MixJob> {
+        guard let shard else { return file.jobs[...] }
         var k: Int, n: Int
         if shard == "auto" {
             let env = ProcessInfo.processInfo.environment

@@ -1,5 +1,5 @@
 import ArgumentParser
-import MixWrite
+@_spi(Tools) import MixWrite
 
 struct Blend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,7 +45,7 @@ struct Blend: AsyncParsableCommand {
                 }
                 return t
             }
-            job.excerpt = .init(start: try time(start, "--start") ?? .zero, length: try time(length, "--length"))
+            (job.start, job.length) = (try time(start, "--start")?.seconds, try time(length, "--length")?.seconds)
         }
         if let frame {
             guard let t = MediaTime(seconds: frame) else {
@@ -79,7 +79,7 @@ struct BlendOptions: ParsableArguments {
         var job = BlendJob(fx: fx, base: base, output: output)
         job.duration = duration
         job.fit = fit
-        try video.apply(to: &job)
+        try video.apply(width: &job.width, height: &job.height, frameRate: &job.frameRate, crf: &job.crf, preset: &job.preset)
         job.key = try key.settings()
         job.autoKeyColor = key.isAuto
         job.audio = try audio.options()

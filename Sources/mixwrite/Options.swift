@@ -78,13 +78,14 @@ struct VideoOptions: ParsableArguments {
     @Option(help: "x264 preset: ultrafast … veryslow.")
     var preset: String = "veryfast"
 
-    /// Sets a blend's, concat's or still's picture options (a still keeps its own rate unless --fps is given).
-    func apply(to job: inout some PictureJob) throws {
+    /// Sets a blend's, concat's or still's picture options, given as its fields (`&job.width` …): one place for
+    /// the three kinds (a still keeps its own rate unless --fps is given).
+    func apply(width: inout Int?, height: inout Int?, frameRate: inout Rational?, crf: inout Int, preset: inout String) throws {
         let (w, h, rate) = try parsedSize()
-        (job.width, job.height) = (w, h)
-        if let rate { job.frameRate = rate }
-        job.crf = crf
-        job.preset = preset
+        (width, height) = (w, h)
+        if let rate { frameRate = rate }
+        crf = self.crf
+        preset = self.preset
     }
 
     /// --size and --fps, parsed.

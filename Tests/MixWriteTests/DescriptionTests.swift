@@ -86,7 +86,7 @@ struct DescriptionTests {
         for job in Self.busyJobs(in: dir) {
             let path = dir + "/\(job.kind).json"
             try Data(#"{"jobs": [\#(job.jobEntry)]}"#.utf8).write(to: URL(fileURLWithPath: path))
-            let read = try #require(try JobFile(path: path).entries.first?.job)
+            let read = try #require(try JobFile(path: path).jobs.first)
             #expect(read.kind == job.kind)
             let (got, wanted) = (String(decoding: try encoder.encode(read), as: UTF8.self), String(decoding: try encoder.encode(job), as: UTF8.self))
             #expect(got == wanted, "\(job.kind)")

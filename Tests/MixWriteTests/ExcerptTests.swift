@@ -76,7 +76,7 @@ struct ExcerptTests {
         let job = Self.busyJob(output: dir + "/out.mov")
         let path = dir + "/jobs.json"
         try Data(#"{"jobs": [\#(job.jobEntry)]}"#.utf8).write(to: URL(fileURLWithPath: path))
-        let read = try #require(try JobFile(path: path).entries.first?.job as? BlendJob)
+        let read = try #require(try JobFile(path: path).jobs.first as? BlendJob)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let (got, wanted) = (String(decoding: try encoder.encode(read), as: UTF8.self), String(decoding: try encoder.encode(job), as: UTF8.self))

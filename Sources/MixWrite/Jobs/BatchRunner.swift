@@ -1,6 +1,6 @@
 import Foundation
 
-/// How one job of a batch ended.
+/// How one job of a job file ended (`JobFile.run`).
 public struct BatchResult: Sendable, Codable {
     public enum Status: String, Sendable, Codable { case done, failed, skipped }
     public var index: Int
@@ -15,8 +15,8 @@ public struct BatchResult: Sendable, Codable {
     public var madeFolders: [String] = []
 }
 
-/// Runs a batch's jobs, `concurrency` at a time; a failing job is reported and the others go on.
-public enum BatchRunner {
+/// Running a job file's jobs (`mixwrite batch`).
+extension JobFile {
     /// Jobs at once by default: half the cores (at least 1), since each job's x264 already keeps two busy.
     public static var defaultConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
 
@@ -25,17 +25,19 @@ public enum BatchRunner {
         max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, concurrency))
     }
 
-    public static func run(_ entries: [JobFile.Entry], concurrency: Int, skipExisting: Bool,
+    /// Runs `jobs` (the file's, or a shard of them: their indices are the file's), `concurrency` at a time; a
+    /// failing job is reported and the others go on. The results are in the jobs' order.
+    public static func run(_ jobs: ArraySlice<any MixJob>, concurrency: Int, skipExisting: Bool,
                            progress: (@Sendable (Int, ProgressUpdate) -> Void)? = nil,
                            finished: (@Sendable (BatchResult) -> Void)? = nil) async -> [BatchResult] {
         await withTaskGroup(of: BatchResult.self) { group in
             var results: [BatchResult] = []
-            var next = 0
+            var next = jobs.startIndex
             func start() {
-                guard next < entries.count else { return }
-                let entry = entries[next]
+                guard next < jobs.endIndex else { return }
+                let (index, job) = (next, jobs[next])
                 next += 1
-                group.addTask { await runOne(entry, skipExisting: skipExisting, progress: progress) }
+                group.addTask { await runOne(job, index: index, skipExisting: skipExisting, progress: progress) }
             }
             for _ in 0..<max(1, concurrency) { start() }
             for await result in group {
@@ -47,21 +49,20 @@ public enum BatchRunner {
         }
     }
 
-    static func runOne(_ entry: JobFile.Entry, skipExisting: Bool,
+    static func runOne(_ job: any MixJob, index: Int, skipExisting: Bool,
                        progress: (@Sendable (Int, ProgressUpdate) -> Void)?) async -> BatchResult {
         let started = ContinuousClock.now
-        var result = BatchResult(index: entry.index, kind: entry.kind, output: entry.output, status: .done,
+        var result = BatchResult(index: index, kind: job.kind, output: job.output, status: .done,
                                  error: nil, exitCode: nil, seconds: 0, report: nil)
-        if skipExisting && FileManager.default.fileExists(atPath: entry.output) {
+        if skipExisting && FileManager.default.fileExists(atPath: job.output) {
             result.status = .skipped
             return result
         }
-        let index = entry.index
         var handler: (@Sendable (ProgressUpdate) -> Void)? = nil
         if let progress { handler = { update in progress(index, update) } }
         do {
-            result.madeFolders = try OutputFile.makeFolders(for: entry.output)
-            result.report = try await MixWriter(entry.job).run(progress: handler)
+            result.madeFolders = try OutputFile.makeFolders(for: job.output)
+            result.report = try await MixWriter(job).run(progress: handler)
         } catch {
             result.status = .failed
             result.error = error.description

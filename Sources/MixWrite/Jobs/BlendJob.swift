@@ -29,20 +29,27 @@ public struct BlendJob: Sendable {
     public var strict = false
     /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
     public var threads = 0
-    /// Write only this part of the output (`--start`, `--length`; `tune`'s audition): the picture and the mix as
-    /// the whole movie has them. Loudness is measured on the whole mix, so the part sounds as it will there.
-    public var excerpt: Excerpt?
+    /// Write only part of the output (`--start`, `--length`; `tune`'s audition), from `start` (nil: 0) for `length`
+    /// (nil: to the end); both nil: the whole movie. The part's picture and mix are the whole movie's there:
+    /// loudness is measured on the whole mix, so the part sounds as it will in the movie.
+    /// Seconds, as the command line and a job file give them (kept to the microsecond).
+    public var start: Double?
+    public var length: Double?
+
+    /// The part asked for by `start` and `length`, if any (a time `validate` refuses reads as 0).
+    var excerpt: Excerpt? {
+        get {
+            guard start != nil || length != nil else { return nil }
+            return Excerpt(start: start.flatMap { MediaTime(seconds: $0) } ?? .zero, length: length.flatMap { MediaTime(seconds: $0) })
+        }
+        set { (start, length) = (newValue?.start.seconds, newValue?.length?.seconds) }
+    }
 
     /// A part of the output's timeline.
-    public struct Excerpt: Sendable, Codable, Equatable {
-        public var start: MediaTime
+    struct Excerpt: Sendable, Equatable {
+        var start: MediaTime
         /// nil: to the end.
-        public var length: MediaTime?
-
-        public init(start: MediaTime, length: MediaTime?) {
-            self.start = start
-            self.length = length
-        }
+        var length: MediaTime?
     }
 
     public init(fx: String, base: String, output: String) {
@@ -56,6 +63,9 @@ public struct BlendJob: Sendable {
         try validatePicture()
         if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
         if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
+        for (name, t) in [("--start", start), ("--length", length)] {
+            if let t, MediaTime(seconds: t) == nil || t < 0 { throw .usage("\(name) \(t) is not a time in seconds (e.g. 1.5)") }
+        }
         try KeyKernel.check()
         try audio.validate()
     }
@@ -77,22 +87,9 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
             + commonOptions
     }
 
-    /// `start` and `length`: seconds, which together make the excerpt.
+    /// `start` and `length`, in seconds.
     static var excerptOptions: [JobOption<Self>] {
-        func seconds(_ input: OptionInput) throws(JobProblem) -> MediaTime {
-            guard let t = MediaTime(seconds: try input.value("must be a number of seconds") as Double) else {
-                throw input.problem("must be a number of seconds")
-            }
-            return t
-        }
-        return [
-            JobOption(name: "start", read: { (job, input) throws(JobProblem) in
-                job.excerpt = Excerpt(start: try seconds(input), length: job.excerpt?.length)
-            }, write: { $0.excerpt.map { .number($0.start.seconds) } }),
-            JobOption(name: "length", read: { (job, input) throws(JobProblem) in
-                job.excerpt = Excerpt(start: job.excerpt?.start ?? .zero, length: try seconds(input))
-            }, write: { $0.excerpt?.length.map { .number($0.seconds) } }),
-        ]
+        [.number("start", \.start, "must be a number of seconds"), .number("length", \.length, "must be a number of seconds")]
     }
 
     /// The key: `key-color` (RRGGBB or auto), `threshold`, `smoothing`, `despill`; GPUImage's defaults left out.
@@ -190,7 +187,7 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
 
     /// Writes the blended picture at output time `time` to `output` as PNG, without encoding a movie:
     /// for tuning the key by eye. Seeks both inputs, so it takes about as long as decoding one GOP.
-    public func renderFrame(at time: MediaTime) throws(MixWriteError) -> FrameReport {
+    @_spi(Tools) public func renderFrame(at time: MediaTime) throws(MixWriteError) -> FrameReport {
         let started = ContinuousClock.now
         let (_, _, plan) = try planVideo()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths, kind: .picture)
@@ -230,6 +227,7 @@ extension BlendJob.Excerpt {
 }
 
 /// What `renderFrame(at:)` wrote.
+@_spi(Tools)
 public struct FrameReport: Sendable, Codable {
     public var output: String
     public var time: Double

@@ -7,16 +7,9 @@ import FFmpegSupport
 /// `"size": "640x640"`, `"gain": {"fx": -6}`); a key the kind does not have is an error. Relative paths are
 /// relative to the job file's folder. The whole file is decoded and checked before any job runs.
 public struct JobFile: Sendable {
-    public struct Entry: Sendable {
-        /// 0-based place in the file.
-        public var index: Int
-        public var kind: String
-        public var output: String
-        public var job: any MixJob
-    }
-
     public var path: String
-    public var entries: [Entry]
+    /// The jobs in the file's order: a job's index is its 0-based place in the file.
+    public var jobs: [any MixJob]
 
     /// Reads and checks the whole file; the first problem is reported with the job's index and the key.
     public init(path: String, threads: Int = 0) throws(MixWriteError) {
@@ -33,17 +26,18 @@ public struct JobFile: Sendable {
         } catch {
             throw .input(file: path, "is not JSON (\(error.localizedDescription))")
         }
-        entries = root.jobs.map(\.entry)
-        let outputs = entries.map(\.output)
+        jobs = root.jobs.map(\.job)
+        let outputs = jobs.map(\.output)
         if let dup = outputs.enumerated().first(where: { outputs.firstIndex(of: $0.element) != $0.offset }) {
             throw .input(file: path, "job \(dup.offset): output \(dup.element) is also the output of job \(outputs.firstIndex(of: dup.element)!)")
         }
     }
 
-    /// The entries of share `k` of `n` (1-based): contiguous, equal to within one job, together all of them once.
-    public func shard(_ k: Int, of n: Int) -> [Entry] {
-        let m = entries.count
-        return Array(entries[(k - 1) * m / n ..< k * m / n])
+    /// The jobs of share `k` of `n` (1-based): contiguous, equal to within one job, together all of them once; each
+    /// keeps its index in the file.
+    public func shard(_ k: Int, of n: Int) -> ArraySlice<any MixJob> {
+        let m = jobs.count
+        return jobs[(k - 1) * m / n ..< k * m / n]
     }
 
     /// `{"jobs": [...]}`, and `$schema` for editors; nothing else.
@@ -72,7 +66,7 @@ public struct JobFile: Sendable {
 
     /// One job, decoded by the kind it names.
     private struct Job: Decodable {
-        var entry: Entry
+        var job: any MixJob
 
         static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self]
 
@@ -87,8 +81,7 @@ public struct JobFile: Sendable {
             guard let type = Self.kinds.first(where: { $0.kind == kind }) else {
                 throw JobProblem(index: index, key: "kind", what: "'\(kind)' is not one of \(names)")
             }
-            let job = try type.init(from: decoder)
-            entry = Entry(index: index, kind: kind, output: job.output, job: job)
+            job = try type.init(from: decoder)
         }
     }
 }

@@ -2,7 +2,7 @@ import FFmpegSupport
 
 /// A job that encodes a picture (blend, concat, still): the options they share, read, written and checked in
 /// one place for all three.
-public protocol PictureJob {
+protocol PictureJob {
     /// Output size; nil: the input's.
     var width: Int? { get set }
     var height: Int? { get set }
