@@ -130,23 +130,6 @@ public final class Encoder {
     public func drain() throws(FFmpegError) -> [EncodedPacket] { try encode(nil) }
 }
 
-/// An owned `AVCodecParameters`: what a muxer needs to know of an encoded stream.
-final class CodecParameters {
-    let pointer: UnsafeMutablePointer<AVCodecParameters>
-
-    /// The corresponding FFmpeg call is `avcodec_parameters_alloc`.
-    init() {
-        guard let p = avcodec_parameters_alloc() else { fatalError("avcodec_parameters_alloc: out of memory") }
-        pointer = p
-    }
-
-    deinit {
-        var p: UnsafeMutablePointer<AVCodecParameters>? = pointer
-        avcodec_parameters_free(&p)
-    }
-
-}
-
 extension Encoder {
     /// Opens FFmpeg's `id` still-picture encoder for pictures like `frame`; `configure` sets what is particular
     /// to it. The corresponding FFmpeg call is `avcodec_open2`.

@@ -36,11 +36,11 @@ public final class Muxer {
 
     /// Adds a stream with an encoder's (or a copied stream's) parameters; returns its index.
     /// The corresponding FFmpeg call is `avformat_new_stream`.
-    public func addStream(_ parameters: StreamParameters, language: String? = nil) throws(FFmpegError) -> Int {
+    public func addStream(_ parameters: CodecParameters, language: String? = nil) throws(FFmpegError) -> Int {
         guard let st = avformat_new_stream(context, nil) else {
             throw FFmpegError(.noMemory, call: "avformat_new_stream")
         }
-        try parameters.apply(to: st.pointee.codecpar)
+        try parameters.copy(into: st.pointee.codecpar)
         st.pointee.time_base = parameters.timeBase.av
         if let m = parameters.displayMatrix {
             try check(m.withUnsafeBufferPointer { mw_stream_set_display_matrix(st, $0.baseAddress!) }, "av_stream_new_side_data")

@@ -162,7 +162,7 @@ struct SupportTests {
         let muxer = try Muxer(path: out, format: "matroska")
         let streams = source.streams.filter { $0.kind == .video || $0.kind == .audio }
         var map: [Int: Int] = [:]
-        for s in streams { map[s.index] = try muxer.addStream(source.streamParameters(s.index)) }
+        for s in streams { map[s.index] = try muxer.addStream(source.codecParameters(s.index)) }
         try muxer.writeHeader(fastStart: false)
         let packet = Packet()
         var written = 0
@@ -189,7 +189,7 @@ struct SupportTests {
         let source = try Demuxer(url: Oracle.fixture("base.mov"))
         let video = try #require(source.streams.first { $0.kind == .video })
         let muxer = try Muxer(path: dir + "/half.mov", format: "mov")
-        _ = try muxer.addStream(source.streamParameters(video.index))
+        _ = try muxer.addStream(source.codecParameters(video.index))
         try muxer.writeHeader(fastStart: false)
         muxer.abandon()
         // A mov without its index (the trailer) is not a movie.
@@ -218,7 +218,7 @@ struct SupportTests {
         #expect(try encoder.drain().isEmpty, "draining twice gives nothing more")
         let out = try Oracle.scratch() + "/encoded.mov"
         let muxer = try Muxer(path: out, format: "mov")
-        let stream = try muxer.addStream(try encoder.streamParameters())
+        let stream = try muxer.addStream(try encoder.codecParameters())
         try muxer.writeHeader(fastStart: false)
         // FFmpeg 5.1's libx264 leaves a packet's duration 0; a muxer then ends the track at the last packet's
         // start (one frame short, by the edit list), so each packet gets its frame, as BlendStage gives it.

@@ -5,12 +5,12 @@ import Foundation
 final class H264Encoder {
     private let encoder: Encoder
     /// The stream as the muxer sees it.
-    let parameters: StreamParameters
+    let parameters: CodecParameters
 
     init(_ settings: Encoder.VideoSettings) throws(MixWriteError) {
         do {
             encoder = try Encoder(video: H264Encoder.memoryBounded(settings))
-            parameters = try encoder.streamParameters()
+            parameters = try encoder.codecParameters()
         } catch {
             throw .processing(file: nil, "cannot open the H.264 encoder (\(error.message.lowercased()))")
         }

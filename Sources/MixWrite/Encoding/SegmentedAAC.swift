@@ -39,7 +39,7 @@ struct SegmentedAAC: Sendable {
     let channels: Int
     let bitRate: Int
     /// The stream as the muxer sees it: the parameters (and AudioSpecificConfig) of the first segment's encoder.
-    let parameters: StreamParameters
+    let parameters: CodecParameters
     /// That encoder, opened before the header is written, waiting for the first segment to use it.
     private let first: EncoderHandOver
 
@@ -49,7 +49,7 @@ struct SegmentedAAC: Sendable {
         self.channels = channels
         self.bitRate = bitRate
         let encoder = try Encoder(aacSampleRate: sampleRate, channels: channels, bitRate: bitRate, globalHeader: true)
-        parameters = try encoder.streamParameters()
+        parameters = try encoder.codecParameters()
         first = EncoderHandOver(encoder)
     }
 

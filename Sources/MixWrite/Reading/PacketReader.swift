@@ -7,7 +7,7 @@ final class PacketReader {
     let file: MediaFile
     let stream: StreamInfo
     /// The stream's parameters, for the output's track.
-    let parameters: StreamParameters
+    let parameters: CodecParameters
     private(set) var damaged = 0
     private let demuxer: Demuxer
     private let packet = Packet()
@@ -21,7 +21,7 @@ final class PacketReader {
         }
         demuxer.keepOnly([stream.index])
         (self.file, self.stream) = (file, stream)
-        parameters = demuxer.streamParameters(stream.index)
+        do { parameters = try demuxer.codecParameters(stream.index) } catch { throw .input(file: file.path, MediaFile.explain(error)) }
         origin = file.origin.ticks(in: stream.timeBase)
     }
 

@@ -10,7 +10,7 @@ actor AssetWriter {
     private struct Track {
         var kind: TrackKind
         var encoderTimeBase = Rational(1, 1)
-        var parameters: StreamParameters?
+        var parameters: CodecParameters?
         var streamIndex: Int?
         var queue: [EncodedPacket] = []
         var head = 0
@@ -68,7 +68,7 @@ actor AssetWriter {
 
     /// Registers the encoded stream of `slot`; the file header is written once every slot has registered.
     /// Returns when the header is written.
-    func start(_ slot: Int, parameters: StreamParameters) async throws {
+    func start(_ slot: Int, parameters: CodecParameters) async throws {
         try throwIfFailed()
         tracks[slot].parameters = parameters
         tracks[slot].encoderTimeBase = parameters.timeBase
@@ -258,7 +258,7 @@ struct AssetWriterInput: Sendable {
     let kind: AssetWriter.TrackKind
 
     /// Registers the stream; returns once every track has registered and the file header is written.
-    func start(_ parameters: StreamParameters) async throws {
+    func start(_ parameters: CodecParameters) async throws {
         try await writer.start(slot, parameters: parameters)
     }
 
