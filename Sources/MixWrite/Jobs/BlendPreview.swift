@@ -24,15 +24,13 @@ public final class BlendPreview {
     public let tracks: [AudioSource]
 
     private let plan: BlendStage.Plan
-    private let fx: VideoTrackReader
-    private let base: VideoTrackReader
+    /// The blend's own compositor (its readers and keyer), read leniently: a preview shows what can be decoded.
+    private let compositor: Compositor
     /// The pictures at `time`, copied out of the readers (which reuse theirs).
     private var time: MediaTime?
     private var fxPicture: Frame?
     private let basePicture: Frame
     private var hasFx = false
-    private var keyer: ChromaKeyBlend
-    private let output: Frame
     private let white: Frame
     private let black: Frame
     private let rgb: Frame
@@ -54,15 +52,12 @@ public final class BlendPreview {
         height = plan.height
         frameRate = plan.frameRate
         duration = plan.length.seconds
-        fx = try VideoTrackReader(file: plan.fx, width: width, height: height, color: plan.color,
-                                  outputFrameRate: plan.frameRate, fit: plan.fit, strict: false)
-        base = try VideoTrackReader(file: plan.base, width: width, height: height, color: plan.color,
-                                    outputFrameRate: plan.frameRate, fit: plan.fit, strict: false)
-        keyer = ChromaKeyBlend(settings: plan.key, color: plan.color)
+        var lenient = plan
+        lenient.strict = false
+        compositor = try Compositor(lenient)
         do {
-            (fxPicture, basePicture, output) = (try Frame(width: width, height: height, pixelFormat: .yuv420p),
-                                                try Frame(width: width, height: height, pixelFormat: .yuv420p),
-                                                try Frame(width: width, height: height, pixelFormat: .yuv420p))
+            (fxPicture, basePicture) = (try Frame(width: width, height: height, pixelFormat: .yuv420p),
+                                        try Frame(width: width, height: height, pixelFormat: .yuv420p))
             (white, black) = (try Self.grey(235, width, height), try Self.grey(16, width, height))
             rgb = try Frame(width: width, height: height, pixelFormat: .rgb24)
             jpeg = try Frame(width: width, height: height, pixelFormat: .yuvj420p)
@@ -87,17 +82,13 @@ public final class BlendPreview {
     public func picture(at seconds: Double, key settings: KeySettings, view: View,
                         quality: Int = 3) throws(MixWriteError) -> [UInt8] {
         try load(seconds)
-        if settings != keyer.settings { keyer = ChromaKeyBlend(settings: settings, color: plan.color) }
+        compositor.key = settings
         let shown: Frame
         switch view {
         case .fx: shown = hasFx ? fxPicture! : black
         case .base: shown = basePicture
-        case .composite:
-            if hasFx { keyer.blend(fx: fxPicture!, base: basePicture, into: output) } else { try show(basePicture) }
-            shown = output
-        case .matte:
-            try matte()
-            shown = output
+        case .composite: shown = try compositor.compose(fx: hasFx ? fxPicture : nil, base: basePicture)
+        case .matte: shown = try matte()
         }
         do {
             if let direct {
@@ -123,10 +114,6 @@ public final class BlendPreview {
         return plan.color.rgb(y: Double(luma), u: Double(u), v: Double(v))
     }
 
-    private func show(_ frame: Frame) throws(MixWriteError) {
-        do { try output.copyPicture(from: frame) } catch { throw .processing(file: nil, "the preview picture: \(error.description)") }
-    }
-
     /// Decodes both pictures at `seconds` unless they are the ones held.
     private func load(_ seconds: Double) throws(MixWriteError) {
         guard seconds.isFinite, seconds >= 0, seconds < duration else {
@@ -136,12 +123,8 @@ public final class BlendPreview {
         let t = MediaTime(seconds: seconds) ?? .zero
         if t == time { return }
         time = nil
-        try fx.seek(to: t)
-        try base.seek(to: t)
-        let (f, decodedBase) = try VideoTrackReader.pictures(fx: fx, base: base, at: t)
-        guard let b = decodedBase else {
-            throw .input(file: plan.base.path, "video stream #\(base.stream.index) has no decodable picture")
-        }
+        try compositor.seek(to: t)
+        let (f, b) = try compositor.pictures(at: t)
         do {
             try basePicture.copyPicture(from: b)
             if let f { try fxPicture?.copyPicture(from: f) }
@@ -152,18 +135,15 @@ public final class BlendPreview {
         time = t
     }
 
-    /// The key's alpha as grey into `output`: fx keyed over white minus fx keyed over black is 219·alpha in luma.
-    private func matte() throws(MixWriteError) {
-        guard hasFx, let f = fxPicture else {
-            try show(black)
-            return
-        }
-        keyer.blend(fx: f, base: black, into: output)
+    /// The key's alpha as grey: fx keyed over white minus fx keyed over black is 219·alpha in luma.
+    private func matte() throws(MixWriteError) -> Frame {
+        guard hasFx, let f = fxPicture else { return black }
+        var output = try compositor.compose(fx: f, base: black)
         let overBlack = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, count in
             for y in 0..<height { (buffer.baseAddress! + y * width).update(from: output.plane(0) + y * output.stride(0), count: width) }
             count = width * height
         }
-        keyer.blend(fx: f, base: white, into: output)
+        output = try compositor.compose(fx: f, base: white)
         for y in 0..<height {
             let row = output.plane(0) + y * output.stride(0)
             for x in 0..<width { row[x] = UInt8(truncatingIfNeeded: 16 &+ Int(row[x]) &- Int(overBlack[y * width + x])) }
@@ -171,6 +151,7 @@ public final class BlendPreview {
         for p in 1...2 {
             for y in 0..<(height + 1) / 2 { (output.plane(p) + y * output.stride(p)).update(repeating: 128, count: (width + 1) / 2) }
         }
+        return output
     }
 
     private static func grey(_ luma: UInt8, _ width: Int, _ height: Int) throws(FFmpegError) -> Frame {

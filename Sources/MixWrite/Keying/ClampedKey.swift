@@ -88,13 +88,8 @@ struct ClampedKey: Sendable {
     /// squared distance is a quadratic in luma, so the range ends exactly where it crosses the limit.
     func entry(u: Float, v: Float) -> (alpha: Int, margin: Int, lumas: (lo: Int, hi: Int))? {
         let o = offset(u: u, v: v)
-        @inline(__always) func point(_ l: Float) -> (Float, Float) {
-            let r = min(max(l + o.r, 0), 1), g = min(max(l + o.g, 0), 1), b = min(max(l + o.b, 0), 1)
-            let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
-            return (0.7132 * (r - y) - key.cr, 0.5647 * (b - y) - key.cb)
-        }
         let reference = referenceLuma(o)
-        let at = point(reference)
+        let at = chroma(reference, o)
         let d = (at.0 * at.0 + at.1 * at.1).squareRoot()
         let edge = threshold + smoothing
         let keyed = d + ClampedKey.rounding < threshold, kept = d - ClampedKey.rounding > edge
@@ -105,24 +100,26 @@ struct ClampedKey: Sendable {
         let margin = min(127, Int((Double(keyed ? threshold - ClampedKey.rounding - limit : limit - ClampedKey.rounding - edge)
                                    / step).rounded(.down)))
         guard margin >= 1 else { return nil }
-
-        let lowest = (0 - lumaZero) * lumaScale, highest = (255 - lumaZero) * lumaScale
-        // The polyline's knots: where a channel reaches 0 or 1, inside the lumas 8 bits can hold.
-        var knots = InlineArray<8, Float>(repeating: highest)
-        knots[0] = lowest
-        var count = 1
-        for c in [o.r, o.g, o.b] {
-            for l in [-c, 1 - c] where l > lowest && l < highest {
-                var i = count
-                while i > 1 && knots[i - 1] > l { knots[i] = knots[i - 1]; i -= 1 }
-                knots[i] = l
-                count += 1
-            }
-        }
-        knots[count] = highest
-        count += 1
+        let (low, high) = lumaSpan(o, from: reference, within: limit, keyed: keyed)
         func y(_ l: Float) -> Float { l / lumaScale + lumaZero }
+        return (keyed ? 256 : 0, margin,
+                (max(Int(y(low).rounded(.up)), 0), min(Int(y(high).rounded(.down)), 255)))
+    }
 
+    /// GPUImage's (Cr, Cb) less the key's, of the colour at luma `l` (0 … 1 scale) with offset `o`, clamped to RGB.
+    @inline(__always)
+    private func chroma(_ l: Float, _ o: (r: Float, g: Float, b: Float)) -> (Float, Float) {
+        let r = min(max(l + o.r, 0), 1), g = min(max(l + o.g, 0), 1), b = min(max(l + o.b, 0), 1)
+        let y = 0.2989 * r + 0.5866 * g + 0.1145 * b
+        return (0.7132 * (r - y) - key.cr, 0.5647 * (b - y) - key.cb)
+    }
+
+    /// The lumas around `reference` (0 … 1 scale) over which the colour with offset `o` stays inside `limit` of the
+    /// key (`keyed`) or outside it (kept): from the reference, piece by piece along the polyline the clamped colour
+    /// follows, up and down to where the distance crosses the limit.
+    private func lumaSpan(_ o: (r: Float, g: Float, b: Float), from reference: Float, within limit: Float,
+                          keyed: Bool) -> (low: Float, high: Float) {
+        let (knots, count) = self.knots(o)
         var piece = 0
         while piece < count - 2 && knots[piece + 1] <= reference { piece += 1 }
         /// How far the limit holds along piece i from luma `from`, going up (or down): the luma where it stops.
@@ -130,7 +127,7 @@ struct ClampedKey: Sendable {
             let (k0, k1) = (knots[i], knots[i + 1])
             let w = k1 - k0
             guard w > 0 else { return up ? k1 : k0 }
-            let p = point(k0), q = point(k1)
+            let p = chroma(k0, o), q = chroma(k1, o)
             let dx = (q.0 - p.0) / w, dy = (q.1 - p.1) / w
             // |p + s·(dx, dy)|² − limit², s = luma − k0.
             let qa = dx * dx + dy * dy, qb = 2 * (p.0 * dx + p.1 * dy), qc = p.0 * p.0 + p.1 * p.1 - limit * limit
@@ -162,8 +159,26 @@ struct ClampedKey: Sendable {
             guard low <= knots[i] && i > 0 else { break }
             i -= 1
         }
-        return (keyed ? 256 : 0, margin,
-                (max(Int(y(low).rounded(.up)), 0), min(Int(y(high).rounded(.down)), 255)))
+        return (low, high)
+    }
+
+    /// The polyline's knots: where a channel reaches 0 or 1, inside the lumas 8 bits can hold, in order, and
+    /// their count (the lowest and highest luma included).
+    private func knots(_ o: (r: Float, g: Float, b: Float)) -> (InlineArray<8, Float>, Int) {
+        let lowest = (0 - lumaZero) * lumaScale, highest = (255 - lumaZero) * lumaScale
+        var knots = InlineArray<8, Float>(repeating: highest)
+        knots[0] = lowest
+        var count = 1
+        for c in [o.r, o.g, o.b] {
+            for l in [-c, 1 - c] where l > lowest && l < highest {
+                var i = count
+                while i > 1 && knots[i - 1] > l { knots[i] = knots[i - 1]; i -= 1 }
+                knots[i] = l
+                count += 1
+            }
+        }
+        knots[count] = highest
+        return (knots, count + 1)
     }
 
     /// The table entry of a chroma whose alpha is soft (or keyed or kept without a margin): the exact alpha at

@@ -1,0 +1,91 @@
+import FFmpegSupport
+
+/// fx's and base's readers and the keyer: the blend's picture at any output time. The one compositor: the blend
+/// stage encodes its pictures, `BlendStage.picture` draws one in RGB (`--frame`), and the tuning page's preview keys
+/// one time's pictures again with each change of the key (`key`, `compose(fx:base:)`).
+final class Compositor {
+    let fx: VideoTrackReader
+    let base: VideoTrackReader
+    let basePath: String
+    let color: ColorDescription
+    private(set) var keyer: ChromaKeyBlend
+    let output: Frame
+
+    init(_ p: BlendStage.Plan) throws(MixWriteError) {
+        fx = try VideoTrackReader(file: p.fx, width: p.width, height: p.height, color: p.color,
+                                  outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
+        base = try VideoTrackReader(file: p.base, width: p.width, height: p.height, color: p.color,
+                                    outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
+        basePath = p.base.path
+        color = p.color
+        keyer = ChromaKeyBlend(settings: p.key, color: p.color)
+        do { output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p) } catch {
+            throw .processing(file: nil, "cannot allocate the output picture: \(error.description)")
+        }
+    }
+
+    var damagedPackets: Int { fx.damagedPackets + base.damagedPackets }
+
+    /// The key; a new one builds the keyer's tables again.
+    var key: KeySettings {
+        get { keyer.settings }
+        set { if newValue != keyer.settings { keyer = ChromaKeyBlend(settings: newValue, color: color) } }
+    }
+
+    func seek(to t: MediaTime) throws(MixWriteError) {
+        try fx.seek(to: t)
+        try base.seek(to: t)
+    }
+
+    /// Base (its last picture held past its end) with fx keyed over it; past fx's end, base alone.
+    func compose(at t: MediaTime) throws(MixWriteError) -> Frame {
+        let (fxPicture, basePicture) = try pictures(at: t)
+        return try compose(fx: fxPicture, base: basePicture)
+    }
+
+    /// `fx` keyed over `base` into `output` (base alone without fx).
+    func compose(fx fxPicture: Frame?, base basePicture: Frame) throws(MixWriteError) -> Frame {
+        do {
+            try output.makeWritable()
+            if let fxPicture {
+                keyer.blend(fx: fxPicture, base: basePicture, into: output)
+            } else {
+                try output.copyPicture(from: basePicture)
+            }
+        } catch {
+            throw .processing(file: nil, "the output picture: \(error.description)")
+        }
+        return output
+    }
+
+    /// The same picture as RGB24, every pixel blended on its own.
+    func composeRGB(at t: MediaTime) throws(MixWriteError) -> Frame {
+        let (fxPicture, basePicture) = try pictures(at: t)
+        let rgb: Frame
+        do { rgb = try Frame(width: output.width, height: output.height, pixelFormat: .rgb24) } catch {
+            throw .processing(file: nil, "the RGB picture: \(error.description)")
+        }
+        basePicture.withYUVPlanes { b in
+            // Past fx's end, base over itself: base, whatever the alpha.
+            let fx = fxPicture ?? basePicture
+            fx.withYUVPlanes { f in self.keyer.blendPicture(fx: f, base: b, into: rgb.plane(0), stride: rgb.stride(0)) }
+        }
+        return rgb
+    }
+
+    /// The decoded pictures at `t` (the readers' own, valid until the next read). Right after a seek, the two
+    /// inputs are decoded side by side (up to a GOP each); then one after the other.
+    func pictures(at t: MediaTime) throws(MixWriteError) -> (fx: Frame?, base: Frame) {
+        let (fxPicture, basePicture): (Frame?, Frame?)
+        if fx.seeked || base.seeked {
+            (fxPicture, basePicture) = try VideoTrackReader.pictures(fx: fx, base: base, at: t)
+        } else {
+            basePicture = try base.picture(at: t, hold: true)
+            fxPicture = try fx.picture(at: t, hold: false)
+        }
+        guard let basePicture else {
+            throw .input(file: basePath, "video stream #\(base.stream.index) has no decodable picture")
+        }
+        return (fxPicture, basePicture)
+    }
+}
