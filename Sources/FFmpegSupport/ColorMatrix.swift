@@ -47,6 +47,23 @@ public enum ColorMatrix: String, Sendable, Codable {
     }
 }
 
+/// The high-dynamic-range transfer a stream is tagged with: HLG (ARIB STD-B67, what phones record) or PQ (SMPTE
+/// ST 2084). Everything else is read as SDR.
+public enum HDRTransfer: String, Sendable, Codable {
+    case hlg = "HLG", pq = "PQ"
+
+    init?(_ t: AVColorTransferCharacteristic) {
+        switch t {
+        case AVCOL_TRC_ARIB_STD_B67: self = .hlg
+        case AVCOL_TRC_SMPTE2084: self = .pq
+        default: return nil
+        }
+    }
+
+    /// zscale's name for it.
+    public var zscaleName: String { self == .hlg ? "arib-std-b67" : "smpte2084" }
+}
+
 /// How a picture's samples are read: matrix and range.
 public struct ColorDescription: Sendable, Hashable, Codable {
     public var matrix: ColorMatrix

@@ -36,6 +36,10 @@ public struct StreamInfo: Sendable {
     public var displayMatrix: [Int32]?
     /// How the samples are read; untagged streams as FFmpeg reads them (BT.601, limited unless a J format).
     public var color: ColorDescription
+    /// An HDR stream's transfer (HLG or PQ); nil for SDR.
+    public var hdr: HDRTransfer?
+    /// The colour primaries as FFmpeg names them (`bt709`, `bt2020`, `unknown`).
+    public var primaries: String
 
     // Audio
     public var sampleRate: Int
@@ -199,6 +203,8 @@ public final class Demuxer {
             color: ColorDescription(matrix: ColorMatrix(par.color_space),
                                     fullRange: par.color_range == AVCOL_RANGE_JPEG
                                         || PixelFormat(rawValue: par.format).isJPEGRange),
+            hdr: HDRTransfer(par.color_trc),
+            primaries: av_color_primaries_name(par.color_primaries).map { String(cString: $0) } ?? "unknown",
             sampleRate: Int(par.sample_rate), channels: Int(par.ch_layout.nb_channels), layout: layoutText,
             hasDecoder: avcodec_find_decoder(par.codec_id) != nil, codecID: par.codec_id.rawValue)
     }

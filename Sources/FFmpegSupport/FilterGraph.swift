@@ -63,6 +63,21 @@ public final class FilterGraph {
         return sources.count - 1
     }
 
+    /// Adds a `buffer` source for pictures of this size and format (their colour tags travel with each frame);
+    /// returns its index. The corresponding FFmpeg call is `avfilter_graph_create_filter`.
+    @discardableResult
+    public func addVideoSource(width: Int, height: Int, pixelFormat: PixelFormat) throws(FFmpegError) -> Int {
+        let args = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat.rawValue):time_base=1/1:pixel_aspect=1/1"
+        let ctx = try create("buffer", name: "in\(sources.count)", args: args)
+        sources.append(ctx)
+        return sources.count - 1
+    }
+
+    /// Adds the `buffersink` for pictures.
+    public func addVideoSink() throws(FFmpegError) {
+        sink = try create("buffersink", name: "out", args: nil)
+    }
+
     /// Adds the `abuffersink`, which hands out frames of exactly `frameSize` samples (an encoder's frame size).
     public func addAudioSink(frameSize: Int?) throws(FFmpegError) {
         sink = try create("abuffersink", name: "out", args: nil)
@@ -107,10 +122,11 @@ public final class FilterGraph {
         if let sinkFrameSize { av_buffersink_set_frame_size(sink, UInt32(sinkFrameSize)) }
     }
 
-    /// Hands a frame to source `index`; the graph takes its data and leaves `frame` blank.
-    /// The corresponding FFmpeg call is `av_buffersrc_add_frame_flags`.
-    public func push(_ frame: Frame, to index: Int) throws(FFmpegError) {
-        try check(av_buffersrc_add_frame_flags(sources[index], frame.pointer, 0), "av_buffersrc_add_frame")
+    /// Hands a frame to source `index`; the graph takes its data and leaves `frame` blank (`keep`: the graph takes
+    /// a new reference to it, and `frame` stays as it was). The corresponding FFmpeg call is `av_buffersrc_add_frame_flags`.
+    public func push(_ frame: Frame, to index: Int, keep: Bool = false) throws(FFmpegError) {
+        let flags = keep ? Int32(AV_BUFFERSRC_FLAG_KEEP_REF) : 0
+        try check(av_buffersrc_add_frame_flags(sources[index], frame.pointer, flags), "av_buffersrc_add_frame")
     }
 
     /// Marks source `index` finished. The corresponding FFmpeg call is `av_buffersrc_add_frame` with NULL.

@@ -7,12 +7,7 @@ import TestSupport
 @Suite("tune: the server against a hostile peer")
 struct TuneHardeningTests {
     static func start(_ extra: [String] = [], output: String? = nil) throws -> TuneProcess {
-        let out = try output ?? (Oracle.scratch("hardening") + "/tuned.mov")
-        return try TuneProcess([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", out] + extra)
-    }
-
-    static func json(_ r: RawHTTP.Response) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: r.body)) as? [String: Any] ?? [:]
+        try TuneProcess.fixtures(extra, output: output, scratch: "hardening")
     }
 
     /// The CPU seconds a process has used (user + system), from /proc/PID/stat.
@@ -206,7 +201,7 @@ struct TuneHardeningTests {
         #expect(again.status == 202, "\(again.text)")
         var state: [String: Any] = [:]
         for _ in 0..<1200 {
-            state = Self.json(try RawHTTP.get(port: second.port, "/api/render?token=\(second.token)"))
+            state = try RawHTTP.get(port: second.port, "/api/render?token=\(second.token)").json
             if state["state"] as? String != "running" { break }
             usleep(100_000)
         }
@@ -223,7 +218,7 @@ struct TuneHardeningTests {
                                    "--offset", "fx=0.25", "--mute", "base"], output: dir + "/tuned.mov")
         defer { tune.stop() }
         let (port, token) = (tune.port, tune.token)
-        let info = Self.json(try RawHTTP.get(port: port, "/api/info?token=\(token)"))
+        let info = try RawHTTP.get(port: port, "/api/info?token=\(token)").json
         let settings = try #require(info["settings"] as? [String: Any])
         let gains = settings["gains"] as? [String: Double] ?? [:]
         #expect(gains == ["audio1:1": -9, "fx:1": -4, "fx:2": -6], "a source's gain on each of its tracks, added to the track's own: \(gains)")
@@ -236,7 +231,7 @@ struct TuneHardeningTests {
         let body = String(decoding: try JSONSerialization.data(withJSONObject: moved), as: UTF8.self)
         let answer = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: body, origin: "http://127.0.0.1:\(port)")
         try #require(answer.status == 200, "\(answer.text)")
-        let command = try #require(Self.json(answer)["command"] as? String)
+        let command = try #require(answer.json["command"] as? String)
         print("the page's command: \(command)")
         #expect(command.contains("--gain audio1=-3") && !command.contains("=-9"), "\(command)")
         #expect(!command.contains("--key-color") && !command.contains("--threshold") && !command.contains("--smoothing"),

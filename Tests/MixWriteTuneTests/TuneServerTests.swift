@@ -6,12 +6,7 @@ import TestSupport
 @Suite("tune: the server, in raw HTTP")
 struct TuneServerTests {
     static func start(_ extra: [String] = [], output: String? = nil) throws -> TuneProcess {
-        let out = try output ?? (Oracle.scratch("tune") + "/tuned.mov")
-        return try TuneProcess([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", out] + extra)
-    }
-
-    static func json(_ r: RawHTTP.Response) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: r.body)) as? [String: Any] ?? [:]
+        try TuneProcess.fixtures(extra, output: output, scratch: "tune")
     }
 
     @Test("the page and its API answer with the token; without it, or with another Host or Origin, 403", .timeLimit(.minutes(2)))
@@ -27,7 +22,7 @@ struct TuneServerTests {
         #expect(!page.text.contains("http://") && !page.text.contains("https://"), "the page loads nothing from elsewhere")
         let info = try RawHTTP.get(port: port, "/api/info?token=\(token)")
         #expect(info.status == 200)
-        let body = Self.json(info)
+        let body = info.json
         #expect((body["tracks"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["fx:1", "fx:2", "base:1"])
         #expect(body["width"] as? Int == 320 && body["height"] as? Int == 240)
 
@@ -47,7 +42,7 @@ struct TuneServerTests {
         }
         let ok = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: "http://127.0.0.1:\(port)")
         #expect(ok.status == 200, "\(ok.text)")
-        #expect((Self.json(ok)["command"] as? String)?.contains("--threshold 0.3") == true, "\(ok.text)")
+        #expect((ok.json["command"] as? String)?.contains("--threshold 0.3") == true, "\(ok.text)")
     }
 
     @Test("parameters are checked (400 with a message), bodies bounded (413), other paths 404, other methods 405",
@@ -61,7 +56,7 @@ struct TuneServerTests {
                                ("t=1&key=green", "keyColor"), ("threshold=0.2", "t must be a number")] {
             let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&\(query)")
             #expect(r.status == 400, "\(query): \(r.status)")
-            #expect((Self.json(r)["error"] as? String)?.contains(words) == true, "\(query): \(r.text)")
+            #expect((r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.text)")
         }
         let pick = try RawHTTP.get(port: port, "/api/pick?token=\(token)&t=1&x=320&y=0")
         #expect(pick.status == 400)
@@ -168,11 +163,11 @@ struct TuneServerTests {
         let settings = #"{"keyColor": "00FF00", "threshold": 0.35, "smoothing": 0.1, "despill": true, "gains": {"fx": -6}, "mute": ["fx:2"], "offsets": {"base": 0.5}}"#
         let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
         try #require(command.status == 200, "\(command.text)")
-        let text = try #require(Self.json(command)["command"] as? String)
+        let text = try #require(command.json["command"] as? String)
         for word in ["--threshold 0.35", "--despill", "--gain fx=-6", "--mute fx:2", "--offset base=0.5", "-o \(output)"] {
             #expect(text.contains(word), "\(word) in \(text)")
         }
-        let entry = try #require(Self.json(command)["job"] as? String)
+        let entry = try #require(command.json["job"] as? String)
         let parsed = try JSONSerialization.jsonObject(with: Data(entry.utf8)) as? [String: Any]
         #expect(parsed?["kind"] as? String == "blend" && parsed?["threshold"] as? Double == 0.35)
         #expect((parsed?["gain"] as? [String: Double])?["fx"] == -6)
@@ -190,7 +185,7 @@ struct TuneServerTests {
         #expect(started.status == 202, "\(started.text)")
         var state: [String: Any] = [:]
         for _ in 0..<600 {
-            state = Self.json(try RawHTTP.get(port: port, "/api/render?token=\(token)"))
+            state = try RawHTTP.get(port: port, "/api/render?token=\(token)").json
             if state["state"] as? String != "running" { break }
             usleep(100_000)
         }
@@ -235,9 +230,9 @@ struct TuneServerTests {
         }
         let ducked = #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"base": 9}, "levelMatch": true}"#
         let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: ducked, origin: origin)
-        let text = Self.json(command)["command"] as? String ?? ""
+        let text = command.json["command"] as? String ?? ""
         #expect(text.contains("--duck base=9") && text.contains("--level-match"), "\(text)")
-        #expect((Self.json(command)["job"] as? String)?.contains(#""duck": {"base": 9}"#) == true)
+        #expect((command.json["job"] as? String)?.contains(#""duck": {"base": 9}"#) == true)
     }
 
     @Test("stops on SIGINT with exit 0; a bad input is refused before serving (exit 2); --listen warns", .timeLimit(.minutes(2)))

@@ -204,12 +204,13 @@ public enum Oracle {
 
     // MARK: - Video
 
-    /// Every decoded frame of the first video stream as packed RGB24 at the stream's size.
-    public static func decodeRGB(_ path: String, extraFilters: String? = nil) throws -> (width: Int, height: Int, frames: [[UInt8]]) {
+    /// Every decoded frame of the first video stream (or the first `frames`) as packed RGB24 at the stream's size.
+    public static func decodeRGB(_ path: String, extraFilters: String? = nil, frames limit: Int? = nil) throws -> (width: Int, height: Int, frames: [[UInt8]]) {
         let probe = try probe(path)
         guard let v = probe.video.first, var w = v.width, var h = v.height else { throw OracleError("\(path): no video") }
         // passthrough: every decoded frame once, none duplicated or dropped to fill a timeline.
         var args = ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough"]
+        if let limit { args += ["-frames:v", String(limit)] }
         if let extraFilters {
             args += ["-vf", extraFilters]
         }

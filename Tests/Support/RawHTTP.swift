@@ -8,6 +8,8 @@ public enum RawHTTP {
         public var headers: [String: String]
         public var body: Data
         public var text: String { String(decoding: body, as: UTF8.self) }
+        /// The body as a JSON object (empty when it is not one).
+        public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
     }
 
     /// Sends `request` (the whole text, CRLF line ends; `body` after it) to 127.0.0.1:`port` and reads the
@@ -146,6 +148,13 @@ public final class TuneProcess {
     private let errorsPath = NSTemporaryDirectory() + "mixwrite-tune-stderr-\(UUID().uuidString).txt"
     private var errorsText: String { Self.text(of: errorsPath) }
     private static func text(of path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    /// `mixwrite tune` on the fixtures (fx.mov over base.mov) into `output` (by default `tuned.mov` in a scratch
+    /// folder named `scratch`), with `extra` options.
+    public static func fixtures(_ extra: [String] = [], output: String? = nil, scratch: String = "tune") throws -> TuneProcess {
+        let out = try output ?? (Oracle.scratch(scratch) + "/tuned.mov")
+        return try TuneProcess([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", out] + extra)
+    }
 
     /// Starts `mixwrite tune arguments…` and waits (at most 60 s) for the address it prints.
     public init(_ arguments: [String]) throws {

@@ -125,13 +125,14 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         let outLength = videoPlan.length
-        var warnings: [String] = []
+        let conversions = ColorManagement.conversions(of: [fxFile, baseFile])
+        var warnings = conversions
         let sources = try audio.sources(fx: fxFile, base: baseFile, extra: extra, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength)
         audioPlan?.strict = strict
         if excerpt != nil { audioPlan?.cut(from: MediaTime(frames: Int64(videoPlan.firstFrame), rate: videoPlan.frameRate), length: outLength) }
         return PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
-                           video: .blend(videoPlan), audio: audioPlan, key: videoPlan.key, warnings: warnings)
+                           video: .blend(videoPlan), audio: audioPlan, key: videoPlan.key, warnings: warnings, conversions: conversions)
     }
 
     /// Reads fx and base and decides the picture: size, rate, length, colour, key.
@@ -158,7 +159,7 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         let shown = baseFile.displaySize ?? (baseVideo.width, baseVideo.height)
         let w = (width ?? shown.width) & ~1
         let h = (height ?? shown.height) & ~1
-        let color = ColorDescription(matrix: baseVideo.color.matrix == .bt709 ? .bt709 : .bt601, fullRange: false)
+        let color = ColorManagement.output(base: baseVideo, height: h)
         var key = self.key
         if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
         let plan = BlendStage.Plan(

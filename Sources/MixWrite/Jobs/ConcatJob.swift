@@ -106,7 +106,7 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
         let rate = frameRate ?? first.mainVideo!.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
         let shown = first.displaySize!
         let w = (width ?? shown.width) & ~1, h = (height ?? shown.height) & ~1
-        let color = ColorDescription(matrix: first.mainVideo!.color.matrix == .bt709 ? .bt709 : .bt601, fullRange: false)
+        let color = ColorManagement.output(base: first.mainVideo!, height: h)
 
         // Each clip fills whole output frames, so the boundaries fall on frame times and never drift.
         var pieces: [SequenceStage.Piece] = []
@@ -122,7 +122,8 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
         let total = MediaTime(value: frameIndex * Int64(rate.den), timescale: rate.num)
         let spans = pieces.map { MediaTime(value: Int64($0.frames) * Int64(rate.den), timescale: rate.num) }
 
-        var warnings: [String] = []
+        let conversions = ColorManagement.conversions(of: files)
+        var warnings = conversions
         let labelled = files.enumerated().map { ("clip\($0.offset + 1)", $0.element) }
         var sources = try audio.sources(from: labelled + extra, strict: strict, warnings: &warnings)
         // The clips come first among the inputs, so a source's input index below their count is its clip's.
@@ -147,7 +148,7 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
         let plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
                                            crf: crf, preset: preset, strict: strict, threads: threads)
         return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
-                           key: nil, warnings: warnings, chapters: chapters, timeline: timeline)
+                           key: nil, warnings: warnings, conversions: conversions, chapters: chapters, timeline: timeline)
     }
 }
 

@@ -41,6 +41,8 @@ struct PreparedJob: Sendable {
     var audio: AudioMixPlan?
     let key: KeySettings?
     var warnings: [String] = []
+    /// How inputs' pictures were changed to reach the output's colour (HDR tone-mapped), in words.
+    var conversions: [String] = []
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     var timeline: Timeline?
 }
@@ -204,15 +206,20 @@ extension Report {
         self.init(
             output: plan.output.path, duration: plan.duration.seconds, bytes: finished.bytes,
             video: plan.video.map { v in
+                var video: Report.Video
                 switch v {
                 case .blend(let p):
-                    return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
+                    video = Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount,
+                                         matrix: p.color.matrix.rawValue)
                 case .sequence(let p):
-                    return Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount)
+                    video = Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount,
+                                         matrix: p.color.matrix.rawValue)
                 case .copy(let p):
-                    return Report.Video(width: p.stream.width, height: p.stream.height,
-                                        frameRate: p.stream.frameRate?.description ?? "", frames: nil, copied: true)
+                    video = Report.Video(width: p.stream.width, height: p.stream.height,
+                                         frameRate: p.stream.frameRate?.description ?? "", frames: nil, copied: true)
                 }
+                video.conversions = plan.conversions
+                return video
             },
             audio: plan.audio.map { Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources) },
             key: plan.key, timeline: plan.timeline, damagedPackets: damaged,

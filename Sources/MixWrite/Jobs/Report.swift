@@ -10,6 +10,12 @@ public struct Report: Sendable, Codable {
         public var frames: Int?
         /// The video packets were copied, not decoded or encoded (`remix`).
         public var copied = false
+        /// The output's YUV matrix (`bt709`, `bt601`; it is tagged so, with the same primaries and transfer);
+        /// nil when the video was copied.
+        public var matrix: String?
+        /// How an input's picture was changed to reach the output's colour, one line each:
+        /// `base.mov: HDR (HLG, bt2020) tone-mapped to SDR BT.709`.
+        public var conversions: [String] = []
     }
     public struct Audio: Sendable, Codable {
         public var sampleRate: Int

@@ -171,8 +171,11 @@ final class PictureConverter {
     private var scaled: Frame?
     private var turned: Frame?
     private var canvas: Frame?
+    /// An HDR stream's tone mapping to SDR BT.709, before anything else (the output is SDR).
+    private let toneMapper: ToneMapper?
 
     init(width: Int, height: Int, color: ColorDescription, fit: Fit, stream: StreamInfo) {
+        toneMapper = ToneMapper(stream: stream)
         target = Scaler.Key(width: width, height: height, format: .yuv420p, color: color)
         self.fit = fit
         orientation = Orientation(matrix: stream.displayMatrix)
@@ -183,9 +186,10 @@ final class PictureConverter {
 
     private let sourceColor: ColorDescription
 
-    func convert(_ frame: Frame) throws(FFmpegError) -> Frame {
-        let key = Scaler.Key(width: frame.width, height: frame.height, format: frame.pixelFormat,
-                             color: frame.color(fallback: sourceColor))
+    func convert(_ decoded: Frame) throws(FFmpegError) -> Frame {
+        let frame = try toneMapper?.map(decoded) ?? decoded
+        let color = toneMapper == nil ? frame.color(fallback: sourceColor) : ColorDescription(matrix: .bt709, fullRange: false)
+        let key = Scaler.Key(width: frame.width, height: frame.height, format: frame.pixelFormat, color: color)
         let place = placement(width: frame.width, height: frame.height)
         if orientation == .upright && place.isWholeFrame(of: target) {
             return key == target ? frame : try scale(frame, key, width: target.width, height: target.height)

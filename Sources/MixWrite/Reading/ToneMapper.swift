@@ -1,0 +1,60 @@
+import FFmpegSupport
+
+/// HDR to SDR: an HLG or PQ picture (BT.2020, 10 bits) brought to SDR BT.709 (yuv420p, limited range) exactly as
+/// FFmpeg's own chain does it, through that chain in an avfilter graph:
+///
+///     zscale=tin=…:pin=bt2020:min=bt2020nc:t=linear:npl=100, format=gbrpf32le, zscale=p=bt709,
+///     tonemap=hable:desat=0, zscale=t=bt709:m=bt709:r=tv, format=yuv420p
+///
+/// Linear light with 100 cd/m² as SDR's white, BT.709 primaries, then Hable's filmic curve (highlights rolled off
+/// rather than clipped, as the ffmpeg CLI guides recommend), no desaturation. The filters themselves rather than a
+/// table made from them: the same numbers as the CLI by construction, and one place that names the conversion.
+/// Dolby Vision 8.4 (iPhone) is its HLG base layer. The picture keeps its size; `PictureConverter` scales after.
+final class ToneMapper {
+    let transfer: HDRTransfer
+    private let primaries: String
+    private let matrix: String
+    private var graph: FilterGraph?
+    private var shape: (width: Int, height: Int, format: PixelFormat)?
+    private let output = Frame()
+
+    /// For `stream`, nil when it is SDR.
+    convenience init?(stream: StreamInfo) {
+        guard let hdr = stream.hdr else { return nil }
+        self.init(transfer: hdr, primaries: stream.primaries, matrix: stream.color.matrix)
+    }
+
+    init(transfer: HDRTransfer, primaries: String, matrix: ColorMatrix) {
+        self.transfer = transfer
+        // zscale's names. An HDR stream's matrix is BT.2020's unless it says BT.709 (untagged reads as BT.601 here).
+        self.matrix = matrix == .bt709 ? "709" : "2020_ncl"
+        // Untagged primaries on an HDR stream are BT.2020's (the only ones HLG and PQ are used with here).
+        self.primaries = primaries == "unknown" || primaries == "unspecified" ? "bt2020" : primaries
+    }
+
+    /// What the chain does, in words: `HDR (HLG, bt2020) tone-mapped to SDR BT.709`.
+    var description: String { "HDR (\(transfer.rawValue), \(primaries)) tone-mapped to SDR BT.709" }
+
+    /// The filters between the source and the sink.
+    var filters: String {
+        "zscale=tin=\(transfer.zscaleName):pin=\(primaries):min=\(matrix):t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
+            + "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+    }
+
+    /// `frame` tone-mapped (a picture this mapper owns, valid until the next call); `frame` itself is kept.
+    func map(_ frame: Frame) throws(FFmpegError) -> Frame {
+        if shape == nil || shape! != (frame.width, frame.height, frame.pixelFormat) {
+            let g = FilterGraph()
+            try g.addVideoSource(width: frame.width, height: frame.height, pixelFormat: frame.pixelFormat)
+            try g.addVideoSink()
+            try g.configure("[in0]" + filters + "[out]")
+            (graph, shape) = (g, (frame.width, frame.height, frame.pixelFormat))
+        }
+        try graph!.push(frame, to: 0, keep: true)
+        output.unref()
+        guard case .value = try graph!.pull(into: output) else {
+            throw FFmpegError(.invalidArgument, call: "tone mapping gave no picture")
+        }
+        return output
+    }
+}

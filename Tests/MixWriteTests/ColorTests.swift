@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// HDR input: an HLG or PQ picture tone-mapped to SDR BT.709 as FFmpeg's own zscale + tonemap chain does it,
+/// read back against that chain run by the ffmpeg CLI (mean CIEDE2000), with the output's colour tags from
+/// ffprobe. The clips are made here from SDR by zscale (320×240, 1 s, HEVC Main 10).
+@Suite("colour: HDR input tone-mapped to SDR BT.709")
+struct ColorTests {
+    /// The ffmpeg CLI's own HDR-to-SDR chain, the reference.
+    static let cliChain = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
+        + "zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+
+    /// An HDR clip made from SDR test pictures: `transfer` is zscale's name (smpte2084, arib-std-b67).
+    static func hdrClip(_ transfer: String, in dir: String) throws -> String {
+        let path = dir + "/hdr-\(transfer).mov"
+        let r = try Oracle.ffmpeg(["-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1", "-vf",
+                                   "zscale=tin=709:pin=709:min=709:rin=tv:t=\(transfer):p=2020:m=2020_ncl:r=tv:npl=100,format=yuv420p10le",
+                                   "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error",
+                                   "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc", path])
+        try #require(r.status == 0, "\(r.stderr)")
+        return path
+    }
+
+    /// The mean CIEDE2000 between two movies' frames (the first `frames`), frame by frame (same size).
+    static func meanDifference(_ a: String, _ b: String, frames: Int? = nil) throws -> Double {
+        let (x, y) = (try Oracle.decodeRGB(a, frames: frames), try Oracle.decodeRGB(b, frames: frames))
+        try #require(x.width == y.width && x.height == y.height && !x.frames.isEmpty, "\(x.width)x\(x.height) vs \(y.width)x\(y.height)")
+        let n = min(x.frames.count, y.frames.count)
+        return (0..<n).map { ColorDifference.meanCIEDE2000(x.frames[$0], y.frames[$0]) }.reduce(0, +) / Double(n)
+    }
+
+    @Test("the colour difference itself: Sharma's published pair gives 2.0425")
+    func oracle() {
+        let d = ColorDifference.ciede2000((50, 2.6772, -79.7751), (50, 0, -82.7485))
+        #expect(abs(d - 2.0425) < 0.0001, "\(d)")
+    }
+
+    @Test("an HLG and a PQ clip through concat: tagged BT.709, within CIEDE2000 1.5 of the ffmpeg CLI's chain (passed through untouched: over 5); the report and a warning say so",
+          arguments: [("arib-std-b67", "HLG"), ("smpte2084", "PQ")])
+    func toneMapped(transfer: String, name: String) throws {
+        let dir = try Oracle.scratch("tonemap-\(name)")
+        let clip = try Self.hdrClip(transfer, in: dir)
+        let out = dir + "/out.mp4"
+        let r = try Oracle.mixwrite(["concat", clip, "-o", out, "--json", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let expected = "\(clip): HDR (\(name), bt2020) tone-mapped to SDR BT.709"
+        #expect(r.stderr.contains("warning: " + expected), "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let video = report["video"] as? [String: Any]
+        #expect(video?["conversions"] as? [String] == [expected], "\(video ?? [:])")
+        #expect(video?["matrix"] as? String == "bt709")
+        let v = try #require(try Oracle.probe(out).video.first)
+        #expect([v.raw["color_space"], v.raw["color_transfer"], v.raw["color_primaries"]] == ["bt709", "bt709", "bt709"], "\(v.raw)")
+
+        let reference = dir + "/reference.mp4", untouched = dir + "/untouched.mp4"
+        for (path, filters, tags) in [(reference, Self.cliChain, [String]()),
+                                      (untouched, "format=yuv420p", ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709"])] {
+            let c = try Oracle.ffmpeg(["-y", "-i", clip, "-vf", filters, "-c:v", "libx264", "-qp", "0"] + tags + [path])
+            try #require(c.status == 0, "\(c.stderr)")
+        }
+        let mapped = try Self.meanDifference(out, reference), passed = try Self.meanDifference(untouched, reference)
+        print("\(name): mean CIEDE2000 against the CLI's chain \(mapped); the HDR values passed through untouched \(passed)")
+        #expect(mapped <= 1.5)
+        #expect(passed > 5, "the check tells a tone-mapped picture from an untouched one")
+    }
+
+    @Test("fx over an HDR base: base tone-mapped (named in the report), fx as before; an SD BT.601 base stays BT.601")
+    func hdrBase() throws {
+        let dir = try Oracle.scratch()
+        let base = try Self.hdrClip("arib-std-b67", in: dir)
+        let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), base, "-o", dir + "/out.mov", "--json", "-q", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let video = report["video"] as? [String: Any]
+        #expect(video?["conversions"] as? [String] == ["\(base): HDR (HLG, bt2020) tone-mapped to SDR BT.709"], "\(video ?? [:])")
+        #expect(try Oracle.probe(dir + "/out.mov").video.first?.raw["color_transfer"] == "bt709")
+
+        let sd = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", dir + "/sd.mov", "--json", "-q", "--progress", "none"])
+        let sdVideo = (try JSONSerialization.jsonObject(with: sd.stdout) as? [String: Any])?["video"] as? [String: Any]
+        #expect(sdVideo?["matrix"] as? String == "bt601" && (sdVideo?["conversions"] as? [String])?.isEmpty == true, "\(sdVideo ?? [:])")
+    }
+
+    @Test("the corpus's iPhone HLG (Dolby Vision 8.4) and PQ clips: within CIEDE2000 3 of the ffmpeg CLI's chain (MIXWRITE_CORPUS)",
+          .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the corpus's HDR clips are not run"))
+    func corpus() throws {
+        let corpus = try #require(Oracle.corpus)
+        let dir = try Oracle.scratch()
+        for name in ["rotation/iphone_hevc_dv_rot90_aac.mov", "video/hevc_10bit_1080p_vfr_aac.mp4"] {
+            let clip = corpus + "/" + name, out = dir + "/out.mp4", reference = dir + "/reference.mp4"
+            let r = try Oracle.mixwrite(["concat", clip, "-o", out, "-y", "-q", "--progress", "none"])
+            try #require(r.status == 0, "\(name): \(r.stderr)")
+            // The same frames: the reference at mixwrite's constant rate (the PQ clip's own is variable).
+            let rate = try #require(try Oracle.probe(out).video.first?.raw["r_frame_rate"])
+            let c = try Oracle.ffmpeg(["-y", "-i", clip, "-vf", Self.cliChain, "-r", rate, "-an", "-c:v", "libx264", "-qp", "0", reference])
+            try #require(c.status == 0, "\(c.stderr)")
+            let d = try Self.meanDifference(out, reference, frames: 4)
+            print("\(name): mean CIEDE2000 against the CLI's chain \(d)")
+            #expect(d <= 3, "\(name)")
+        }
+    }
+}
