@@ -12,7 +12,10 @@ public final class Decoder {
     public init(demuxer: Demuxer, streamIndex: Int, threads: Int = 0) throws(FFmpegError) {
         let st = demuxer.stream(streamIndex)
         let par = st.pointee.codecpar!
-        guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
+        // VP9 with an alpha channel (WebM's alpha_mode): FFmpeg's own decoder ignores the alpha, libvpx's reads it.
+        let vp9Alpha = par.pointee.codec_id == AV_CODEC_ID_VP9
+            && av_dict_get(st.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) == "1" } == true
+        guard let codec = (vp9Alpha ? avcodec_find_decoder_by_name("libvpx-vp9") : nil) ?? avcodec_find_decoder(par.pointee.codec_id) else {
             throw FFmpegError(.decoderNotFound, call: "avcodec_find_decoder")
         }
         guard let ctx = avcodec_alloc_context3(codec) else {

@@ -36,6 +36,9 @@ public struct StreamInfo: Sendable {
     public var displayMatrix: [Int32]?
     /// How the samples are read; untagged streams as FFmpeg reads them (BT.601, limited unless a J format).
     public var color: ColorDescription
+    /// Whether the pictures carry their own alpha: an alpha pixel format (ProRes 4444, QuickTime Animation, PNG,
+    /// yuva), or VP9 whose WebM track says `alpha_mode` (decoded by libvpx).
+    public var hasAlpha: Bool
     /// An HDR stream's transfer (HLG or PQ); nil for SDR.
     public var hdr: HDRTransfer?
     /// The colour primaries as FFmpeg names them (`bt709`, `bt2020`, `unknown`).
@@ -203,6 +206,9 @@ public final class Demuxer {
             color: ColorDescription(matrix: ColorMatrix(par.color_space),
                                     fullRange: par.color_range == AVCOL_RANGE_JPEG
                                         || PixelFormat(rawValue: par.format).isJPEGRange),
+            hasAlpha: PixelFormat(rawValue: par.format).hasAlpha
+                || (par.codec_id == AV_CODEC_ID_VP9
+                    && av_dict_get(st.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) == "1" } == true),
             hdr: HDRTransfer(par.color_trc),
             primaries: av_color_primaries_name(par.color_primaries).map { String(cString: $0) } ?? "unknown",
             sampleRate: Int(par.sample_rate), channels: Int(par.ch_layout.nb_channels), layout: layoutText,

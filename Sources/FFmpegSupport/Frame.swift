@@ -192,7 +192,7 @@ public struct YUVPlanes {
 extension Frame {
     /// Runs `body` with this yuv420p picture's planes; the frame stays alive meanwhile.
     public func withYUVPlanes<R, E: Error>(_ body: (YUVPlanes) throws(E) -> R) throws(E) -> R {
-        precondition(pixelFormat == .yuv420p, "withYUVPlanes needs a yuv420p picture, not \(pixelFormat)")
+        precondition(pixelFormat == .yuv420p || pixelFormat == .yuva420p, "withYUVPlanes needs a yuv420p picture, not \(pixelFormat)")
         let view = YUVPlanes(width: width, height: height,
                              planes: (0..<3).map { (pixels: plane($0), stride: stride($0)) })
         return try withExtendedLifetime(self) { () throws(E) -> R in try body(view) }
@@ -202,5 +202,8 @@ extension Frame {
     public func copyPicture(from source: Frame) throws(FFmpegError) {
         try makeWritable()
         withYUVPlanes { dst in source.withYUVPlanes { src in dst.copy(from: src) } }
+        if pixelFormat == .yuva420p && source.pixelFormat == .yuva420p {
+            for y in 0..<height { (plane(3) + y * stride(3)).update(from: source.plane(3) + y * source.stride(3), count: width) }
+        }
     }
 }

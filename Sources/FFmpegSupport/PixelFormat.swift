@@ -7,6 +7,8 @@ public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
     init(_ f: AVPixelFormat) { rawValue = f.rawValue }
 
     public static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)
+    /// yuv420p and a full-size alpha plane (plane 3): an fx picture that carries its own transparency.
+    public static let yuva420p = PixelFormat(AV_PIX_FMT_YUVA420P)
     public static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)
     public static let rgba = PixelFormat(AV_PIX_FMT_RGBA)
     /// Full-range 4:2:0, what the JPEG encoder takes.

@@ -78,6 +78,9 @@ struct Batch: AsyncParsableCommand {
             }
             let failed = results.filter { $0.status == .failed }.count, skipped = results.filter { $0.status == .skipped }.count
             writeError("mixwrite: \(results.count - failed - skipped) done, \(skipped) skipped, \(failed) failed\n")
+        } else {
+            // -q: nothing but errors, and a failed job's is one.
+            for r in results where r.status == .failed { writeError("mixwrite: error: job \(r.index): \(r.error ?? "failed")\n") }
         }
         if let firstFailure = results.first(where: { $0.status == .failed }) {
             Mixwrite.exitQuietly(firstFailure.exitCode ?? 4)

@@ -75,6 +75,9 @@ struct BlendOptions: ParsableArguments {
     @Option(help: "How fx (and base, with --size) of another shape fit the frame: stretch (as GPUImage), fit or fill.")
     var fit: Fit = .stretch
 
+    @Option(name: .customLong("key"), help: "How fx is laid over base: auto (by fx's own alpha when it has one, else the chroma key), chroma or alpha.")
+    var keyMode: KeyMode = .auto
+
     func job(fx: String, base: String, output: String) throws -> BlendJob {
         var job = BlendJob(fx: fx, base: base, output: output)
         job.duration = duration
@@ -82,11 +85,13 @@ struct BlendOptions: ParsableArguments {
         try video.apply(width: &job.width, height: &job.height, frameRate: &job.frameRate, crf: &job.crf, preset: &job.preset)
         job.key = try key.settings()
         job.autoKeyColor = key.isAuto
+        job.keyMode = keyMode
         job.audio = try audio.options()
         return job
     }
 }
 
 extension DurationPolicy: ExpressibleByArgument {}
+extension KeyMode: ExpressibleByArgument {}
 extension MixMode: ExpressibleByArgument {}
 extension AudioOptions.Tracks: ExpressibleByArgument {}

@@ -5,6 +5,11 @@ public enum DurationPolicy: String, Sendable, Codable, CaseIterable {
     case base, fx, shortest, longest
 }
 
+/// How fx is laid over base: by its own alpha when it has one (`auto`), or always keyed, or always by alpha.
+public enum KeyMode: String, Sendable, Codable, CaseIterable {
+    case auto, chroma, alpha
+}
+
 /// Chroma-key blend `fx` over `base` and mix every audio track of both (and of `audio.files`).
 public struct BlendJob: Sendable {
     public var fx: String
@@ -19,6 +24,8 @@ public struct BlendJob: Sendable {
     public var key = KeySettings()
     /// Pick the key colour from fx's border (`--key-color auto`) instead of `key.keyColor`.
     public var autoKeyColor = false
+    /// Chroma key, or fx's own alpha (`--key`): by default alpha when fx has an alpha channel.
+    public var keyMode: KeyMode = .auto
     public var crf = BlendJob.defaultCRF
     public var preset = BlendJob.defaultPreset
     public var duration: DurationPolicy = .base
@@ -82,7 +89,7 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         [.path("fx", \.fx), .path("base", \.base), .path("output", \.output, form: .short("-o"))]
             + pictureOptions(fit: .stretch)
             + [.choice("duration", \.duration, default: .base)]
-            + excerptOptions + keyOptions
+            + excerptOptions + [.choice("key", \.keyMode, default: .auto)] + keyOptions
             + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + commonOptions
     }
@@ -132,7 +139,8 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         audioPlan?.strict = strict
         if excerpt != nil { audioPlan?.cut(from: MediaTime(frames: Int64(videoPlan.firstFrame), rate: videoPlan.frameRate), length: outLength) }
         return PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
-                           video: .blend(videoPlan), audio: audioPlan, key: videoPlan.key, warnings: warnings, conversions: conversions)
+                           video: .blend(videoPlan), audio: audioPlan,
+                           key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
     }
 
     /// Reads fx and base and decides the picture: size, rate, length, colour, key.
@@ -160,13 +168,29 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         let w = (width ?? shown.width) & ~1
         let h = (height ?? shown.height) & ~1
         let color = ColorManagement.output(base: baseVideo, height: h)
+        let byAlpha = try compositesByAlpha(fxFile)
         var key = self.key
-        if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
+        if autoKeyColor && !byAlpha { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
         let plan = BlendStage.Plan(
             fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
-            key: key, crf: crf, preset: preset, strict: strict, fit: fit,
+            key: key, byAlpha: byAlpha, crf: crf, preset: preset, strict: strict, fit: fit,
             threads: threads)
         return (fxFile, baseFile, plan)
+    }
+
+    /// Whether fx is laid over base by its own alpha: `--key alpha`, or `auto` and fx has one. `--key alpha` on an fx
+    /// without alpha is refused.
+    func compositesByAlpha(_ fx: MediaFile) throws(MixWriteError) -> Bool {
+        let has = fx.mainVideo?.hasAlpha ?? false
+        switch keyMode {
+        case .chroma: return false
+        case .auto: return has
+        case .alpha:
+            guard has else {
+                throw .input(file: fx.path, "has no alpha channel, so --key alpha has nothing to composite by (use --key chroma)")
+            }
+            return true
+        }
     }
 
     /// Each track's integrated loudness (LUFS) by its command-line name (`fx:1`), muted or not; silent tracks

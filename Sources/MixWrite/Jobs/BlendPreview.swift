@@ -56,7 +56,7 @@ public final class BlendPreview {
         lenient.strict = false
         compositor = try Compositor(lenient)
         do {
-            (fxPicture, basePicture) = (try Frame(width: width, height: height, pixelFormat: .yuv420p),
+            (fxPicture, basePicture) = (try Frame(width: width, height: height, pixelFormat: plan.byAlpha ? .yuva420p : .yuv420p),
                                         try Frame(width: width, height: height, pixelFormat: .yuv420p))
             (white, black) = (try Self.grey(235, width, height), try Self.grey(16, width, height))
             rgb = try Frame(width: width, height: height, pixelFormat: .rgb24)
@@ -138,6 +138,11 @@ public final class BlendPreview {
     /// The key's alpha as grey: fx keyed over white minus fx keyed over black is 219·alpha in luma.
     private func matte() throws(MixWriteError) -> Frame {
         guard hasFx, let f = fxPicture else { return black }
+        if plan.byAlpha {
+            do { try compositor.output.makeWritable() } catch { throw .processing(file: nil, "the preview picture: \(error.description)") }
+            AlphaBlend.matte(fx: f, into: compositor.output)
+            return compositor.output
+        }
         var output = try compositor.compose(fx: f, base: black)
         let overBlack = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, count in
             for y in 0..<height { (buffer.baseAddress! + y * width).update(from: output.plane(0) + y * output.stride(0), count: width) }

@@ -127,6 +127,7 @@ public struct MixWriter: Sendable {
         } + warnings
         report.audio?.loudness = loudness
         if plan.key != nil { report.kernelLevel = Int(KeyKernel.level) }
+        if case .blend(let p)? = plan.video { report.compositing = p.byAlpha ? "alpha" : "chroma key" }
         report.libraryWarnings = FFmpegLog.count - logged
         return report
     }

@@ -30,6 +30,8 @@ public struct Report: Sendable, Codable {
     public var bytes: Int64
     public var video: Video?
     public var audio: Audio?
+    /// How fx was laid over base (a blend): `chroma key`, or `alpha` (fx's own; `key` is then nil).
+    public var compositing: String?
     public var key: KeySettings?
     /// The level of the keyer's C kernel that ran (0 the scalar reference, 1 x86-64, 2 SSE4.2, 3 AVX2, 4 AVX-512;
     /// `MIXWRITE_KERNEL_LEVEL` forces one); nil when nothing was keyed. Every level gives the same bytes.

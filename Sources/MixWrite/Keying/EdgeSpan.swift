@@ -64,7 +64,7 @@ struct EdgeSpan: Sendable {
     /// scalar, `Benchmarks/Benchmarks/Kernel`), despill included; with SSE4.2 or plain x86-64 (four instructions
     /// for each of its 16-lane steps) a span with one edge block is cheaper alone. Either way the bytes are the
     /// same: both are held to the scalar reference (`Tests/CKeyKernelTests`).
-    var fewEdges: Int { level >= 3 ? 0 : 1 }
+    var fewEdges: Int { level >= 3 ? 0 : 3 }
 
     /// Keys every edge block of `row`: the spans with more than `fewEdges` edge blocks in vector lanes (row ends
     /// included), the others block by block; each block's pixels and chroma written, the block marked `MW_KEYED`.

@@ -53,22 +53,21 @@ enum Orientation: Sendable, Equatable {
         }
     }
 
-    /// Turns a yuv420p picture into `output` (already allocated with the turned size).
+    /// Turns a yuv420p (or yuva420p) picture into `output` (already allocated with the turned size and format).
     func apply(_ input: Frame, into output: Frame) {
-        output.withYUVPlanes { dst in
-            input.withYUVPlanes { src in
-                for plane in 0..<3 { turn(plane, of: src, into: dst) }
-            }
+        let planes = input.pixelFormat == .yuva420p && output.pixelFormat == .yuva420p ? 4 : 3
+        for plane in 0..<planes {
+            let shift = plane == 1 || plane == 2 ? 1 : 0
+            turn(input.plane(plane), stride: input.stride(plane), width: (input.width + shift) >> shift,
+                 height: (input.height + shift) >> shift, into: output.plane(plane), stride: output.stride(plane),
+                 width: (output.width + shift) >> shift, height: (output.height + shift) >> shift)
         }
     }
 
-    private func turn(_ plane: Int, of src: YUVPlanes, into dst: YUVPlanes) {
-        let shift = plane == 0 ? 0 : 1
-        let w = (src.width + shift) >> shift, h = (src.height + shift) >> shift
-        let ow = (dst.width + shift) >> shift, oh = (dst.height + shift) >> shift
-        let pixels = src.planes[plane].pixels, stride = src.planes[plane].stride
+    private func turn(_ pixels: UnsafeMutablePointer<UInt8>, stride: Int, width w: Int, height h: Int,
+                      into out: UnsafeMutablePointer<UInt8>, stride outStride: Int, width ow: Int, height oh: Int) {
         for r in 0..<oh {
-            let row = dst.row(r, of: plane)
+            let row = out + r * outStride
             for c in 0..<ow {
                 let (sr, sc) = source(row: r, column: c, width: w, height: h)
                 row[c] = pixels[sr * stride + sc]

@@ -30,29 +30,29 @@ struct Placement {
 
     /// `bars` (Y, U, V; black by default) where the picture does not reach, the picture (cropped to the
     /// frame) elsewhere.
+    /// An alpha plane (yuva420p) gets 0 in the bars: nothing of fx there.
     func draw(_ picture: Frame, into canvas: Frame, bars: (UInt8, UInt8, UInt8) = (16, 128, 128)) {
-        canvas.withYUVPlanes { dst in
-            picture.withYUVPlanes { src in
-                for plane in 0..<3 { draw(plane, of: src, into: dst, bar: plane == 0 ? bars.0 : plane == 1 ? bars.1 : bars.2) }
-            }
+        let planes = picture.pixelFormat == .yuva420p && canvas.pixelFormat == .yuva420p ? 4 : 3
+        for plane in 0..<planes {
+            draw(plane, of: picture, into: canvas, bar: [bars.0, bars.1, bars.2, 0][plane])
         }
     }
 
-    private func draw(_ plane: Int, of src: YUVPlanes, into dst: YUVPlanes, bar: UInt8) {
-        let shift = plane == 0 ? 0 : 1
+    private func draw(_ plane: Int, of src: Frame, into dst: Frame, bar: UInt8) {
+        let shift = plane == 1 || plane == 2 ? 1 : 0
         let cw = (dst.width + shift) >> shift, ch = (dst.height + shift) >> shift
         let px = x >> shift, py = y >> shift
         let pw = (width + shift) >> shift, ph = (height + shift) >> shift
         let x0 = max(0, px), x1 = min(cw, px + pw)
         for row in 0..<ch {
-            let d = dst.row(row, of: plane)
+            let d = dst.plane(plane) + row * dst.stride(plane)
             let sr = row - py
             guard sr >= 0, sr < ph, x1 > x0 else {
                 d.update(repeating: bar, count: cw)
                 continue
             }
             if x0 > 0 { d.update(repeating: bar, count: x0) }
-            (d + x0).update(from: src.row(sr, of: plane) + (x0 - px), count: x1 - x0)
+            (d + x0).update(from: src.plane(plane) + sr * src.stride(plane) + (x0 - px), count: x1 - x0)
             if x1 < cw { (d + x1).update(repeating: bar, count: cw - x1) }
         }
     }

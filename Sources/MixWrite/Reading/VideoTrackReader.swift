@@ -24,14 +24,15 @@ final class VideoTrackReader: PictureSource {
 
     var damagedPackets: Int { frames.damaged }
 
+    /// `keepAlpha`: pictures in yuva420p, the stream's own alpha kept (an fx composited by it).
     init(file: MediaFile, width: Int, height: Int, color: ColorDescription, outputFrameRate: Rational,
-         fit: Fit = .stretch, strict: Bool = false) throws(MixWriteError) {
+         fit: Fit = .stretch, strict: Bool = false, keepAlpha: Bool = false) throws(MixWriteError) {
         guard let stream = file.mainVideo else { throw .input(file: file.path, "has no video stream") }
         self.file = file
         self.stream = stream
         self.strict = strict
         frames = try VideoTrackReader.open(file, stream)
-        picture = PictureConverter(width: width, height: height, color: color, fit: fit, stream: stream)
+        picture = PictureConverter(width: width, height: height, color: color, fit: fit, stream: stream, keepAlpha: keepAlpha)
         let outFrame = MediaTime(frames: 1, rate: outputFrameRate)
         tolerance = MediaTime(value: outFrame.value, timescale: outFrame.timescale * 2)
         frameDuration = stream.frameRate.map { $0.isValid ? MediaTime(frames: 1, rate: $0) : outFrame } ?? outFrame
@@ -174,9 +175,9 @@ final class PictureConverter {
     /// An HDR stream's tone mapping to SDR BT.709, before anything else (the output is SDR).
     private let toneMapper: ToneMapper?
 
-    init(width: Int, height: Int, color: ColorDescription, fit: Fit, stream: StreamInfo) {
+    init(width: Int, height: Int, color: ColorDescription, fit: Fit, stream: StreamInfo, keepAlpha: Bool = false) {
         toneMapper = ToneMapper(stream: stream)
-        target = Scaler.Key(width: width, height: height, format: .yuv420p, color: color)
+        target = Scaler.Key(width: width, height: height, format: keepAlpha ? .yuva420p : .yuv420p, color: color)
         self.fit = fit
         orientation = Orientation(matrix: stream.displayMatrix)
         let sar = stream.sampleAspectRatio.map { $0.doubleValue } ?? 1
@@ -209,7 +210,7 @@ final class PictureConverter {
     }
 
     private func scale(_ frame: Frame, _ key: Scaler.Key, width: Int, height: Int) throws(FFmpegError) -> Frame {
-        let destination = Scaler.Key(width: width, height: height, format: .yuv420p, color: target.color)
+        let destination = Scaler.Key(width: width, height: height, format: target.format, color: target.color)
         if key == destination { return frame }
         if scaler?.source != key || scaler?.destination != destination { scaler = try Scaler(from: key, to: destination) }
         let out = try reuse(&scaled, width: width, height: height)
@@ -223,7 +224,7 @@ final class PictureConverter {
             try b.makeWritable()
             return b
         }
-        let b = try Frame(width: width, height: height, pixelFormat: .yuv420p)
+        let b = try Frame(width: width, height: height, pixelFormat: target.format)
         buffer = b
         return b
     }

@@ -11,6 +11,8 @@ struct BlendStage: Sendable {
         var frameCount: Int
         var color: ColorDescription
         var key: KeySettings
+        /// fx composited by its own alpha (`AlphaBlend`) instead of chroma-keyed.
+        var byAlpha = false
         var crf: Int
         var preset: String
         /// Fail at the first damaged packet instead of skipping it.

@@ -2,18 +2,21 @@ import FFmpegSupport
 
 /// fx's and base's readers and the keyer: the blend's picture at any output time. The one compositor: the blend
 /// stage encodes its pictures, `BlendStage.picture` draws one in RGB (`--frame`), and the tuning page's preview keys
-/// one time's pictures again with each change of the key (`key`, `compose(fx:base:)`).
+/// one time's pictures again with each change of the key (`key`, `compose(fx:base:)`). An fx with its own alpha
+/// (`Plan.byAlpha`) is read with it and composited by it (`AlphaBlend`) instead of keyed.
 final class Compositor {
     let fx: VideoTrackReader
     let base: VideoTrackReader
     let basePath: String
     let color: ColorDescription
+    let byAlpha: Bool
     private(set) var keyer: ChromaKeyBlend
     let output: Frame
 
     init(_ p: BlendStage.Plan) throws(MixWriteError) {
         fx = try VideoTrackReader(file: p.fx, width: p.width, height: p.height, color: p.color,
-                                  outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
+                                  outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict, keepAlpha: p.byAlpha)
+        byAlpha = p.byAlpha
         base = try VideoTrackReader(file: p.base, width: p.width, height: p.height, color: p.color,
                                     outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
         basePath = p.base.path
@@ -47,7 +50,9 @@ final class Compositor {
     func compose(fx fxPicture: Frame?, base basePicture: Frame) throws(MixWriteError) -> Frame {
         do {
             try output.makeWritable()
-            if let fxPicture {
+            if let fxPicture, byAlpha {
+                AlphaBlend.blend(fx: fxPicture, base: basePicture, into: output)
+            } else if let fxPicture {
                 keyer.blend(fx: fxPicture, base: basePicture, into: output)
             } else {
                 try output.copyPicture(from: basePicture)
@@ -64,6 +69,18 @@ final class Compositor {
         let rgb: Frame
         do { rgb = try Frame(width: output.width, height: output.height, pixelFormat: .rgb24) } catch {
             throw .processing(file: nil, "the RGB picture: \(error.description)")
+        }
+        if byAlpha {
+            // By alpha, the composite itself, in RGB.
+            let picture = try compose(fx: fxPicture, base: basePicture)
+            do {
+                let key = Scaler.Key(width: output.width, height: output.height, format: .yuv420p, color: color)
+                try Scaler(from: key, to: .init(width: output.width, height: output.height, format: .rgb24, color: color))
+                    .scale(picture, into: rgb)
+            } catch {
+                throw .processing(file: nil, "the RGB picture: \(error.description)")
+            }
+            return rgb
         }
         basePicture.withYUVPlanes { b in
             // Past fx's end, base over itself: base, whatever the alpha.

@@ -1,0 +1,53 @@
+import FFmpegSupport
+
+/// fx composited over base by fx's own alpha (straight, not premultiplied), on yuv420p pictures, as FFmpeg's
+/// `overlay` filter does it: out = (fx·a + base·(255 − a)) / 255 with overlay's rounding, a chroma sample's alpha
+/// the mean of its 2×2 luma alphas. For an fx that carries its transparency (ProRes 4444, VP9 with alpha, PNG,
+/// QuickTime Animation): what is transparent shows base, whatever its colour.
+enum AlphaBlend {
+    /// overlay's division by 255 (`FAST_DIV255`): exact for every product of two 8-bit values.
+    @inline(__always)
+    static func div255(_ x: Int) -> UInt8 { UInt8(truncatingIfNeeded: ((x + 128) * 257) >> 16) }
+
+    /// `fx` (yuva420p) over `base` (yuv420p, the same size) into `output`.
+    static func blend(fx: Frame, base: Frame, into output: Frame) {
+        let w = output.width, h = output.height
+        let alpha = fx.plane(3), aStride = fx.stride(3)
+        for y in 0..<h {
+            let f = fx.plane(0) + y * fx.stride(0), b = base.plane(0) + y * base.stride(0)
+            let o = output.plane(0) + y * output.stride(0), a = alpha + y * aStride
+            for x in 0..<w {
+                let av = Int(a[x])
+                o[x] = div255(Int(f[x]) * av + Int(b[x]) * (255 - av))
+            }
+        }
+        let cw = (w + 1) / 2, ch = (h + 1) / 2
+        for cy in 0..<ch {
+            let a0 = alpha + 2 * cy * aStride, a1 = alpha + min(2 * cy + 1, h - 1) * aStride
+            for p in 1...2 {
+                let f = fx.plane(p) + cy * fx.stride(p), b = base.plane(p) + cy * base.stride(p)
+                let o = output.plane(p) + cy * output.stride(p)
+                for cx in 0..<cw {
+                    let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
+                    let av = (Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1])) >> 2
+                    o[cx] = div255(Int(f[cx]) * av + Int(b[cx]) * (255 - av))
+                }
+            }
+        }
+    }
+
+    /// fx's alpha as grey into `output` (yuv420p): white where base shows (alpha 0), black where fx is opaque.
+    static func matte(fx: Frame, into output: Frame) {
+        let w = output.width, h = output.height
+        for y in 0..<h {
+            let a = fx.plane(3) + y * fx.stride(3), o = output.plane(0) + y * output.stride(0)
+            for x in 0..<w {
+                let clear = 255 - Int(a[x])
+                o[x] = UInt8(16 + (219 * clear + 127) / 255)
+            }
+        }
+        for p in 1...2 {
+            for cy in 0..<(h + 1) / 2 { (output.plane(p) + cy * output.stride(p)).update(repeating: 128, count: (w + 1) / 2) }
+        }
+    }
+}
