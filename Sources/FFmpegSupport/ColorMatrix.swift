@@ -15,6 +15,13 @@ public enum ColorMatrix: String, Sendable, Codable {
         }
     }
 
+    /// A stream's matrix: its tag, or for an untagged stream what players assume (BT.709 for HD, 1280 wide or
+    /// 720 high and up; BT.601 below). swscale alone would read every untagged stream as BT.601.
+    init(_ c: AVColorSpace, width: Int, height: Int) {
+        let untagged = c == AVCOL_SPC_UNSPECIFIED || c == AVCOL_SPC_RESERVED
+        self = untagged && (width >= 1280 || height >= 720) ? .bt709 : ColorMatrix(c)
+    }
+
     var av: AVColorSpace {
         switch self {
         case .bt601: return AVCOL_SPC_SMPTE170M

@@ -203,7 +203,7 @@ public final class Demuxer {
             frameRate: avg.isValid ? avg : (real.isValid ? real : nil),
             sampleAspectRatio: sar.isValid ? sar : nil,
             rotation: rotation, reflected: reflected, displayMatrix: matrix,
-            color: ColorDescription(matrix: ColorMatrix(par.color_space),
+            color: ColorDescription(matrix: ColorMatrix(par.color_space, width: Int(par.width), height: Int(par.height)),
                                     fullRange: par.color_range == AVCOL_RANGE_JPEG
                                         || PixelFormat(rawValue: par.format).isJPEGRange),
             hasAlpha: PixelFormat(rawValue: par.format).hasAlpha

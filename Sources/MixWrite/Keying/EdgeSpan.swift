@@ -62,8 +62,9 @@ struct EdgeSpan: Sendable {
     /// keyed or kept pixel's alpha from the table): the vector kernel always does a whole chunk of 16 blocks. With
     /// AVX2 or AVX-512 a chunk costs less than one block keyed alone (2.4 ns a block in lanes against about 60
     /// scalar, `Benchmarks/Benchmarks/Kernel`), despill included; with SSE4.2 or plain x86-64 (four instructions
-    /// for each of its 16-lane steps) a span with one edge block is cheaper alone. Either way the bytes are the
-    /// same: both are held to the scalar reference (`Tests/CKeyKernelTests`).
+    /// for each of its 16-lane steps) spans of up to three edge blocks are cheaper alone (the keyer benchmark's
+    /// typical frame at level 1: 1.34 ms with three, 1.50 with one). Either way the bytes are the same: both are
+    /// held to the scalar reference (`Tests/CKeyKernelTests`).
     var fewEdges: Int { level >= 3 ? 0 : 3 }
 
     /// Keys every edge block of `row`: the spans with more than `fewEdges` edge blocks in vector lanes (row ends

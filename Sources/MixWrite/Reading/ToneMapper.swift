@@ -1,3 +1,4 @@
+import Foundation
 import FFmpegSupport
 
 /// HDR to SDR: an HLG or PQ picture (BT.2020, 10 bits) brought to SDR BT.709 (yuv420p, limited range) exactly as
@@ -44,7 +45,8 @@ final class ToneMapper {
     /// `frame` tone-mapped (a picture this mapper owns, valid until the next call); `frame` itself is kept.
     func map(_ frame: Frame) throws(FFmpegError) -> Frame {
         if shape == nil || shape! != (frame.width, frame.height, frame.pixelFormat) {
-            let g = FilterGraph()
+            // zscale and tonemap cut a picture into slices, one a core.
+            let g = FilterGraph(threads: ProcessInfo.processInfo.activeProcessorCount)
             try g.addVideoSource(width: frame.width, height: frame.height, pixelFormat: frame.pixelFormat)
             try g.addVideoSink()
             try g.configure("[in0]" + filters + "[out]")
