@@ -29,6 +29,12 @@ public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
         return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
     }
 
+    /// Whether the samples are RGB (or a palette): no YUV matrix to read them by.
+    public var isRGB: Bool {
+        guard let d = av_pix_fmt_desc_get(av) else { return false }
+        return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) != 0
+    }
+
     /// Whether the format is a full-range "J" YUV format (yuvj420p …), deprecated but still produced by MJPEG.
     public var isJPEGRange: Bool {
         [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P]

@@ -10,13 +10,15 @@ struct KeyEdgeTests {
     /// A flat grey movie like `like` (size, rate, matrix), for reading alpha back. Light and dark grey rather than
     /// white and black: fx's chroma at an edge would push a blend over white past the RGB cube, and the clipped
     /// difference would read as a lower alpha.
-    static func plain(_ colour: String, like path: String, in dir: String, seconds: Int = 3) throws -> String {
+    /// `space` (`bt709`, `bt601`): that matrix instead of `like`'s.
+    static func plain(_ colour: String, like path: String, in dir: String, seconds: Int = 3, space: String? = nil) throws -> String {
         let v = try #require(try Oracle.probe(path).video.first)
-        let rate = v.raw["r_frame_rate"] ?? "25/1", space = v.raw["color_space"] ?? "unknown"
-        let out = dir + "/\(colour)-\(seconds).mov"
+        let rate = v.raw["r_frame_rate"] ?? "25/1", space = space ?? v.raw["color_space"] ?? "unknown"
+        let out = dir + "/\(colour)-\(seconds)-\(space).mov"
         var args = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=\(colour):s=\(v.width ?? 0)x\(v.height ?? 0):r=\(rate):d=\(seconds)",
                     "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p"]
         if space == "bt709" { args += ["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"] }
+        if space == "bt601" { args += ["-colorspace", "smpte170m", "-color_primaries", "smpte170m", "-color_trc", "smpte170m"] }
         let r = try Oracle.ffmpeg(args + [out])
         guard r.status == 0 else { throw OracleError("making \(out): \(r.stderr)") }
         return out
@@ -38,16 +40,18 @@ struct KeyEdgeTests {
         var reference: [Double]
     }
 
-    /// mixwrite's alpha of `fx`'s frame `index` (at time `t`) against GPUImage's.
+    /// mixwrite's alpha of `fx`'s frame `index` (at time `t`) against GPUImage's (which keys fx in its own
+    /// `matrix`); `baseMatrix`: the grey bases (and so the output) in another matrix, fx converted to it.
     static func edgeError(fx: String, index: Int, at t: Double, matrix: GPUImageReference.Matrix, _ extra: [String] = [],
                           key: (Double, Double, Double) = (0, 1, 0), threshold: Double = 0.4,
-                          smoothing: Double = 0.1) throws -> EdgeResult {
+                          smoothing: Double = 0.1, baseMatrix: GPUImageReference.Matrix? = nil) throws -> EdgeResult {
         let dir = try Oracle.scratch()
-        let light = try plain("0xC0C0C0", like: fx, in: dir), dark = try plain("0x404040", like: fx, in: dir)
+        let space = baseMatrix.map { $0 == .bt709 ? "bt709" : "bt601" }
+        let light = try plain("0xC0C0C0", like: fx, in: dir, space: space), dark = try plain("0x404040", like: fx, in: dir, space: space)
         let got = GPUImageReference.alpha(over: (try frame(fx, over: light, at: t, in: dir, extra),
                                                  try GPUImageReference.decode(light, frame: 0)),
                                           and: (try frame(fx, over: dark, at: t, in: dir, extra),
-                                                try GPUImageReference.decode(dark, frame: 0)), matrix)
+                                                try GPUImageReference.decode(dark, frame: 0)), baseMatrix ?? matrix)
         let picture = try GPUImageReference.decode(fx, frame: index)
         let reference = GPUImageReference.blend(fx: picture, base: picture, matrix, key: key, threshold: threshold,
                                                 smoothing: smoothing).alpha
@@ -70,6 +74,28 @@ struct KeyEdgeTests {
             let i = y * 320 + 259
             #expect(r.reference[i] > 0.9 && r.got[i] > 0.9, "row \(y): GPUImage \(r.reference[i]), mixwrite \(r.got[i])")
             #expect(r.reference[i - 4] < 0.01 && r.got[i - 4] < 0.01)
+        }
+    }
+
+    /// `edges.mov` converted to BT.709 (its colours kept, the samples and the tags changed), the same size.
+    static func edgesIn709(in dir: String) throws -> String {
+        let out = dir + "/edges709.mov"
+        let r = try Oracle.ffmpeg(["-y", "-i", Oracle.fixture("edges.mov"), "-vf", "scale=in_color_matrix=bt601:out_color_matrix=bt709:flags=accurate_rnd+full_chroma_int",
+                                   "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
+                                   "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", out])
+        try #require(r.status == 0, "\(r.stderr)")
+        return out
+    }
+
+    @Test("fx in one matrix over a base in the other (BT.709 over BT.601 and the reverse): edge band ≤ 0.02, as GPUImage keys fx in its own")
+    func mixedMatrices() throws {
+        let fx709 = try Self.edgesIn709(in: try Oracle.scratch())
+        for (fx, matrix, base) in [(fx709, GPUImageReference.Matrix.bt709, GPUImageReference.Matrix.bt601),
+                                   (Oracle.fixture("edges.mov"), .bt601, .bt709)] {
+            let r = try Self.edgeError(fx: fx, index: 10, at: 0.4, matrix: matrix, baseMatrix: base)
+            print("\(matrix) fx over a \(base) base: mean alpha error \(r.bandError) on \(r.bandPixels) edge-band pixels")
+            #expect(r.bandPixels > 3000)
+            #expect(r.bandError <= 0.02, "\(matrix) over \(base): \(r.bandError)")
         }
     }
 

@@ -17,3 +17,56 @@ enum ColorManagement {
         files.compactMap { f in f.mainVideo.flatMap(ToneMapper.init(stream:)).map { "\(f.path): \($0.description)" } }
     }
 }
+
+/// A limited-range YUV picture's matrix changed in the YUV domain, without resampling its chroma: the colour of each
+/// (Y, U, V) kept exactly (R, G, B are linear in them, so the new U and V depend on the old U and V alone, and the
+/// new Y on Y plus them). swscale's own conversion between matrices goes through RGB at full resolution and back to
+/// 4:2:0, which blurs the chroma and moves a key's edges (0.02–0.027 of alpha on the edge band against GPUImage,
+/// which keys fx's own pixels; this way the same as one matrix throughout).
+struct MatrixConversion {
+    /// For each (U, V): luma's change, then U' and V' (limited range, clamped).
+    private let table: [(dy: Int16, u: UInt8, v: UInt8)]
+
+    init(from source: ColorMatrix, to destination: ColorMatrix) {
+        let (kr, kb) = source.lumaWeights, (kr2, kb2) = destination.lumaWeights
+        let kg2 = 1 - kr2 - kb2, kg = 1 - kr - kb
+        // (y', u', v') of (y = 0, u, v), u and v in −0.5 … 0.5.
+        func convert(_ u: Double, _ v: Double) -> (Double, Double, Double) {
+            let r = 2 * (1 - kr) * v, b = 2 * (1 - kb) * u
+            let g = (-kr * r - kb * b) / kg
+            let y2 = kr2 * r + kg2 * g + kb2 * b
+            return (y2, (b - y2) / (2 * (1 - kb2)), (r - y2) / (2 * (1 - kr2)))
+        }
+        var table: [(dy: Int16, u: UInt8, v: UInt8)] = []
+        table.reserveCapacity(65536)
+        for u in 0..<256 {
+            for v in 0..<256 {
+                let (dy, u2, v2) = convert(Double(u - 128) / 224, Double(v - 128) / 224)
+                table.append((Int16((dy * 219).rounded()), UInt8(min(max((u2 * 224 + 128).rounded(), 0), 255)),
+                              UInt8(min(max((v2 * 224 + 128).rounded(), 0), 255))))
+            }
+        }
+        self.table = table
+    }
+
+    /// Converts a yuv420p (or yuva420p) picture in place.
+    func apply(_ frame: Frame) {
+        let w = frame.width, h = frame.height
+        let pu = frame.plane(1), pv = frame.plane(2), su = frame.stride(1), sv = frame.stride(2)
+        let py = frame.plane(0), sy = frame.stride(0)
+        table.withUnsafeBufferPointer { t in
+            for cy in 0..<(h + 1) / 2 {
+                let ur = pu + cy * su, vr = pv + cy * sv
+                let y0 = py + 2 * cy * sy, y1 = py + min(2 * cy + 1, h - 1) * sy
+                let rows = 2 * cy + 1 < h ? [y0, y1] : [y0]
+                for cx in 0..<(w + 1) / 2 {
+                    let e = t[Int(ur[cx]) << 8 | Int(vr[cx])]
+                    for row in rows {
+                        for x in 2 * cx..<min(2 * cx + 2, w) { row[x] = UInt8(min(max(Int(row[x]) + Int(e.dy), 0), 255)) }
+                    }
+                    (ur[cx], vr[cx]) = (e.u, e.v)
+                }
+            }
+        }
+    }
+}

@@ -209,14 +209,26 @@ final class PictureConverter {
         return out
     }
 
+    /// Scales `frame` to `width` × `height` in the output's format and colour. A change of matrix between limited-range
+    /// YUV pictures is made after scaling, in the YUV domain (`MatrixConversion`), not by swscale.
     private func scale(_ frame: Frame, _ key: Scaler.Key, width: Int, height: Int) throws(FFmpegError) -> Frame {
-        let destination = Scaler.Key(width: width, height: height, format: target.format, color: target.color)
-        if key == destination { return frame }
+        let yuvMatrix = key.color.matrix != target.color.matrix && !key.color.fullRange && !target.color.fullRange && !key.format.isRGB
+        let destination = Scaler.Key(width: width, height: height, format: target.format,
+                                     color: yuvMatrix ? ColorDescription(matrix: key.color.matrix, fullRange: false) : target.color)
+        if key == destination && !yuvMatrix { return frame }
         if scaler?.source != key || scaler?.destination != destination { scaler = try Scaler(from: key, to: destination) }
         let out = try reuse(&scaled, width: width, height: height)
         try scaler!.scale(frame, into: out)
+        if yuvMatrix {
+            if matrixConversion?.from != key.color.matrix {
+                matrixConversion = (key.color.matrix, MatrixConversion(from: key.color.matrix, to: target.color.matrix))
+            }
+            matrixConversion!.conversion.apply(out)
+        }
         return out
     }
+
+    private var matrixConversion: (from: ColorMatrix, conversion: MatrixConversion)?
 
     /// `buffer`, made writable, or a new picture when it has another size.
     private func reuse(_ buffer: inout Frame?, width: Int, height: Int) throws(FFmpegError) -> Frame {
