@@ -50,6 +50,8 @@ struct Probe: ParsableCommand {
             if let d = s.duration { parts.append(String(format: "%.3f s", d)) }
             if let rot = s.rotation, rot != 0 { parts.append("rotated \(rot)°") }
             if s.reflected == true { parts.append("mirrored") }
+            if let hdr = s.hdr { parts.append("HDR \(hdr) (\(s.primaries ?? "unknown"))") }
+            if s.alpha == true { parts.append("alpha") }
             if let l = s.language { parts.append("[\(l)]") }
             if s.attachedPicture == true { parts.append("cover art") }
             if !s.decodable { parts.append("NOT DECODABLE") }

@@ -44,6 +44,9 @@ struct AlphaTests {
         try #require(r.status == 0, "\(r.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
         #expect(report["compositing"] as? String == "alpha" && report["key"] == nil, "\(report["compositing"] ?? "none")")
+        let probe = try Oracle.mixwrite(["probe", fx, "--json"])
+        let stream = ((try JSONSerialization.jsonObject(with: probe.stdout) as? [[String: Any]])?.first?["streams"] as? [[String: Any]])?.first
+        #expect(stream?["alpha"] as? Bool == true, "\(stream ?? [:])")
         let k = try Oracle.mixwrite([fx, base, "-o", keyed, "--crf", "0", "--key", "chroma", "-q", "--progress", "none"])
         try #require(k.status == 0, "\(k.stderr)")
         // libvpx's decoder reads VP9's alpha; FFmpeg's own ignores it.

@@ -50,6 +50,9 @@ struct ColorTests {
         let video = report["video"] as? [String: Any]
         #expect(video?["conversions"] as? [String] == [expected], "\(video ?? [:])")
         #expect(video?["matrix"] as? String == "bt709")
+        let probe = try Oracle.mixwrite(["probe", clip, "--json"])
+        let stream = ((try JSONSerialization.jsonObject(with: probe.stdout) as? [[String: Any]])?.first?["streams"] as? [[String: Any]])?.first
+        #expect(stream?["hdr"] as? String == name && stream?["primaries"] as? String == "bt2020", "\(stream ?? [:])")
         let v = try #require(try Oracle.probe(out).video.first)
         #expect([v.raw["color_space"], v.raw["color_transfer"], v.raw["color_primaries"]] == ["bt709", "bt709", "bt709"], "\(v.raw)")
 

@@ -22,6 +22,14 @@ public struct ProbeReport: Sendable, Codable {
         public var reflected: Bool?
         public var language: String?
         public var attachedPicture: Bool?
+        /// The YUV matrix the picture is read by (`bt709`, `bt601`, `bt2020`; an untagged HD stream as BT.709).
+        public var matrix: String?
+        /// `HLG` or `PQ` for high dynamic range (tone-mapped to SDR in an output); nil for SDR.
+        public var hdr: String?
+        /// The colour primaries as tagged (`bt709`, `bt2020`, `unknown`).
+        public var primaries: String?
+        /// The picture carries its own alpha (a blend composites such an fx by it).
+        public var alpha: Bool?
         public var decodable: Bool
     }
 
@@ -49,7 +57,9 @@ public struct ProbeReport: Sendable, Codable {
                 sampleRate: audio ? s.sampleRate : nil, channels: audio ? s.channels : nil,
                 layout: audio ? s.layout : nil, duration: s.duration?.seconds,
                 rotation: video ? s.rotation : nil, reflected: video && s.reflected ? true : nil,
-                language: s.language, attachedPicture: s.isAttachedPicture ? true : nil, decodable: s.hasDecoder)
+                language: s.language, attachedPicture: s.isAttachedPicture ? true : nil,
+                matrix: video ? s.color.matrix.rawValue : nil, hdr: video ? s.hdr?.rawValue : nil,
+                primaries: video ? s.primaries : nil, alpha: video && s.hasAlpha ? true : nil, decodable: s.hasDecoder)
         }
         return ProbeReport(file: path, format: file.format, duration: file.totalDuration?.seconds, streams: streams, error: nil)
     }
