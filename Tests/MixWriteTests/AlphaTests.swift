@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import MixWrite
 
 /// An fx that carries its own alpha (ProRes 4444, VP9 with alpha in WebM) is composited by it, as the ffmpeg CLI's
 /// `overlay=format=auto` does, read back by FFmpeg's `psnr` filter. The clips are made here (320×240, 1 s): a
@@ -58,6 +59,28 @@ struct AlphaTests {
         print("\(ext): PSNR against overlay \(byAlpha) dB by alpha, \(byKey) dB keyed")
         #expect(byAlpha >= 38)
         #expect(byKey < 20, "the check tells compositing by alpha from keying")
+    }
+
+    @Test("the tuning page's preview of an alpha fx: the matte is its alpha (white where base shows), the composite base there")
+    func preview() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.clips("mov", in: dir)
+        let preview = try BlendPreview(job: BlendJob(fx: fx, base: base, output: dir + "/out.mov"))
+        var pictures: [BlendPreview.View: [UInt8]] = [:]
+        for view in [BlendPreview.View.matte, .composite, .base] {
+            let path = dir + "/\(view).jpg"
+            try Data(try preview.picture(at: 0, key: KeySettings(), view: view)).write(to: URL(fileURLWithPath: path))
+            pictures[view] = try #require(try Oracle.decodeRGB(path).frames.first)
+        }
+        func pixel(_ view: BlendPreview.View, _ x: Int, _ y: Int) -> [Int] {
+            let i = (y * 320 + x) * 3
+            return pictures[view]![i..<i + 3].map(Int.init)
+        }
+        // At 0 s the disc is opaque at the centre (160, 120) and clear in the corners.
+        #expect(pixel(.matte, 160, 120).allSatisfy { $0 < 30 } && pixel(.matte, 8, 8).allSatisfy { $0 > 225 },
+                "\(pixel(.matte, 160, 120)) \(pixel(.matte, 8, 8))")
+        #expect(zip(pixel(.composite, 8, 8), pixel(.base, 8, 8)).allSatisfy { abs($0 - $1) <= 6 }, "base shows where fx is clear")
+        #expect(zip(pixel(.composite, 160, 120), pixel(.base, 160, 120)).contains { abs($0 - $1) > 20 }, "fx covers base at the centre")
     }
 
     @Test("--key alpha on an fx without alpha: exit 2, one line naming fx, no output; --key is in the job file and the command")
