@@ -14,3 +14,20 @@ fi
 ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
 # One run of a command: wall seconds, CPU seconds (user + system), peak resident memory in MB.
 measure() { /usr/bin/time -f "%e %U %S %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}'; }
+# The medians of a runs file (lines of "NAME WALL CPU MEM", from measure), then each of NAMES' median wall over
+# REFERENCE's: summarize FILE REFERENCE NAME...
+summarize() {
+    python3 - "$@" <<'PY'
+import statistics, sys
+path, reference, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+runs = {}
+for line in open(path):
+    name, wall, cpu, mem = line.split()
+    runs.setdefault(name, []).append((float(wall), float(cpu), float(mem)))
+med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in runs.items()}
+for k, (wall, cpu, mem) in med.items():
+    print(f"{k:9s} median wall {wall:6.2f} s   cpu/wall {cpu / wall:4.2f}   peak {mem:5.0f} MB")
+for k in names:
+    if k in med: print(f"ratio {k}/{reference} (median wall): {med[k][0] / med[reference][0]:.3f}")
+PY
+}

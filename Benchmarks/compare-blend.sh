@@ -33,15 +33,4 @@ for i in $(seq "$rounds"); do
     echo "mixwrite $(measure "${mixwrite_cmd[@]}")" | tee -a "$work/blend-runs.txt"
     echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/blend-runs.txt"
 done
-python3 - "$work/blend-runs.txt" <<'PY'
-import statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    name, wall, cpu, mem = line.split()
-    runs.setdefault(name, []).append((float(wall), float(cpu), float(mem)))
-med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in runs.items()}
-for k, (wall, cpu, mem) in med.items():
-    print(f"{k:9s} median wall {wall:6.2f} s   cpu/wall {cpu / wall:4.2f}   peak {mem:5.0f} MB")
-for k in ("baseline", "mixwrite"):
-    if k in med: print(f"ratio {k}/ffmpeg (median wall): {med[k][0] / med['ffmpeg'][0]:.3f}")
-PY
+summarize "$work/blend-runs.txt" ffmpeg baseline mixwrite

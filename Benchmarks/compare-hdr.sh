@@ -27,14 +27,4 @@ for i in $(seq "$rounds"); do
             | tee -a "$work/hdr-runs.txt"
     done
 done
-python3 - "$work/hdr-runs.txt" <<'PY'
-import statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    name, wall, cpu, mem = line.split()
-    runs.setdefault(name, []).append((float(wall), float(cpu), float(mem)))
-for name, r in runs.items():
-    w = statistics.median(x[0] for x in r)
-    print(f"{name}  median wall {w:6.2f} s   cpu/wall {statistics.median(x[1] / x[0] for x in r):.2f}   peak {max(x[2] for x in r):5.0f} MB")
-print(f"ratio hlg/sdr (median wall): {statistics.median(x[0] for x in runs['hlg']) / statistics.median(x[0] for x in runs['sdr']):.2f}")
-PY
+summarize "$work/hdr-runs.txt" sdr hlg
