@@ -2,9 +2,11 @@ import Foundation
 import FFmpegSupport
 
 /// HDR to SDR: an HLG or PQ picture (BT.2020, 10 bits) brought to SDR BT.709 (yuv420p, limited range) exactly as
-/// FFmpeg's own chain does it, through that chain in an avfilter graph:
+/// FFmpeg's own chain does it (`zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=hable:desat=0,
+/// zscale=t=bt709:m=bt709:r=tv,format=yuv420p`), through that chain in an avfilter graph, its first two zscales in
+/// one (the same numbers, one float pass over the picture fewer):
 ///
-///     zscale=tin=…:pin=bt2020:min=bt2020nc:t=linear:npl=100, format=gbrpf32le, zscale=p=bt709,
+///     zscale=tin=…:pin=bt2020:min=2020_ncl:t=linear:npl=100:p=bt709, format=gbrpf32le,
 ///     tonemap=hable:desat=0, zscale=t=bt709:m=bt709:r=tv, format=yuv420p
 ///
 /// Linear light with 100 cd/m² as SDR's white, BT.709 primaries, then Hable's filmic curve (highlights rolled off
@@ -38,7 +40,7 @@ final class ToneMapper {
 
     /// The filters between the source and the sink.
     var filters: String {
-        "zscale=tin=\(transfer.zscaleName):pin=\(primaries):min=\(matrix):t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
+        "zscale=tin=\(transfer.zscaleName):pin=\(primaries):min=\(matrix):t=linear:npl=100:p=bt709,format=gbrpf32le,"
             + "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
     }
 
