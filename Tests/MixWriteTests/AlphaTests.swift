@@ -61,6 +61,35 @@ struct AlphaTests {
         #expect(byKey < 20, "the check tells compositing by alpha from keying")
     }
 
+    @Test("--despill with an alpha fx: fx's green pulled toward neutral where it shows, base untouched where fx is clear")
+    func despill() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.clips("mov", in: dir)
+        var frames: [[UInt8]] = []
+        for extra in [[String](), ["--despill"]] {
+            let out = dir + "/out\(extra.count).mov"
+            let r = try Oracle.mixwrite([fx, base, "-o", out, "--crf", "0", "-q", "--progress", "none"] + extra)
+            try #require(r.status == 0, "\(r.stderr)")
+            frames.append(try #require(try Oracle.decodeRGB(out).frames.first))
+        }
+        let (plain, despilled) = (frames[0], frames[1])
+        // The disc is clear in the corners at 0 s: base there, either way.
+        for (x, y) in [(4, 4), (315, 4), (4, 235), (315, 235)] {
+            let i = (y * 320 + x) * 3
+            #expect(Array(plain[i..<i + 3]) == Array(despilled[i..<i + 3]), "(\(x), \(y))")
+        }
+        // Where they differ, the despilled picture is less green (G over the larger of R and B).
+        var changed = 0, greener = 0.0, lessGreen = 0.0
+        for i in stride(from: 0, to: plain.count, by: 3) where plain[i..<i + 3] != despilled[i..<i + 3] {
+            changed += 1
+            greener += Double(plain[i + 1]) - Double(max(plain[i], plain[i + 2]))
+            lessGreen += Double(despilled[i + 1]) - Double(max(despilled[i], despilled[i + 2]))
+        }
+        print("despill on an alpha fx: \(changed) pixels changed; green excess \(greener / Double(max(changed, 1))) → \(lessGreen / Double(max(changed, 1)))")
+        #expect(changed > 500)
+        #expect(lessGreen < greener - 10 * Double(changed))
+    }
+
     @Test("the tuning page's preview of an alpha fx: the matte is its alpha (white where base shows), the composite base there")
     func preview() throws {
         let dir = try Oracle.scratch()

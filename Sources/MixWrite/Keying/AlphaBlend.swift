@@ -9,8 +9,10 @@ enum AlphaBlend {
     @inline(__always)
     static func div255(_ x: Int) -> UInt8 { UInt8(truncatingIfNeeded: ((x + 128) * 257) >> 16) }
 
-    /// `fx` (yuva420p) over `base` (yuv420p, the same size) into `output`.
-    static func blend(fx: Frame, base: Frame, into output: Frame) {
+    /// `fx` (yuva420p) over `base` (yuv420p, the same size) into `output`. `despill` (the keyer's table, U << 8 | V
+    /// to the despilled U << 8 | V): fx's chroma pulled away from the key colour first (`--despill`), as the keyer
+    /// does to kept pixels near the key: a green-lit edge of a pre-matted layer turns neutral.
+    static func blend(fx: Frame, base: Frame, into output: Frame, despill: [UInt16]? = nil) {
         let w = output.width, h = output.height
         let alpha = fx.plane(3), aStride = fx.stride(3)
         for y in 0..<h {
@@ -24,14 +26,19 @@ enum AlphaBlend {
         let cw = (w + 1) / 2, ch = (h + 1) / 2
         for cy in 0..<ch {
             let a0 = alpha + 2 * cy * aStride, a1 = alpha + min(2 * cy + 1, h - 1) * aStride
-            for p in 1...2 {
-                let f = fx.plane(p) + cy * fx.stride(p), b = base.plane(p) + cy * base.stride(p)
-                let o = output.plane(p) + cy * output.stride(p)
-                for cx in 0..<cw {
-                    let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
-                    let av = (Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1])) >> 2
-                    o[cx] = div255(Int(f[cx]) * av + Int(b[cx]) * (255 - av))
+            let fu = fx.plane(1) + cy * fx.stride(1), fv = fx.plane(2) + cy * fx.stride(2)
+            let bu = base.plane(1) + cy * base.stride(1), bv = base.plane(2) + cy * base.stride(2)
+            let ou = output.plane(1) + cy * output.stride(1), ov = output.plane(2) + cy * output.stride(2)
+            for cx in 0..<cw {
+                let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
+                let av = (Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1])) >> 2
+                var (u, v) = (Int(fu[cx]), Int(fv[cx]))
+                if let despill {
+                    let d = Int(despill[u << 8 | v])
+                    (u, v) = (d >> 8, d & 0xFF)
                 }
+                ou[cx] = div255(u * av + Int(bu[cx]) * (255 - av))
+                ov[cx] = div255(v * av + Int(bv[cx]) * (255 - av))
             }
         }
     }

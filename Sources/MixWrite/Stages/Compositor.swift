@@ -51,7 +51,8 @@ final class Compositor {
         do {
             try output.makeWritable()
             if let fxPicture, byAlpha {
-                AlphaBlend.blend(fx: fxPicture, base: basePicture, into: output)
+                AlphaBlend.blend(fx: fxPicture, base: basePicture, into: output,
+                                 despill: keyer.settings.despill ? keyer.despillTable : nil)
             } else if let fxPicture {
                 keyer.blend(fx: fxPicture, base: basePicture, into: output)
             } else {
