@@ -1,9 +1,10 @@
 import FFmpegSupport
 
 /// Where the output's colour is decided and each input's picture is brought to it (`PictureConverter` does the
-/// work: `ToneMapper` for HDR, then swscale for matrix, range and size). The output is SDR, 8 bits, limited range:
-/// BT.709 when it is HD (720 lines or more), when base is BT.709, or when base is HDR; BT.601 otherwise, as SD
-/// video is. An input in another matrix is converted to it; an HLG or PQ input is tone-mapped first.
+/// work: `ToneMapper` for HDR, swscale for size, range and format, then `MatrixConversion` for another matrix). The
+/// output is SDR, 8 bits, limited range: BT.709 when it is HD (720 lines or more), when base is BT.709, or when base
+/// is HDR; BT.601 otherwise, as SD video is. An input in another matrix is converted to it; an HLG or PQ input is
+/// tone-mapped first.
 enum ColorManagement {
     /// The output's colour for a picture `height` lines high whose main input (base, a concat's first clip) is `base`.
     static func output(base: StreamInfo, height: Int) -> ColorDescription {
