@@ -57,6 +57,20 @@ public final class Frame {
         return sd.pointee.data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
     }
 
+    /// Takes `source`'s colour tags (primaries, transfer, matrix, range, chroma siting) and its HDR light levels
+    /// (mastering display and content light side data), replacing its own: what a tone mapping reads of a picture.
+    /// The corresponding FFmpeg calls are `av_frame_remove_side_data` and `av_frame_new_side_data`.
+    public func copyColorTags(from source: Frame) {
+        let (d, s) = (pointer, source.pointer)
+        (d.pointee.color_primaries, d.pointee.color_trc, d.pointee.colorspace) = (s.pointee.color_primaries, s.pointee.color_trc, s.pointee.colorspace)
+        (d.pointee.color_range, d.pointee.chroma_location) = (s.pointee.color_range, s.pointee.chroma_location)
+        for type in [AV_FRAME_DATA_MASTERING_DISPLAY_METADATA, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL] {
+            av_frame_remove_side_data(d, type)
+            guard let sd = av_frame_get_side_data(s, type), let copy = av_frame_new_side_data(d, type, sd.pointee.size) else { continue }
+            copy.pointee.data.update(from: sd.pointee.data, count: Int(sd.pointee.size))
+        }
+    }
+
     /// The EXIF Orientation (1 … 8) a JPEG decoder exported as frame metadata, if any.
     /// The corresponding FFmpeg call is `av_dict_get` on `AVFrame.metadata`.
     public var exifOrientation: Int? {

@@ -12,9 +12,9 @@ struct ColorTests {
         + "zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
 
     /// An HDR clip made from SDR test pictures: `transfer` is zscale's name (smpte2084, arib-std-b67).
-    static func hdrClip(_ transfer: String, in dir: String) throws -> String {
-        let path = dir + "/hdr-\(transfer).mov"
-        let r = try Oracle.ffmpeg(["-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1", "-vf",
+    static func hdrClip(_ transfer: String, in dir: String, size: String = "320x240") throws -> String {
+        let path = dir + "/hdr-\(transfer)-\(size).mov"
+        let r = try Oracle.ffmpeg(["-y", "-f", "lavfi", "-i", "testsrc2=s=\(size):r=25:d=1", "-vf",
                                    "zscale=tin=709:pin=709:min=709:rin=tv:t=\(transfer):p=2020:m=2020_ncl:r=tv:npl=100,format=yuv420p10le",
                                    "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error",
                                    "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc", path])
@@ -66,6 +66,20 @@ struct ColorTests {
         print("\(name): mean CIEDE2000 against the CLI's chain \(mapped); the HDR values passed through untouched \(passed)")
         #expect(mapped <= 1.5)
         #expect(passed > 5, "the check tells a tone-mapped picture from an untouched one")
+    }
+
+    @Test("an HDR clip larger than the output is scaled first, then tone-mapped: within CIEDE2000 1.5 of the CLI's scale then chain")
+    func shrunkFirst() throws {
+        let dir = try Oracle.scratch()
+        let clip = try Self.hdrClip("arib-std-b67", in: dir, size: "640x480")
+        let out = dir + "/out.mp4", reference = dir + "/reference.mp4"
+        let r = try Oracle.mixwrite(["concat", clip, "--size", "320x240", "-o", out, "-q", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let c = try Oracle.ffmpeg(["-y", "-i", clip, "-vf", "scale=320:240:flags=bicubic," + Self.cliChain, "-c:v", "libx264", "-qp", "0", reference])
+        try #require(c.status == 0, "\(c.stderr)")
+        let d = try Self.meanDifference(out, reference)
+        print("640x480 HLG into 320x240: mean CIEDE2000 against the CLI's scale then chain \(d)")
+        #expect(d <= 1.5)
     }
 
     @Test("fx over an HDR base: base tone-mapped (named in the report), fx as before; an SD BT.601 base stays BT.601")

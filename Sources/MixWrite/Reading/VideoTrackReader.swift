@@ -188,7 +188,7 @@ final class PictureConverter {
     private let sourceColor: ColorDescription
 
     func convert(_ decoded: Frame) throws(FFmpegError) -> Frame {
-        let frame = try toneMapper?.map(decoded) ?? decoded
+        let frame = try toneMapper.map { (mapper) throws(FFmpegError) in try mapper.map(try shrunk(decoded)) } ?? decoded
         let color = toneMapper == nil ? frame.color(fallback: sourceColor) : ColorDescription(matrix: .bt709, fullRange: false)
         let key = Scaler.Key(width: frame.width, height: frame.height, format: frame.pixelFormat, color: color)
         let place = placement(width: frame.width, height: frame.height)
@@ -207,6 +207,30 @@ final class PictureConverter {
         let out = try reuse(&canvas, width: target.width, height: target.height)
         place.draw(picture, into: out)
         return out
+    }
+
+    private var hdrScaler: Scaler?
+    private var hdrScaled: Frame?
+
+    /// An HDR picture larger than it is shown, scaled down first in its own format and colour, so that the tone
+    /// mapping (by the pixel, and the dearest step) works on what is shown: a 4K phone clip in a 1080p output, a
+    /// quarter of it. Square pixels only (the placement reads the shrunk picture's shape again).
+    private func shrunk(_ frame: Frame) throws(FFmpegError) -> Frame {
+        guard sampleAspect == 1 else { return frame }
+        let place = placement(width: frame.width, height: frame.height)
+        let (sw, sh) = orientation.swapsSides ? (place.height, place.width) : (place.width, place.height)
+        guard sw * sh < frame.width * frame.height, sw >= 2, sh >= 2 else { return frame }
+        let key = Scaler.Key(width: frame.width, height: frame.height, format: frame.pixelFormat, color: frame.color(fallback: sourceColor))
+        let destination = Scaler.Key(width: sw, height: sh, format: frame.pixelFormat, color: key.color)
+        if hdrScaler?.source != key || hdrScaler?.destination != destination { hdrScaler = try Scaler(from: key, to: destination) }
+        if hdrScaled?.width != sw || hdrScaled?.height != sh || hdrScaled?.pixelFormat != frame.pixelFormat {
+            hdrScaled = try Frame(width: sw, height: sh, pixelFormat: frame.pixelFormat)
+        }
+        try hdrScaled!.makeWritable()
+        try hdrScaler!.scale(frame, into: hdrScaled!)
+        // The tone mapping reads the picture's colour tags, as the decoder gave them.
+        hdrScaled!.copyColorTags(from: frame)
+        return hdrScaled!
     }
 
     /// Scales `frame` to `width` × `height` in the output's format and colour. A change of matrix between limited-range
