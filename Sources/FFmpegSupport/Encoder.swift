@@ -70,6 +70,37 @@ public final class Encoder {
         try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx264)")
     }
 
+    /// Opens libx265 for HEVC Main 10 (yuv420p10le) tagged BT.2020 with `transfer` (HLG or PQ): an HDR output. The
+    /// settings' crf and preset are x265's (their scales are x264's). The corresponding FFmpeg call is `avcodec_open2`.
+    public init(hevc10 s: VideoSettings, transfer: HDRTransfer) throws(FFmpegError) {
+        guard let codec = avcodec_find_encoder_by_name("libx265") else {
+            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(libx265)")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
+        }
+        context = ctx
+        ctx.pointee.width = Int32(s.width)
+        ctx.pointee.height = Int32(s.height)
+        ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P10LE
+        ctx.pointee.time_base = (s.timeBase ?? s.frameRate.inverted).av
+        ctx.pointee.framerate = s.frameRate.av
+        ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        ctx.pointee.colorspace = AVCOL_SPC_BT2020_NCL
+        ctx.pointee.color_range = AVCOL_RANGE_MPEG
+        ctx.pointee.color_primaries = AVCOL_PRI_BT2020
+        ctx.pointee.color_trc = transfer == .hlg ? AVCOL_TRC_ARIB_STD_B67 : AVCOL_TRC_SMPTE2084
+        ctx.pointee.thread_count = Int32(s.threads)
+        if let g = s.keyframeInterval { ctx.pointee.gop_size = Int32(g) }
+        if s.globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        av_dict_set(&options, "preset", s.preset, 0)
+        av_dict_set(&options, "crf", String(s.crf), 0)
+        av_dict_set(&options, "x265-params", "log-level=error" + (transfer == .pq ? ":hdr10=1" : ""), 0)
+        try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx265)")
+    }
+
     /// Opens FFmpeg's native AAC encoder. The corresponding FFmpeg call is `avcodec_open2`.
     public init(aacSampleRate: Int, channels: Int, bitRate: Int, globalHeader: Bool) throws(FFmpegError) {
         guard let codec = avcodec_find_encoder(AV_CODEC_ID_AAC) else {

@@ -213,6 +213,13 @@ extension Frame {
     }
 
     /// Copies a yuv420p picture of the same size into this one (made writable first).
+    /// Copies every plane of `source` (the same size and format, any depth) into this picture's buffers.
+    /// The corresponding FFmpeg call is `av_frame_copy`.
+    public func copyPlanes(from source: Frame) throws(FFmpegError) {
+        try makeWritable()
+        try check(av_frame_copy(pointer, source.pointer), "av_frame_copy")
+    }
+
     public func copyPicture(from source: Frame) throws(FFmpegError) {
         try makeWritable()
         withYUVPlanes { dst in source.withYUVPlanes { src in dst.copy(from: src) } }

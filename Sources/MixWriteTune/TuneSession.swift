@@ -99,6 +99,7 @@ actor TuneSession {
         j.overwrite = false
         // The same blend and mix; x264's fastest preset, since it is heard and seen once (the file is larger).
         j.preset = Self.auditionPreset
+        j.keepHDR = false   // the browser plays H.264: the audition is the SDR picture
         let (finalJob, measurements) = (j, self.measurements)
         let task = Task<[UInt8], any Error> {
             defer { try? FileManager.default.removeItem(atPath: finalJob.output) }

@@ -78,6 +78,9 @@ struct BlendOptions: ParsableArguments {
     @Option(name: .customLong("key"), help: "How fx is laid over base: auto (by fx's own alpha when it has one, else the chroma key), chroma or alpha.")
     var keyMode: KeyMode = .auto
 
+    @Option(help: "sdr: an HDR input tone-mapped to SDR BT.709; keep: an HDR base kept (HEVC Main 10, its HLG or PQ), fx placed at 203 cd/m².")
+    var hdr: HDRChoice = .sdr
+
     func job(fx: String, base: String, output: String) throws -> BlendJob {
         var job = BlendJob(fx: fx, base: base, output: output)
         job.duration = duration
@@ -86,6 +89,7 @@ struct BlendOptions: ParsableArguments {
         job.key = try key.settings()
         job.autoKeyColor = key.isAuto
         job.keyMode = keyMode
+        job.keepHDR = hdr == .keep
         job.audio = try audio.options()
         return job
     }
@@ -93,5 +97,8 @@ struct BlendOptions: ParsableArguments {
 
 extension DurationPolicy: ExpressibleByArgument {}
 extension KeyMode: ExpressibleByArgument {}
+
+/// `--hdr`'s values.
+enum HDRChoice: String, ExpressibleByArgument, CaseIterable { case sdr, keep }
 extension MixMode: ExpressibleByArgument {}
 extension AudioOptions.Tracks: ExpressibleByArgument {}

@@ -98,6 +98,53 @@ struct ColorTests {
         #expect(sdVideo?["matrix"] as? String == "bt601" && (sdVideo?["conversions"] as? [String])?.isEmpty == true, "\(sdVideo ?? [:])")
     }
 
+    /// A flat fx movie of `colour` (320×240, 1 s, lossless).
+    static func flatFx(_ colour: String, in dir: String) throws -> String {
+        let path = dir + "/fx-\(colour).mov"
+        let r = try Oracle.ffmpeg(["-y", "-f", "lavfi", "-i", "color=c=\(colour):s=320x240:r=25:d=1", "-c:v", "libx264", "-qp", "0",
+                                   "-pix_fmt", "yuv420p", path])
+        try #require(r.status == 0, "\(r.stderr)")
+        return path
+    }
+
+    @Test("--hdr keep: HEVC Main 10 in base's HLG or PQ, BT.2020; base kept where fx is keyed out (≥ 38 dB, 10 bits); an opaque grey fx placed at 203 cd/m² as zscale places it",
+          arguments: [("arib-std-b67", "HLG"), ("smpte2084", "PQ")])
+    func keep(transfer: String, name: String) throws {
+        let dir = try Oracle.scratch("keep-\(name)")
+        let base = try Self.hdrClip(transfer, in: dir)
+        let keyedOut = dir + "/keyed-out.mov", grey = dir + "/grey.mov", reference = dir + "/grey-reference.mov"
+        let r = try Oracle.mixwrite([try Self.flatFx("0x00FF00", in: dir), base, "--hdr", "keep", "-o", keyedOut, "--json", "-q", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let video = (try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])?["video"] as? [String: Any]
+        #expect(video?["matrix"] as? String == "bt2020" && (video?["conversions"] as? [String])?.first?.contains("SDR placed in HDR (\(name), bt2020) at 203 cd/m²") == true,
+                "\(video ?? [:])")
+        let v = try #require(try Oracle.probe(keyedOut).video.first)
+        #expect(v.codec == "hevc" && v.raw["pix_fmt"] == "yuv420p10le" && v.raw["profile"] == "Main 10", "\(v.raw)")
+        #expect([v.raw["color_space"], v.raw["color_transfer"], v.raw["color_primaries"]] == ["bt2020nc", transfer, "bt2020"], "\(v.raw)")
+        let kept = try AlphaTests.psnr(keyedOut, base)
+        print("--hdr keep \(name): base where fx is keyed out, PSNR \(kept) dB")
+        #expect(kept >= 38)
+
+        let g = try Oracle.mixwrite([try Self.flatFx("0x808080", in: dir), base, "--hdr", "keep", "--crf", "0", "-o", grey, "-q", "--progress", "none"])
+        try #require(g.status == 0, "\(g.stderr)")
+        let c = try Oracle.ffmpeg(["-y", "-i", try Self.flatFx("0x808080", in: dir), "-vf",
+                                   "zscale=tin=709:min=709:pin=709:rin=tv:t=\(transfer):p=2020:m=2020_ncl:r=tv:npl=203,format=yuv420p10le",
+                                   "-c:v", "libx265", "-x265-params", "lossless=1:log-level=error", reference])
+        try #require(c.status == 0, "\(c.stderr)")
+        let placed = try AlphaTests.psnr(grey, reference)
+        print("--hdr keep \(name): an opaque grey fx against zscale's placement at 203 cd/m², PSNR \(placed) dB")
+        #expect(placed >= 38)
+    }
+
+    @Test("--hdr keep without an HDR base: exit 1, one line, no output")
+    func keepRefused() throws {
+        let dir = try Oracle.scratch()
+        let out = dir + "/out.mov"
+        let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--hdr", "keep", "-o", out, "--progress", "none"])
+        #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("--hdr keep"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
     @Test("the corpus's iPhone HLG (Dolby Vision 8.4) and PQ clips: within CIEDE2000 3 of the ffmpeg CLI's chain (MIXWRITE_CORPUS)",
           .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the corpus's HDR clips are not run"))
     func corpus() throws {

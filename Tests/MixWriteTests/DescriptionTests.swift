@@ -75,7 +75,7 @@ struct DescriptionTests {
         (remix.audio, remix.strict, remix.overwrite) = (audio, true, true)
         var blend = ExcerptTests.busyJob(output: dir + "/blend.mov")
         (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
-        blend.keyMode = .chroma
+        (blend.keyMode, blend.keepHDR) = (.chroma, true)
         return [blend, concat, still, remix]
     }
 

@@ -1,18 +1,23 @@
 import FFmpegSupport
 import Foundation
 
-/// The H.264 stream of a job (libx264): pictures of the output's size in, encoded packets out.
+/// The video stream of a job: H.264 (libx264), or with `hdr` HEVC Main 10 (libx265, `--hdr keep`): pictures of the
+/// output's size in, encoded packets out.
 final class H264Encoder {
     private let encoder: Encoder
     /// The stream as the muxer sees it.
     let parameters: CodecParameters
 
-    init(_ settings: Encoder.VideoSettings) throws(MixWriteError) {
+    init(_ settings: Encoder.VideoSettings, hdr: HDRTransfer? = nil) throws(MixWriteError) {
         do {
-            encoder = try Encoder(video: H264Encoder.memoryBounded(settings))
+            if let hdr {
+                encoder = try Encoder(hevc10: H264Encoder.memoryBounded(settings), transfer: hdr)
+            } else {
+                encoder = try Encoder(video: H264Encoder.memoryBounded(settings))
+            }
             parameters = try encoder.codecParameters()
         } catch {
-            throw .processing(file: nil, "cannot open the H.264 encoder (\(error.message.lowercased()))")
+            throw .processing(file: nil, "cannot open the \(hdr == nil ? "H.264" : "HEVC") encoder (\(error.message.lowercased()))")
         }
     }
 

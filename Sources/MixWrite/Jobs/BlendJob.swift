@@ -26,6 +26,9 @@ public struct BlendJob: Sendable {
     public var autoKeyColor = false
     /// Chroma key, or fx's own alpha (`--key`): by default alpha when fx has an alpha channel.
     public var keyMode: KeyMode = .auto
+    /// `--hdr keep`: an HDR base stays HDR (HEVC Main 10, BT.2020, its HLG or PQ), fx placed into it at 203 cd/m²;
+    /// false (`sdr`, the default): an HDR input is tone-mapped to SDR BT.709.
+    public var keepHDR = false
     public var crf = BlendJob.defaultCRF
     public var preset = BlendJob.defaultPreset
     public var duration: DurationPolicy = .base
@@ -89,9 +92,18 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         [.path("fx", \.fx), .path("base", \.base), .path("output", \.output, form: .short("-o"))]
             + pictureOptions(fit: .stretch)
             + [.choice("duration", \.duration, default: .base)]
-            + excerptOptions + [.choice("key", \.keyMode, default: .auto)] + keyOptions
+            + excerptOptions + [.choice("key", \.keyMode, default: .auto), hdrOption] + keyOptions
             + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + commonOptions
+    }
+
+    /// `hdr`: `sdr` or `keep`.
+    static var hdrOption: JobOption<Self> {
+        JobOption(name: "hdr", read: { (job, input) throws(JobProblem) in
+            let text: String = try input.value("must be \"sdr\" or \"keep\"")
+            guard text == "sdr" || text == "keep" else { throw input.problem("'\(text)' is not one of sdr, keep") }
+            job.keepHDR = text == "keep"
+        }, write: { $0.keepHDR ? .text("keep") : nil })
     }
 
     /// `start` and `length`, in seconds.
@@ -132,7 +144,8 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         let outLength = videoPlan.length
-        let conversions = ColorManagement.conversions(of: [fxFile, baseFile])
+        let conversions = videoPlan.hdr.map { ColorManagement.conversions(of: [fxFile]) + ["\(fx): SDR placed in HDR (\($0.rawValue), bt2020) at 203 cd/m²"] }
+            ?? ColorManagement.conversions(of: [fxFile, baseFile])
         var warnings = conversions
         let sources = try audio.sources(fx: fxFile, base: baseFile, extra: extra, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength)
@@ -167,15 +180,26 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         let shown = baseFile.displaySize ?? (baseVideo.width, baseVideo.height)
         let w = (width ?? shown.width) & ~1
         let h = (height ?? shown.height) & ~1
-        let color = ColorManagement.output(base: baseVideo, height: h)
+        let kept = try keptHDR(base: baseFile)
+        let color = kept == nil ? ColorManagement.output(base: baseVideo, height: h) : ColorDescription(matrix: .bt2020, fullRange: false)
         let byAlpha = try compositesByAlpha(fxFile)
         var key = self.key
         if autoKeyColor && !byAlpha { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
         let plan = BlendStage.Plan(
             fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
-            key: key, byAlpha: byAlpha, crf: crf, preset: preset, strict: strict, fit: fit,
+            key: key, byAlpha: byAlpha, hdr: kept, crf: crf, preset: preset, strict: strict, fit: fit,
             threads: threads)
         return (fxFile, baseFile, plan)
+    }
+
+    /// `--hdr keep`'s transfer: base's HLG or PQ. Refused without an HDR base, and with an fx composited by its alpha.
+    func keptHDR(base: MediaFile) throws(MixWriteError) -> HDRTransfer? {
+        guard keepHDR else { return nil }
+        guard let transfer = base.mainVideo?.hdr else {
+            throw .usage("--hdr keep: \(base.path) is not HDR (HLG or PQ); without an HDR base there is nothing to keep")
+        }
+        if keyMode == .alpha { throw .usage("--hdr keep composites by the key only; --key alpha does not go with it yet") }
+        return transfer
     }
 
     /// Whether fx is laid over base by its own alpha: `--key alpha`, or `auto` and fx has one. `--key alpha` on an fx
@@ -184,7 +208,7 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         let has = fx.mainVideo?.hasAlpha ?? false
         switch keyMode {
         case .chroma: return false
-        case .auto: return has
+        case .auto: return has && !keepHDR   // --hdr keep keys fx
         case .alpha:
             guard has else {
                 throw .input(file: fx.path, "has no alpha channel, so --key alpha has nothing to composite by (use --key chroma)")
@@ -214,7 +238,9 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
     /// for tuning the key by eye. Seeks both inputs, so it takes about as long as decoding one GOP.
     @_spi(Tools) public func renderFrame(at time: MediaTime) throws(MixWriteError) -> FrameReport {
         let started = ContinuousClock.now
-        let (_, _, plan) = try planVideo()
+        var sdr = self
+        sdr.keepHDR = false   // a PNG is SDR: the picture as `--hdr sdr` makes it
+        let (_, _, plan) = try sdr.planVideo()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths, kind: .picture)
         let length = plan.length
         guard time >= .zero, time < length else {

@@ -45,7 +45,9 @@ public final class BlendPreview {
         var everyTrack = job.audio
         everyTrack.mute = []
         var ignored: [String] = []
-        let (fxFile, baseFile, plan) = try job.planVideo()
+        var sdr = job
+        sdr.keepHDR = false   // the page's pictures are SDR JPEGs
+        let (fxFile, baseFile, plan) = try sdr.planVideo()
         tracks = try everyTrack.sources(fx: fxFile, base: baseFile, extra: job.audio.extraFiles(), strict: false, warnings: &ignored)
         self.plan = plan
         width = plan.width

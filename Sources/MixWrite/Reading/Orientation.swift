@@ -53,19 +53,29 @@ enum Orientation: Sendable, Equatable {
         }
     }
 
-    /// Turns a yuv420p (or yuva420p) picture into `output` (already allocated with the turned size and format).
+    /// Turns a yuv420p (yuva420p, or 10-bit yuv420p10) picture into `output` (already allocated with the turned
+    /// size and format).
     func apply(_ input: Frame, into output: Frame) {
         let planes = input.pixelFormat == .yuva420p && output.pixelFormat == .yuva420p ? 4 : 3
+        let wide = input.pixelFormat == .yuv420p10
         for plane in 0..<planes {
             let shift = plane == 1 || plane == 2 ? 1 : 0
-            turn(input.plane(plane), stride: input.stride(plane), width: (input.width + shift) >> shift,
-                 height: (input.height + shift) >> shift, into: output.plane(plane), stride: output.stride(plane),
-                 width: (output.width + shift) >> shift, height: (output.height + shift) >> shift)
+            let (w, h) = ((input.width + shift) >> shift, (input.height + shift) >> shift)
+            let (ow, oh) = ((output.width + shift) >> shift, (output.height + shift) >> shift)
+            if wide {
+                turn(UnsafeMutableRawPointer(input.plane(plane)).assumingMemoryBound(to: UInt16.self), stride: input.stride(plane) / 2,
+                     width: w, height: h, into: UnsafeMutableRawPointer(output.plane(plane)).assumingMemoryBound(to: UInt16.self),
+                     stride: output.stride(plane) / 2, width: ow, height: oh)
+            } else {
+                turn(input.plane(plane), stride: input.stride(plane), width: w, height: h,
+                     into: output.plane(plane), stride: output.stride(plane), width: ow, height: oh)
+            }
         }
     }
 
-    private func turn(_ pixels: UnsafeMutablePointer<UInt8>, stride: Int, width w: Int, height h: Int,
-                      into out: UnsafeMutablePointer<UInt8>, stride outStride: Int, width ow: Int, height oh: Int) {
+    /// One plane, sample by sample (`stride`s in samples).
+    private func turn<Sample>(_ pixels: UnsafeMutablePointer<Sample>, stride: Int, width w: Int, height h: Int,
+                              into out: UnsafeMutablePointer<Sample>, stride outStride: Int, width ow: Int, height oh: Int) {
         for r in 0..<oh {
             let row = out + r * outStride
             for c in 0..<ow {

@@ -30,29 +30,38 @@ struct Placement {
 
     /// `bars` (Y, U, V; black by default) where the picture does not reach, the picture (cropped to the
     /// frame) elsewhere.
-    /// An alpha plane (yuva420p) gets 0 in the bars: nothing of fx there.
+    /// An alpha plane (yuva420p) gets 0 in the bars: nothing of fx there. A 10-bit picture (yuv420p10) gets the
+    /// bars' values at 10 bits.
     func draw(_ picture: Frame, into canvas: Frame, bars: (UInt8, UInt8, UInt8) = (16, 128, 128)) {
         let planes = picture.pixelFormat == .yuva420p && canvas.pixelFormat == .yuva420p ? 4 : 3
         for plane in 0..<planes {
-            draw(plane, of: picture, into: canvas, bar: [bars.0, bars.1, bars.2, 0][plane])
+            let bar = [bars.0, bars.1, bars.2, 0][plane]
+            if picture.pixelFormat == .yuv420p10 {
+                draw(plane, of: picture, into: canvas, bar: UInt16(bar) << 2, as: UInt16.self)
+            } else {
+                draw(plane, of: picture, into: canvas, bar: bar, as: UInt8.self)
+            }
         }
     }
 
-    private func draw(_ plane: Int, of src: Frame, into dst: Frame, bar: UInt8) {
+    private func draw<Sample>(_ plane: Int, of src: Frame, into dst: Frame, bar: Sample, as: Sample.Type) {
         let shift = plane == 1 || plane == 2 ? 1 : 0
+        let size = MemoryLayout<Sample>.size
         let cw = (dst.width + shift) >> shift, ch = (dst.height + shift) >> shift
         let px = x >> shift, py = y >> shift
         let pw = (width + shift) >> shift, ph = (height + shift) >> shift
         let x0 = max(0, px), x1 = min(cw, px + pw)
+        let dBase = UnsafeMutableRawPointer(dst.plane(plane)), sBase = UnsafeMutableRawPointer(src.plane(plane))
         for row in 0..<ch {
-            let d = dst.plane(plane) + row * dst.stride(plane)
+            let d = (dBase + row * dst.stride(plane)).assumingMemoryBound(to: Sample.self)
             let sr = row - py
             guard sr >= 0, sr < ph, x1 > x0 else {
                 d.update(repeating: bar, count: cw)
                 continue
             }
             if x0 > 0 { d.update(repeating: bar, count: x0) }
-            (d + x0).update(from: src.plane(plane) + sr * src.stride(plane) + (x0 - px), count: x1 - x0)
+            let s = (sBase + sr * src.stride(plane) + (x0 - px) * size).assumingMemoryBound(to: Sample.self)
+            (d + x0).update(from: s, count: x1 - x0)
             if x1 < cw { (d + x1).update(repeating: bar, count: cw - x1) }
         }
     }

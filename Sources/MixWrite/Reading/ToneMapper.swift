@@ -17,9 +17,7 @@ final class ToneMapper {
     let transfer: HDRTransfer
     private let primaries: String
     private let matrix: String
-    private var graph: FilterGraph?
-    private var shape: (width: Int, height: Int, format: PixelFormat)?
-    private let output = Frame()
+    private lazy var filter = PictureFilter(filters)
 
     /// For `stream`, nil when it is SDR.
     convenience init?(stream: StreamInfo) {
@@ -45,7 +43,36 @@ final class ToneMapper {
     }
 
     /// `frame` tone-mapped (a picture this mapper owns, valid until the next call); `frame` itself is kept.
-    func map(_ frame: Frame) throws(FFmpegError) -> Frame {
+    func map(_ frame: Frame) throws(FFmpegError) -> Frame { try filter.apply(frame) }
+}
+
+/// An SDR picture (yuv420p, BT.709 or BT.601) placed into HDR (`--hdr keep`): BT.2020, HLG or PQ, 10 bits, its white
+/// at BT.2408's reference white, 203 cd/m² (75 % of HLG's signal, 58 % of PQ's), by zscale.
+final class SDRToHDR {
+    private let filter: PictureFilter
+
+    init(transfer: HDRTransfer, from matrix: ColorMatrix) {
+        let (t, m, p) = matrix == .bt709 ? ("709", "709", "709") : ("601", "470bg", "170m")
+        filter = PictureFilter("zscale=tin=\(t):min=\(m):pin=\(p):rin=tv:t=\(transfer.zscaleName):p=2020:m=2020_ncl:r=tv:npl=203,"
+                               + "format=yuv420p10le")
+    }
+
+    /// `frame` in HDR (a picture this owns, valid until the next call).
+    func map(_ frame: Frame) throws(FFmpegError) -> Frame { try filter.apply(frame) }
+}
+
+/// Pictures through a chain of FFmpeg's video filters, one at a time; the graph is made for the first picture's
+/// size and format (and made again when they change), on every core.
+final class PictureFilter {
+    let filters: String
+    private var graph: FilterGraph?
+    private var shape: (width: Int, height: Int, format: PixelFormat)?
+    private let output = Frame()
+
+    init(_ filters: String) { self.filters = filters }
+
+    /// `frame` filtered (a picture this owns, valid until the next call); `frame` itself is kept.
+    func apply(_ frame: Frame) throws(FFmpegError) -> Frame {
         if shape == nil || shape! != (frame.width, frame.height, frame.pixelFormat) {
             // zscale and tonemap cut a picture into slices, one a core.
             let g = FilterGraph(threads: ProcessInfo.processInfo.activeProcessorCount)
@@ -57,7 +84,7 @@ final class ToneMapper {
         try graph!.push(frame, to: 0, keep: true)
         output.unref()
         guard case .value = try graph!.pull(into: output) else {
-            throw FFmpegError(.invalidArgument, call: "tone mapping gave no picture")
+            throw FFmpegError(.invalidArgument, call: "the filters (\(filters)) gave no picture")
         }
         return output
     }

@@ -24,15 +24,17 @@ final class VideoTrackReader: PictureSource {
 
     var damagedPackets: Int { frames.damaged }
 
-    /// `keepAlpha`: pictures in yuva420p, the stream's own alpha kept (an fx composited by it).
+    /// `keepAlpha`: pictures in yuva420p, the stream's own alpha kept (an fx composited by it). `keepHDR`: pictures
+    /// in 10 bits (yuv420p10), not tone-mapped (`--hdr keep`'s base; `color` is then the HDR stream's own).
     init(file: MediaFile, width: Int, height: Int, color: ColorDescription, outputFrameRate: Rational,
-         fit: Fit = .stretch, strict: Bool = false, keepAlpha: Bool = false) throws(MixWriteError) {
+         fit: Fit = .stretch, strict: Bool = false, keepAlpha: Bool = false, keepHDR: Bool = false) throws(MixWriteError) {
         guard let stream = file.mainVideo else { throw .input(file: file.path, "has no video stream") }
         self.file = file
         self.stream = stream
         self.strict = strict
         frames = try VideoTrackReader.open(file, stream)
-        picture = PictureConverter(width: width, height: height, color: color, fit: fit, stream: stream, keepAlpha: keepAlpha)
+        picture = PictureConverter(width: width, height: height, color: color, fit: fit, stream: stream, keepAlpha: keepAlpha,
+                                   keepHDR: keepHDR)
         let outFrame = MediaTime(frames: 1, rate: outputFrameRate)
         tolerance = MediaTime(value: outFrame.value, timescale: outFrame.timescale * 2)
         frameDuration = stream.frameRate.map { $0.isValid ? MediaTime(frames: 1, rate: $0) : outFrame } ?? outFrame
@@ -175,9 +177,10 @@ final class PictureConverter {
     /// An HDR stream's tone mapping to SDR BT.709, before anything else (the output is SDR).
     private let toneMapper: ToneMapper?
 
-    init(width: Int, height: Int, color: ColorDescription, fit: Fit, stream: StreamInfo, keepAlpha: Bool = false) {
-        toneMapper = ToneMapper(stream: stream)
-        target = Scaler.Key(width: width, height: height, format: keepAlpha ? .yuva420p : .yuv420p, color: color)
+    init(width: Int, height: Int, color: ColorDescription, fit: Fit, stream: StreamInfo, keepAlpha: Bool = false,
+         keepHDR: Bool = false) {
+        toneMapper = keepHDR ? nil : ToneMapper(stream: stream)
+        target = Scaler.Key(width: width, height: height, format: keepHDR ? .yuv420p10 : keepAlpha ? .yuva420p : .yuv420p, color: color)
         self.fit = fit
         orientation = Orientation(matrix: stream.displayMatrix)
         let sar = stream.sampleAspectRatio.map { $0.doubleValue } ?? 1
@@ -237,6 +240,7 @@ final class PictureConverter {
     /// YUV pictures is made after scaling, in the YUV domain (`MatrixConversion`), not by swscale.
     private func scale(_ frame: Frame, _ key: Scaler.Key, width: Int, height: Int) throws(FFmpegError) -> Frame {
         let yuvMatrix = key.color.matrix != target.color.matrix && !key.color.fullRange && !target.color.fullRange && !key.format.isRGB
+            && target.format != .yuv420p10
         let destination = Scaler.Key(width: width, height: height, format: target.format,
                                      color: yuvMatrix ? ColorDescription(matrix: key.color.matrix, fullRange: false) : target.color)
         if key == destination && !yuvMatrix { return frame }

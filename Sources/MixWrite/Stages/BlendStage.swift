@@ -13,6 +13,8 @@ struct BlendStage: Sendable {
         var key: KeySettings
         /// fx composited by its own alpha (`AlphaBlend`) instead of chroma-keyed.
         var byAlpha = false
+        /// `--hdr keep`: base's HDR transfer, kept (10 bits, BT.2020, HEVC); `color` is then BT.2020's.
+        var hdr: HDRTransfer?
         var crf: Int
         var preset: String
         /// Fail at the first damaged packet instead of skipping it.
@@ -38,7 +40,8 @@ struct BlendStage: Sendable {
     func run(into input: AssetWriterInput) async throws -> Int {
         let p = plan
         let encoder = try H264Encoder(.init(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
-                                            preset: p.preset, color: p.color, threads: p.threads, globalHeader: true))
+                                            preset: p.preset, color: p.color, threads: p.threads, globalHeader: true),
+                                      hdr: p.hdr)
         try await input.start(encoder.parameters)
         let picture = try Compositor(p)
         if p.firstFrame > 0 { try picture.seek(to: MediaTime(frames: Int64(p.firstFrame), rate: p.frameRate)) }

@@ -3,26 +3,39 @@ import FFmpegSupport
 /// fx's and base's readers and the keyer: the blend's picture at any output time. The one compositor: the blend
 /// stage encodes its pictures, `BlendStage.picture` draws one in RGB (`--frame`), and the tuning page's preview keys
 /// one time's pictures again with each change of the key (`key`, `compose(fx:base:)`). An fx with its own alpha
-/// (`Plan.byAlpha`) is read with it and composited by it (`AlphaBlend`) instead of keyed.
+/// (`Plan.byAlpha`) is read with it and composited by it (`AlphaBlend`) instead of keyed. With `Plan.hdr` (`--hdr
+/// keep`) base stays HDR in 10 bits, fx is keyed in SDR BT.709 and placed into HDR (`SDRToHDR`, `HDRBlend`).
 final class Compositor {
     let fx: VideoTrackReader
     let base: VideoTrackReader
     let basePath: String
+    /// The colour fx is keyed in: the output's, or with `--hdr keep` SDR BT.709.
     let color: ColorDescription
     let byAlpha: Bool
     private(set) var keyer: ChromaKeyBlend
     let output: Frame
+    /// `--hdr keep`'s parts: fx placed into HDR, and the flats the key's alpha is read over.
+    private let hdr: (lift: SDRToHDR, low: Frame, high: Frame, overLow: Frame, overHigh: Frame)?
 
     init(_ p: BlendStage.Plan) throws(MixWriteError) {
-        fx = try VideoTrackReader(file: p.fx, width: p.width, height: p.height, color: p.color,
+        color = p.hdr == nil ? p.color : ColorDescription(matrix: .bt709, fullRange: false)
+        fx = try VideoTrackReader(file: p.fx, width: p.width, height: p.height, color: color,
                                   outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict, keepAlpha: p.byAlpha)
         byAlpha = p.byAlpha
         base = try VideoTrackReader(file: p.base, width: p.width, height: p.height, color: p.color,
-                                    outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
+                                    outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict, keepHDR: p.hdr != nil)
         basePath = p.base.path
-        color = p.color
-        keyer = ChromaKeyBlend(settings: p.key, color: p.color)
-        do { output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p) } catch {
+        keyer = ChromaKeyBlend(settings: p.key, color: color)
+        do {
+            output = try Frame(width: p.width, height: p.height, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10)
+            hdr = try p.hdr.map { (transfer) throws(FFmpegError) in
+                (SDRToHDR(transfer: transfer, from: .bt709),
+                 try HDRBlend.flat(HDRBlend.low, width: p.width, height: p.height),
+                 try HDRBlend.flat(HDRBlend.high, width: p.width, height: p.height),
+                 try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p),
+                 try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p))
+            }
+        } catch {
             throw .processing(file: nil, "cannot allocate the output picture: \(error.description)")
         }
     }
@@ -50,7 +63,16 @@ final class Compositor {
     func compose(fx fxPicture: Frame?, base basePicture: Frame) throws(MixWriteError) -> Frame {
         do {
             try output.makeWritable()
-            if let fxPicture, byAlpha {
+            if let hdr {
+                guard let fxPicture else {
+                    try output.copyPlanes(from: basePicture)
+                    return output
+                }
+                keyer.blend(fx: fxPicture, base: hdr.low, into: hdr.overLow)
+                keyer.blend(fx: fxPicture, base: hdr.high, into: hdr.overHigh)
+                HDRBlend.blend(fx: try hdr.lift.map(fxPicture), base: basePicture, overLow: hdr.overLow, overHigh: hdr.overHigh,
+                               into: output)
+            } else if let fxPicture, byAlpha {
                 AlphaBlend.blend(fx: fxPicture, base: basePicture, into: output,
                                  despill: keyer.settings.despill ? keyer.despillTable : nil)
             } else if let fxPicture {
