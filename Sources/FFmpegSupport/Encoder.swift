@@ -39,16 +39,8 @@ public final class Encoder {
         guard let codec = avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_H264) else {
             throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(h264)")
         }
-        guard let ctx = avcodec_alloc_context3(codec) else {
-            throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
-        }
+        let ctx = try Encoder.videoContext(codec, s, pixelFormat: AV_PIX_FMT_YUV420P)
         context = ctx
-        ctx.pointee.width = Int32(s.width)
-        ctx.pointee.height = Int32(s.height)
-        ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        ctx.pointee.time_base = (s.timeBase ?? s.frameRate.inverted).av
-        ctx.pointee.framerate = s.frameRate.av
-        ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         ctx.pointee.colorspace = s.color.matrix.av
         ctx.pointee.color_range = s.color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         switch s.color.matrix {
@@ -59,9 +51,6 @@ public final class Encoder {
             ctx.pointee.color_primaries = AVCOL_PRI_SMPTE170M
             ctx.pointee.color_trc = AVCOL_TRC_SMPTE170M
         }
-        ctx.pointee.thread_count = Int32(s.threads)
-        if let g = s.keyframeInterval { ctx.pointee.gop_size = Int32(g) }
-        if s.globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         av_dict_set(&options, "preset", s.preset, 0)
@@ -76,29 +65,37 @@ public final class Encoder {
         guard let codec = avcodec_find_encoder_by_name("libx265") else {
             throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(libx265)")
         }
-        guard let ctx = avcodec_alloc_context3(codec) else {
-            throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
-        }
+        let ctx = try Encoder.videoContext(codec, s, pixelFormat: AV_PIX_FMT_YUV420P10LE)
         context = ctx
-        ctx.pointee.width = Int32(s.width)
-        ctx.pointee.height = Int32(s.height)
-        ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P10LE
-        ctx.pointee.time_base = (s.timeBase ?? s.frameRate.inverted).av
-        ctx.pointee.framerate = s.frameRate.av
-        ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         ctx.pointee.colorspace = AVCOL_SPC_BT2020_NCL
         ctx.pointee.color_range = AVCOL_RANGE_MPEG
         ctx.pointee.color_primaries = AVCOL_PRI_BT2020
         ctx.pointee.color_trc = transfer == .hlg ? AVCOL_TRC_ARIB_STD_B67 : AVCOL_TRC_SMPTE2084
-        ctx.pointee.thread_count = Int32(s.threads)
-        if let g = s.keyframeInterval { ctx.pointee.gop_size = Int32(g) }
-        if s.globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         av_dict_set(&options, "preset", s.preset, 0)
         av_dict_set(&options, "crf", String(s.crf), 0)
         av_dict_set(&options, "x265-params", "log-level=error" + (transfer == .pq ? ":hdr10=1" : ""), 0)
         try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx265)")
+    }
+
+    /// A video encoder's context for `s`: size, time base and rate, square pixels, threads, keyframes, global header.
+    /// The corresponding FFmpeg call is `avcodec_alloc_context3`.
+    private static func videoContext(_ codec: UnsafePointer<AVCodec>, _ s: VideoSettings,
+                                     pixelFormat: AVPixelFormat) throws(FFmpegError) -> UnsafeMutablePointer<AVCodecContext> {
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            throw FFmpegError(.noMemory, call: "avcodec_alloc_context3")
+        }
+        ctx.pointee.width = Int32(s.width)
+        ctx.pointee.height = Int32(s.height)
+        ctx.pointee.pix_fmt = pixelFormat
+        ctx.pointee.time_base = (s.timeBase ?? s.frameRate.inverted).av
+        ctx.pointee.framerate = s.frameRate.av
+        ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        ctx.pointee.thread_count = Int32(s.threads)
+        if let g = s.keyframeInterval { ctx.pointee.gop_size = Int32(g) }
+        if s.globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        return ctx
     }
 
     /// Opens FFmpeg's native AAC encoder. The corresponding FFmpeg call is `avcodec_open2`.
