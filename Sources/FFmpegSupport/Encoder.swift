@@ -75,7 +75,9 @@ public final class Encoder {
         defer { av_dict_free(&options) }
         av_dict_set(&options, "preset", s.preset, 0)
         av_dict_set(&options, "crf", String(s.crf), 0)
-        av_dict_set(&options, "x265-params", "log-level=error" + (transfer == .pq ? ":hdr10=1" : ""), 0)
+        // The rate control's lookahead as x264's (`lookahead`, bounded for memory by the default preset, as x264's is).
+        let lookahead = s.lookahead.map { ":rc-lookahead=\($0)" } ?? ""
+        av_dict_set(&options, "x265-params", "log-level=error" + lookahead + (transfer == .pq ? ":hdr10=1" : ""), 0)
         try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx265)")
     }
 
