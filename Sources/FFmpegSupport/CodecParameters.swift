@@ -51,6 +51,8 @@ public final class CodecParameters: @unchecked Sendable {
     public let timeBase: Rational
     /// A copied stream's display matrix (its rotation), carried over as it is.
     public let displayMatrix: [Int32]?
+    /// Made by one of our encoders (its parameter sets all in the extradata), not copied from a file.
+    let encoded: Bool
 
     /// A copy of `source`. The corresponding FFmpeg call is `avcodec_parameters_copy`.
     init(copying source: UnsafePointer<AVCodecParameters>, timeBase: Rational, displayMatrix: [Int32]? = nil) throws(FFmpegError) {
@@ -58,6 +60,7 @@ public final class CodecParameters: @unchecked Sendable {
         pointer = p
         self.timeBase = timeBase
         self.displayMatrix = displayMatrix
+        encoded = false
         try check(avcodec_parameters_copy(p, source), "avcodec_parameters_copy")
     }
 
@@ -67,6 +70,7 @@ public final class CodecParameters: @unchecked Sendable {
         pointer = p
         timeBase = Rational(context.pointee.time_base)
         displayMatrix = nil
+        encoded = true
         try check(avcodec_parameters_from_context(p, context), "avcodec_parameters_from_context")
     }
 

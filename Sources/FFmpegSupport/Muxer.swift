@@ -41,6 +41,13 @@ public final class Muxer {
             throw FFmpegError(.noMemory, call: "avformat_new_stream")
         }
         try parameters.copy(into: st.pointee.codecpar)
+        // HEVC we encode (parameter sets in the header only) goes into MOV and MP4 as 'hvc1', which Apple's players
+        // want, not the muxer's default 'hev1'.
+        let format = String(cString: context.pointee.oformat.pointee.name)
+        if parameters.encoded && st.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC && (format == "mov" || format == "mp4") {
+            st.pointee.codecpar.pointee.codec_tag = UInt32(UInt8(ascii: "h")) | UInt32(UInt8(ascii: "v")) << 8
+                | UInt32(UInt8(ascii: "c")) << 16 | UInt32(UInt8(ascii: "1")) << 24
+        }
         st.pointee.time_base = parameters.timeBase.av
         if let m = parameters.displayMatrix {
             try check(m.withUnsafeBufferPointer { mw_stream_set_display_matrix(st, $0.baseAddress!) }, "av_stream_new_side_data")

@@ -120,6 +120,7 @@ struct ColorTests {
                 "\(video ?? [:])")
         let v = try #require(try Oracle.probe(keyedOut).video.first)
         #expect(v.codec == "hevc" && v.raw["pix_fmt"] == "yuv420p10le" && v.raw["profile"] == "Main 10", "\(v.raw)")
+        #expect(v.raw["codec_tag_string"] == "hvc1", "tagged as Apple's players want it: \(v.raw["codec_tag_string"] ?? "")")
         #expect([v.raw["color_space"], v.raw["color_transfer"], v.raw["color_primaries"]] == ["bt2020nc", transfer, "bt2020"], "\(v.raw)")
         let kept = try AlphaTests.psnr(keyedOut, base)
         print("--hdr keep \(name): base where fx is keyed out, PSNR \(kept) dB")
