@@ -58,11 +58,11 @@ struct MatrixConversion {
         table.withUnsafeBufferPointer { t in
             for cy in 0..<(h + 1) / 2 {
                 let ur = pu + cy * su, vr = pv + cy * sv
-                let y0 = py + 2 * cy * sy, y1 = py + min(2 * cy + 1, h - 1) * sy
-                let rows = 2 * cy + 1 < h ? [y0, y1] : [y0]
+                let lumaRows = min(2, h - 2 * cy)
                 for cx in 0..<(w + 1) / 2 {
                     let e = t[Int(ur[cx]) << 8 | Int(vr[cx])]
-                    for row in rows {
+                    for dy in 0..<lumaRows {
+                        let row = py + (2 * cy + dy) * sy
                         for x in 2 * cx..<min(2 * cx + 2, w) { row[x] = UInt8(min(max(Int(row[x]) + Int(e.dy), 0), 255)) }
                     }
                     (ur[cx], vr[cx]) = (e.u, e.v)
