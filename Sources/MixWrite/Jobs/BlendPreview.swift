@@ -31,8 +31,9 @@ public final class BlendPreview {
     private var fxPicture: Frame?
     private let basePicture: Frame
     private var hasFx = false
-    private let white: Frame
     private let black: Frame
+    /// The key's alpha, for the matte.
+    private let keyAlpha: KeyAlpha
     private let rgb: Frame
     private let toRGB: Scaler
     /// BT.601 pictures go straight to JPEG's full range (JPEG is BT.601); others through RGB, for their matrix.
@@ -60,7 +61,7 @@ public final class BlendPreview {
         do {
             (fxPicture, basePicture) = (try Frame(width: width, height: height, pixelFormat: plan.byAlpha ? .yuva420p : .yuv420p),
                                         try Frame(width: width, height: height, pixelFormat: .yuv420p))
-            (white, black) = (try Self.grey(235, width, height), try Self.grey(16, width, height))
+            (black, keyAlpha) = (try .flat((16, 128), width: width, height: height), try KeyAlpha(width: width, height: height))
             rgb = try Frame(width: width, height: height, pixelFormat: .rgb24)
             jpeg = try Frame(width: width, height: height, pixelFormat: .yuvj420p)
             toRGB = try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: plan.color),
@@ -137,7 +138,7 @@ public final class BlendPreview {
         time = t
     }
 
-    /// The key's alpha as grey: fx keyed over white minus fx keyed over black is 219·alpha in luma.
+    /// The key's alpha as grey, 16 plus the luma `KeyAlpha` reads (219·alpha); with an fx's own alpha, that alpha.
     private func matte() throws(MixWriteError) -> Frame {
         guard hasFx, let f = fxPicture else { return black }
         if plan.byAlpha {
@@ -145,28 +146,15 @@ public final class BlendPreview {
             AlphaBlend.matte(fx: f, into: compositor.output)
             return compositor.output
         }
-        var output = try compositor.compose(fx: f, base: black)
-        let overBlack = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, count in
-            for y in 0..<height { (buffer.baseAddress! + y * width).update(from: output.plane(0) + y * output.stride(0), count: width) }
-            count = width * height
-        }
-        output = try compositor.compose(fx: f, base: white)
+        keyAlpha.read(compositor.keyer, fx: f)
+        let output = keyAlpha.overHigh
         for y in 0..<height {
-            let row = output.plane(0) + y * output.stride(0)
-            for x in 0..<width { row[x] = UInt8(truncatingIfNeeded: 16 &+ Int(row[x]) &- Int(overBlack[y * width + x])) }
+            let row = output.plane(0) + y * output.stride(0), low = keyAlpha.overLow.plane(0) + y * keyAlpha.overLow.stride(0)
+            for x in 0..<width { row[x] = UInt8(truncatingIfNeeded: 16 &+ Int(row[x]) &- Int(low[x])) }
         }
         for p in 1...2 {
             for y in 0..<(height + 1) / 2 { (output.plane(p) + y * output.stride(p)).update(repeating: 128, count: (width + 1) / 2) }
         }
         return output
-    }
-
-    private static func grey(_ luma: UInt8, _ width: Int, _ height: Int) throws(FFmpegError) -> Frame {
-        let f = try Frame(width: width, height: height, pixelFormat: .yuv420p)
-        for y in 0..<height { (f.plane(0) + y * f.stride(0)).update(repeating: luma, count: width) }
-        for p in 1...2 {
-            for y in 0..<(height + 1) / 2 { (f.plane(p) + y * f.stride(p)).update(repeating: 128, count: (width + 1) / 2) }
-        }
-        return f
     }
 }

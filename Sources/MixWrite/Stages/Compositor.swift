@@ -14,8 +14,8 @@ final class Compositor {
     let byAlpha: Bool
     private(set) var keyer: ChromaKeyBlend
     let output: Frame
-    /// `--hdr keep`'s parts: fx placed into HDR, and the flats the key's alpha is read over.
-    private let hdr: (lift: SDRToHDR, low: Frame, high: Frame, overLow: Frame, overHigh: Frame)?
+    /// `--hdr keep`'s parts: fx placed into HDR, and the key's alpha.
+    private let hdr: (lift: SDRToHDR, alpha: KeyAlpha)?
 
     init(_ p: BlendStage.Plan) throws(MixWriteError) {
         color = p.hdr == nil ? p.color : ColorDescription(matrix: .bt709, fullRange: false)
@@ -29,11 +29,7 @@ final class Compositor {
         do {
             output = try Frame(width: p.width, height: p.height, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10)
             hdr = try p.hdr.map { (transfer) throws(FFmpegError) in
-                (SDRToHDR(transfer: transfer, from: .bt709),
-                 try HDRBlend.flat(HDRBlend.low, width: p.width, height: p.height),
-                 try HDRBlend.flat(HDRBlend.high, width: p.width, height: p.height),
-                 try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p),
-                 try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p))
+                (SDRToHDR(transfer: transfer, from: .bt709), try KeyAlpha(width: p.width, height: p.height))
             }
         } catch {
             throw .processing(file: nil, "cannot allocate the output picture: \(error.description)")
@@ -68,10 +64,8 @@ final class Compositor {
                     try output.copyPlanes(from: basePicture)
                     return output
                 }
-                keyer.blend(fx: fxPicture, base: hdr.low, into: hdr.overLow)
-                keyer.blend(fx: fxPicture, base: hdr.high, into: hdr.overHigh)
-                HDRBlend.blend(fx: try hdr.lift.map(fxPicture), base: basePicture, overLow: hdr.overLow, overHigh: hdr.overHigh,
-                               into: output)
+                hdr.alpha.read(keyer, fx: fxPicture)
+                HDRBlend.blend(fx: try hdr.lift.map(fxPicture), base: basePicture, alpha: hdr.alpha, into: output)
             } else if let fxPicture, byAlpha {
                 AlphaBlend.blend(fx: fxPicture, base: basePicture, into: output,
                                  despill: keyer.settings.despill ? keyer.despillTable : nil)
