@@ -124,3 +124,43 @@ public func displayRotation(_ matrix: [Int32]) -> Double {
     theta -= 360 * (theta / 360 + 0.9 / 360).rounded(.down)
     return theta
 }
+
+/// An HDR stream's light metadata: the mastering display's primaries, white and luminance range (SMPTE ST 2086), and
+/// the content's light levels (CTA-861.3's MaxCLL and MaxFALL), in CIE xy and cd/m².
+public struct LightMetadata: Sendable {
+    public var primaries: (red: (Double, Double), green: (Double, Double), blue: (Double, Double), white: (Double, Double))?
+    public var luminance: (min: Double, max: Double)?
+    public var contentLight: (maxCLL: Int, maxFALL: Int)?
+
+    public init() {}
+
+    /// From FFmpeg's side data (a frame's or a stream's); nil when neither says anything.
+    init?(mastering: UnsafePointer<AVMasteringDisplayMetadata>?, contentLight light: UnsafePointer<AVContentLightMetadata>?) {
+        if let m = mastering?.pointee {
+            func xy(_ p: AVRational, _ q: AVRational) -> (Double, Double) { (av_q2d(p), av_q2d(q)) }
+            if m.has_primaries != 0 {
+                let p = m.display_primaries
+                primaries = (red: xy(p.0.0, p.0.1), green: xy(p.1.0, p.1.1), blue: xy(p.2.0, p.2.1),
+                             white: xy(m.white_point.0, m.white_point.1))
+            }
+            if m.has_luminance != 0 { luminance = (min: av_q2d(m.min_luminance), max: av_q2d(m.max_luminance)) }
+        }
+        if let c = light?.pointee, c.MaxCLL > 0 || c.MaxFALL > 0 {
+            contentLight = (maxCLL: Int(c.MaxCLL), maxFALL: Int(c.MaxFALL))
+        }
+        if primaries == nil && luminance == nil && contentLight == nil { return nil }
+    }
+
+    /// As libx265's parameters: `master-display=G(x,y)B(x,y)R(x,y)WP(x,y)L(max,min)` (x, y in 0.00002 steps, luminance
+    /// in 0.0001 cd/m²; both parts needed) and `max-cll=MaxCLL,MaxFALL`, joined by ':'; empty without either.
+    public var x265Parameters: String {
+        var parts: [String] = []
+        if let p = primaries, let l = luminance {
+            func xy(_ c: (Double, Double)) -> String { "(\(Int((c.0 * 50000).rounded())),\(Int((c.1 * 50000).rounded())))" }
+            parts.append("master-display=G\(xy(p.green))B\(xy(p.blue))R\(xy(p.red))WP\(xy(p.white))"
+                         + "L(\(Int((l.max * 10000).rounded())),\(Int((l.min * 10000).rounded())))")
+        }
+        if let c = contentLight { parts.append("max-cll=\(c.maxCLL),\(c.maxFALL)") }
+        return parts.joined(separator: ":")
+    }
+}

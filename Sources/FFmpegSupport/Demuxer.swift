@@ -43,6 +43,9 @@ public struct StreamInfo: Sendable {
     public var hdr: HDRTransfer?
     /// The colour primaries as FFmpeg names them (`bt709`, `bt2020`, `unknown`).
     public var primaries: String
+    /// The HDR light metadata the container states for the stream (mov's `mdcv` and `clli`); HEVC carries its own in
+    /// its pictures (`Frame.lightMetadata`).
+    public var light: LightMetadata?
 
     // Audio
     public var sampleRate: Int
@@ -157,6 +160,18 @@ public final class Demuxer {
         return (rotation, det < 0, Array(UnsafeBufferPointer(start: m, count: 9)))
     }
 
+    /// The stream's mastering display and content light side data. The corresponding FFmpeg call is
+    /// `av_stream_get_side_data`.
+    static func streamLight(_ st: UnsafeMutablePointer<AVStream>) -> LightMetadata? {
+        func data<T>(_ type: AVPacketSideDataType, as: T.Type) -> UnsafePointer<T>? {
+            var size = 0
+            guard let d = av_stream_get_side_data(st, type, &size), size >= MemoryLayout<T>.size else { return nil }
+            return UnsafeRawPointer(d).assumingMemoryBound(to: T.self)
+        }
+        return LightMetadata(mastering: data(AV_PKT_DATA_MASTERING_DISPLAY_METADATA, as: AVMasteringDisplayMetadata.self),
+                             contentLight: data(AV_PKT_DATA_CONTENT_LIGHT_LEVEL, as: AVContentLightMetadata.self))
+    }
+
     static func describe(_ st: UnsafeMutablePointer<AVStream>, index: Int, in ctx: UnsafeMutablePointer<AVFormatContext>) -> StreamInfo {
         let par = st.pointee.codecpar!.pointee
         let kind: MediaKind
@@ -211,6 +226,7 @@ public final class Demuxer {
                     && av_dict_get(st.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) == "1" } == true),
             hdr: HDRTransfer(par.color_trc),
             primaries: av_color_primaries_name(par.color_primaries).map { String(cString: $0) } ?? "unknown",
+            light: streamLight(st),
             sampleRate: Int(par.sample_rate), channels: Int(par.ch_layout.nb_channels), layout: layoutText,
             hasDecoder: avcodec_find_decoder(par.codec_id) != nil, codecID: par.codec_id.rawValue)
     }

@@ -59,9 +59,10 @@ public final class Encoder {
         try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx264)")
     }
 
-    /// Opens libx265 for HEVC Main 10 (yuv420p10le) tagged BT.2020 with `transfer` (HLG or PQ): an HDR output. The
-    /// settings' crf and preset are x265's (their scales are x264's). The corresponding FFmpeg call is `avcodec_open2`.
-    public init(hevc10 s: VideoSettings, transfer: HDRTransfer) throws(FFmpegError) {
+    /// Opens libx265 for HEVC Main 10 (yuv420p10le) tagged BT.2020 with `transfer` (HLG or PQ): an HDR output, with
+    /// `light` (the source's mastering display and light levels) in its SEI. The settings' crf and preset are x265's
+    /// (their scales are x264's). The corresponding FFmpeg call is `avcodec_open2`.
+    public init(hevc10 s: VideoSettings, transfer: HDRTransfer, light: LightMetadata? = nil) throws(FFmpegError) {
         guard let codec = avcodec_find_encoder_by_name("libx265") else {
             throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(libx265)")
         }
@@ -77,7 +78,8 @@ public final class Encoder {
         av_dict_set(&options, "crf", String(s.crf), 0)
         // The rate control's lookahead as x264's (`lookahead`, bounded for memory by the default preset, as x264's is).
         let lookahead = s.lookahead.map { ":rc-lookahead=\($0)" } ?? ""
-        av_dict_set(&options, "x265-params", "log-level=error" + lookahead + (transfer == .pq ? ":hdr10=1" : ""), 0)
+        let lightParameters = light.map { $0.x265Parameters.isEmpty ? "" : ":" + $0.x265Parameters } ?? ""
+        av_dict_set(&options, "x265-params", "log-level=error" + lookahead + (transfer == .pq ? ":hdr10=1" : "") + lightParameters, 0)
         try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx265)")
     }
 

@@ -90,6 +90,17 @@ public final class Frame {
         return 10
     }
 
+    /// The picture's HDR light metadata (mastering display and content light level side data), nil without either.
+    /// The corresponding FFmpeg call is `av_frame_get_side_data`.
+    public var lightMetadata: LightMetadata? {
+        func data<T>(_ type: AVFrameSideDataType, as: T.Type) -> UnsafePointer<T>? {
+            guard let sd = av_frame_get_side_data(pointer, type), sd.pointee.size >= MemoryLayout<T>.size else { return nil }
+            return UnsafeRawPointer(sd.pointee.data).assumingMemoryBound(to: T.self)
+        }
+        return LightMetadata(mastering: data(AV_FRAME_DATA_MASTERING_DISPLAY_METADATA, as: AVMasteringDisplayMetadata.self),
+                             contentLight: data(AV_FRAME_DATA_CONTENT_LIGHT_LEVEL, as: AVContentLightMetadata.self))
+    }
+
     /// Whether the picture says its samples use the full range (JPEG's), rather than the limited one.
     public var isFullRange: Bool { pixelFormat.isJPEGRange || pointer.pointee.color_range == AVCOL_RANGE_JPEG }
 

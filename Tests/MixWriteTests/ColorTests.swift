@@ -137,6 +137,74 @@ struct ColorTests {
         #expect(placed >= 38)
     }
 
+    @Test("--hdr keep with an fx that has its own alpha (ProRes 4444): composited by it, within 38 dB of the CLI's zscale placement at 203 cd/m² and 10-bit overlay; --despill neutralises a green-tinted fx as in SDR")
+    func keepAlpha() throws {
+        let dir = try Oracle.scratch("keep-alpha")
+        let (fx, _) = try AlphaTests.clips("mov", in: dir)
+        let base = try Self.hdrClip("arib-std-b67", in: dir)
+        let out = dir + "/out.mov", reference = dir + "/reference.mov"
+        let r = try Oracle.mixwrite([fx, base, "--hdr", "keep", "--crf", "0", "-o", out, "--json", "-q", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect((try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])?["compositing"] as? String == "alpha")
+        // fx is untagged SD (BT.601 matrix), read into SDR BT.709 and placed into HDR as zscale places it.
+        let c = try Oracle.ffmpeg(["-y", "-i", fx, "-i", base, "-filter_complex",
+                                   "[0:v]zscale=tin=709:min=470bg:pin=709:rin=tv:t=arib-std-b67:p=2020:m=2020_ncl:r=tv:npl=203,"
+                                   + "format=yuva420p10le[f];[1:v][f]overlay=format=yuv420p10",
+                                   "-c:v", "libx265", "-x265-params", "lossless=1:log-level=error", reference])
+        try #require(c.status == 0, "\(c.stderr)")
+        let (against, base0) = (try AlphaTests.psnr(out, reference), try AlphaTests.psnr(out, base))
+        print("--hdr keep with fx's alpha: against the CLI's overlay \(against) dB; against base alone \(base0) dB")
+        #expect(against >= 38)
+        #expect(base0 < against - 10, "fx shows: the output is not base alone")
+
+        // An opaque grey-green fx (kept by the key): greenish in HDR without --despill, neutral with it.
+        let tinted = dir + "/tinted.mov"
+        let t = try Oracle.ffmpeg(["-y", "-f", "lavfi", "-i", "color=c=0x90A090:s=320x240:r=25:d=1", "-c:v", "libx264", "-qp", "0",
+                                   "-pix_fmt", "yuv420p", tinted])
+        try #require(t.status == 0, "\(t.stderr)")
+        var chroma: [[Double]] = []
+        for despill in [[String](), ["--despill"]] {
+            let o = dir + "/tinted-out\(despill.count).mov"
+            let m = try Oracle.mixwrite([tinted, base, "--hdr", "keep", "-o", o, "-q", "--progress", "none"] + despill)
+            try #require(m.status == 0, "\(m.stderr)")
+            let stats = try Oracle.ffmpeg(["-i", o, "-vf", "signalstats,metadata=print:file=-", "-frames:v", "1", "-f", "null", "-"])
+            chroma.append(["UAVG", "VAVG"].map { key in
+                stats.stdoutText.split(separator: "\n").compactMap { line in
+                    line.hasPrefix("lavfi.signalstats.\(key)=") ? Double(line.split(separator: "=")[1]) : nil
+                }.first ?? 0
+            })
+        }
+        print("--hdr keep, a grey-green fx's mean Cb and Cr (10 bits): \(chroma[0]) without --despill, \(chroma[1]) with it")
+        #expect(chroma[0].allSatisfy { $0 < 502 }, "green without despill: \(chroma[0])")
+        #expect(chroma[1].allSatisfy { abs($0 - 512) <= 3 }, "neutral with despill: \(chroma[1])")
+    }
+
+    @Test("--hdr keep passes base's mastering display and content light levels on (x265's SEI), as ffprobe reads them back")
+    func keepLight() throws {
+        let dir = try Oracle.scratch("keep-light")
+        let base = dir + "/pq-mastered.mov", out = dir + "/out.mov"
+        let master = "G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,50)"
+        let b = try Oracle.ffmpeg(["-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=1", "-vf",
+                                   "zscale=tin=709:pin=709:min=709:rin=tv:t=smpte2084:p=2020:m=2020_ncl:r=tv:npl=100,format=yuv420p10le",
+                                   "-c:v", "libx265", "-preset", "ultrafast",
+                                   "-x265-params", "log-level=error:hdr10=1:master-display=\(master):max-cll=1000,400",
+                                   "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc", base])
+        try #require(b.status == 0, "\(b.stderr)")
+        let r = try Oracle.mixwrite([try Self.flatFx("0x00FF00", in: dir), base, "--hdr", "keep", "-o", out, "-q", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        func light(_ path: String) throws -> [String] {
+            let p = try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_frames",
+                                               "-show_entries", "frame_side_data", "-of", "flat", path])
+            return p.stdoutText.split(separator: "\n").map(String.init)
+                .filter { $0.contains("_x=") || $0.contains("_y=") || $0.contains("luminance") || $0.contains("max_content") || $0.contains("max_average") }
+                .map { $0.split(separator: ".").last.map(String.init) ?? $0 }
+        }
+        let (source, kept) = (try light(base), try light(out))
+        print("mastering and light levels: base \(source), output \(kept)")
+        #expect(source.count == 12, "the fixture carries them: \(source)")
+        #expect(kept == source)
+    }
+
     @Test("--hdr keep without an HDR base: exit 1, one line, no output")
     func keepRefused() throws {
         let dir = try Oracle.scratch()
@@ -163,5 +231,23 @@ struct ColorTests {
             print("\(name): mean CIEDE2000 against the CLI's chain \(d)")
             #expect(d <= 3, "\(name)")
         }
+    }
+
+    @Test("the corpus's iPhone HLG clip kept (--hdr keep, a green fx keyed out): HEVC Main 10 HLG, upright, ≥ 38 dB against the source (MIXWRITE_CORPUS)",
+          .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the corpus's iPhone clip is not kept"))
+    func keepCorpus() throws {
+        let corpus = try #require(Oracle.corpus)
+        let dir = try Oracle.scratch()
+        let clip = corpus + "/rotation/iphone_hevc_dv_rot90_aac.mov", out = dir + "/out.mov"
+        let r = try Oracle.mixwrite([try Self.flatFx("0x00FF00", in: dir), clip, "--hdr", "keep", "--duration", "base", "-o", out,
+                                     "-q", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let v = try #require(try Oracle.probe(out).video.first)
+        #expect(v.codec == "hevc" && v.raw["pix_fmt"] == "yuv420p10le" && v.raw["color_transfer"] == "arib-std-b67", "\(v.raw)")
+        #expect(v.raw["width"] == "1080" && v.raw["height"] == "1920", "upright: \(v.raw)")
+        // The CLI turns the source upright as it decodes it.
+        let kept = try AlphaTests.psnr(out, clip)
+        print("the iPhone clip kept: \(kept) dB against the source")
+        #expect(kept >= 38)
     }
 }

@@ -1,17 +1,17 @@
 import FFmpegSupport
 import Foundation
 
-/// The video stream of a job: H.264 (libx264), or with `hdr` HEVC Main 10 (libx265, `--hdr keep`): pictures of the
-/// output's size in, encoded packets out.
+/// The video stream of a job: H.264 (libx264), or with `hdr` HEVC Main 10 (libx265, `--hdr keep`, with the source's
+/// light metadata): pictures of the output's size in, encoded packets out.
 final class H264Encoder {
     private let encoder: Encoder
     /// The stream as the muxer sees it.
     let parameters: CodecParameters
 
-    init(_ settings: Encoder.VideoSettings, hdr: HDRTransfer? = nil) throws(MixWriteError) {
+    init(_ settings: Encoder.VideoSettings, hdr: HDRTransfer? = nil, light: LightMetadata? = nil) throws(MixWriteError) {
         do {
             if let hdr {
-                encoder = try Encoder(hevc10: H264Encoder.memoryBounded(settings), transfer: hdr)
+                encoder = try Encoder(hevc10: H264Encoder.memoryBounded(settings), transfer: hdr, light: light)
             } else {
                 encoder = try Encoder(video: H264Encoder.memoryBounded(settings))
             }

@@ -187,18 +187,17 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         if autoKeyColor && !byAlpha { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
         let plan = BlendStage.Plan(
             fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
-            key: key, byAlpha: byAlpha, hdr: kept, crf: crf, preset: preset, strict: strict, fit: fit,
-            threads: threads)
+            key: key, byAlpha: byAlpha, hdr: kept, light: kept == nil ? nil : baseFile.firstPictureLight(), crf: crf,
+            preset: preset, strict: strict, fit: fit, threads: threads)
         return (fxFile, baseFile, plan)
     }
 
-    /// `--hdr keep`'s transfer: base's HLG or PQ. Refused without an HDR base, and with an fx composited by its alpha.
+    /// `--hdr keep`'s transfer: base's HLG or PQ. Refused without an HDR base.
     func keptHDR(base: MediaFile) throws(MixWriteError) -> HDRTransfer? {
         guard keepHDR else { return nil }
         guard let transfer = base.mainVideo?.hdr else {
             throw .usage("--hdr keep: \(base.path) is not HDR (HLG or PQ); without an HDR base there is nothing to keep")
         }
-        if keyMode == .alpha { throw .usage("--hdr keep composites by the key only; --key alpha does not go with it yet") }
         return transfer
     }
 
@@ -208,7 +207,7 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         let has = fx.mainVideo?.hasAlpha ?? false
         switch keyMode {
         case .chroma: return false
-        case .auto: return has && !keepHDR   // --hdr keep keys fx
+        case .auto: return has
         case .alpha:
             guard has else {
                 throw .input(file: fx.path, "has no alpha channel, so --key alpha has nothing to composite by (use --key chroma)")

@@ -160,3 +160,19 @@ enum ProbeLog {
         }
     }
 }
+
+extension MediaFile {
+    /// The main video's HDR light metadata (mastering display, content light level) as its first picture carries it
+    /// (HEVC's SEI), else as the container states it for the stream; nil without either or when it cannot be read.
+    func firstPictureLight() -> LightMetadata? {
+        guard let stream = mainVideo else { return nil }
+        do {
+            let demuxer = try Demuxer(url: path)
+            demuxer.keepOnly([stream.index])
+            let frames = try Decoder(demuxer: demuxer, streamIndex: stream.index, threads: 1).frames(from: demuxer)
+            return try frames.next()?.lightMetadata ?? stream.light
+        } catch {
+            return stream.light
+        }
+    }
+}

@@ -15,6 +15,8 @@ struct BlendStage: Sendable {
         var byAlpha = false
         /// `--hdr keep`: base's HDR transfer, kept (10 bits, BT.2020, HEVC); `color` is then BT.2020's.
         var hdr: HDRTransfer?
+        /// With `hdr`: base's mastering display and light levels, passed on in the HEVC stream's SEI.
+        var light: LightMetadata?
         var crf: Int
         var preset: String
         /// Fail at the first damaged packet instead of skipping it.
@@ -41,7 +43,7 @@ struct BlendStage: Sendable {
         let p = plan
         let encoder = try H264Encoder(.init(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
                                             preset: p.preset, color: p.color, threads: p.threads, globalHeader: true),
-                                      hdr: p.hdr)
+                                      hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
         let picture = try Compositor(p)
         if p.firstFrame > 0 { try picture.seek(to: MediaTime(frames: Int64(p.firstFrame), rate: p.frameRate)) }

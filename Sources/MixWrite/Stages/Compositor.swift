@@ -4,7 +4,8 @@ import FFmpegSupport
 /// stage encodes its pictures, `BlendStage.picture` draws one in RGB (`--frame`), and the tuning page's preview keys
 /// one time's pictures again with each change of the key (`key`, `compose(fx:base:)`). An fx with its own alpha
 /// (`Plan.byAlpha`) is read with it and composited by it (`AlphaBlend`) instead of keyed. With `Plan.hdr` (`--hdr
-/// keep`) base stays HDR in 10 bits, fx is keyed in SDR BT.709 and placed into HDR (`SDRToHDR`, `HDRBlend`).
+/// keep`) base stays HDR in 10 bits, fx is read in SDR BT.709, keyed there (or composited by its own alpha) and
+/// placed into HDR (`SDRToHDR`, `HDRBlend`).
 final class Compositor {
     let fx: VideoTrackReader
     let base: VideoTrackReader
@@ -14,8 +15,8 @@ final class Compositor {
     let byAlpha: Bool
     private(set) var keyer: ChromaKeyBlend
     let output: Frame
-    /// `--hdr keep`'s parts: fx placed into HDR, and the key's alpha.
-    private let hdr: (lift: SDRToHDR, alpha: KeyAlpha)?
+    /// `--hdr keep`'s parts: fx placed into HDR, the key's alpha, and fx's colour before it is lifted.
+    private let hdr: (lift: SDRToHDR, alpha: KeyAlpha, sdr: Frame)?
 
     init(_ p: BlendStage.Plan) throws(MixWriteError) {
         color = p.hdr == nil ? p.color : ColorDescription(matrix: .bt709, fullRange: false)
@@ -29,7 +30,8 @@ final class Compositor {
         do {
             output = try Frame(width: p.width, height: p.height, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10)
             hdr = try p.hdr.map { (transfer) throws(FFmpegError) in
-                (SDRToHDR(transfer: transfer, from: .bt709), try KeyAlpha(width: p.width, height: p.height))
+                (SDRToHDR(transfer: transfer, from: .bt709), try KeyAlpha(width: p.width, height: p.height),
+                 try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p))
             }
         } catch {
             throw .processing(file: nil, "cannot allocate the output picture: \(error.description)")
@@ -64,8 +66,16 @@ final class Compositor {
                     try output.copyPlanes(from: basePicture)
                     return output
                 }
-                hdr.alpha.read(keyer, fx: fxPicture)
-                HDRBlend.blend(fx: try hdr.lift.map(fxPicture), base: basePicture, alpha: hdr.alpha, into: output)
+                // fx's own colour (despilled if asked: the keyer's table, as for SDR), lifted into HDR, then laid
+                // over base by its own alpha or the key's.
+                let despill = keyer.settings.despill ? keyer.despillTable : nil
+                let lifted = try hdr.lift.map(despill == nil && !byAlpha ? fxPicture : try hdr.sdr.despilled(fxPicture, despill))
+                if byAlpha {
+                    HDRBlend.blend(fx: lifted, base: basePicture, alphaOf: fxPicture, into: output)
+                } else {
+                    hdr.alpha.read(keyer, fx: fxPicture)
+                    HDRBlend.blend(fx: lifted, base: basePicture, alpha: hdr.alpha, into: output)
+                }
             } else if let fxPicture, byAlpha {
                 AlphaBlend.blend(fx: fxPicture, base: basePicture, into: output,
                                  despill: keyer.settings.despill ? keyer.despillTable : nil)
