@@ -1,4 +1,49 @@
 internal import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The video codecs an output can have (`--codec`), each by one encoder of Debian's FFmpeg 5.1.
+public enum VideoCodec: String, Sendable, Codable, CaseIterable {
+    case h264, hevc, prores, av1, vp9
+
+    /// FFmpeg's encoder.
+    public var encoderName: String {
+        switch self {
+        case .h264: "libx264"
+        case .hevc: "libx265"
+        case .prores: "prores_ks"
+        case .av1: "libsvtav1"
+        case .vp9: "libvpx-vp9"
+        }
+    }
+}
+
+/// ProRes's profiles (`--prores-profile`), prores_ks's numbers 0 … 4.
+public enum ProResProfile: String, Sendable, Codable, CaseIterable {
+    case proxy, lt, standard, hq
+    case p4444 = "4444"
+
+    var number: Int { Self.allCases.firstIndex(of: self)! }
+}
+
+/// The audio codecs an output can have (`--audio-codec`).
+public enum AudioCodec: String, Sendable, Codable, CaseIterable {
+    case aac, opus, flac, pcm
+
+    /// FFmpeg's encoder (PCM: 24-bit little-endian).
+    public var encoderName: String {
+        switch self {
+        case .aac: "aac"
+        case .opus: "libopus"
+        case .flac: "flac"
+        case .pcm: "pcm_s24le"
+        }
+    }
+
+    /// The sample rates the encoder takes; nil: any.
+    public var sampleRates: [Int]? { self == .opus ? [48000, 24000, 16000, 12000, 8000] : nil }
+}
 
 /// An encoder. Owns its `AVCodecContext`; `deinit` frees it.
 public final class Encoder {
@@ -9,8 +54,11 @@ public final class Encoder {
         self.context = context
     }
 
-    /// The settings of an H.264 (libx264) video encoder.
+    /// The settings of a video encoder: H.264 (libx264) unless `codec` says otherwise. `crf` and `preset` are on
+    /// x264's scales, mapped to each encoder's own (`Encoder(video:)`).
     public struct VideoSettings: Sendable {
+        public var codec: VideoCodec = .h264
+        public var proresProfile: ProResProfile = .hq
         public var width: Int
         public var height: Int
         public var frameRate: Rational
@@ -34,12 +82,24 @@ public final class Encoder {
         }
     }
 
-    /// Opens libx264. The corresponding FFmpeg calls are `avcodec_find_encoder_by_name` and `avcodec_open2`.
+    /// Opens the settings' encoder for 8-bit SDR pictures (yuv420p; ProRes 4:2:2 or 4:4:4 in 10 bits, the caller
+    /// converts), its colour tagged, `crf` and `preset` mapped from x264's scales to the encoder's own:
+    ///
+    /// - h264: libx264, as they are.
+    /// - hevc: libx265, crf + 5 (x265's default 28 is x264's 23; crf 0 is lossless), the same preset names.
+    /// - prores: prores_ks, the profile decides the rate (crf and preset do not apply).
+    /// - av1: libsvtav1, crf × 63/51 on its 0 … 63, presets ultrafast … veryslow as SVT's 12 … 4.
+    /// - vp9: libvpx-vp9 in constant quality, crf × 63/51 (crf 0 lossless), deadline good with cpu-used 5 … 0,
+    ///   row threading.
+    ///
+    /// Threads are the settings' (a core each); x265's and SVT's lookahead bounded as x264's is (`lookahead`).
+    /// The corresponding FFmpeg calls are `avcodec_find_encoder_by_name` and `avcodec_open2`.
     public init(video s: VideoSettings) throws(FFmpegError) {
-        guard let codec = avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_H264) else {
-            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(h264)")
+        if s.codec == .av1 { _ = Encoder.quietSVT }
+        guard let codec = avcodec_find_encoder_by_name(s.codec.encoderName) else {
+            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(\(s.codec.encoderName))")
         }
-        let ctx = try Encoder.videoContext(codec, s, pixelFormat: AV_PIX_FMT_YUV420P)
+        let ctx = try Encoder.videoContext(codec, s, pixelFormat: Encoder.pixelFormat(for: s).av)
         context = ctx
         ctx.pointee.colorspace = s.color.matrix.av
         ctx.pointee.color_range = s.color.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
@@ -53,10 +113,49 @@ public final class Encoder {
         }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
-        av_dict_set(&options, "preset", s.preset, 0)
-        av_dict_set(&options, "crf", String(s.crf), 0)
-        if let l = s.lookahead { av_dict_set(&options, "rc-lookahead", String(l), 0) }
-        try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx264)")
+        let scaled = Int((Double(s.crf) * 63 / 51).rounded())
+        let rank = max(0, Encoder.x264Presets.firstIndex(of: s.preset) ?? 2)
+        switch s.codec {
+        case .h264:
+            av_dict_set(&options, "preset", s.preset, 0)
+            av_dict_set(&options, "crf", String(s.crf), 0)
+            if let l = s.lookahead { av_dict_set(&options, "rc-lookahead", String(l), 0) }
+        case .hevc:
+            av_dict_set(&options, "preset", s.preset, 0)
+            av_dict_set(&options, "crf", String(min(51, s.crf + 5)), 0)
+            let lookahead = s.lookahead.map { ":rc-lookahead=\($0)" } ?? ""
+            av_dict_set(&options, "x265-params", "log-level=error:pools=\(max(1, s.threads))" + lookahead
+                        + (s.crf == 0 ? ":lossless=1" : ""), 0)
+        case .prores:
+            av_dict_set(&options, "profile", String(s.proresProfile.number), 0)
+            av_dict_set(&options, "vendor", "apl0", 0)
+        case .av1:
+            av_dict_set(&options, "crf", String(scaled), 0)
+            av_dict_set(&options, "preset", String(12 - rank), 0)
+            let lookahead = s.lookahead.map { ":lookahead=\($0)" } ?? ""
+            av_dict_set(&options, "svtav1-params", "lp=\(max(1, s.threads))" + lookahead, 0)
+        case .vp9:
+            ctx.pointee.bit_rate = 0
+            av_dict_set(&options, "crf", String(scaled), 0)
+            if s.crf == 0 { av_dict_set(&options, "lossless", "1", 0) }
+            av_dict_set(&options, "deadline", "good", 0)
+            av_dict_set(&options, "cpu-used", String(max(0, 5 - rank * 5 / 8)), 0)
+            av_dict_set(&options, "row-mt", "1", 0)
+            if let l = s.lookahead { av_dict_set(&options, "lag-in-frames", String(max(l, 1)), 0) }
+        }
+        try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(\(s.codec.encoderName))")
+    }
+
+    /// SVT-AV1 prints its banner and configuration to stderr unless `SVT_LOG` says otherwise: errors only, unless the
+    /// user set it. Once, before the first AV1 encoder opens.
+    private static let quietSVT: Void = { setenv("SVT_LOG", "1", 0) }()
+
+    /// x264's presets, fastest first: the scale `preset` is given on.
+    public static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+
+    /// The pictures the settings' encoder takes: yuv420p, ProRes 4:2:2 in 10 bits (4:4:4 for 4444).
+    public static func pixelFormat(for s: VideoSettings) -> PixelFormat {
+        s.codec != .prores ? .yuv420p : s.proresProfile == .p4444 ? PixelFormat(AV_PIX_FMT_YUV444P10LE) : PixelFormat(AV_PIX_FMT_YUV422P10LE)
     }
 
     /// Opens libx265 for HEVC Main 10 (yuv420p10le) tagged BT.2020 with `transfer` (HLG or PQ): an HDR output, with
@@ -127,10 +226,40 @@ public final class Encoder {
         try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(aac)")
     }
 
+    /// Opens `codec`'s encoder (Opus, FLAC or 24-bit PCM; AAC is `init(aacSampleRate:…)`) for `channels` at
+    /// `sampleRate`, interleaved samples (Opus float, FLAC and PCM 32-bit integers, 24 bits of them). `bitRate`
+    /// applies to Opus. The corresponding FFmpeg call is `avcodec_open2`.
+    public init(audio codec: AudioCodec, sampleRate: Int, channels: Int, bitRate: Int, globalHeader: Bool) throws(FFmpegError) {
+        guard let c = avcodec_find_encoder_by_name(codec.encoderName) else {
+            throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(\(codec.encoderName))")
+        }
+        guard let ctx = avcodec_alloc_context3(c) else { throw FFmpegError(.noMemory, call: "avcodec_alloc_context3") }
+        context = ctx
+        ctx.pointee.sample_fmt = codec == .opus ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_S32
+        if codec != .opus { ctx.pointee.bits_per_raw_sample = 24 }
+        ctx.pointee.sample_rate = Int32(sampleRate)
+        av_channel_layout_default(&ctx.pointee.ch_layout, Int32(channels))
+        if codec == .opus { ctx.pointee.bit_rate = Int64(bitRate) }
+        ctx.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
+        if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try check(avcodec_open2(ctx, c, nil), "avcodec_open2(\(codec.encoderName))")
+    }
+
+    /// The sample format the encoder takes, by FFmpeg's name (`flt`, `s32`, `fltp`).
+    public var sampleFormatName: String {
+        av_get_sample_fmt_name(context.pointee.sample_fmt).map { String(cString: $0) } ?? "unknown"
+    }
+
     deinit {
+        // SVT-AV1 waits for ever in its deinit when it was opened and never told the end (FFmpeg 5.1, SVT-AV1 1.4):
+        // an encoder given up on (a failed job) is drained first.
+        if context.pointee.codec_id == AV_CODEC_ID_AV1 && !drained { _ = try? encode(nil) }
         var c: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&c)
     }
+
+    /// Whether the end was sent.
+    private var drained = false
 
     /// The packet `encode` receives into, reused.
     private let packet = Packet()
@@ -144,6 +273,7 @@ public final class Encoder {
     /// This is the one send/receive loop of the encoders. The corresponding FFmpeg calls are
     /// `avcodec_send_frame` and `avcodec_receive_packet`.
     public func encode(_ frame: Frame?) throws(FFmpegError) -> [EncodedPacket] {
+        if frame == nil { drained = true }
         let sent = avcodec_send_frame(context, frame?.pointer)
         // The end sent twice: the encoder is drained already, and has nothing more (a value, not a failure).
         if frame == nil && sent == FFmpegError.Code.endOfFile.rawValue { return [] }

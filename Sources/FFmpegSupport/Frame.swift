@@ -169,6 +169,36 @@ extension Frame {
 
     /// A planar-float audio frame holding `count` samples of `channels` starting at `offset`.
     /// The corresponding FFmpeg call is `av_frame_get_buffer`.
+    /// `count` samples of `channels` from `offset`, interleaved as an encoder takes them: `flt` (floats as they are)
+    /// or `s32` (24-bit integers in the top of 32, clipped to ±1; rounded). The corresponding FFmpeg call is
+    /// `av_frame_get_buffer`.
+    public convenience init(interleaving channels: [[Float]], offset: Int, count: Int, sampleRate: Int,
+                            format: String) throws(FFmpegError) {
+        self.init()
+        let integer = format == "s32"
+        pointer.pointee.format = (integer ? AV_SAMPLE_FMT_S32 : AV_SAMPLE_FMT_FLT).rawValue
+        pointer.pointee.nb_samples = Int32(count)
+        pointer.pointee.sample_rate = Int32(sampleRate)
+        av_channel_layout_default(&pointer.pointee.ch_layout, Int32(channels.count))
+        try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+        let n = channels.count
+        let data = UnsafeMutableRawPointer(pointer.pointee.data.0!)
+        for (c, samples) in channels.enumerated() {
+            samples.withUnsafeBufferPointer { src in
+                if integer {
+                    let dst = data.assumingMemoryBound(to: Int32.self)
+                    for i in 0..<count {
+                        let v = (Double(min(max(src[offset + i], -1), 1)) * 8_388_607).rounded()
+                        dst[i * n + c] = Int32(v) << 8
+                    }
+                } else {
+                    let dst = data.assumingMemoryBound(to: Float.self)
+                    for i in 0..<count { dst[i * n + c] = src[offset + i] }
+                }
+            }
+        }
+    }
+
     public convenience init(planar channels: [[Float]], offset: Int, count: Int, sampleRate: Int) throws(FFmpegError) {
         self.init()
         pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue

@@ -9,3 +9,7 @@ public typealias Rational = FFmpegSupport.Rational
 
 /// A decoded picture or block of samples, for the benchmarks' test pictures (`Benchmarks/`); not the library's API.
 @_spi(Benchmarks) public typealias BenchmarkFrame = FFmpegSupport.Frame
+/// The codecs a job's output can have (`--codec`, `--prores-profile`, `--audio-codec`).
+public typealias VideoCodec = FFmpegSupport.VideoCodec
+public typealias ProResProfile = FFmpegSupport.ProResProfile
+public typealias AudioCodec = FFmpegSupport.AudioCodec

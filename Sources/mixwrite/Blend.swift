@@ -85,7 +85,8 @@ struct BlendOptions: ParsableArguments {
         var job = BlendJob(fx: fx, base: base, output: output)
         job.duration = duration
         job.fit = fit
-        try video.apply(width: &job.width, height: &job.height, frameRate: &job.frameRate, crf: &job.crf, preset: &job.preset)
+        try video.apply(width: &job.width, height: &job.height, frameRate: &job.frameRate, crf: &job.crf, preset: &job.preset,
+                        codec: &job.codec, proresProfile: &job.proresProfile)
         job.key = try key.settings()
         job.autoKeyColor = key.isAuto
         job.keyMode = keyMode
@@ -101,4 +102,7 @@ extension KeyMode: ExpressibleByArgument {}
 /// `--hdr`'s values.
 enum HDRChoice: String, ExpressibleByArgument, CaseIterable { case sdr, keep }
 extension MixMode: ExpressibleByArgument {}
+extension VideoCodec: ExpressibleByArgument {}
+extension ProResProfile: ExpressibleByArgument {}
+extension AudioCodec: ExpressibleByArgument {}
 extension AudioOptions.Tracks: ExpressibleByArgument {}

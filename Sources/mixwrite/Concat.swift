@@ -34,7 +34,8 @@ struct Concat: AsyncParsableCommand {
         job.strict = common.strict
         job.fit = fit
         job.eventChapters = eventChapters
-        try video.apply(width: &job.width, height: &job.height, frameRate: &job.frameRate, crf: &job.crf, preset: &job.preset)
+        try video.apply(width: &job.width, height: &job.height, frameRate: &job.frameRate, crf: &job.crf, preset: &job.preset,
+                        codec: &job.codec, proresProfile: &job.proresProfile)
         job.audio = try audio.options()
         if let events {
             guard let data = FileManager.default.contents(atPath: events) else {
@@ -80,7 +81,8 @@ struct Still: AsyncParsableCommand {
         job.overwrite = common.overwrite
         job.strict = common.strict
         job.fit = fit
-        try video.apply(width: &job.width, height: &job.height, frameRate: &job.frameRate, crf: &job.crf, preset: &job.preset)
+        try video.apply(width: &job.width, height: &job.height, frameRate: &job.frameRate, crf: &job.crf, preset: &job.preset,
+                        codec: &job.codec, proresProfile: &job.proresProfile)
         guard let bg = OptionValue.color(background) else {
             throw MixWriteError.usage("--background '\(background)' is not a colour; use RRGGBB")
         }

@@ -72,20 +72,29 @@ struct VideoOptions: ParsableArguments {
     @Option(help: "Output frame rate, e.g. 30, 29.97 or 30000/1001 (default: base's).")
     var fps: String?
 
-    @Option(help: "x264 constant rate factor, 0 (lossless) to 51.")
+    @Option(help: "Constant rate factor on x264's scale, 0 (lossless) to 51, mapped to the codec's own.")
     var crf: Int = 20
 
-    @Option(help: "x264 preset: ultrafast … veryslow.")
+    @Option(help: "Preset on x264's scale: ultrafast … veryslow, mapped to the codec's own.")
     var preset: String = "veryfast"
+
+    @Option(help: "Video codec: h264, hevc, prores, av1 or vp9 (default: h264; a .webm's vp9).")
+    var codec: VideoCodec?
+
+    @Option(name: .customLong("prores-profile"), help: "ProRes profile with --codec prores: proxy, lt, standard, hq or 4444.")
+    var proresProfile: ProResProfile = .hq
 
     /// Sets a blend's, concat's or still's picture options, given as its fields (`&job.width` …): one place for
     /// the three kinds (a still keeps its own rate unless --fps is given).
-    func apply(width: inout Int?, height: inout Int?, frameRate: inout Rational?, crf: inout Int, preset: inout String) throws {
+    func apply(width: inout Int?, height: inout Int?, frameRate: inout Rational?, crf: inout Int, preset: inout String,
+               codec: inout VideoCodec?, proresProfile: inout ProResProfile) throws {
         let (w, h, rate) = try parsedSize()
         (width, height) = (w, h)
         if let rate { frameRate = rate }
         crf = self.crf
         preset = self.preset
+        codec = self.codec
+        proresProfile = self.proresProfile
     }
 
     /// --size and --fps, parsed.
@@ -156,8 +165,11 @@ struct AudioMixOptions: ParsableArguments {
     @Option(name: .customLong("sample-rate"), help: "Output sample rate in Hz (default 48000).")
     var sampleRate: Int?
 
-    @Option(name: .customLong("audio-bitrate"), help: "AAC bit rate, e.g. 192k.")
+    @Option(name: .customLong("audio-bitrate"), help: "AAC or Opus bit rate, e.g. 192k.")
     var audioBitrate: String = "192k"
+
+    @Option(name: .customLong("audio-codec"), help: "Audio codec: aac, opus, flac or pcm (default: aac; a .webm's opus).")
+    var audioCodec: AudioCodec?
 
     // Unconditional: the value is negative (`--loudness -16`), which would otherwise read as an option.
     @Option(parsing: .unconditional, help: ArgumentHelp("Integrated loudness of the output in LUFS (EBU R128), e.g. -16 (web, podcast), -23 (broadcast), -14 (streaming).",
@@ -190,6 +202,7 @@ struct AudioMixOptions: ParsableArguments {
         o.mode = mix
         o.channels = channels
         o.sampleRate = sampleRate
+        o.codec = audioCodec
         guard let v = OptionValue.bitRate(audioBitrate) else {
             throw MixWriteError.usage("--audio-bitrate '\(audioBitrate)' is not a bit rate (e.g. 192k)")
         }

@@ -60,8 +60,10 @@ struct DescriptionTests {
         (audio.gains, audio.offsets, audio.duck) = (["audio1": -2.5], ["audio1": 0.5], ["audio1": 6])
         (audio.channels, audio.sampleRate, audio.bitRate) = (1, 44100, 96_000)
         (audio.loudness, audio.truePeak, audio.levelMatch, audio.fadeIn, audio.fadeOut) = (-20, -2, true, 0.25, 0.5)
+        audio.codec = .pcm
         func picture<J: PictureJob>(_ j: inout J) {
             (j.width, j.height, j.frameRate, j.crf, j.preset, j.fit) = (160, 96, Rational(12, 1), 30, "ultrafast", .fill)
+            (j.codec, j.proresProfile) = (.prores, .lt)
         }
         var concat = ConcatJob(clips: [Oracle.fixture("base.mov"), Oracle.fixture("fx.mov")], output: dir + "/concat.mp4")
         picture(&concat)
@@ -76,6 +78,7 @@ struct DescriptionTests {
         var blend = ExcerptTests.busyJob(output: dir + "/blend.mov")
         (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
         (blend.keyMode, blend.keepHDR) = (.chroma, true)
+        (blend.codec, blend.proresProfile, blend.audio.codec) = (.hevc, .lt, .pcm)
         return [blend, concat, still, remix]
     }
 

@@ -26,7 +26,9 @@ public struct AudioOptions: Sendable {
     public var channels: Int?
     /// Output sample rate; nil: 48 kHz.
     public var sampleRate: Int?
-    /// AAC bit rate in bits a second.
+    /// The audio codec; nil: the container's (AAC; a `.webm`'s Opus).
+    public var codec: AudioCodec?
+    /// AAC's or Opus's bit rate in bits a second.
     public var bitRate: Int = 192_000
     /// Integrated loudness of the output, LUFS (`--loudness`); nil keeps the sources' own levels.
     public var loudness: Double?
@@ -55,6 +57,7 @@ public struct AudioOptions: Sendable {
             .choice("mix", \.mode, default: .sum),
             .integer("channels", \.channels),
             .integer("sample-rate", \.sampleRate),
+            .choice("audio-codec", \.codec),
             JobOption(name: "audio-bitrate", read: { (a, input) throws(JobProblem) in
                 let what = "must be a bit rate such as \"192k\""
                 guard let n = OptionValue.bitRate(try input.text(what)) else { throw input.problem(what) }
@@ -112,15 +115,19 @@ public struct AudioOptions: Sendable {
     }
 
     /// The mix plan for these sources and an output of `duration`.
-    func plan(sources: [AudioSource], duration: MediaTime) throws(MixWriteError) -> AudioMixPlan? {
+    func plan(sources: [AudioSource], duration: MediaTime, codec: AudioCodec = .aac) throws(MixWriteError) -> AudioMixPlan? {
         guard !sources.isEmpty else { return nil }
         let rate = sampleRate ?? 48_000
+        if let rates = codec.sampleRates, !rates.contains(rate) {
+            throw .usage("--sample-rate \(rate): \(codec.rawValue) takes \(rates.map(String.init).joined(separator: ", ")) Hz")
+        }
         let ch = channels ?? (sources.contains { $0.channels >= 2 } ? 2 : 1)
         let total = duration.ticks(in: Rational(1, Int32(rate)))
         var routed = sources
         for i in routed.indices { routed[i].route = Self.route(routed[i], rate: rate, channels: ch, mode: mode) }
         var plan = AudioMixPlan(sources: routed, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
                                 bitRate: bitRate, mode: mode, strict: false)
+        plan.codec = codec
         plan.publishing = AudioMixPlan.Publishing(
             loudness: loudness, truePeak: truePeak ?? -1, levelMatch: levelMatch,
             duck: Dictionary(uniqueKeysWithValues: sources.indices.compactMap { i in

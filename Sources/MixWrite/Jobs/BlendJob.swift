@@ -31,6 +31,10 @@ public struct BlendJob: Sendable {
     public var keepHDR = false
     public var crf = BlendJob.defaultCRF
     public var preset = BlendJob.defaultPreset
+    /// `--codec`: nil for the container\'s (H.264; a `.webm`\'s VP9).
+    public var codec: VideoCodec?
+    /// `--prores-profile` with `--codec prores`.
+    public var proresProfile: ProResProfile = .hq
     public var duration: DurationPolicy = .base
     /// How fx (and base, when `width`/`height` differ from it) fit the output frame: GPUImage stretches.
     public var fit: Fit = .stretch
@@ -143,12 +147,17 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
         if let excerpt { videoPlan.cut(to: try excerpt.frames(rate: videoPlan.frameRate, of: videoPlan.frameCount)) }
         let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        if keepHDR, let codec, codec != .hevc {
+            throw .usage("--hdr keep writes HEVC Main 10; --codec \(codec.rawValue) cannot carry the HDR picture here")
+        }
+        let codecs = try output.container.codecs(video: keepHDR ? .hevc : codec, audio: audio.codec)
+        (videoPlan.codec, videoPlan.proresProfile) = (codecs.video, proresProfile)
         let outLength = videoPlan.length
         let conversions = videoPlan.hdr.map { ColorManagement.conversions(of: [fxFile]) + ["\(fx): SDR placed in HDR (\($0.rawValue), bt2020) at 203 cd/m²"] }
             ?? ColorManagement.conversions(of: [fxFile, baseFile])
         var warnings = conversions
         let sources = try audio.sources(fx: fxFile, base: baseFile, extra: extra, strict: strict, warnings: &warnings)
-        var audioPlan = try audio.plan(sources: sources, duration: wholeLength)
+        var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
         if excerpt != nil { audioPlan?.cut(from: MediaTime(frames: Int64(videoPlan.firstFrame), rate: videoPlan.frameRate), length: outLength) }
         return PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,

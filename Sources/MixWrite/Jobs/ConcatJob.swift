@@ -27,6 +27,10 @@ public struct ConcatJob: Sendable {
     public var frameRate: Rational?
     public var crf = ConcatJob.defaultCRF
     public var preset = ConcatJob.defaultPreset
+    /// `--codec`: nil for the container\'s (H.264; a `.webm`\'s VP9).
+    public var codec: VideoCodec?
+    /// `--prores-profile` with `--codec prores`.
+    public var proresProfile: ProResProfile = .hq
     public var audio = AudioOptions()
     public var events: [ClipEvent] = []
     /// Also mark each event as a chapter (the clip's chapter is split at the event), so players show it.
@@ -102,6 +106,7 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
         }
         let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        let codecs = try output.container.codecs(video: codec, audio: audio.codec)
         let first = files[0]
         let rate = frameRate ?? first.mainVideo!.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
         let shown = first.displaySize!
@@ -132,7 +137,7 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
             sources[i].timelineStart = starts[k]
             sources[i].span = spans[k]
         }
-        var audioPlan = try audio.plan(sources: sources, duration: total)
+        var audioPlan = try audio.plan(sources: sources, duration: total, codec: codecs.audio)
         audioPlan?.strict = strict
 
         for e in events {
@@ -145,8 +150,9 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
             clips: files.enumerated().map { .init(file: $0.element.path, start: starts[$0.offset].seconds, duration: spans[$0.offset].seconds) },
             events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
         let chapters = chapters(files: files, starts: starts, spans: spans, total: total)
-        let plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
-                                           crf: crf, preset: preset, strict: strict, threads: threads)
+        var plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
+                                      crf: crf, preset: preset, strict: strict, threads: threads)
+        (plan.codec, plan.proresProfile) = (codecs.video, proresProfile)
         return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
                            key: nil, warnings: warnings, conversions: conversions, chapters: chapters, timeline: timeline)
     }

@@ -214,6 +214,18 @@ extension JobOption {
         }, write: { $0[keyPath: path] == value ? nil : .text($0[keyPath: path].rawValue) })
     }
 
+    /// A choice that may be left unset (nil: a default decided later, such as the container's codec).
+    static func choice<T: RawRepresentable & CaseIterable & Equatable>(_ name: String, _ path: WritableKeyPath<Job, T?>) -> Self
+        where T.RawValue == String {
+        Self(name: name, read: { (job, input) throws(JobProblem) in
+            let s: String = try input.value("must be a string")
+            guard let v = T(rawValue: s) else {
+                throw input.problem("'\(s)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            job[keyPath: path] = v
+        }, write: { $0[keyPath: path].map { .text($0.rawValue) } })
+    }
+
     static func pairs(_ name: String, _ path: WritableKeyPath<Job, [String: Double]>, _ what: String) -> Self {
         Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(what) },
              write: { $0[keyPath: path].isEmpty ? nil : .pairs($0[keyPath: path]) })

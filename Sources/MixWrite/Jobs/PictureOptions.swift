@@ -12,12 +12,15 @@ protocol PictureJob {
     var crf: Int { get set }
     var preset: String { get set }
     var fit: Fit { get set }
+    /// The video codec; nil: the container's (H.264; a `.webm`'s VP9).
+    var codec: VideoCodec? { get set }
+    var proresProfile: ProResProfile { get set }
 }
 
 extension PictureJob {
     static var defaultCRF: Int { 20 }
     static var defaultPreset: String { "veryfast" }
-    static var presets: [String] { ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"] }
+    static var presets: [String] { Encoder.x264Presets }
 
     /// `size`, `fps`, `crf`, `preset`, `fit` (whose default is the kind's).
     static func pictureOptions(fit defaultFit: Fit) -> [JobOption<Self>] {
@@ -34,6 +37,8 @@ extension PictureJob {
             .integer("crf", \.crf, default: defaultCRF),
             .text("preset", \.preset, default: defaultPreset),
             .choice("fit", \.fit, default: defaultFit),
+            .choice("codec", \.codec),
+            .choice("prores-profile", \.proresProfile, default: .hq),
         ]
     }
 

@@ -43,12 +43,13 @@ extension RemixJob: DescribedJob, CommonJob {
         if let video, !video.fits(format: output.container.muxerName) || !MediaFile.headerAccepts(movie, video, muxerName: output.container.muxerName) {
             throw .input(file: movie, "its video (\(video.codec)) cannot be copied into a .\(output.path.split(separator: ".").last ?? "") file; use .mkv")
         }
+        let audioCodec = try output.container.codecs(video: nil, audio: audio.codec).audio
         let length = (video != nil ? file.videoDuration : file.totalDuration) ?? .zero
         guard length > .zero else { throw .input(file: movie, "has no known duration") }
         var warnings: [String] = []
         let sources = try audio.sources(from: [("movie", file)] + extra, strict: strict, warnings: &warnings)
         guard video != nil || !sources.isEmpty else { throw .input(file: movie, "has neither video nor audio to remix") }
-        var audioPlan = try audio.plan(sources: sources, duration: length)
+        var audioPlan = try audio.plan(sources: sources, duration: length, codec: audioCodec)
         audioPlan?.strict = strict
         return PreparedJob(output: output, duration: length, frameRate: nil,
                            video: video.map { .copy(CopyStage.Plan(file: file, stream: $0)) },

@@ -14,6 +14,10 @@ public struct StillJob: Sendable {
     public var frameRate: Rational?
     public var crf = StillJob.defaultCRF
     public var preset = StillJob.defaultPreset
+    /// `--codec`: nil for the container\'s (H.264; a `.webm`\'s VP9).
+    public var codec: VideoCodec?
+    /// `--prores-profile` with `--codec prores`.
+    public var proresProfile: ProResProfile = .hq
     /// What shows through transparent pixels and the bars, RGB in 0 … 1; black by default.
     public var background: [Double] = [0, 0, 0]
     public var audio = AudioOptions()
@@ -83,6 +87,7 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
             sounds.append(("audio\(i + 1)", f))
         }
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        let codecs = try output.container.codecs(video: codec, audio: audio.codec)
         var warnings: [String] = []
         let sources = try audio.sources(from: sounds, strict: strict, warnings: &warnings)
         guard !sources.isEmpty else { throw .input(file: audioFiles[0], "no audio track left to play") }
@@ -110,12 +115,13 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
         let w = (width ?? Int(fw) + 1) & ~1, h = (height ?? Int(fh) + 1) & ~1
         let color = ColorDescription(matrix: h >= 720 ? .bt709 : .bt601, fullRange: false)
         guard background.count == 3 else { throw .usage("--background must be RRGGBB") }
-        let plan = SequenceStage.Plan(
+        var plan = SequenceStage.Plan(
             pieces: [.init(file: picture, frames: frames)], width: w, height: h, frameRate: frameRate, color: color,
             fit: fit, crf: crf, preset: preset, strict: strict, lastFrameTicks: max(1, last), ticksPerFrame: ticksPerFrame,
             background: (background[0], background[1], background[2]),
             keyframeInterval: max(1, Int(frameRate.doubleValue * 10)), threads: threads)
-        var audioPlan = try audio.plan(sources: sources, duration: length)
+        (plan.codec, plan.proresProfile) = (codecs.video, proresProfile)
+        var audioPlan = try audio.plan(sources: sources, duration: length, codec: codecs.audio)
         audioPlan?.strict = strict
         return PreparedJob(output: output, duration: length, frameRate: frameRate, video: .sequence(plan),
                            audio: audioPlan, key: nil, warnings: warnings)

@@ -87,6 +87,8 @@ struct AudioMixPlan: Sendable {
     /// The mix is padded with silence or cut to exactly this many samples.
     var totalSamples: Int64
     var bitRate: Int
+    /// The codec the mix is written in.
+    var codec: AudioCodec = .aac
     var mode: MixMode
     /// Fail at the first damaged packet instead of skipping it.
     var strict: Bool

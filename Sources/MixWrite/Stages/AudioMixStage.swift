@@ -14,6 +14,7 @@ struct AudioMixStage: Sendable {
 
     /// Runs to the end, then marks the track finished.
     func run(into input: AssetWriterInput) async throws -> Outcome {
+        guard plan.codec == .aac else { return try await runOneEncoder(into: input) }
         let aac: SegmentedAAC
         do { aac = try SegmentedAAC(sampleRate: plan.sampleRate, channels: plan.channels, bitRate: plan.bitRate) } catch {
             throw MixWriteError.processing(file: nil, "cannot open the AAC encoder (\(error.message.lowercased()))")
@@ -22,6 +23,41 @@ struct AudioMixStage: Sendable {
         let published = try AudioMixStage.publish(plan)
         let reader = try AudioMixReader(plan: published.plan, blockSize: SegmentedAAC.frameSize)
         try await aac.encode(reader.next, deliver: input.append)
+        try await input.finish()
+        return Outcome(damaged: reader.damagedPackets, loudness: published.report, warnings: published.warnings)
+    }
+
+    /// Opus, FLAC or PCM: one encoder over the whole mix (each is far cheaper than AAC's; Opus's own frames of 20 ms,
+    /// FLAC's of 4608 samples, PCM's of 1024), the samples interleaved as it takes them.
+    private func runOneEncoder(into input: AssetWriterInput) async throws -> Outcome {
+        let encoder: Encoder
+        do {
+            encoder = try Encoder(audio: plan.codec, sampleRate: plan.sampleRate, channels: plan.channels, bitRate: plan.bitRate,
+                                  globalHeader: true)
+        } catch {
+            throw MixWriteError.processing(file: nil, "cannot open the \(plan.codec.rawValue) encoder (\(error.message.lowercased()))")
+        }
+        try await input.start(try encoder.codecParameters())
+        let published = try AudioMixStage.publish(plan)
+        let block = encoder.frameSize > 0 ? encoder.frameSize : 1024
+        let reader = try AudioMixReader(plan: published.plan, blockSize: block)
+        let format = encoder.sampleFormatName
+        var sample: Int64 = 0
+        func failed(_ error: FFmpegError) -> MixWriteError {
+            .processing(file: nil, "\(plan.codec.rawValue) encoding: \(error.description)")
+        }
+        while let samples = try reader.next() {
+            try Task.checkCancellation()
+            let count = samples.first?.count ?? 0
+            guard count > 0 else { continue }
+            do {
+                let frame = try Frame(interleaving: samples, offset: 0, count: count, sampleRate: plan.sampleRate, format: format)
+                frame.pts = sample
+                sample += Int64(count)
+                for packet in try encoder.encode(frame) { try await input.append(packet) }
+            } catch let e as FFmpegError { throw failed(e) }
+        }
+        do { for packet in try encoder.drain() { try await input.append(packet) } } catch let e as FFmpegError { throw failed(e) }
         try await input.finish()
         return Outcome(damaged: reader.damagedPackets, loudness: published.report, warnings: published.warnings)
     }

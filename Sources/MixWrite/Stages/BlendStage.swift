@@ -19,6 +19,8 @@ struct BlendStage: Sendable {
         var light: LightMetadata?
         var crf: Int
         var preset: String
+        var codec: VideoCodec = .h264
+        var proresProfile: ProResProfile = .hq
         /// Fail at the first damaged packet instead of skipping it.
         var strict: Bool
         var fit: Fit = .stretch
@@ -41,9 +43,10 @@ struct BlendStage: Sendable {
     /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
     func run(into input: AssetWriterInput) async throws -> Int {
         let p = plan
-        let encoder = try H264Encoder(.init(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
-                                            preset: p.preset, color: p.color, threads: p.threads, globalHeader: true),
-                                      hdr: p.hdr, light: p.light)
+        var settings = Encoder.VideoSettings(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
+                                             preset: p.preset, color: p.color, threads: p.threads, globalHeader: true)
+        (settings.codec, settings.proresProfile) = (p.codec, p.proresProfile)
+        let encoder = try VideoEncoder(settings, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
         let picture = try Compositor(p)
         if p.firstFrame > 0 { try picture.seek(to: MediaTime(frames: Int64(p.firstFrame), rate: p.frameRate)) }

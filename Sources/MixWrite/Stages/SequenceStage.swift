@@ -17,6 +17,8 @@ struct SequenceStage: Sendable {
         var color: ColorDescription
         var fit: Fit
         var crf: Int
+        var codec: VideoCodec = .h264
+        var proresProfile: ProResProfile = .hq
         var preset: String
         var strict: Bool
         /// The length of the last frame, when the output must end between two frame times (a still as
@@ -40,7 +42,8 @@ struct SequenceStage: Sendable {
                                              preset: p.preset, color: p.color, threads: p.threads, globalHeader: true,
                                              keyframeInterval: p.keyframeInterval)
         settings.timeBase = Rational(p.frameRate.den, Int32(Int64(p.frameRate.num) * p.ticksPerFrame)).reduced()
-        let encoder = try H264Encoder(settings)
+        (settings.codec, settings.proresProfile) = (p.codec, p.proresProfile)
+        let encoder = try VideoEncoder(settings)
         try await input.start(encoder.parameters)
         let output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p)
         var damaged = 0

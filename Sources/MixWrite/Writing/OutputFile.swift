@@ -9,7 +9,7 @@ import Darwin
 /// Where a job writes: a temporary file beside the destination, renamed onto it only when complete.
 struct OutputFile: Sendable {
     enum Container: String, Sendable {
-        case mov, mp4, matroska
+        case mov, mp4, matroska, webm
         /// A single picture (`--frame`).
         case png
 
@@ -34,13 +34,14 @@ struct OutputFile: Sendable {
         case ("mov", .movie), ("mov", .audioOnly): container = .mov
         case ("mp4", .movie), ("m4v", .movie), ("mp4", .audioOnly), ("m4a", .audioOnly): container = .mp4
         case ("mkv", .movie), ("mkv", .audioOnly), ("mka", .audioOnly): container = .matroska
+        case ("webm", .movie), ("webm", .audioOnly): container = .webm
         case ("png", .picture): container = .png
         case (_, .picture):
             throw .usage("\(path): a --frame is written as PNG; name the output .png")
         case (_, .audioOnly):
-            throw .usage("\(path): unknown output type '.\(ext)' for sound only; use .m4a, .mka, .mov or .mkv")
+            throw .usage("\(path): unknown output type '.\(ext)' for sound only; use .m4a, .mka, .mov, .mkv or .webm")
         default:
-            throw .usage("\(path): unknown output type '.\(ext)'; use .mov, .mp4, .m4v or .mkv")
+            throw .usage("\(path): unknown output type '.\(ext)'; use .mov, .mp4, .m4v, .mkv or .webm")
         }
         self.path = path
         let folder = OutputFile.folder(of: path)
@@ -164,5 +165,56 @@ struct OutputFile: Sendable {
     /// Removes the temporary file after a failure.
     func discard() {
         unlink(temporaryPath)
+    }
+}
+
+/// Which codecs each container holds (as Debian's FFmpeg 5.1 muxes them without experimental flags), and its
+/// defaults: H.264 + AAC, a `.webm` VP9 + Opus.
+extension OutputFile.Container {
+    var videoCodecs: [VideoCodec] {
+        switch self {
+        case .mov: [.h264, .hevc, .prores]
+        case .mp4: [.h264, .hevc, .av1, .vp9]
+        case .matroska: VideoCodec.allCases
+        case .webm: [.vp9, .av1]
+        case .png: []
+        }
+    }
+
+    var audioCodecs: [AudioCodec] {
+        switch self {
+        case .mov: [.aac, .pcm]
+        case .mp4: [.aac, .opus]
+        case .matroska: AudioCodec.allCases
+        case .webm: [.opus]
+        case .png: []
+        }
+    }
+
+    var defaultVideo: VideoCodec { self == .webm ? .vp9 : .h264 }
+    var defaultAudio: AudioCodec { self == .webm ? .opus : .aac }
+
+    /// How a user names it.
+    var extensionName: String {
+        switch self {
+        case .matroska: ".mkv"
+        default: "." + rawValue
+        }
+    }
+
+    static let movies: [OutputFile.Container] = [.mov, .mp4, .matroska, .webm]
+
+    /// The codecs asked for (nil: this container's default), or why this container cannot hold them, naming the
+    /// containers that can (`opus in .mov: use .mp4, .mkv or .webm`).
+    func codecs(video: VideoCodec?, audio: AudioCodec?) throws(MixWriteError) -> (video: VideoCodec, audio: AudioCodec) {
+        let (v, a) = (video ?? defaultVideo, audio ?? defaultAudio)
+        func refuse(_ name: String, _ holders: [OutputFile.Container]) -> MixWriteError {
+            let names = holders.map(\.extensionName)
+            let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+            return .usage("\(name) in \(extensionName): use \(list)")
+        }
+        if !videoCodecs.contains(v) { throw refuse(v.rawValue, Self.movies.filter { $0.videoCodecs.contains(v) }) }
+        if !audioCodecs.contains(a) { throw refuse(a.rawValue, Self.movies.filter { $0.audioCodecs.contains(a) }) }
+        return (v, a)
     }
 }
