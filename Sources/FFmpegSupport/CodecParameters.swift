@@ -9,9 +9,12 @@ public struct EncodedPacket: Sendable {
     public var dts: Int64?
     public var duration: Int64
     public var isKeyframe: Bool
+    /// Matroska's BlockAdditional (libvpx's alpha plane for VP9 with alpha), carried to the muxer; nil for most.
+    public var blockAdditional: [UInt8]?
 
-    public init(data: [UInt8], pts: Int64?, dts: Int64?, duration: Int64, isKeyframe: Bool) {
+    public init(data: [UInt8], pts: Int64?, dts: Int64?, duration: Int64, isKeyframe: Bool, blockAdditional: [UInt8]? = nil) {
         self.data = data; self.pts = pts; self.dts = dts; self.duration = duration; self.isKeyframe = isKeyframe
+        self.blockAdditional = blockAdditional
     }
 }
 
@@ -20,7 +23,10 @@ extension Packet {
     public var encoded: EncodedPacket {
         let p = pointer.pointee
         let bytes = p.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? []
-        return EncodedPacket(data: bytes, pts: pts, dts: dts, duration: p.duration, isKeyframe: isKeyframe)
+        var size = 0
+        let additional = av_packet_get_side_data(pointer, AV_PKT_DATA_MATROSKA_BLOCKADDITIONAL, &size)
+            .map { Array(UnsafeBufferPointer(start: $0, count: size)) }
+        return EncodedPacket(data: bytes, pts: pts, dts: dts, duration: p.duration, isKeyframe: isKeyframe, blockAdditional: additional)
     }
 
     /// A packet holding a copy of `encoded`. The corresponding FFmpeg call is `av_new_packet`.
@@ -34,6 +40,9 @@ extension Packet {
         dts = encoded.dts
         pointer.pointee.duration = encoded.duration
         if encoded.isKeyframe { pointer.pointee.flags |= AV_PKT_FLAG_KEY }
+        if let extra = encoded.blockAdditional, let side = av_packet_new_side_data(pointer, AV_PKT_DATA_MATROSKA_BLOCKADDITIONAL, extra.count) {
+            extra.withUnsafeBufferPointer { side.update(from: $0.baseAddress!, count: $0.count) }
+        }
     }
 }
 

@@ -59,6 +59,8 @@ public final class Encoder {
     public struct VideoSettings: Sendable {
         public var codec: VideoCodec = .h264
         public var proresProfile: ProResProfile = .hq
+        /// Pictures with alpha (yuva420p in): ProRes 4444 and VP9 keep it (`mixwrite key`).
+        public var alpha = false
         public var width: Int
         public var height: Int
         public var frameRate: Rational
@@ -153,9 +155,15 @@ public final class Encoder {
     /// x264's presets, fastest first: the scale `preset` is given on.
     public static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
-    /// The pictures the settings' encoder takes: yuv420p, ProRes 4:2:2 in 10 bits (4:4:4 for 4444).
+    /// The pictures the settings' encoder takes: yuv420p, ProRes 4:2:2 in 10 bits (4:4:4 for 4444); with alpha
+    /// yuva420p (VP9) and ProRes 4444's yuva444p10.
     public static func pixelFormat(for s: VideoSettings) -> PixelFormat {
-        s.codec != .prores ? .yuv420p : s.proresProfile == .p4444 ? PixelFormat(AV_PIX_FMT_YUV444P10LE) : PixelFormat(AV_PIX_FMT_YUV422P10LE)
+        switch (s.codec, s.alpha) {
+        case (.prores, true): PixelFormat(AV_PIX_FMT_YUVA444P10LE)
+        case (.prores, false): s.proresProfile == .p4444 ? PixelFormat(AV_PIX_FMT_YUV444P10LE) : PixelFormat(AV_PIX_FMT_YUV422P10LE)
+        case (_, true): .yuva420p
+        case (_, false): .yuv420p
+        }
     }
 
     /// Opens libx265 for HEVC Main 10 (yuv420p10le) tagged BT.2020 with `transfer` (HLG or PQ): an HDR output, with

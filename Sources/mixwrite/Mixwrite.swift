@@ -30,7 +30,7 @@ struct Mixwrite: AsyncParsableCommand {
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """,
         version: "0.1.0",
-        subcommands: [Blend.self, Concat.self, Still.self, Remix.self, Probe.self, Batch.self, Tune.self],
+        subcommands: [Blend.self, Concat.self, Still.self, Remix.self, Key.self, Probe.self, Batch.self, Tune.self],
         defaultSubcommand: Blend.self
     )
 

@@ -81,8 +81,8 @@ struct VideoOptions: ParsableArguments {
     @Option(help: "Video codec: h264, hevc, prores, av1 or vp9 (default: h264; a .webm's vp9).")
     var codec: VideoCodec?
 
-    @Option(name: .customLong("prores-profile"), help: "ProRes profile with --codec prores: proxy, lt, standard, hq or 4444.")
-    var proresProfile: ProResProfile = .hq
+    @Option(name: .customLong("prores-profile"), help: "ProRes profile with --codec prores: proxy, lt, standard, hq or 4444 (default hq; a key layer's 4444).")
+    var proresProfile: ProResProfile?
 
     /// Sets a blend's, concat's or still's picture options, given as its fields (`&job.width` …): one place for
     /// the three kinds (a still keeps its own rate unless --fps is given).
@@ -94,7 +94,7 @@ struct VideoOptions: ParsableArguments {
         crf = self.crf
         preset = self.preset
         codec = self.codec
-        proresProfile = self.proresProfile
+        if let p = self.proresProfile { proresProfile = p }
     }
 
     /// --size and --fps, parsed.

@@ -13,6 +13,7 @@ struct DescriptionTests {
         (ConcatJob.kind, ConcatJob.options.map(\.name), ConcatJob.options.map(\.form)),
         (StillJob.kind, StillJob.options.map(\.name), StillJob.options.map(\.form)),
         (RemixJob.kind, RemixJob.options.map(\.name), RemixJob.options.map(\.form)),
+        (KeyJob.kind, KeyJob.options.map(\.name), KeyJob.options.map(\.form)),
     ]
 
     @Test("the JSON Schema names exactly the description's keys for every kind")
@@ -79,7 +80,11 @@ struct DescriptionTests {
         (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
         (blend.keyMode, blend.keepHDR) = (.chroma, true)
         (blend.codec, blend.proresProfile, blend.audio.codec) = (.hevc, .lt, .pcm)
-        return [blend, concat, still, remix]
+        var layer = KeyJob(fx: Oracle.fixture("fx.mov"), output: dir + "/layer.mkv")
+        picture(&layer)
+        (layer.key.threshold, layer.key.smoothing, layer.key.despill, layer.autoKeyColor) = (0.3, 0.05, true, true)
+        (layer.audio, layer.strict, layer.overwrite, layer.proresProfile) = (audio, true, true, .standard)
+        return [blend, concat, still, remix, layer]
     }
 
     @Test("a job of every kind, every option away from its default: its entry reads back as the same job, and its command names every option")

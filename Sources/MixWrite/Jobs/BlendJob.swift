@@ -85,7 +85,7 @@ public struct BlendJob: Sendable {
     }
 }
 
-extension BlendJob: DescribedJob, PictureJob, CommonJob {
+extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
     static let kind = "blend"
     static let command = ["mixwrite"]
     static var blank: Self { BlendJob(fx: "", base: "", output: "") }
@@ -113,27 +113,6 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob {
     /// `start` and `length`, in seconds.
     static var excerptOptions: [JobOption<Self>] {
         [.number("start", \.start, "must be a number of seconds"), .number("length", \.length, "must be a number of seconds")]
-    }
-
-    /// The key: `key-color` (RRGGBB or auto), `threshold`, `smoothing`, `despill`; GPUImage's defaults left out.
-    static var keyOptions: [JobOption<Self>] {
-        let defaults = KeySettings()
-        return [
-            JobOption(name: "key-color", read: { (job, input) throws(JobProblem) in
-                let text: String = try input.value("must be RRGGBB or \"auto\"")
-                if text.lowercased() == "auto" {
-                    job.autoKeyColor = true
-                } else {
-                    guard let rgb = OptionValue.color(text) else { throw input.problem("must be RRGGBB or \"auto\"") }
-                    job.key.keyColor = rgb
-                }
-            }, write: { job in
-                job.autoKeyColor ? .text("auto") : job.key.keyColorHex == defaults.keyColorHex ? nil : .text(job.key.keyColorHex)
-            }),
-            .number("threshold", \.key.threshold, default: defaults.threshold, "must be a number"),
-            .number("smoothing", \.key.smoothing, default: defaults.smoothing, "must be a number"),
-            .flag("despill", \.key.despill),
-        ]
     }
 
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
@@ -294,4 +273,35 @@ public struct FrameReport: Sendable, Codable {
     public var height: Int
     public var key: KeySettings
     public var seconds: Double
+}
+
+/// A job that keys fx (the blend, the key layer): the key's options, read and written in one place for both.
+protocol KeyedJob {
+    var key: KeySettings { get set }
+    /// Pick the key colour from fx's border (`--key-color auto`).
+    var autoKeyColor: Bool { get set }
+}
+
+extension KeyedJob {
+    /// The key: `key-color` (RRGGBB or auto), `threshold`, `smoothing`, `despill`; GPUImage's defaults left out.
+    static var keyOptions: [JobOption<Self>] {
+        let defaults = KeySettings()
+        return [
+            JobOption(name: "key-color", read: { (job, input) throws(JobProblem) in
+                let text: String = try input.value("must be RRGGBB or \"auto\"")
+                if text.lowercased() == "auto" {
+                    job.autoKeyColor = true
+                } else {
+                    guard let rgb = OptionValue.color(text) else { throw input.problem("must be RRGGBB or \"auto\"") }
+                    job.key.keyColor = rgb
+                }
+            }, write: { job in
+                job.autoKeyColor ? .text("auto") : job.key.keyColorHex == defaults.keyColorHex ? nil : .text(job.key.keyColorHex)
+            }),
+            .number("threshold", \.key.threshold, default: defaults.threshold, "must be a number"),
+            .number("smoothing", \.key.smoothing, default: defaults.smoothing, "must be a number"),
+            .flag("despill", \.key.despill),
+        ]
+    }
+
 }

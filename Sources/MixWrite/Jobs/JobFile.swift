@@ -68,7 +68,7 @@ public struct JobFile: Sendable {
     private struct Job: Decodable {
         var job: any MixJob
 
-        static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self]
+        static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self, KeyJob.self]
 
         init(from decoder: any Swift.Decoder) throws {
             let index = decoder.codingPath.last?.intValue ?? 0

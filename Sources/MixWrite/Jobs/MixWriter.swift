@@ -33,6 +33,7 @@ struct PreparedJob: Sendable {
         case blend(BlendStage.Plan)
         case copy(CopyStage.Plan)
         case sequence(SequenceStage.Plan)
+        case layer(KeyLayerStage.Plan)
     }
     let output: OutputFile
     let duration: MediaTime
@@ -151,6 +152,7 @@ public struct MixWriter: Sendable {
                         case .blend(let p): return .init(damaged: try await BlendStage(plan: p).run(into: input))
                         case .copy(let p): return .init(damaged: try await CopyStage(plan: p).run(into: input))
                         case .sequence(let p): return .init(damaged: try await SequenceStage(plan: p).run(into: input))
+                        case .layer(let p): return .init(damaged: try await KeyLayerStage(plan: p).run(into: input))
                         }
                     }
                 }
@@ -213,6 +215,9 @@ extension Report {
                     video = Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount,
                                          matrix: p.color.matrix.rawValue)
                 case .sequence(let p):
+                    video = Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount,
+                                         matrix: p.color.matrix.rawValue)
+                case .layer(let p):
                     video = Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount,
                                          matrix: p.color.matrix.rawValue)
                 case .copy(let p):

@@ -1,0 +1,101 @@
+import FFmpegSupport
+
+/// `mixwrite key FX -o layer.mov`: fx's picture with the key's matte as its alpha, a layer to take into an editor,
+/// and fx's audio mixed as every job mixes it. Written as ProRes 4444 in `.mov` (and `.mkv`) or VP9 with alpha in
+/// `.webm`; a codec or container that would drop the alpha is refused (libx265 drops it without a word).
+public struct KeyJob: Sendable {
+    public var fx: String
+    public var output: String
+    public var overwrite = false
+    /// Output size and rate; nil: fx's.
+    public var width: Int?
+    public var height: Int?
+    public var frameRate: Rational?
+    public var key = KeySettings()
+    public var autoKeyColor = false
+    public var crf = KeyJob.defaultCRF
+    public var preset = KeyJob.defaultPreset
+    /// nil: the container's (ProRes 4444 in .mov and .mkv, VP9 in .webm).
+    public var codec: VideoCodec?
+    /// ProRes keeps alpha in 4444 only.
+    public var proresProfile: ProResProfile = .p4444
+    public var fit: Fit = .stretch
+    public var audio = AudioOptions()
+    public var strict = false
+    public var threads = 0
+
+    public init(fx: String, output: String) {
+        self.fx = fx
+        self.output = output
+    }
+}
+
+extension KeyJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
+    static let kind = "key"
+    static let command = ["mixwrite", "key"]
+    static var blank: Self { KeyJob(fx: "", output: "") }
+    mutating func useThreads(_ threads: Int) { self.threads = threads }
+
+    /// `mixwrite key FX -o OUT` and every option of a key layer.
+    static var options: [JobOption<Self>] {
+        [.path("fx", \.fx), .path("output", \.output, form: .short("-o"))]
+            + pictureOptions(fit: .stretch).filter { $0.name != "prores-profile" }
+            + [.choice("prores-profile", \.proresProfile, default: .p4444)]
+            + keyOptions
+            + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
+            + commonOptions
+    }
+
+    public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
+    public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
+
+    public var inputPaths: [String] { [fx] + audio.files }
+
+    /// The codec that keeps the layer's alpha in `container`, or why there is none.
+    static func layerCodec(_ asked: VideoCodec?, profile: ProResProfile, in container: OutputFile.Container,
+                           path: String) throws(MixWriteError) -> VideoCodec {
+        let keeps = "the alpha is kept by ProRes 4444 (.mov, .mkv) or VP9 (.webm, .mkv)"
+        guard [.mov, .matroska, .webm].contains(container) else {
+            throw .usage("\(path): \(container.extensionName) drops the layer's alpha; \(keeps)")
+        }
+        let codec = asked ?? (container == .webm ? .vp9 : .prores)
+        guard codec == .prores || codec == .vp9 else { throw .usage("--codec \(codec.rawValue) drops the layer's alpha; \(keeps)") }
+        if codec == .prores && profile != .p4444 {
+            throw .usage("--prores-profile \(profile.rawValue) drops the layer's alpha; ProRes keeps it in 4444")
+        }
+        return codec
+    }
+
+    func prepare() throws(MixWriteError) -> PreparedJob {
+        try validatePicture()
+        if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
+        if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
+        try KeyKernel.check()
+        try audio.validate()
+        let fxFile = try MediaFile(path: fx)
+        guard let video = fxFile.mainVideo else { throw .input(file: fx, "has no video stream; fx must be a movie") }
+        let extra = try audio.extraFiles()
+        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        let codec = try Self.layerCodec(codec, profile: proresProfile, in: output.container, path: self.output)
+        let audioCodec = try output.container.codecs(video: codec, audio: audio.codec).audio
+        let rate = frameRate ?? video.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
+        guard let length = fxFile.videoDuration, length > .zero else { throw .input(file: fx, "has no known duration") }
+        let frames = max(1, Int(length.ticks(in: rate.inverted)))
+        let shown = fxFile.displaySize ?? (video.width, video.height)
+        let w = (width ?? shown.width) & ~1, h = (height ?? shown.height) & ~1
+        let color = ColorManagement.output(base: video, height: h)
+        var key = self.key
+        if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
+        let plan = KeyLayerStage.Plan(fx: fxFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color, key: key,
+                                      codec: codec, proresProfile: proresProfile, crf: crf, preset: preset, strict: strict,
+                                      fit: fit, threads: threads)
+        let outLength = MediaTime(frames: Int64(frames), rate: rate)
+        let conversions = ColorManagement.conversions(of: [fxFile])
+        var warnings = conversions
+        let sources = try audio.sources(from: [("fx", fxFile)] + extra, strict: strict, warnings: &warnings)
+        var audioPlan = try audio.plan(sources: sources, duration: outLength, codec: audioCodec)
+        audioPlan?.strict = strict
+        return PreparedJob(output: output, duration: outLength, frameRate: rate, video: .layer(plan), audio: audioPlan,
+                           key: key, warnings: warnings, conversions: conversions)
+    }
+}

@@ -1,0 +1,80 @@
+import FFmpegSupport
+
+/// The video of `mixwrite key`: fx's picture with the key's matte as its alpha (straight: fx's own colour, despilled
+/// when asked, and opacity 1 − the key's alpha), for an editor to lay over anything. The matte is the keyer's own
+/// (`KeyAlpha`: fx keyed over two flat pictures, GPUImage's per-pixel alpha at the edges), so the layer laid over a
+/// base by its alpha gives the blend's picture.
+struct KeyLayerStage: Sendable {
+    struct Plan: Sendable {
+        var fx: MediaFile
+        var width: Int
+        var height: Int
+        var frameRate: Rational
+        var frameCount: Int
+        var color: ColorDescription
+        var key: KeySettings
+        var codec: VideoCodec
+        var proresProfile: ProResProfile
+        var crf: Int
+        var preset: String
+        var strict: Bool
+        var fit: Fit
+        var threads = 0
+    }
+
+    let plan: Plan
+
+    func run(into input: AssetWriterInput) async throws -> Int {
+        let p = plan
+        var settings = Encoder.VideoSettings(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
+                                             preset: p.preset, color: p.color, threads: p.threads, globalHeader: true)
+        (settings.codec, settings.proresProfile, settings.alpha) = (p.codec, p.proresProfile, true)
+        let encoder = try VideoEncoder(settings)
+        try await input.start(encoder.parameters)
+        let reader = try VideoTrackReader(file: p.fx, width: p.width, height: p.height, color: p.color,
+                                          outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
+        let keyer = ChromaKeyBlend(settings: p.key, color: p.color)
+        let despill = p.key.despill ? keyer.despillTable : nil
+        let alpha: KeyAlpha, colour: Frame, layer: Frame
+        do {
+            (alpha, colour) = (try KeyAlpha(width: p.width, height: p.height), try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p))
+            layer = try Frame(width: p.width, height: p.height, pixelFormat: .yuva420p)
+        } catch {
+            throw MixWriteError.processing(file: nil, "cannot allocate the layer's pictures: \(error.description)")
+        }
+        for n in 0..<p.frameCount {
+            try Task.checkCancellation()
+            guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.frameRate), hold: true) else {
+                throw MixWriteError.input(file: p.fx.path, "has no decodable picture")
+            }
+            do {
+                alpha.read(keyer, fx: picture)
+                try layer.makeWritable()
+                try layer.copyPicture(from: try colour.despilled(picture, despill))
+                alpha.opacity(into: layer)
+            } catch {
+                throw MixWriteError.processing(file: nil, "the layer's picture: \(error.description)")
+            }
+            for packet in try encoder.encode(layer, pts: Int64(n)) { try await input.append(packet.lastingOneTickAtLeast) }
+        }
+        for packet in try encoder.finish() { try await input.append(packet.lastingOneTickAtLeast) }
+        try await input.finish()
+        return reader.damagedPackets
+    }
+}
+
+extension KeyAlpha {
+    /// fx's opacity as the last `read` found it, into `layer`'s alpha plane (yuva420p, the same size): 255 where fx
+    /// is kept, 0 where the key takes it out, rounded.
+    func opacity(into layer: Frame) {
+        let span = KeyAlpha.span(ofPlane: 0)
+        for y in 0..<layer.height {
+            let lo = overLow.plane(0) + y * overLow.stride(0), hi = overHigh.plane(0) + y * overHigh.stride(0)
+            let out = layer.plane(3) + y * layer.stride(3)
+            for x in 0..<layer.width {
+                let clear = min(max(Int(hi[x]) - Int(lo[x]), 0), span)
+                out[x] = UInt8(255 - (255 * clear + span / 2) / span)
+            }
+        }
+    }
+}
