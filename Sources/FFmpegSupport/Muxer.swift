@@ -36,7 +36,10 @@ public final class Muxer {
 
     /// Adds a stream with an encoder's (or a copied stream's) parameters; returns its index.
     /// The corresponding FFmpeg call is `avformat_new_stream`.
-    public func addStream(_ parameters: CodecParameters, language: String? = nil) throws(FFmpegError) -> Int {
+    /// `title` names the stream; `isDefault` false marks it as one a player does not play by default (a stem beside
+    /// the mix; the container's `enabled`/default flag), true as the one it does.
+    public func addStream(_ parameters: CodecParameters, language: String? = nil, title: String? = nil,
+                          isDefault: Bool? = nil) throws(FFmpegError) -> Int {
         guard let st = avformat_new_stream(context, nil) else {
             throw FFmpegError(.noMemory, call: "avformat_new_stream")
         }
@@ -53,6 +56,11 @@ public final class Muxer {
             try check(m.withUnsafeBufferPointer { mw_stream_set_display_matrix(st, $0.baseAddress!) }, "av_stream_new_side_data")
         }
         if let language { av_dict_set(&st.pointee.metadata, "language", language, 0) }
+        if let title {
+            // Matroska's track Name; MOV and MP4 keep a track's name as its handler's.
+            av_dict_set(&st.pointee.metadata, format == "mov" || format == "mp4" ? "handler_name" : "title", title, 0)
+        }
+        if let isDefault { st.pointee.disposition = isDefault ? AV_DISPOSITION_DEFAULT : 0 }
         return Int(st.pointee.index)
     }
 

@@ -192,6 +192,9 @@ struct AudioMixOptions: ParsableArguments {
     @Option(name: .customLong("fade-out"), help: ArgumentHelp("Fade the mix out over its last S seconds.", valueName: "S"))
     var fadeOut: Double = 0
 
+    @Flag(help: "After the mix, every source track on its own, as it enters the mix (not played by default).")
+    var stems = false
+
     func options() throws -> AudioOptions {
         var o = AudioOptions()
         o.files = audioFiles
@@ -203,6 +206,7 @@ struct AudioMixOptions: ParsableArguments {
         o.channels = channels
         o.sampleRate = sampleRate
         o.codec = audioCodec
+        o.stems = stems
         guard let v = OptionValue.bitRate(audioBitrate) else {
             throw MixWriteError.usage("--audio-bitrate '\(audioBitrate)' is not a bit rate (e.g. 192k)")
         }

@@ -61,7 +61,7 @@ struct DescriptionTests {
         (audio.gains, audio.offsets, audio.duck) = (["audio1": -2.5], ["audio1": 0.5], ["audio1": 6])
         (audio.channels, audio.sampleRate, audio.bitRate) = (1, 44100, 96_000)
         (audio.loudness, audio.truePeak, audio.levelMatch, audio.fadeIn, audio.fadeOut) = (-20, -2, true, 0.25, 0.5)
-        audio.codec = .pcm
+        (audio.codec, audio.stems) = (.pcm, true)
         func picture<J: PictureJob>(_ j: inout J) {
             (j.width, j.height, j.frameRate, j.crf, j.preset, j.fit) = (160, 96, Rational(12, 1), 30, "ultrafast", .fill)
             (j.codec, j.proresProfile) = (.prores, .lt)
@@ -79,7 +79,7 @@ struct DescriptionTests {
         var blend = ExcerptTests.busyJob(output: dir + "/blend.mov")
         (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
         (blend.keyMode, blend.keepHDR) = (.chroma, true)
-        (blend.codec, blend.proresProfile, blend.audio.codec) = (.hevc, .lt, .pcm)
+        (blend.codec, blend.proresProfile, blend.audio.codec, blend.audio.stems) = (.hevc, .lt, .pcm, true)
         var layer = KeyJob(fx: Oracle.fixture("fx.mov"), output: dir + "/layer.mkv")
         picture(&layer)
         (layer.key.threshold, layer.key.smoothing, layer.key.despill, layer.autoKeyColor) = (0.3, 0.05, true, true)

@@ -26,6 +26,8 @@ public struct AudioOptions: Sendable {
     public var channels: Int?
     /// Output sample rate; nil: 48 kHz.
     public var sampleRate: Int?
+    /// Every source track on its own after the mix (`--stems`), as it enters the mix.
+    public var stems = false
     /// The audio codec; nil: the container's (AAC; a `.webm`'s Opus).
     public var codec: AudioCodec?
     /// AAC's or Opus's bit rate in bits a second.
@@ -58,6 +60,7 @@ public struct AudioOptions: Sendable {
             .integer("channels", \.channels),
             .integer("sample-rate", \.sampleRate),
             .choice("audio-codec", \.codec),
+            .flag("stems", \.stems),
             JobOption(name: "audio-bitrate", read: { (a, input) throws(JobProblem) in
                 let what = "must be a bit rate such as \"192k\""
                 guard let n = OptionValue.bitRate(try input.text(what)) else { throw input.problem(what) }
@@ -128,6 +131,7 @@ public struct AudioOptions: Sendable {
         var plan = AudioMixPlan(sources: routed, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
                                 bitRate: bitRate, mode: mode, strict: false)
         plan.codec = codec
+        plan.stems = stems
         plan.publishing = AudioMixPlan.Publishing(
             loudness: loudness, truePeak: truePeak ?? -1, levelMatch: levelMatch,
             duck: Dictionary(uniqueKeysWithValues: sources.indices.compactMap { i in

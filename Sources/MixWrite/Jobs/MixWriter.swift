@@ -92,12 +92,12 @@ public struct MixWriter: Sendable {
         let reporter = progress.map { ProgressReporter(total: plan.duration, frameRate: plan.frameRate, handler: $0) }
         var kinds: [AssetWriter.TrackKind] = []
         if plan.video != nil { kinds.append(.video) }
-        if plan.audio != nil { kinds.append(.audio) }
+        if let audio = plan.audio { kinds += Array(repeating: .audio, count: audio.stems ? 1 + audio.sources.count : 1) }
         // MIXWRITE_WRITER_QUEUE shrinks the hand-over, so that tests make the stages wait on each other often.
         let queue = ProcessInfo.processInfo.environment["MIXWRITE_WRITER_QUEUE"].flatMap(Int.init).map { max(1, $0) }
             ?? AssetWriter.defaultQueueLimit
         let writer = try AssetWriter(output: plan.output, tracks: kinds, chapters: plan.chapters, queueLimit: queue,
-                                     progress: reporter)
+                                     progress: reporter, stems: plan.audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [])
 
         let finished: FinishedOutput
         let totals: StageTotals
@@ -157,7 +157,21 @@ public struct MixWriter: Sendable {
                     }
                 }
             }
-            if let audio = plan.audio, let input = writer.input(.audio) {
+            if let audio = plan.audio, audio.stems {
+                // The mix and each stem, side by side (the writer interleaves them); the publishing passes once,
+                // so that the stems carry the mix's level-matching.
+                let published = try AudioMixStage.publish(audio)
+                let inputs = writer.inputs.filter { $0.kind == .audio }
+                let stages = [AudioMixStage(plan: published.plan, published: (published.report, published.warnings))]
+                    + audio.sources.indices.map { AudioMixStage(plan: published.plan.stem($0), published: (nil, [])) }
+                for (n, (stage, input)) in zip(stages, inputs).enumerated() {
+                    group.addTask {
+                        try await MixWriter.stage(writer, name: n == 0 ? "audio" : "stem \(audio.sources[n - 1].name)") {
+                            try await stage.run(into: input)
+                        }
+                    }
+                }
+            } else if let audio = plan.audio, let input = writer.input(.audio) {
                 group.addTask {
                     try await MixWriter.stage(writer, name: "audio") {
                         try await AudioMixStage(plan: audio).run(into: input)
@@ -227,7 +241,10 @@ extension Report {
                 video.conversions = plan.conversions
                 return video
             },
-            audio: plan.audio.map { Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources) },
+            audio: plan.audio.map {
+                Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources,
+                             codec: $0.codec.rawValue, stems: $0.stems ? $0.sources.map(\.name) : nil)
+            },
             key: plan.key, timeline: plan.timeline, damagedPackets: damaged,
             warnings: plan.warnings + (damaged > 0 ? ["\(damaged) damaged packets were skipped"] : []),
             seconds: seconds, stageSeconds: stageSeconds, peakMemoryMB: MixWrite.peakMemoryMB())

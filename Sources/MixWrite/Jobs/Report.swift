@@ -24,6 +24,11 @@ public struct Report: Sendable, Codable {
         public var sources: [AudioSource]
         /// With `--loudness`, `--level-match` or `--duck`: each track's loudness, the mix's, the output's.
         public var loudness: LoudnessReport?
+        /// The codec the sound is written in (`aac`, `opus`, `flac`, `pcm`).
+        public var codec: String?
+        /// With `--stems`: the tracks after the mix, in order, each a source (`fx:1`) as it enters the mix (its route
+        /// in `sources`), not played by default.
+        public var stems: [String]?
     }
     public var output: String
     public var duration: Double

@@ -89,6 +89,8 @@ struct AudioMixPlan: Sendable {
     var bitRate: Int
     /// The codec the mix is written in.
     var codec: AudioCodec = .aac
+    /// Each source's stem written after the mix (`--stems`).
+    var stems = false
     var mode: MixMode
     /// Fail at the first damaged packet instead of skipping it.
     var strict: Bool
@@ -100,6 +102,9 @@ struct AudioMixPlan: Sendable {
     var measure = false
     /// Hold peaks with the limiter; off in the measurement of a single source.
     var limit = true
+    /// A stem (`--stems`): this source alone as it enters the mix (its gain, offset, ducking, the mix's fades and
+    /// length), not the mix: no amix, no loudness gain, no limiter.
+    var solo: Int?
     /// Only these samples of the whole mix are handed out (an excerpt); nil: all `totalSamples`.
     var window: Range<Int64>?
     /// Where the publishing measurements are kept between jobs, if the caller keeps them.
@@ -150,6 +155,20 @@ struct AudioMixPlan: Sendable {
     static let loudnessPasses = 6
     static let loudnessTolerance = 0.2
 
+    /// The stem of source `i`: the sources it needs (itself, and with ducking every source, which keys it), solo.
+    func stem(_ i: Int) -> AudioMixPlan {
+        var p = self
+        p.measure = false
+        p.measurements = nil
+        if publishing.duck.isEmpty {
+            p.sources = [sources[i]]
+            p.solo = 0
+        } else {
+            p.solo = i
+        }
+        return p
+    }
+
     /// The filter description between the sources `[in0]…` and the sink `[out]`, for each source's real format.
     func graphDescription(inputFormats: [(channels: Int, sampleRate: Int)]) -> String {
         let layout = channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels)c"
@@ -170,17 +189,26 @@ struct AudioMixPlan: Sendable {
             chains.append("[in\(i)]" + filters.joined(separator: ",") + "[m\(i)]")
         }
         chains += duckingChains()
-        let inputs = sources.indices.map { i in
+        let entering = sources.indices.map { i in
             publishing.duck.isEmpty ? "[m\(i)]" : publishing.duck[i] == nil ? "[mm\(i)]" : "[d\(i)]"
-        }.joined()
-        let normalize = mode == .average ? 1 : 0
-        var tail = "\(inputs)amix=inputs=\(sources.count):duration=longest:dropout_transition=0:normalize=\(normalize)"
-        if outputGainDB != 0 { tail += ",volume=\(outputGainDB)dB" }
+        }
+        var tail: String
+        if let solo {
+            // The others only key the ducking: their way into the mix ends here.
+            chains += entering.indices.filter { $0 != solo }.map { entering[$0] + "anullsink" }
+            tail = entering[solo] + "anull"
+        } else {
+            let normalize = mode == .average ? 1 : 0
+            tail = "\(entering.joined())amix=inputs=\(sources.count):duration=longest:dropout_transition=0:normalize=\(normalize)"
+            if outputGainDB != 0 { tail += ",volume=\(outputGainDB)dB" }
+        }
         /// The one limiter, at `ceiling` (linear).
         func limiter(_ ceiling: Double) -> String {
             ",alimiter=limit=\(ceiling):level=0:latency=1:attack=\(AudioMixPlan.limiterAttackMs):release=\(AudioMixPlan.limiterReleaseMs)"
         }
-        if limit && publishing.loudness != nil {
+        if solo != nil {
+            // A stem: before the limiter.
+        } else if limit && publishing.loudness != nil {
             // True peak: the limiter works on the signal oversampled 4×, where the peaks between samples show.
             let ceiling = pow(10, (publishing.truePeak - AudioMixPlan.truePeakMarginDB) / 20)
             tail += ",aresample=\(4 * sampleRate)" + limiter(ceiling) + ",aresample=\(sampleRate)"

@@ -4,6 +4,9 @@ import FFmpegSupport
 /// to the writer. With the publishing options, measurement passes over the sound alone come first.
 struct AudioMixStage: Sendable {
     let plan: AudioMixPlan
+    /// The publishing passes' results when they ran before (the mix with `--stems`, whose stems share its gains);
+    /// nil: this stage runs them.
+    var published: (report: LoudnessReport?, warnings: [String])? = nil
 
     /// What a stage did: damaged packets it stepped over; for the audio, the loudness and any warning.
     struct Outcome: Sendable {
@@ -20,7 +23,7 @@ struct AudioMixStage: Sendable {
             throw MixWriteError.processing(file: nil, "cannot open the AAC encoder (\(error.message.lowercased()))")
         }
         try await input.start(aac.parameters)
-        let published = try AudioMixStage.publish(plan)
+        let published = try self.published.map { (plan: plan, report: $0.report, warnings: $0.warnings) } ?? AudioMixStage.publish(plan)
         let reader = try AudioMixReader(plan: published.plan, blockSize: SegmentedAAC.frameSize)
         try await aac.encode(reader.next, deliver: input.append)
         try await input.finish()
@@ -38,7 +41,7 @@ struct AudioMixStage: Sendable {
             throw MixWriteError.processing(file: nil, "cannot open the \(plan.codec.rawValue) encoder (\(error.message.lowercased()))")
         }
         try await input.start(try encoder.codecParameters())
-        let published = try AudioMixStage.publish(plan)
+        let published = try self.published.map { (plan: plan, report: $0.report, warnings: $0.warnings) } ?? AudioMixStage.publish(plan)
         let block = encoder.frameSize > 0 ? encoder.frameSize : 1024
         let reader = try AudioMixReader(plan: published.plan, blockSize: block)
         let format = encoder.sampleFormatName

@@ -9,6 +9,9 @@ actor AssetWriter {
 
     private struct Track {
         var kind: TrackKind
+        /// A stem's name (`fx:1`), and whether a player plays the track by default; nil: the muxer's choice.
+        var title: String?
+        var isDefault: Bool?
         var encoderTimeBase = Rational(1, 1)
         var parameters: CodecParameters?
         var streamIndex: Int?
@@ -48,8 +51,10 @@ actor AssetWriter {
     nonisolated func input(_ kind: TrackKind) -> AssetWriterInput? { inputs.first { $0.kind == kind } }
 
     /// Opens the temporary output file, with one input for each of `tracks` (in the file, in this order).
+    /// `stems`: titles of audio tracks after the first (the mix), which is then the default and they are not.
     init(output: OutputFile, tracks: [TrackKind], chapters: [(title: String, start: MediaTime, end: MediaTime)] = [],
-                queueLimit: Int = AssetWriter.defaultQueueLimit, progress: ProgressReporter? = nil) throws(MixWriteError) {
+                queueLimit: Int = AssetWriter.defaultQueueLimit, progress: ProgressReporter? = nil,
+                stems: [String] = []) throws(MixWriteError) {
         do {
             muxer = try Muxer(path: output.temporaryPath, format: output.container.muxerName)
         } catch {
@@ -57,6 +62,13 @@ actor AssetWriter {
         }
         self.output = output
         self.tracks = tracks.map { Track(kind: $0) }
+        if !stems.isEmpty, let mix = tracks.firstIndex(of: .audio) {
+            self.tracks[mix].isDefault = true
+            if let video = tracks.firstIndex(of: .video) { self.tracks[video].isDefault = true }
+            for (n, title) in stems.enumerated() where mix + 1 + n < tracks.count {
+                (self.tracks[mix + 1 + n].title, self.tracks[mix + 1 + n].isDefault) = (title, false)
+            }
+        }
         kinds = tracks
         self.chapters = chapters
         self.queueLimit = queueLimit
@@ -75,7 +87,9 @@ actor AssetWriter {
         if tracks.allSatisfy({ $0.parameters != nil }) {
             do {
                 // Streams in slot order (video first), whichever stage registered first.
-                for i in tracks.indices { tracks[i].streamIndex = try muxer.addStream(tracks[i].parameters!) }
+                for i in tracks.indices {
+                    tracks[i].streamIndex = try muxer.addStream(tracks[i].parameters!, title: tracks[i].title, isDefault: tracks[i].isDefault)
+                }
                 for (i, c) in chapters.enumerated() {
                     try muxer.addChapter(id: i + 1, start: c.start, end: c.end, title: c.title)
                 }
