@@ -17,6 +17,8 @@ runs=(
     "concat $F/base.mov $F/noaudio.mov $F/fx.mov -o $out/concat.mp4 --size 160x120"
     "still $F/base.mov $F/tone.m4a -o $out/still.mp4"
     "remix $F/fx.mov --audio $F/tone.m4a -o $out/remix.mkv"
+    "$F/fx.mov $F/base.mov --stems --duck base --audio-codec opus -o $out/stems.mkv"
+    "key $F/fx.mov -o $out/layer.webm"
 )
 races=0
 for args in "${runs[@]}"; do
