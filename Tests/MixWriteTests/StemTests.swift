@@ -22,7 +22,9 @@ struct StemTests {
                                      "--gain", "fx:2=-6", "--offset", "base=0.5", "--json", "-q", "--progress", "none"])
         try #require(r.status == 0, "\(r.stderr)")
         let audio = (try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])?["audio"] as? [String: Any]
-        #expect(audio?["stems"] as? [String] == ["fx:1", "fx:2", "base:1"] && audio?["codec"] as? String == codec, "\(audio ?? [:])")
+        let stems = (audio?["stems"] as? [[String: Any]]) ?? []
+        #expect(stems.compactMap { $0["name"] as? String } == ["fx:1", "fx:2", "base:1"] && audio?["codec"] as? String == codec, "\(audio ?? [:])")
+        #expect((stems.dropFirst().first?["route"] as? String)?.contains("gain -6.0 dB") == true, "fx:2's route names its gain: \(stems)")
 
         let p = try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries",
                                                     "stream=codec_name:stream_tags=title,handler_name:stream_disposition=default",

@@ -11,11 +11,14 @@ final class VideoEncoder {
     /// ProRes's pictures: the converter and the converted picture.
     private var conversion: (scaler: Scaler, picture: Frame)?
     private let settings: Encoder.VideoSettings
+    /// The pictures the encoder takes (HDR's 10 bits with `hdr`).
+    private let format: PixelFormat
     /// The stream as the muxer sees it.
     let parameters: CodecParameters
 
     init(_ settings: Encoder.VideoSettings, hdr: HDRTransfer? = nil, light: LightMetadata? = nil) throws(MixWriteError) {
         self.settings = settings
+        format = hdr != nil ? .yuv420p10 : Encoder.pixelFormat(for: settings)
         name = hdr != nil ? "HEVC" : ["h264": "H.264", "hevc": "HEVC", "prores": "ProRes", "av1": "AV1", "vp9": "VP9"][settings.codec.rawValue]!
         do {
             if let hdr {
@@ -56,7 +59,6 @@ final class VideoEncoder {
 
     /// `picture` in the encoder's format (itself when it is already).
     private func converted(_ picture: Frame) throws(FFmpegError) -> Frame {
-        let format = Encoder.pixelFormat(for: settings)
         guard picture.pixelFormat != format else { return picture }
         if conversion == nil {
             let from = Scaler.Key(width: picture.width, height: picture.height, format: picture.pixelFormat, color: settings.color)

@@ -243,7 +243,8 @@ extension Report {
             },
             audio: plan.audio.map {
                 Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources,
-                             codec: $0.codec.rawValue, stems: $0.stems ? $0.sources.map(\.name) : nil)
+                             codec: $0.codec.rawValue,
+                             stems: $0.stems ? $0.sources.map { Report.Stem(name: $0.name, route: $0.route) } : nil)
             },
             key: plan.key, timeline: plan.timeline, damagedPackets: damaged,
             warnings: plan.warnings + (damaged > 0 ? ["\(damaged) damaged packets were skipped"] : []),

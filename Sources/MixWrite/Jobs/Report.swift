@@ -26,9 +26,13 @@ public struct Report: Sendable, Codable {
         public var loudness: LoudnessReport?
         /// The codec the sound is written in (`aac`, `opus`, `flac`, `pcm`).
         public var codec: String?
-        /// With `--stems`: the tracks after the mix, in order, each a source (`fx:1`) as it enters the mix (its route
-        /// in `sources`), not played by default.
-        public var stems: [String]?
+        /// With `--stems`: the tracks after the mix, in order, each a source as it enters the mix, not played by default.
+        public var stems: [Stem]?
+    }
+    /// One stem: its track's title (`fx:1`) and how the source reaches it (its route into the mix, up to the mix).
+    public struct Stem: Sendable, Codable {
+        public var name: String
+        public var route: String
     }
     public var output: String
     public var duration: Double
