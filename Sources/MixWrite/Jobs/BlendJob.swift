@@ -75,12 +75,10 @@ public struct BlendJob: Sendable {
     /// Checks the options (ranges, names of presets), without opening a file.
     public func validate() throws(MixWriteError) {
         try validatePicture()
-        if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
-        if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
+        try validateKey()
         for (name, t) in [("--start", start), ("--length", length)] {
             if let t, MediaTime(seconds: t) == nil || t < 0 { throw .usage("\(name) \(t) is not a time in seconds (e.g. 1.5)") }
         }
-        try KeyKernel.check()
         try audio.validate()
     }
 }
@@ -283,6 +281,13 @@ protocol KeyedJob {
 }
 
 extension KeyedJob {
+    /// The checks every keying job makes of its key.
+    func validateKey() throws(MixWriteError) {
+        if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
+        if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
+        try KeyKernel.check()
+    }
+
     /// The key: `key-color` (RRGGBB or auto), `threshold`, `smoothing`, `despill`; GPUImage's defaults left out.
     static var keyOptions: [JobOption<Self>] {
         let defaults = KeySettings()

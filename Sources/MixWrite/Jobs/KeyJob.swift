@@ -68,9 +68,7 @@ extension KeyJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
 
     func prepare() throws(MixWriteError) -> PreparedJob {
         try validatePicture()
-        if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
-        if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
-        try KeyKernel.check()
+        try validateKey()
         try audio.validate()
         let fxFile = try MediaFile(path: fx)
         guard let video = fxFile.mainVideo else { throw .input(file: fx, "has no video stream; fx must be a movie") }
