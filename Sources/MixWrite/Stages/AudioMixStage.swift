@@ -23,11 +23,17 @@ struct AudioMixStage: Sendable {
             throw MixWriteError.processing(file: nil, "cannot open the AAC encoder (\(error.message.lowercased()))")
         }
         try await input.start(aac.parameters)
-        let published = try self.published.map { (plan: plan, report: $0.report, warnings: $0.warnings) } ?? AudioMixStage.publish(plan)
+        let published = try publishedPlan()
         let reader = try AudioMixReader(plan: published.plan, blockSize: SegmentedAAC.frameSize)
         try await aac.encode(reader.next, deliver: input.append)
         try await input.finish()
         return Outcome(damaged: reader.damagedPackets, loudness: published.report, warnings: published.warnings)
+    }
+
+    /// The plan after the publishing passes: run here, or before (`published`).
+    private func publishedPlan() throws(MixWriteError) -> (plan: AudioMixPlan, report: LoudnessReport?, warnings: [String]) {
+        if let published { return (plan, published.report, published.warnings) }
+        return try AudioMixStage.publish(plan)
     }
 
     /// Opus, FLAC or PCM: one encoder over the whole mix (each is far cheaper than AAC's; Opus's own frames of 20 ms,
@@ -41,7 +47,7 @@ struct AudioMixStage: Sendable {
             throw MixWriteError.processing(file: nil, "cannot open the \(plan.codec.rawValue) encoder (\(error.message.lowercased()))")
         }
         try await input.start(try encoder.codecParameters())
-        let published = try self.published.map { (plan: plan, report: $0.report, warnings: $0.warnings) } ?? AudioMixStage.publish(plan)
+        let published = try publishedPlan()
         let block = encoder.frameSize > 0 ? encoder.frameSize : 1024
         let reader = try AudioMixReader(plan: published.plan, blockSize: block)
         let format = encoder.sampleFormatName
