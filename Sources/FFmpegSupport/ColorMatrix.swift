@@ -151,6 +151,13 @@ public struct LightMetadata: Sendable {
         if primaries == nil && luminance == nil && contentLight == nil { return nil }
     }
 
+    /// The content light level's MaxCLL, else the mastering display's peak, in units of 100 cd/m²; nil with neither.
+    public var signalPeak: Double? {
+        if let c = contentLight, c.maxCLL > 0 { return Double(c.maxCLL) / 100 }
+        if let l = luminance, l.max > 0, l.max.isFinite { return l.max / 100 }
+        return nil
+    }
+
     /// As libx265's parameters: `master-display=G(x,y)B(x,y)R(x,y)WP(x,y)L(max,min)` (x, y in 0.00002 steps, luminance
     /// in 0.0001 cd/m²; both parts needed) and `max-cll=MaxCLL,MaxFALL`, joined by ':'; empty without either.
     public var x265Parameters: String {

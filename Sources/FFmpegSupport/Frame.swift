@@ -72,23 +72,8 @@ public final class Frame {
     }
 
     /// The brightest light this HDR picture says it holds, in units of 100 cd/m² (SDR's white), as FFmpeg's tonemap
-    /// filter reads it: the content light level's MaxCLL, else the mastering display's peak, else 1000 cd/m² (10).
-    /// The corresponding FFmpeg call is `av_frame_get_side_data` (what `ff_determine_signal_peak` reads).
-    public var signalPeak: Double {
-        if let sd = av_frame_get_side_data(pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL),
-           sd.pointee.size >= MemoryLayout<AVContentLightMetadata>.size {
-            let maxCLL = sd.pointee.data.withMemoryRebound(to: AVContentLightMetadata.self, capacity: 1) { $0.pointee.MaxCLL }
-            if maxCLL > 0 { return Double(maxCLL) / 100 }
-        }
-        if let sd = av_frame_get_side_data(pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA),
-           sd.pointee.size >= MemoryLayout<AVMasteringDisplayMetadata>.size {
-            let m = sd.pointee.data.withMemoryRebound(to: AVMasteringDisplayMetadata.self, capacity: 1) { $0.pointee }
-            if m.has_luminance != 0 && m.max_luminance.den != 0 && m.max_luminance.num > 0 {
-                return av_q2d(m.max_luminance) / 100
-            }
-        }
-        return 10
-    }
+    /// filter reads it (`ff_determine_signal_peak`): `LightMetadata.signalPeak`, else 1000 cd/m² (10).
+    public var signalPeak: Double { lightMetadata?.signalPeak ?? 10 }
 
     /// The picture's HDR light metadata (mastering display and content light level side data), nil without either.
     /// The corresponding FFmpeg call is `av_frame_get_side_data`.

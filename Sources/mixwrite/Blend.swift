@@ -56,10 +56,7 @@ struct Blend: AsyncParsableCommand {
             return
         }
         let report = try await Runner(common: common).run(job)
-        common.printReport(report)
-        if key.isAuto, !common.quiet, !common.json, let k = report.key {
-            writeError("mixwrite: key colour picked from fx's border: \(k.keyColorHex)\n")
-        }
+        common.printReport(report, autoKey: key.isAuto)
     }
 }
 

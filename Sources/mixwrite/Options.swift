@@ -33,7 +33,7 @@ struct CommonOptions: ParsableArguments {
             printJSON(report)
         } else if !quiet {
             if verbose, let audio = report.audio {
-                writeError("mixwrite: mix plan: \(audio.sources.count) tracks → AAC \(audio.sampleRate) Hz, \(audio.channels == 1 ? "mono" : "stereo")\n")
+                writeError("mixwrite: mix plan: \(audio.sources.count) tracks → \((audio.codec ?? "aac").uppercased()) \(audio.sampleRate) Hz, \(audio.channels == 1 ? "mono" : "stereo")\n")
                 for s in audio.sources {
                     writeError("  \(s.name)  \(s.path) #\(s.streamIndex)  \(s.codec) \(s.sampleRate) Hz \(s.layout)  → \(s.route)\n")
                 }
@@ -54,6 +54,14 @@ struct CommonOptions: ParsableArguments {
 }
 
 extension CommonOptions {
+    /// The report, and with `--key-color auto` the colour picked (a blend's, a key layer's).
+    func printReport(_ report: Report, autoKey: Bool) {
+        printReport(report)
+        if autoKey, !quiet, !json, let k = report.key {
+            writeError("mixwrite: key colour picked from fx's border: \(k.keyColorHex)\n")
+        }
+    }
+
     func printFrameReport(_ report: FrameReport, auto: Bool) {
         if json {
             printJSON(report)

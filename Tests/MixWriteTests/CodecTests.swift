@@ -18,11 +18,16 @@ struct CodecTests {
         return out
     }
 
-    /// The three tones of the mix, each within 3 dB of the H.264 + AAC render's (the codec keeps every source).
-    static func expectTones(_ path: String, like reference: [Double], _ what: String) throws -> [Double] {
+    /// The levels of the mix's three tones (fx's 440 and 1000 Hz, base's 660 Hz), left channel, 0.2 … 1.8 s.
+    static func tones(_ path: String) throws -> [Double] {
         let left = Oracle.channel(try Oracle.decodeAudio(path), 0, of: 2)
         let span = Array(left[Int(0.2 * 48000) ..< Int(1.8 * 48000)])
-        let levels = [440.0, 660, 1000].map { Oracle.toneLevel(span, frequency: $0) }
+        return [440.0, 660, 1000].map { Oracle.toneLevel(span, frequency: $0) }
+    }
+
+    /// The three tones of the mix, each within 3 dB of the H.264 + AAC render's (the codec keeps every source).
+    static func expectTones(_ path: String, like reference: [Double], _ what: String) throws -> [Double] {
+        let levels = try tones(path)
         for (l, r) in zip(levels, reference) { #expect(abs(l - r) <= 3, "\(what): tones \(levels) dB, the AAC render's \(reference)") }
         return levels
     }
@@ -60,10 +65,7 @@ struct CodecTests {
     @Test("each audio codec (Opus, FLAC, PCM; AAC as reference): the stream, and every source's tone at its level")
     func audioCodecs() throws {
         let dir = try Oracle.scratch()
-        let aac = try Self.render(dir, "aac.mov", [])
-        let left = Oracle.channel(try Oracle.decodeAudio(aac), 0, of: 2)
-        let span = Array(left[Int(0.2 * 48000) ..< Int(1.8 * 48000)])
-        let reference = [440.0, 660, 1000].map { Oracle.toneLevel(span, frequency: $0) }
+        let reference = try Self.tones(try Self.render(dir, "aac.mov", []))
         #expect(reference.allSatisfy { $0 > -20 }, "the AAC render holds every tone: \(reference)")
         for (name, options, codec) in [("opus.mp4", ["--audio-codec", "opus"], "opus"), ("flac.mkv", ["--audio-codec", "flac"], "flac"),
                                        ("pcm.mov", ["--audio-codec", "pcm"], "pcm_s24le"), ("opus.webm", [], "opus")] {

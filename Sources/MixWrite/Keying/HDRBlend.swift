@@ -55,7 +55,8 @@ enum HDRBlend {
 }
 
 extension Frame {
-    /// `fx`'s picture (yuv420p or yuva420p, the same size) copied into this yuv420p picture, its chroma despilled by
+    /// `fx`'s picture (yuv420p or yuva420p, the same size) copied into this yuv420p or yuva420p picture (its own alpha
+    /// kept unless both have one), its chroma despilled by
     /// `despill` (the keyer's table: U << 8 | V to the despilled U << 8 | V) when given. Returns self.
     func despilled(_ fx: Frame, _ despill: [UInt16]?) throws(FFmpegError) -> Frame {
         try copyPicture(from: fx)

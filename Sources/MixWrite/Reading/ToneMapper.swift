@@ -134,8 +134,9 @@ final class ToneMapKernel {
         }
         let output = output!
         try output.makeWritable()
-        if frame.signalPeak != peak {
-            peak = frame.signalPeak
+        let framePeak = frame.signalPeak
+        if framePeak != peak {
+            peak = framePeak
             params.hablePeakInverse = Float(1 / Self.hable(peak))
         }
         var picture = MWTonePicture()

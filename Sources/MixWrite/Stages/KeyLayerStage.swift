@@ -35,9 +35,9 @@ struct KeyLayerStage: Sendable {
                                           outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
         let keyer = ChromaKeyBlend(settings: p.key, color: p.color)
         let despill = p.key.despill ? keyer.despillTable : nil
-        let alpha: KeyAlpha, colour: Frame, layer: Frame
+        let alpha: KeyAlpha, layer: Frame
         do {
-            (alpha, colour) = (try KeyAlpha(width: p.width, height: p.height), try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p))
+            alpha = try KeyAlpha(width: p.width, height: p.height)
             layer = try Frame(width: p.width, height: p.height, pixelFormat: .yuva420p)
         } catch {
             throw MixWriteError.processing(file: nil, "cannot allocate the layer's pictures: \(error.description)")
@@ -49,8 +49,7 @@ struct KeyLayerStage: Sendable {
             }
             do {
                 alpha.read(keyer, fx: picture)
-                try layer.makeWritable()
-                try layer.copyPicture(from: try colour.despilled(picture, despill))
+                _ = try layer.despilled(picture, despill)
                 alpha.opacity(into: layer)
             } catch {
                 throw MixWriteError.processing(file: nil, "the layer's picture: \(error.description)")
