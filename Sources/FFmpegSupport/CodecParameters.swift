@@ -64,12 +64,13 @@ public final class CodecParameters: @unchecked Sendable {
     let encoded: Bool
 
     /// A copy of `source`. The corresponding FFmpeg call is `avcodec_parameters_copy`.
-    init(copying source: UnsafePointer<AVCodecParameters>, timeBase: Rational, displayMatrix: [Int32]? = nil) throws(FFmpegError) {
+    init(copying source: UnsafePointer<AVCodecParameters>, timeBase: Rational, displayMatrix: [Int32]? = nil,
+         encoded: Bool = false) throws(FFmpegError) {
         guard let p = avcodec_parameters_alloc() else { throw FFmpegError(.noMemory, call: "avcodec_parameters_alloc") }
         pointer = p
         self.timeBase = timeBase
         self.displayMatrix = displayMatrix
-        encoded = false
+        self.encoded = encoded
         try check(avcodec_parameters_copy(p, source), "avcodec_parameters_copy")
     }
 
@@ -111,10 +112,12 @@ extension Encoder {
 }
 
 extension Demuxer {
-    /// A stream's parameters, to copy the stream into an output untouched.
-    public func codecParameters(_ index: Int) throws(FFmpegError) -> CodecParameters {
+    /// A stream's parameters, to copy the stream into an output untouched. `ours`: a stream one of our encoders
+    /// wrote (a part of `mixwrite join`), which goes into the output tagged as an encoded one is.
+    public func codecParameters(_ index: Int, ours: Bool = false) throws(FFmpegError) -> CodecParameters {
         let st = stream(index)
         let matrix = mw_stream_display_matrix(st).map { Array(UnsafeBufferPointer(start: $0, count: 9)) }
-        return try CodecParameters(copying: st.pointee.codecpar, timeBase: Rational(st.pointee.time_base), displayMatrix: matrix)
+        return try CodecParameters(copying: st.pointee.codecpar, timeBase: Rational(st.pointee.time_base), displayMatrix: matrix,
+                                   encoded: ours)
     }
 }

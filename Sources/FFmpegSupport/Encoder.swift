@@ -74,6 +74,9 @@ public final class Encoder {
         public var timeBase: Rational?
         /// Frames x264's rate control looks ahead (`rc-lookahead`); nil: the preset's.
         public var lookahead: Int?
+        /// One part of a longer encode (`--parts`): x264's `stitchable`, so that every part's parameter sets are the
+        /// same whatever its pictures, and the parts join by copying packets.
+        public var stitchable = false
 
         public init(width: Int, height: Int, frameRate: Rational, crf: Int, preset: String,
                     color: ColorDescription, threads: Int, globalHeader: Bool,
@@ -122,6 +125,7 @@ public final class Encoder {
             av_dict_set(&options, "preset", s.preset, 0)
             av_dict_set(&options, "crf", String(s.crf), 0)
             if let l = s.lookahead { av_dict_set(&options, "rc-lookahead", String(l), 0) }
+            if s.stitchable { av_dict_set(&options, "x264-params", "stitchable=1", 0) }
         case .hevc:
             av_dict_set(&options, "preset", s.preset, 0)
             av_dict_set(&options, "crf", String(min(51, s.crf + 5)), 0)

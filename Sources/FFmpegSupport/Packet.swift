@@ -27,7 +27,10 @@ public final class Packet {
         get { pointer.pointee.dts == mw_nopts_value() ? nil : pointer.pointee.dts }
         set { pointer.pointee.dts = newValue ?? mw_nopts_value() }
     }
-    public var duration: Int64 { pointer.pointee.duration }
+    public var duration: Int64 {
+        get { pointer.pointee.duration }
+        set { pointer.pointee.duration = newValue }
+    }
     public var size: Int { Int(pointer.pointee.size) }
     public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
 

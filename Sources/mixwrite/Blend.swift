@@ -28,12 +28,14 @@ struct Blend: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var blend: BlendOptions
+    @OptionGroup var parts: PartOptions
 
     var key: KeyOptions { blend.key }
 
     func run() async throws {
         MixWriter.setLibraryLogging(common.verbose)
         var job = try blend.job(fx: fx, base: base, output: output)
+        try parts.apply(parts: &job.parts, part: &job.part)
         job.overwrite = common.overwrite
         job.strict = common.strict
         if start != nil || length != nil {

@@ -27,9 +27,11 @@ struct Concat: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
     @OptionGroup var video: VideoOptions
     @OptionGroup var audio: AudioMixOptions
+    @OptionGroup var parts: PartOptions
 
     func run() async throws {
         var job = ConcatJob(clips: clips, output: output)
+        try parts.apply(parts: &job.parts, part: &job.part)
         job.overwrite = common.overwrite
         job.strict = common.strict
         job.fit = fit

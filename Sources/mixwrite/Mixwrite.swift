@@ -24,13 +24,14 @@ struct Mixwrite: AsyncParsableCommand {
           mixwrite remix phone.mov -o phone-mixed.mov
           mixwrite probe phone.mov --json
           mixwrite batch jobs.json --jobs 2
+          mixwrite fx.mov base.mov -o out.mov --parts 4 --part 2   (then: mixwrite join out.mov)
           mixwrite tune fx.mov base.mov -o out.mov
 
         Exit codes: 0 done, 1 bad usage, 2 bad input, 3 output problem, 4 processing failed, \
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """,
         version: "0.1.0",
-        subcommands: [Blend.self, Concat.self, Still.self, Remix.self, Key.self, Probe.self, Batch.self, Tune.self],
+        subcommands: [Blend.self, Concat.self, Still.self, Remix.self, Key.self, Probe.self, Batch.self, Join.self, Tune.self],
         defaultSubcommand: Blend.self
     )
 

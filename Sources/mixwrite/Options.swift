@@ -269,3 +269,37 @@ func printJSON(_ value: some Encodable) {
 func formatSeconds(_ s: Double) -> String {
     String(format: "%.2fs", s)
 }
+
+/// `--parts N --part K|auto`: one part of a job spread over machines (blend, concat).
+struct PartOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Render the job as N parts (for a cluster), this run only --part K of them, into OUT.parts/; 'mixwrite join OUT' joins them.", valueName: "N"))
+    var parts: Int?
+
+    @Option(help: ArgumentHelp("Which part (1 to N), or auto: the Slurm array task's or Kubernetes Job's index (index mod N, plus 1).", valueName: "K"))
+    var part: String?
+
+    /// Sets the job's `parts` and `part`.
+    func apply(parts: inout Int?, part: inout Int?) throws {
+        parts = self.parts
+        guard let text = self.part else { return }
+        guard let n = self.parts else { throw MixWriteError.usage("--part \(text) goes with --parts N") }
+        if text == "auto" {
+            guard let index = SchedulerTask.index else {
+                throw MixWriteError.usage("--part auto found neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX")
+            }
+            part = index % max(1, n) + 1
+        } else {
+            guard let k = Int(text) else { throw MixWriteError.usage("--part '\(text)' is not a number from 1 to \(n) or auto") }
+            part = k
+        }
+    }
+}
+
+/// The task a scheduler runs this process as: a Slurm array task or a Kubernetes Indexed Job's pod.
+enum SchedulerTask {
+    /// `SLURM_ARRAY_TASK_ID`, else `JOB_COMPLETION_INDEX`.
+    static var index: Int? {
+        let env = ProcessInfo.processInfo.environment
+        return env["SLURM_ARRAY_TASK_ID"].flatMap(Int.init) ?? env["JOB_COMPLETION_INDEX"].flatMap(Int.init)
+    }
+}

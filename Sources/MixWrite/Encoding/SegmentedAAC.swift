@@ -54,18 +54,20 @@ struct SegmentedAAC: Sendable {
     }
 
     /// Encodes the blocks `next` hands out (nil at the end), segment by segment, two segments side by side,
-    /// and hands every packet to `deliver` in order.
-    func encode(_ next: () throws -> [[Float]]?, deliver: (EncodedPacket) async throws -> Void) async throws {
-        var cutter = SegmentCutter(channels: channels)
+    /// and hands every packet to `deliver` in order. With `share`, the blocks are that part's window of the whole
+    /// mix and only its packets are delivered (`--parts`); their timestamps stay the whole stream's.
+    func encode(_ next: () throws -> [[Float]]?, share: PartShare? = nil,
+                deliver: (EncodedPacket) async throws -> Void) async throws {
+        var cutter = SegmentCutter(channels: channels, share: share)
         var finished: [Int: [EncodedPacket]] = [:]
-        var nextToWrite = 0
+        var nextToWrite = share?.segments.lowerBound ?? 0
         try await withThrowingTaskGroup(of: (Int, [EncodedPacket]).self) { group in
             var inFlight = 0
             func collect(_ done: (Int, [EncodedPacket])) async throws {
                 finished[done.0] = done.1
                 inFlight -= 1
                 while let packets = finished.removeValue(forKey: nextToWrite) {
-                    for packet in packets { try await deliver(packet) }
+                    for packet in packets where share?.keeps(packet) ?? true { try await deliver(packet) }
                     nextToWrite += 1
                 }
             }
@@ -125,14 +127,78 @@ private final class EncoderHandOver: Sendable {
     func take() -> sending Encoder? { slot.withLock { $0.take() } }
 }
 
+/// One part's share of the whole movie's AAC stream (`--parts`): the packets it keeps, and the window of the
+/// mix its encoders need to make them exactly as one machine's render makes them.
+///
+/// One machine cuts the mix into segments on a fixed grid (`SegmentedAAC.segmentFrames` frames from sample 0),
+/// each encoded from its pre-roll to its post-roll. A part encodes the same segments of that grid, from the same
+/// samples, and keeps only its own packets: so each packet of the joined stream is the very packet one machine
+/// writes, and the joins are no different from the joins between segments. It costs a part up to two
+/// segments' encoding (about 90 s of sound) and the mixing of the sound before its window (decoded, not encoded).
+struct PartShare: Sendable, Equatable {
+    /// Packets kept, by pts in samples of the whole stream (the first part's from `Int64.min`: the priming
+    /// packet; the last part's to `Int64.max`: the encoder's flush).
+    var keep: Range<Int64>
+    /// The samples of the whole mix the part reads.
+    var window: Range<Int64>
+    /// The segments of the grid it encodes.
+    var segments: ClosedRange<Int>
+    /// Whether `segments` ends with the stream (the last segment then takes what is left, as one machine's does).
+    var reachesEnd: Bool
+    /// The part's first picture on the whole stream's sample clock (rounded down): the part's file counts its
+    /// sound's timestamps from it, as it counts its pictures' from that picture.
+    var origin: Int64
+
+    /// The share of the part whose pictures start at output time `start` (a frame time) and end at `end` (nil: the
+    /// movie's end), in a mix of `totalSamples` at `sampleRate`. A part keeps the packets from the first at or after
+    /// its start, so that its sound never starts before its picture.
+    init(start: MediaTime, end: MediaTime?, sampleRate: Int, totalSamples: Int64) {
+        let f = Int64(SegmentedAAC.frameSize), s = Int64(SegmentedAAC.segmentFrames) * f
+        func firstPacket(at t: MediaTime) -> Int64 {
+            let samples = t.ticks(in: Rational(1, Int32(sampleRate)), roundingUp: true)
+            return (samples + f - 1) / f * f
+        }
+        let from = start > .zero ? firstPacket(at: start) : Int64.min
+        let until = end.map(firstPacket) ?? Int64.max
+        keep = from..<until
+        origin = start.ticks(in: Rational(1, Int32(sampleRate)), roundingUp: false)
+        // Packet p comes from the input frame at p + f, so it belongs to the segment whose share holds p + f.
+        let first = from == Int64.min ? 0 : Int((from + f) / s)
+        let lastPacket = until == Int64.max ? max(0, totalSamples - 1) : until - f
+        let last = max(first, Int((lastPacket + f) / s))
+        segments = first...last
+        let windowStart = max(0, Int64(first) * s - Int64(SegmentedAAC.preroll) * f)
+        let windowEnd = Int64(last + 1) * s + Int64(SegmentedAAC.postroll) * f
+        reachesEnd = until == Int64.max || windowEnd >= totalSamples
+        window = windowStart..<(reachesEnd ? totalSamples : windowEnd)
+    }
+
+    func keeps(_ packet: EncodedPacket) -> Bool { keep.contains(packet.pts ?? 0) }
+
+    /// A kept packet as the part's file has it: timed from the part's first picture.
+    func local(_ packet: EncodedPacket) -> EncodedPacket {
+        var p = packet
+        p.pts = p.pts.map { $0 - origin }
+        p.dts = p.dts.map { $0 - origin }
+        return p
+    }
+}
+
 /// Collects the mix's samples and cuts segments as soon as each one's post-roll has arrived.
 struct SegmentCutter {
     private var buffer: [[Float]]
     /// Global sample index of buffer's first sample.
     private var bufferStart: Int64 = 0
     private var next = 0
+    /// A part's last segment, when its window ends before the stream does: nothing is cut after it.
+    private var lastSegment: Int?
 
-    init(channels: Int) {
+    /// `share`: the blocks appended are that part's window, from its first segment's pre-roll.
+    init(channels: Int, share: PartShare? = nil) {
+        if let share {
+            (bufferStart, next) = (share.window.lowerBound, share.segments.lowerBound)
+            lastSegment = share.reachesEnd ? nil : share.segments.upperBound
+        }
         buffer = Array(repeating: [], count: channels)
         // Room for a segment with its pre- and post-roll, so appending never reallocates midway.
         let room = (SegmentedAAC.segmentFrames + SegmentedAAC.preroll + SegmentedAAC.postroll + 2) * SegmentedAAC.frameSize
@@ -147,6 +213,7 @@ struct SegmentCutter {
 
     /// The next segment, if its share and post-roll are all here; with `final`, whatever is left.
     mutating func cut(final: Bool) -> SegmentedAAC.Segment? {
+        if let lastSegment, next > lastSegment { return nil }
         let f = Int64(SegmentedAAC.frameSize), s = Int64(SegmentedAAC.segmentFrames)
         let k = Int64(next)
         let shareStart = k * s * f, shareEnd = (k + 1) * s * f

@@ -49,6 +49,9 @@ public struct BlendJob: Sendable {
     /// Seconds, as the command line and a job file give them (kept to the microsecond).
     public var start: Double?
     public var length: Double?
+    /// `--parts N --part K`: render only part K of N equal parts into `OUT.parts/`, for `mixwrite join` (`PartedJob`).
+    public var parts: Int?
+    public var part: Int?
 
     /// The part asked for by `start` and `length`, if any (a time `validate` refuses reads as 0).
     var excerpt: Excerpt? {
@@ -79,11 +82,13 @@ public struct BlendJob: Sendable {
         for (name, t) in [("--start", start), ("--length", length)] {
             if let t, MediaTime(seconds: t) == nil || t < 0 { throw .usage("\(name) \(t) is not a time in seconds (e.g. 1.5)") }
         }
+        try validateParts()
+        if parts != nil && excerpt != nil { throw .usage("--parts splits the whole movie: --start and --length do not go with it") }
         try audio.validate()
     }
 }
 
-extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
+extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob, PartedJob {
     static let kind = "blend"
     static let command = ["mixwrite"]
     static var blank: Self { BlendJob(fx: "", base: "", output: "") }
@@ -96,7 +101,7 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
             + [.choice("duration", \.duration, default: .base)]
             + excerptOptions + [.choice("key", \.keyMode, default: .auto), hdrOption] + keyOptions
             + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
-            + commonOptions
+            + partOptions + commonOptions
     }
 
     /// `hdr`: `sdr` or `keep`.
@@ -121,13 +126,17 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
     func prepare() throws(MixWriteError) -> PreparedJob {
         var (fxFile, baseFile, videoPlan) = try planVideo()
         let wholeLength = videoPlan.length
-        if let excerpt { videoPlan.cut(to: try excerpt.frames(rate: videoPlan.frameRate, of: videoPlan.frameCount)) }
+        let (rate, totalFrames) = (videoPlan.frameRate, videoPlan.frameCount)
+        if let excerpt { videoPlan.cut(to: try excerpt.frames(rate: rate, of: totalFrames)) }
+        let partFrames = try selection.map { (s: PartSelection) throws(MixWriteError) in try s.frames(of: totalFrames) }
+        if let partFrames { videoPlan.cut(to: partFrames); videoPlan.stitchable = true }
         let extra = try audio.extraFiles()
-        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         if keepHDR, let codec, codec != .hevc {
             throw .usage("--hdr keep writes HEVC Main 10; --codec \(codec.rawValue) cannot carry the HDR picture here")
         }
         let codecs = try output.container.codecs(video: keepHDR ? .hevc : codec, audio: audio.codec)
+        if let selection { output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths) }
         (videoPlan.codec, videoPlan.proresProfile) = (codecs.video, proresProfile)
         let outLength = videoPlan.length
         let conversions = videoPlan.hdr.map { ColorManagement.conversions(of: [fxFile]) + ["\(fx): SDR placed in HDR (\($0.rawValue), bt2020) at 203 cd/m²"] }
@@ -137,9 +146,14 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
         if excerpt != nil { audioPlan?.cut(from: MediaTime(frames: Int64(videoPlan.firstFrame), rate: videoPlan.frameRate), length: outLength) }
-        return PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
-                           video: .blend(videoPlan), audio: audioPlan,
-                           key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
+        if let partFrames { try audioPlan?.cutToPart(partFrames, of: totalFrames, rate: rate, parts: selection?.count ?? 1) }
+        var prepared = PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
+                                   video: .blend(videoPlan), audio: audioPlan,
+                                   key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
+        if let selection, let partFrames {
+            prepared.part = partRecord(selection, frames: partFrames, totalFrames: totalFrames, rate: rate, audio: audioPlan, chapters: [])
+        }
+        return prepared
     }
 
     /// Reads fx and base and decides the picture: size, rate, length, colour, key.

@@ -38,6 +38,9 @@ public struct ConcatJob: Sendable {
     public var strict = false
     /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
     public var threads = 0
+    /// `--parts N --part K`: render only part K of N equal parts into `OUT.parts/`, for `mixwrite join` (`PartedJob`).
+    public var parts: Int?
+    public var part: Int?
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -60,7 +63,7 @@ public struct Timeline: Sendable, Codable {
     public var events: [Event]
 }
 
-extension ConcatJob: DescribedJob, PictureJob, CommonJob {
+extension ConcatJob: DescribedJob, PictureJob, CommonJob, PartedJob {
     static let kind = "concat"
     static let command = ["mixwrite", "concat"]
     static var blank: Self { ConcatJob(clips: [], output: "") }
@@ -73,7 +76,7 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
             + pictureOptions(fit: .fit)
             + [.flag("event-chapters", \.eventChapters), eventsOption]
             + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
-            + commonOptions
+            + partOptions + commonOptions
     }
 
     /// `events`: an array of `{"clip", "time", "name"}`, or the path of a file holding one.
@@ -98,6 +101,7 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
     func prepare() throws(MixWriteError) -> PreparedJob {
         guard !clips.isEmpty else { throw .usage("concat needs at least one clip") }
         try validatePicture()
+        try validateParts()
         try audio.validate()
         let files = try clips.map { (path: String) throws(MixWriteError) -> MediaFile in
             let f = try MediaFile(path: path)
@@ -105,8 +109,9 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
             return f
         }
         let extra = try audio.extraFiles()
-        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         let codecs = try output.container.codecs(video: codec, audio: audio.codec)
+        if let selection { output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths) }
         let first = files[0]
         let rate = frameRate ?? first.mainVideo!.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
         let shown = first.displaySize!
@@ -153,8 +158,20 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob {
         var plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
                                       crf: crf, preset: preset, strict: strict, threads: threads)
         (plan.codec, plan.proresProfile) = (codecs.video, proresProfile)
-        return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
-                           key: nil, warnings: warnings, conversions: conversions, chapters: chapters, timeline: timeline)
+        guard let selection else {
+            return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
+                               key: nil, warnings: warnings, conversions: conversions, chapters: chapters, timeline: timeline)
+        }
+        // A part: its frames of the sequence, its share of the sound; the chapters are the joined movie's.
+        let frames = try selection.frames(of: Int(frameIndex))
+        plan.window = frames
+        try audioPlan?.cutToPart(frames, of: Int(frameIndex), rate: rate, parts: selection.count)
+        var prepared = PreparedJob(output: output, duration: MediaTime(frames: Int64(frames.count), rate: rate), frameRate: rate,
+                                   video: .sequence(plan), audio: audioPlan, key: nil, warnings: warnings,
+                                   conversions: conversions, timeline: timeline)
+        prepared.part = partRecord(selection, frames: frames, totalFrames: Int(frameIndex), rate: rate, audio: audioPlan,
+                                   chapters: chapters)
+        return prepared
     }
 }
 

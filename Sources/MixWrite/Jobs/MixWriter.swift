@@ -46,6 +46,8 @@ struct PreparedJob: Sendable {
     var conversions: [String] = []
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     var timeline: Timeline?
+    /// A part of `--parts`: `output` is the part's movie, and its record is written after it.
+    var part: PartPlan?
 }
 
 /// Runs a job: a video stage and an audio stage, concurrently, into one `AssetWriter`; the file is
@@ -75,6 +77,13 @@ public struct MixWriter: Sendable {
     /// FFmpeg's own log lines: counted and summed up a line a file (the default), or each shown on stderr too (`-v`).
     public static func setLibraryLogging(_ on: Bool) {
         FFmpegLog.route(show: on)
+    }
+
+    /// `mixwrite join OUT`: writes OUT from the parts that `--parts N --part K` rendered into `OUT.parts/`, by
+    /// copying their packets (nothing decoded), after checking that every part is there, complete, and of one job;
+    /// then removes `OUT.parts/` unless `keepParts`. `overwrite` (or the job's own `-y`) replaces an existing OUT.
+    public static func join(_ output: String, overwrite: Bool = false, keepParts: Bool = false) throws(MixWriteError) -> Report {
+        try PartJoiner(output: output).join(overwrite: overwrite, keepParts: keepParts)
     }
 
     /// Runs the job to the end and reports what was written. Throws `MixWriteError`; on any failure or
@@ -130,6 +139,7 @@ public struct MixWriter: Sendable {
         if plan.key != nil { report.kernelLevel = Int(KeyKernel.level) }
         if case .blend(let p)? = plan.video { report.compositing = p.byAlpha ? "alpha" : "chroma key" }
         report.libraryWarnings = FFmpegLog.count - logged
+        if let part = plan.part { try part.commit(report: report, finished: finished) }
         return report
     }
 

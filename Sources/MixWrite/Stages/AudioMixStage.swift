@@ -25,7 +25,11 @@ struct AudioMixStage: Sendable {
         try await input.start(aac.parameters)
         let published = try publishedPlan()
         let reader = try AudioMixReader(plan: published.plan, blockSize: SegmentedAAC.frameSize)
-        try await aac.encode(reader.next, deliver: input.append)
+        if let share = plan.share {
+            try await aac.encode(reader.next, share: share) { try await input.append(share.local($0)) }
+        } else {
+            try await aac.encode(reader.next, deliver: input.append)
+        }
         try await input.finish()
         return Outcome(damaged: reader.damagedPackets, loudness: published.report, warnings: published.warnings)
     }

@@ -27,6 +27,8 @@ struct BlendStage: Sendable {
         var threads = 0
         /// The output's first frame is this frame of the whole blend (an excerpt's start).
         var firstFrame = 0
+        /// A part of `--parts`: parameter sets that do not depend on the pictures (x264's `stitchable`).
+        var stitchable = false
 
         /// How long the blend lasts: `frameCount` frames.
         var length: MediaTime { MediaTime(frames: Int64(frameCount), rate: frameRate) }
@@ -45,7 +47,7 @@ struct BlendStage: Sendable {
         let p = plan
         var settings = Encoder.VideoSettings(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
                                              preset: p.preset, color: p.color, threads: p.threads, globalHeader: true)
-        (settings.codec, settings.proresProfile) = (p.codec, p.proresProfile)
+        (settings.codec, settings.proresProfile, settings.stitchable) = (p.codec, p.proresProfile, p.stitchable)
         let encoder = try VideoEncoder(settings, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
         let picture = try Compositor(p)

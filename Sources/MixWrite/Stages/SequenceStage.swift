@@ -30,8 +30,12 @@ struct SequenceStage: Sendable {
         var background: (r: Double, g: Double, b: Double)?
         var keyframeInterval: Int?
         var threads = 0
+        /// Only these frames of the whole sequence (a part of `--parts`, its parameter sets `stitchable`); nil: all.
+        var window: Range<Int>?
 
-        var frameCount: Int { pieces.reduce(0) { $0 + $1.frames } }
+        /// Frames written: the window's, or the whole sequence's.
+        var frameCount: Int { window?.count ?? wholeFrameCount }
+        var wholeFrameCount: Int { pieces.reduce(0) { $0 + $1.frames } }
     }
 
     let plan: Plan
@@ -42,15 +46,22 @@ struct SequenceStage: Sendable {
                                              preset: p.preset, color: p.color, threads: p.threads, globalHeader: true,
                                              keyframeInterval: p.keyframeInterval)
         settings.timeBase = Rational(p.frameRate.den, Int32(Int64(p.frameRate.num) * p.ticksPerFrame)).reduced()
-        (settings.codec, settings.proresProfile) = (p.codec, p.proresProfile)
+        (settings.codec, settings.proresProfile, settings.stitchable) = (p.codec, p.proresProfile, p.window != nil)
         let encoder = try VideoEncoder(settings)
         try await input.start(encoder.parameters)
         let output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p)
         var damaged = 0
         var index: Int64 = 0
+        let window = p.window ?? 0..<p.wholeFrameCount
+        var pieceStart = 0
         for piece in p.pieces {
+            defer { pieceStart += piece.frames }
+            // The piece's frames inside the window; a part that starts inside a piece seeks into it.
+            let first = max(0, window.lowerBound - pieceStart), end = min(piece.frames, window.upperBound - pieceStart)
+            guard first < end else { continue }
             let reader = try self.reader(for: piece)
-            for n in 0..<piece.frames {
+            if first > 0, let movie = reader as? VideoTrackReader { try movie.seek(to: MediaTime(frames: Int64(first), rate: p.frameRate)) }
+            for n in first..<end {
                 try Task.checkCancellation()
                 guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.frameRate), hold: true) else {
                     throw MixWriteError.input(file: piece.file.path, "has no decodable picture")

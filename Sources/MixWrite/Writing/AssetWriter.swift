@@ -142,7 +142,7 @@ actor AssetWriter {
             throw fail(.processing(error, file: output.path))
         }
         try output.commit()
-        return FinishedOutput(bytes: bytesWritten, trackEnds: tracks.map(\.lastEnd))
+        return FinishedOutput(bytes: bytesWritten, trackEnds: tracks.map(\.lastEnd), packets: tracks.map(\.written))
     }
 
     /// Stops everything after a failure elsewhere: wakes waiting stages, closes and removes the temporary file.
@@ -262,6 +262,8 @@ struct FinishedOutput: Sendable {
     var bytes: Int64
     /// Where each track's last packet ends, in slot order.
     var trackEnds: [MediaTime]
+    /// Packets written, a track at a time in slot order.
+    var packets: [Int]
 }
 
 /// A stage's handle on its track of the output (as `AVAssetWriterInput`): start it with the stream's

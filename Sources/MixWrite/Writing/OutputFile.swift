@@ -12,6 +12,8 @@ struct OutputFile: Sendable {
         case mov, mp4, matroska, webm
         /// A single picture (`--frame`).
         case png
+        /// A part's record (`--parts`).
+        case json
 
         /// The muxer that writes it, by FFmpeg's name.
         var muxerName: String { rawValue }
@@ -26,7 +28,7 @@ struct OutputFile: Sendable {
     /// Checks the destination before any work starts: a known extension, no existing file unless
     /// `overwrite`, not one of the inputs, a folder that exists and can be written.
     /// What the output will hold, which decides the names it may have.
-    enum Kind: Sendable { case movie, audioOnly, picture }
+    enum Kind: Sendable { case movie, audioOnly, picture, record }
 
     init(path: String, overwrite: Bool, inputs: [String], kind: Kind = .movie) throws(MixWriteError) {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
@@ -36,6 +38,8 @@ struct OutputFile: Sendable {
         case ("mkv", .movie), ("mkv", .audioOnly), ("mka", .audioOnly): container = .matroska
         case ("webm", .movie), ("webm", .audioOnly): container = .webm
         case ("png", .picture): container = .png
+        case ("json", .record): container = .json
+        case (_, .record): throw .usage("\(path): a record is written as JSON")
         case (_, .picture):
             throw .usage("\(path): a --frame is written as PNG; name the output .png")
         case (_, .audioOnly):
@@ -177,7 +181,7 @@ extension OutputFile.Container {
         case .mp4: [.h264, .hevc, .av1, .vp9]
         case .matroska: VideoCodec.allCases
         case .webm: [.vp9, .av1]
-        case .png: []
+        case .png, .json: []
         }
     }
 
@@ -187,7 +191,7 @@ extension OutputFile.Container {
         case .mp4: [.aac, .opus]
         case .matroska: AudioCodec.allCases
         case .webm: [.opus]
-        case .png: []
+        case .png, .json: []
         }
     }
 

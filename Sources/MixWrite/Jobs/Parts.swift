@@ -1,0 +1,187 @@
+import Foundation
+import FFmpegSupport
+
+/// One long job on many machines (`--parts N --part K`, `mixwrite join`).
+///
+/// Part K of N renders the output's frames `(K-1)·F/N ..< K·F/N` (F the whole movie's frames) into `OUT.parts/`:
+/// its movie `part-K-of-N.mov`, and beside it `part-K-of-N.json`, the record the join reads (written last, so a
+/// record means a finished part). The picture is encoded as one machine's would be from that frame on: x264
+/// starts with an IDR picture, its GOPs closed, its parameter sets the same in every part (`stitchable`). The sound
+/// is the whole movie's mix, encoded on the same segment grid as one machine's render, each part keeping its own
+/// packets of that one AAC stream (`PartShare`). The join copies the packets back onto the whole timeline.
+protocol PartedJob: DescribedJob {
+    var output: String { get }
+    var overwrite: Bool { get set }
+    /// `--parts N`: the job is rendered as N parts; nil: in one go.
+    var parts: Int? { get set }
+    /// `--part K` (1-based): the one part this run renders.
+    var part: Int? { get set }
+}
+
+extension PartedJob {
+    /// `parts` and `part`: a job file gives only `parts` (batch hands out the parts as tasks).
+    static var partOptions: [JobOption<Self>] { [.integer("parts", \.parts), .integer("part", \.part)] }
+
+    /// The checks of `--parts` and `--part`, before any file is opened.
+    func validateParts() throws(MixWriteError) {
+        guard parts != nil || part != nil else { return }
+        guard let parts, parts >= 1 else { throw .usage("--parts must be 1 or more") }
+        guard let part else { throw .usage("--parts \(parts) renders one part a run: add --part K (1 to \(parts)) or --part auto") }
+        guard (1...parts).contains(part) else { throw .usage("--part \(part) is not between 1 and \(parts)") }
+    }
+
+    /// The part this run renders, if any.
+    var selection: PartSelection? { parts.flatMap { n in part.map { PartSelection(index: $0, count: n) } } }
+
+    /// The job as every part of it has it: its entry without the part, `-y` or the threads.
+    var sharedEntry: String {
+        var j = self
+        (j.part, j.overwrite) = (nil, false)
+        return j.jobEntry
+    }
+}
+
+/// Part `index` of `count` (1-based).
+struct PartSelection: Sendable, Equatable {
+    var index: Int
+    var count: Int
+
+    /// Its output frames out of `total`: contiguous, equal to within one frame, together every frame once.
+    func frames(of total: Int) throws(MixWriteError) -> Range<Int> {
+        guard count <= total else { throw .usage("--parts \(count): the movie has only \(total) frames") }
+        return (index - 1) * total / count ..< index * total / count
+    }
+
+    var name: String { "part-\(index)-of-\(count)" }
+}
+
+/// Where the parts of `output` are kept: `OUT.parts/`.
+enum PartFolder {
+    static func path(of output: String) -> String { output + ".parts" }
+    static func movie(_ part: PartSelection, of output: String) -> String { path(of: output) + "/" + part.name + ".mov" }
+    static func record(_ part: PartSelection, of output: String) -> String { path(of: output) + "/" + part.name + ".json" }
+}
+
+/// What a finished part tells the join: which job made it, which frames and packets it holds, and the whole
+/// movie's chapters, stems and report. Written beside the part's movie, after it.
+struct PartRecord: Codable, Sendable {
+    /// An input as the part read it: a changed file makes parts that do not belong together.
+    struct Input: Codable, Sendable, Equatable {
+        var path: String
+        var bytes: Int64
+        var modified: Double
+    }
+    struct Chapter: Codable, Sendable {
+        var title: String
+        var start: Double
+        var end: Double
+    }
+    /// The joined movie's path, as the job names it.
+    var output: String
+    /// The job's entry without the part (`PartedJob.sharedEntry`): the same in every part of one job.
+    var job: String
+    var inputs: [Input]
+    var part: Int
+    var parts: Int
+    /// The part's first frame in the whole movie, its frames, the whole movie's, and the rate.
+    var firstFrame: Int
+    var frames: Int
+    var totalFrames: Int
+    var frameRate: String
+    /// The part's sound: its first packet is the whole stream's packet at sample `audioFirst` (nil: from the
+    /// stream's start, the encoder's priming).
+    var sampleRate: Int?
+    var audioFirst: Int64?
+    /// Where its sound ends, in samples of the whole stream (a MOV's edit list states it only to the millisecond).
+    var audioEnd: Int64?
+    /// The part's movie: its size and its packets, a stream at a time.
+    var bytes: Int64
+    var packets: [Int]
+    /// The whole movie's chapters and stem titles.
+    var chapters: [Chapter]
+    var stems: [String]
+    /// The job replaces an existing output (`-y`).
+    var overwrite: Bool
+    /// The part's own report (nil until it is written).
+    var report: Report?
+
+    /// The stamp of each input as it is now.
+    static func inputs(_ paths: [String]) -> [Input] {
+        paths.map { p in
+            let a = try? FileManager.default.attributesOfItem(atPath: p)
+            return Input(path: JobText.absolute(p), bytes: size(of: p),
+                         modified: (a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+        }
+    }
+
+    /// A file's size in bytes; -1 when there is none.
+    static func size(of path: String) -> Int64 {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int64(st.st_size) : -1
+    }
+
+    /// Whether `other` is a part of the same job.
+    func sameJob(as other: PartRecord) -> Bool {
+        job == other.job && inputs == other.inputs && parts == other.parts && output == other.output
+    }
+}
+
+/// A part being rendered: where it goes and what its record will say.
+struct PartPlan: Sendable {
+    var selection: PartSelection
+    var record: PartRecord
+    var recordPath: String
+    /// The sample of the whole stream the part's sound is timed from (`PartShare.origin`).
+    var audioOrigin: Int64?
+}
+
+extension PartedJob {
+    /// Plans part `selection` of a job whose output is `final` (already checked: a job that could not be joined is
+    /// refused before any part renders): the folder made, an earlier record of the same part removed, the part's
+    /// movie to write. Only H.264, HEVC and ProRes pictures with AAC sound are split.
+    func partOutput(_ selection: PartSelection, final: OutputFile, video: VideoCodec, audio: AudioCodec?,
+                    inputs: [String]) throws(MixWriteError) -> OutputFile {
+        guard [.h264, .hevc, .prores].contains(video) else {
+            throw .usage("--parts: \(video.rawValue) cannot be split and joined here (h264, hevc and prores can)")
+        }
+        if let audio, audio != .aac {
+            throw .usage("--parts: \(audio.rawValue) sound cannot be split and joined here (aac can)")
+        }
+        _ = try OutputFile.makeFolders(for: PartFolder.movie(selection, of: final.path))
+        unlink(PartFolder.record(selection, of: final.path))
+        return try OutputFile(path: PartFolder.movie(selection, of: final.path), overwrite: true, inputs: inputs)
+    }
+
+    /// The record of `selection`, before the part is written.
+    func partRecord(_ selection: PartSelection, frames: Range<Int>, totalFrames: Int, rate: Rational, audio: AudioMixPlan?,
+                    chapters: [(title: String, start: MediaTime, end: MediaTime)]) -> PartPlan {
+        let record = PartRecord(
+            output: JobText.absolute(output), job: sharedEntry, inputs: PartRecord.inputs(inputPaths), part: selection.index,
+            parts: selection.count, firstFrame: frames.lowerBound, frames: frames.count, totalFrames: totalFrames,
+            frameRate: rate.description, sampleRate: audio?.sampleRate,
+            audioFirst: audio?.share.flatMap { $0.keep.lowerBound == Int64.min ? nil : $0.keep.lowerBound }, audioEnd: nil,
+            bytes: 0, packets: [], chapters: chapters.map { .init(title: $0.title, start: $0.start.seconds, end: $0.end.seconds) },
+            stems: audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [], overwrite: overwrite, report: nil)
+        return PartPlan(selection: selection, record: record, recordPath: PartFolder.record(selection, of: output),
+                        audioOrigin: audio?.share?.origin)
+    }
+}
+
+extension PartPlan {
+    /// Writes the record of the finished part (atomically, as every output).
+    func commit(report: Report, finished: FinishedOutput) throws(MixWriteError) {
+        var r = record
+        (r.packets, r.report) = (finished.packets, report)
+        // The mix is the first audio track (after the video); stems end where it does.
+        if let origin = audioOrigin, let rate = r.sampleRate, finished.trackEnds.count > 1 {
+            r.audioEnd = origin + finished.trackEnds[1].ticks(in: Rational(1, Int32(rate)))
+        }
+        r.bytes = PartRecord.size(of: PartFolder.movie(selection, of: record.output))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data: Data
+        do { data = try encoder.encode(r) } catch { throw .processing(file: recordPath, "cannot be written: \(error)") }
+        let file = try OutputFile(path: recordPath, overwrite: true, inputs: [], kind: .record)
+        try file.write(Array(data))
+    }
+}
