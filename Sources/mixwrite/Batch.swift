@@ -15,6 +15,8 @@ struct Batch: AsyncParsableCommand {
         Example: mixwrite batch jobs.json --jobs 2 --json
         Across machines: --shard 3/10 (the 3rd of 10 equal shares), or --shard auto in a Slurm job array \
         (SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with --shards N).
+        A job with "parts": N is N tasks, one a part (--tasks counts them); batch --join then joins each such job \
+        (without --shard, batch renders the parts and joins them itself).
         """
     )
 
@@ -33,6 +35,12 @@ struct Batch: AsyncParsableCommand {
     @Flag(name: .customLong("skip-existing"), help: "Skip jobs whose output already exists (a retried shard redoes only what is missing).")
     var skipExisting = false
 
+    @Flag(help: "Join the parts of every job with \"parts\" (a scheduler's step after the parts' tasks); render nothing.")
+    var join = false
+
+    @Flag(help: "Print how many tasks the file makes (a job, or each part of one) and exit: the size of a job array.")
+    var tasks = false
+
     @Flag(help: "Print the summary as JSON: one object a job with its output, status, error, duration and report.")
     var json = false
 
@@ -50,20 +58,40 @@ struct Batch: AsyncParsableCommand {
         let concurrency = jobs ?? JobFile.defaultConcurrency
         guard concurrency >= 1 else { throw MixWriteError.usage("--jobs must be 1 or more") }
         let file = try JobFile(path: jobFile, threads: JobFile.encoderThreads(concurrency: concurrency))
+        if tasks {
+            print(file.tasks.count)
+            return
+        }
+        if join {
+            if shard != nil { throw MixWriteError.usage("--join joins every job of the file: --shard does not go with it") }
+            summarize(file.join())
+            return
+        }
         let entries = try selectShard(file)
 
         let style: ProgressStyle = quiet ? .none : (progress == .auto ? (isatty(STDERR_FILENO) != 0 ? .bar : .none) : progress)
-        let board = Board(total: entries.count, style: style)
+        let board = Board(total: entries.count, style: style, tasks: entries)
         let task = Task {
             await JobFile.run(entries, concurrency: concurrency, skipExisting: skipExisting,
                                  progress: style == .none ? nil : board.progress, finished: board.finished)
         }
         let signals = SignalWatcher { _ in task.cancel() }
-        let results = await task.value
+        var results = await task.value
         signals.stop()
         board.end()
         if let signal = signals.caught { throw MixWriteError.interrupted(signal: signal) }
+        if shard == nil {
+            // One machine ran every part: it joins the jobs whose parts all finished.
+            let complete = Set(results.filter { $0.part != nil }.map(\.index)).filter { i in
+                results.allSatisfy { $0.index != i || $0.status != .failed }
+            }
+            results += file.join(complete.sorted())
+        }
+        summarize(results)
+    }
 
+    /// Prints the results (a line each, or JSON) and exits with the first failure's code.
+    private func summarize(_ results: [BatchResult]) {
         if json {
             printJSON(results)
             // The summary is for the script; a failure also goes where a person (or a scheduler's log) looks.
@@ -74,7 +102,8 @@ struct Batch: AsyncParsableCommand {
             for r in results {
                 if verbose { for f in r.madeFolders { writeError("mixwrite: made the folder \(f) for job \(r.index)\n") } }
                 let what = r.status == .failed ? (r.error ?? "") : r.output
-                writeError(String(format: "job %3d  %-6@  %-7@  %6.1fs  %@\n", r.index, r.kind, r.status.rawValue, r.seconds, what))
+                let step = r.joined ? "  join" : r.part.map { "  part \($0)/\(r.parts ?? 0)" } ?? ""
+                writeError(String(format: "job %3d  %-6@  %-7@  %6.1fs  %@%@\n", r.index, r.kind, r.status.rawValue, r.seconds, what, step))
             }
             let failed = results.filter { $0.status == .failed }.count, skipped = results.filter { $0.status == .skipped }.count
             writeError("mixwrite: \(results.count - failed - skipped) done, \(skipped) skipped, \(failed) failed\n")
@@ -87,8 +116,8 @@ struct Batch: AsyncParsableCommand {
         }
     }
 
-    private func selectShard(_ file: JobFile) throws -> ArraySlice<any MixJob> {
-        guard let shard else { return file.jobs[...] }
+    private func selectShard(_ file: JobFile) throws -> [BatchTask] {
+        guard let shard else { return file.tasks }
         var k: Int, n: Int
         if shard == "auto" {
             let env = ProcessInfo.processInfo.environment
@@ -127,25 +156,31 @@ final class Board: Sendable {
     }
     let total: Int
     let style: ProgressStyle
+    /// Each task's job index and part number (nil: the whole job).
+    private let tasks: [(job: Int, part: Int?)]
     private let state = Mutex(State())
 
-    init(total: Int, style: ProgressStyle) {
+    init(total: Int, style: ProgressStyle, tasks: [BatchTask]) {
         self.total = total
         self.style = style
+        self.tasks = tasks.map { ($0.index, $0.partNumber) }
     }
 
+    private func name(_ task: Int) -> String { "job \(tasks[task].job)" + (tasks[task].part.map { " part \($0)" } ?? "") }
+
     var progress: @Sendable (Int, ProgressUpdate) -> Void {
-        { [self] index, update in
+        { [self] task, update in
             switch style {
             case .json:
-                let line = String(format: "{\"job\": %d, \"progress\": %.4f, \"time\": %.3f, \"duration\": %.3f, \"fps\": %.1f, \"speed\": %.2f}\n",
-                                  index, update.progress, update.time, update.duration, update.fps, update.speed)
+                let part = tasks[task].part.map { ", \"part\": \($0)" } ?? ""
+                let line = String(format: "{\"job\": %d%@, \"progress\": %.4f, \"time\": %.3f, \"duration\": %.3f, \"fps\": %.1f, \"speed\": %.2f}\n",
+                                  tasks[task].job, part, update.progress, update.time, update.duration, update.fps, update.speed)
                 writeError(line)
             case .bar, .auto:
                 let line: String = state.withLock { s in
-                    s.running[index] = update.progress
+                    s.running[task] = update.progress
                     s.drew = true
-                    let jobs = s.running.sorted { $0.key < $1.key }.map { "job \($0.key) \(Int($0.value * 100))%" }
+                    let jobs = s.running.sorted { $0.key < $1.key }.map { "\(name($0.key)) \(Int($0.value * 100))%" }
                     return "\r[\(s.done)/\(total) done] " + jobs.joined(separator: "  ")
                 }
                 writeError(line + "\u{1B}[K")
@@ -155,11 +190,11 @@ final class Board: Sendable {
         }
     }
 
-    var finished: @Sendable (BatchResult) -> Void {
-        { [self] result in
+    var finished: @Sendable (Int, BatchResult) -> Void {
+        { [self] task, _ in
             state.withLock { s in
                 s.done += 1
-                s.running[result.index] = nil
+                s.running[task] = nil
             }
         }
     }

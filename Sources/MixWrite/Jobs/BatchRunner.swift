@@ -4,6 +4,11 @@ import Foundation
 public struct BatchResult: Sendable, Codable {
     public enum Status: String, Sendable, Codable { case done, failed, skipped }
     public var index: Int
+    /// A part of a job with `parts` (`part` of `parts`); nil for a whole job, or for a join (`joined`).
+    public var part: Int?
+    public var parts: Int?
+    /// The job's parts were joined into its output (`batch --join`).
+    public var joined = false
     public var kind: String
     public var output: String
     public var status: Status
@@ -29,37 +34,50 @@ extension JobFile {
     /// failing job is reported and the others go on. The results are in the jobs' order.
     public static func run(_ jobs: ArraySlice<any MixJob>, concurrency: Int, skipExisting: Bool,
                            progress: (@Sendable (Int, ProgressUpdate) -> Void)? = nil,
-                           finished: (@Sendable (BatchResult) -> Void)? = nil) async -> [BatchResult] {
-        await withTaskGroup(of: BatchResult.self) { group in
-            var results: [BatchResult] = []
-            var next = jobs.startIndex
+                           finished: (@Sendable (Int, BatchResult) -> Void)? = nil) async -> [BatchResult] {
+        await run(jobs.indices.map { BatchTask(index: $0, job: jobs[$0]) }, concurrency: concurrency, skipExisting: skipExisting,
+                  progress: progress, finished: finished)
+    }
+
+    /// Runs `tasks` (`tasks`, or a shard of them), `concurrency` at a time; a failing task is reported and the others
+    /// go on. `progress` and `finished` get each task's place in `tasks`. The results are in the tasks' order.
+    public static func run(_ tasks: [BatchTask], concurrency: Int, skipExisting: Bool,
+                           progress: (@Sendable (Int, ProgressUpdate) -> Void)? = nil,
+                           finished: (@Sendable (Int, BatchResult) -> Void)? = nil) async -> [BatchResult] {
+        await withTaskGroup(of: (Int, BatchResult).self) { group in
+            var results: [(Int, BatchResult)] = []
+            var next = 0
             func start() {
-                guard next < jobs.endIndex else { return }
-                let (index, job) = (next, jobs[next])
+                guard next < tasks.count else { return }
+                let (n, task) = (next, tasks[next])
                 next += 1
-                group.addTask { await runOne(job, index: index, skipExisting: skipExisting, progress: progress) }
+                var handler: (@Sendable (ProgressUpdate) -> Void)? = nil
+                if let progress { handler = { update in progress(n, update) } }
+                group.addTask { (n, await runOne(task, skipExisting: skipExisting, progress: handler)) }
             }
             for _ in 0..<max(1, concurrency) { start() }
             for await result in group {
                 results.append(result)
-                finished?(result)
+                finished?(result.0, result.1)
                 if !Task.isCancelled { start() }
             }
-            return results.sorted { $0.index < $1.index }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
     }
 
-    static func runOne(_ job: any MixJob, index: Int, skipExisting: Bool,
-                       progress: (@Sendable (Int, ProgressUpdate) -> Void)?) async -> BatchResult {
+    static func runOne(_ task: BatchTask, skipExisting: Bool,
+                       progress: (@Sendable (ProgressUpdate) -> Void)?) async -> BatchResult {
         let started = ContinuousClock.now
-        var result = BatchResult(index: index, kind: job.kind, output: job.output, status: .done,
-                                 error: nil, exitCode: nil, seconds: 0, report: nil)
-        if skipExisting && FileManager.default.fileExists(atPath: job.output) {
+        let (job, index) = (task.job, task.index)
+        var result = BatchResult(index: index, part: task.part?.index, parts: task.part?.count, kind: job.kind, output: job.output,
+                                 status: .done, error: nil, exitCode: nil, seconds: 0, report: nil)
+        // A part is done when its record is there, or the job's output (joined) is.
+        let done = task.part.map { FileManager.default.fileExists(atPath: PartFolder.record($0, of: job.output)) } ?? false
+        if skipExisting && (done || FileManager.default.fileExists(atPath: job.output)) {
             result.status = .skipped
             return result
         }
-        var handler: (@Sendable (ProgressUpdate) -> Void)? = nil
-        if let progress { handler = { update in progress(index, update) } }
+        let handler = progress
         do {
             result.madeFolders = try OutputFile.makeFolders(for: job.output)
             result.report = try await MixWriter(job).run(progress: handler)
@@ -71,4 +89,59 @@ extension JobFile {
         result.seconds = (ContinuousClock.now - started).seconds
         return result
     }
+
+    /// Joins the parts of every job with `parts` among `indices` (all by default): `batch --join`, a scheduler's
+    /// step after the parts' tasks. A job already joined (its output there, its parts gone) is skipped.
+    public func join(_ indices: [Int]? = nil) -> [BatchResult] {
+        (indices ?? Array(jobs.indices)).compactMap { i -> BatchResult? in
+            guard let job = jobs[i] as? any PartedJob, let n = job.parts else { return nil }
+            let started = ContinuousClock.now
+            var result = BatchResult(index: i, parts: n, joined: true, kind: job.kind, output: job.output, status: .done,
+                                     error: nil, exitCode: nil, seconds: 0, report: nil)
+            var st = stat()
+            if stat(PartFolder.path(of: job.output), &st) != 0 && FileManager.default.fileExists(atPath: job.output) {
+                result.status = .skipped
+                return result
+            }
+            do throws(MixWriteError) {
+                result.report = try PartJoiner(output: job.output, job: job.sharedEntry).join(overwrite: job.overwrite, keepParts: false)
+            } catch {
+                result.status = .failed
+                result.error = error.description
+                result.exitCode = error.exitCode
+            }
+            result.seconds = (ContinuousClock.now - started).seconds
+            return result
+        }
+    }
+
+    /// Every task of the file, in order: a job, or each part of a job with `parts` (1 … N).
+    public var tasks: [BatchTask] {
+        jobs.indices.flatMap { i -> [BatchTask] in
+            guard let job = jobs[i] as? any PartedJob, let n = job.parts else { return [BatchTask(index: i, job: jobs[i])] }
+            return (1...n).map { k in
+                var part = job
+                part.part = k
+                return BatchTask(index: i, job: part)
+            }
+        }
+    }
+
+    /// The tasks of share `k` of `n` (1-based): contiguous, equal to within one task, together all of them once.
+    public func shard(_ k: Int, of n: Int) -> [BatchTask] {
+        let all = tasks
+        return Array(all[(k - 1) * all.count / n ..< k * all.count / n])
+    }
+}
+
+/// One task of a job file: a whole job, or one part of a job with `parts`.
+public struct BatchTask: Sendable {
+    /// The job's place in the file.
+    public var index: Int
+    public var job: any MixJob
+
+    /// Which part it is (nil: the whole job).
+    var part: PartSelection? { (job as? any PartedJob)?.selection }
+    /// Its part's number, 1 … N (nil: the whole job).
+    public var partNumber: Int? { part?.index }
 }

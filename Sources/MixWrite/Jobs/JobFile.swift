@@ -27,18 +27,16 @@ public struct JobFile: Sendable {
             throw .input(file: path, "is not JSON (\(error.localizedDescription))")
         }
         jobs = root.jobs.map(\.job)
+        // A job file says how many parts; which part a task renders is batch's to hand out.
+        if let i = jobs.firstIndex(where: { ($0 as? any PartedJob)?.part != nil }) {
+            throw .input(file: path, "job \(i): part: is handed out by batch (--shard); give only \"parts\"")
+        }
         let outputs = jobs.map(\.output)
         if let dup = outputs.enumerated().first(where: { outputs.firstIndex(of: $0.element) != $0.offset }) {
             throw .input(file: path, "job \(dup.offset): output \(dup.element) is also the output of job \(outputs.firstIndex(of: dup.element)!)")
         }
     }
 
-    /// The jobs of share `k` of `n` (1-based): contiguous, equal to within one job, together all of them once; each
-    /// keeps its index in the file.
-    public func shard(_ k: Int, of n: Int) -> ArraySlice<any MixJob> {
-        let m = jobs.count
-        return jobs[(k - 1) * m / n ..< k * m / n]
-    }
 
     /// `{"jobs": [...]}`, and `$schema` for editors; nothing else.
     private struct Root: Decodable {

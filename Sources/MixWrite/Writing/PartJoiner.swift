@@ -45,7 +45,8 @@ struct PartJoiner {
             let r = foreign.record, ref = reference.record
             let why = r.parts != ref.parts ? "one of \(r.parts) parts, not \(ref.parts)"
                 : r.inputs != ref.inputs ? "made from other inputs (or from inputs changed since)" : "made with other settings"
-            throw .input(file: foreign.path, "belongs to another job than the other parts: \(why); remove it or render it again")
+            throw .input(file: PartFolder.movie(PartSelection(index: r.part, count: r.parts), of: output),
+                         "belongs to another job than the other parts: \(why); remove it or render it again")
         }
         let n = reference.record.parts
         var records: [PartRecord] = []
