@@ -70,6 +70,43 @@ struct SlurmTests {
     }
 }
 
+extension SlurmTests {
+    @Test("one job in parts: an array of 4 parts, then a join that waits on it (--dependency=afterok): one machine's render",
+          .enabled(if: SlurmCluster.available, "needs Debian's slurm-wlm (slurmctld, slurmd, sbatch) and root"),
+          .timeLimit(.minutes(5)))
+    func partsThenJoin() throws {
+        let dir = try ScriptingTests.jobFolder(#"{"jobs": []}"#)
+        let one = dir + "/out/one.mov", joined = dir + "/out/joined.mov"
+        let segments = ["MIXWRITE_AAC_SEGMENT_FRAMES": "8"]
+        let r = try Oracle.run(Oracle.mixwrite, [dir + "/fx.mov", dir + "/base.mov", "-o", one, "--progress", "none"],
+                               environment: segments, timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+
+        let cluster = try SlurmCluster(folder: dir + "/slurm")
+        defer { cluster.stop() }
+        let bin = Oracle.mixwrite
+        // The array's tasks 0-3 each take part (index mod 4) + 1; the join starts only once all four ended well.
+        let array = try cluster.run("/usr/bin/sbatch", [
+            "--parsable", "--array=0-3", "--chdir=\(dir)", "--export=ALL,MIXWRITE_AAC_SEGMENT_FRAMES=8",
+            "--output=\(dir)/part-%a.log", "--wrap", "exec '\(bin)' fx.mov base.mov -o out/joined.mov --parts 4 --part auto --progress none",
+        ], timeout: 60)
+        try #require(array.status == 0, "\(array.stderr)")
+        let id = array.stdoutText.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        let join = try cluster.run("/usr/bin/sbatch", [
+            "--wait", "--dependency=afterok:\(id)", "--chdir=\(dir)", "--output=\(dir)/join.log", "--wrap", "exec '\(bin)' join out/joined.mov",
+        ], timeout: 240)
+        let log = (try? String(contentsOfFile: dir + "/join.log", encoding: .utf8)) ?? ""
+        try #require(join.status == 0 && join.signal == nil, "the join: \(join.stderr) \(log)")
+        for task in 0..<4 {
+            let part = (try? String(contentsOfFile: "\(dir)/part-\(task).log", encoding: .utf8)) ?? ""
+            #expect(part.contains("part-\(task % 4 + 1)-of-4.mov"), "task \(task): \(part)")
+        }
+        #expect(try Oracle.probe(joined).video.first?.frames == Oracle.probe(one).video.first?.frames)
+        #expect(try PartsTests.audioPackets(joined) == PartsTests.audioPackets(one), "the joined sound is one render's, packet for packet")
+        #expect(!FileManager.default.fileExists(atPath: joined + ".parts"))
+    }
+}
+
 /// A one-node Slurm cluster in a folder of its own: configuration, state, spool, logs and pid files there,
 /// free ports, no authentication daemon (`auth/none`), daemons in the foreground, stopped by the test.
 final class SlurmCluster {
