@@ -83,7 +83,8 @@ struct Batch: AsyncParsableCommand {
         if shard == nil {
             // One machine ran every part: it joins the jobs whose parts all finished.
             let complete = Set(results.filter { $0.part != nil }.map(\.index)).filter { i in
-                results.allSatisfy { $0.index != i || $0.status != .failed }
+                let parts = results.filter { $0.index == i }
+                return parts.count == parts.first?.parts && parts.allSatisfy { $0.status != .failed }
             }
             results += file.join(complete.sorted())
         }

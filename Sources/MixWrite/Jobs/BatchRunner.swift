@@ -115,10 +115,11 @@ extension JobFile {
         }
     }
 
-    /// Every task of the file, in order: a job, or each part of a job with `parts` (1 … N).
+    /// Every task of the file, in order: a job, or each part of a job with `parts` (1 … N; an entry that names its
+    /// `part` is that part alone).
     public var tasks: [BatchTask] {
         jobs.indices.flatMap { i -> [BatchTask] in
-            guard let job = jobs[i] as? any PartedJob, let n = job.parts else { return [BatchTask(index: i, job: jobs[i])] }
+            guard let job = jobs[i] as? any PartedJob, let n = job.parts, job.part == nil else { return [BatchTask(index: i, job: jobs[i])] }
             return (1...n).map { k in
                 var part = job
                 part.part = k

@@ -27,10 +27,6 @@ public struct JobFile: Sendable {
             throw .input(file: path, "is not JSON (\(error.localizedDescription))")
         }
         jobs = root.jobs.map(\.job)
-        // A job file says how many parts; which part a task renders is batch's to hand out.
-        if let i = jobs.firstIndex(where: { ($0 as? any PartedJob)?.part != nil }) {
-            throw .input(file: path, "job \(i): part: is handed out by batch (--shard); give only \"parts\"")
-        }
         let outputs = jobs.map(\.output)
         if let dup = outputs.enumerated().first(where: { outputs.firstIndex(of: $0.element) != $0.offset }) {
             throw .input(file: path, "job \(dup.offset): output \(dup.element) is also the output of job \(outputs.firstIndex(of: dup.element)!)")

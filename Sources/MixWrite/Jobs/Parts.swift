@@ -19,7 +19,7 @@ protocol PartedJob: DescribedJob {
 }
 
 extension PartedJob {
-    /// `parts` and `part`: a job file gives only `parts` (batch hands out the parts as tasks).
+    /// `parts` and `part`: a job file usually gives only `parts` (batch hands out the parts as tasks).
     static var partOptions: [JobOption<Self>] { [.integer("parts", \.parts), .integer("part", \.part)] }
 
     /// The checks of `--parts` and `--part`, before any file is opened.
