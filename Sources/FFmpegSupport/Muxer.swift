@@ -111,13 +111,12 @@ public final class Muxer {
         try write(packet)
     }
 
-    /// Writes one packet of stream `index` read from another file (its timestamps in `timeBase`), the muxer
-    /// interleaving the streams (`mixwrite join`, whose packets come a part file at a time). Leaves `packet` blank.
-    /// The corresponding FFmpeg calls are `av_packet_rescale_ts` and `av_interleaved_write_frame`.
-    public func writeInterleaved(_ packet: Packet, stream index: Int, timeBase: Rational) throws(FFmpegError) {
+    /// Writes one packet of stream `index` read from another file (`mixwrite join`), its timestamps in `timeBase`,
+    /// in interleaved order. The corresponding FFmpeg calls are `av_packet_rescale_ts` and `av_write_frame`.
+    public func write(_ packet: Packet, stream index: Int, timeBase: Rational) throws(FFmpegError) {
         packet.streamIndex = index
         packet.rescaleTimestamps(from: timeBase, to: self.timeBase(ofStream: index))
-        try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
+        try write(packet)
     }
 
     /// Flushes, writes the trailer and closes the file. The corresponding FFmpeg calls are `av_write_trailer` and `avio_closep`.

@@ -70,6 +70,7 @@ struct DescriptionTests {
         picture(&concat)
         (concat.audio, concat.eventChapters, concat.strict, concat.overwrite) = (audio, true, true, true)
         concat.events = [ClipEvent(clip: 1, time: 0.5, name: "B")]
+        (concat.parts, concat.part) = (3, 1)
         var still = StillJob(image: Oracle.fixture("fx.mov"), audioFiles: [Oracle.fixture("tone.m4a")], output: dir + "/still.mov")
         picture(&still)
         (still.background, still.audio, still.overwrite, still.strict) = ([1, 0, 0.5], audio, true, true)
@@ -80,6 +81,7 @@ struct DescriptionTests {
         (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
         (blend.keyMode, blend.keepHDR) = (.chroma, true)
         (blend.codec, blend.proresProfile, blend.audio.codec, blend.audio.stems) = (.hevc, .lt, .pcm, true)
+        (blend.parts, blend.part) = (4, 2)   // described only: the job is never run (parts refuse --start)
         var layer = KeyJob(fx: Oracle.fixture("fx.mov"), output: dir + "/layer.mkv")
         picture(&layer)
         (layer.key.threshold, layer.key.smoothing, layer.key.despill, layer.autoKeyColor) = (0.3, 0.05, true, true)

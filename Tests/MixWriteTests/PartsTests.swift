@@ -83,11 +83,12 @@ struct PartsTests {
         #expect(try Self.audioPackets(joined) == Self.audioPackets(one))
     }
 
-    @Test("a concat in 3 parts with stems, into MP4: the chapters, the stems' titles and every track's packets as one render's")
+    @Test("a concat in 3 parts with stems and --loudness, into MP4: the chapters, the stems' titles and every track's packets as one render's")
     func concatInParts() throws {
         let dir = try Oracle.scratch()
         let one = dir + "/one.mp4", joined = dir + "/joined.mp4"
-        let command = ["concat", Self.fx, Self.base, "--stems"]
+        // With the publishing passes: every part measures the whole mix, and gets the gains one render gets.
+        let command = ["concat", Self.fx, Self.base, "--stems", "--loudness", "-18", "--fade-out", "0.5"]
         let r = try Self.mixwrite(command + ["-o", one])
         try #require(r.status == 0, "\(r.stderr)")
         try Self.renderParts(command, out: joined, n: 3)
@@ -103,6 +104,25 @@ struct PartsTests {
         let (tOne, tJoined) = (try titles(one), try titles(joined))
         #expect(tJoined == tOne && tOne.contains("clip1:1"), "\(tJoined) vs \(tOne)")
         for track in 0..<4 { #expect(try Self.audioPackets(joined, track: track) == Self.audioPackets(one, track: track), "track \(track)") }
+    }
+
+    @Test("into Matroska, in 2 parts: every packet's stream, time and length as one render's (its timestamps moved by nothing)")
+    func matroskaInParts() throws {
+        let dir = try Oracle.scratch()
+        let one = dir + "/one.mkv", joined = dir + "/joined.mkv"
+        let r = try Self.mixwrite([Self.fx, Self.base, "-o", one])
+        try #require(r.status == 0, "\(r.stderr)")
+        try Self.renderParts([Self.fx, Self.base], out: joined, n: 2)
+        // In presentation order (part 2's pictures are coded in another order: its GOP starts at its first frame).
+        func packets(_ path: String) throws -> [String] {
+            try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "packet=stream_index,pts,duration", "-of", "csv=p=0", path])
+                .stdoutText.split(separator: "\n").map(String.init)
+                .sorted { a, b in a.split(separator: ",").compactMap { Int($0) }.lexicographicallyPrecedes(b.split(separator: ",").compactMap { Int($0) }) }
+        }
+        let (a, b) = (try packets(one), try packets(joined))
+        #expect(a.count == b.count && a.count > 100)
+        #expect(a == b, "first difference: \(zip(a, b).first { $0 != $1 }.map { "\($0.0) vs \($0.1)" } ?? "in count")")
+        #expect(try Self.audioPackets(joined) == Self.audioPackets(one))
     }
 
     @Test("a missing, unfinished, damaged or foreign part: exit 2 naming it, nothing written; the part rendered again completes the set")

@@ -81,13 +81,12 @@ struct AudioMixStage: Sendable {
     static func publish(_ plan: AudioMixPlan) throws(MixWriteError)
         -> (plan: AudioMixPlan, report: LoudnessReport?, warnings: [String]) {
         guard plan.publishing.isActive else { return (plan, nil, []) }
-        // Measured on the whole mix, so that an excerpt gets the gains the whole movie gets.
+        // Measured on the whole mix, so that an excerpt or a part gets the gains the whole movie gets.
         var whole = plan
-        whole.window = nil
-        whole.measurements = nil
+        (whole.window, whole.share, whole.measurements) = (nil, nil, nil)
         var published: MeasurementCache.Published
         if let cache = plan.measurements { published = try cache.published(whole, measured) } else { published = try measured(whole) }
-        published.plan.window = plan.window
+        (published.plan.window, published.plan.share) = (plan.window, plan.share)
         return published
     }
 

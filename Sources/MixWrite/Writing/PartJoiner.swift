@@ -110,6 +110,7 @@ struct PartJoiner {
         let first = records[0]
         let rate = Rational(parsing: first.frameRate) ?? Rational(30, 1)
         var streams: [(parameters: CodecParameters, index: Int)] = []
+        var interleaver: PacketInterleaver?
         var audioSeen = 0
         for record in records {
             let selection = PartSelection(index: record.part, count: record.parts)
@@ -143,16 +144,18 @@ struct PartJoiner {
                     throw .input(file: path, "stream #\(i) was encoded with other parameters than part 1's (\(p.codecName)); render it again")
                 }
             }
-            try copy(demuxer, of: record, from: path, rate: rate, streams: streams.map(\.index), into: muxer)
+            if interleaver == nil { interleaver = PacketInterleaver(muxer: muxer, streams: streams.map(\.index)) }
+            try copy(demuxer, of: record, from: path, rate: rate, into: interleaver!)
         }
+        do { try interleaver?.finish() } catch { throw .processing(error, file: output) }
     }
 
     /// One part's packets, each stream's timestamps moved by the part's place, counted against its record. The
     /// pictures move by the part's first frame's time; the sound so that its first packet lands on the packet of
     /// the whole stream its record names. (Not by the part's own start time: a MOV states a late start as an edit
     /// in milliseconds, 480 samples where the part wrote 512.)
-    private func copy(_ demuxer: Demuxer, of record: PartRecord, from path: String, rate: Rational, streams: [Int],
-                      into muxer: Muxer) throws(MixWriteError) {
+    private func copy(_ demuxer: Demuxer, of record: PartRecord, from path: String, rate: Rational,
+                      into interleaver: PacketInterleaver) throws(MixWriteError) {
         let start = MediaTime(frames: Int64(record.firstFrame), rate: rate)
         var shifts: [Int64?] = demuxer.streams.map { s in s.kind == .audio ? (record.audioFirst == nil ? 0 : nil) : start.ticks(in: s.timeBase) }
         var counts = Array(repeating: 0, count: demuxer.streams.count)
@@ -162,7 +165,7 @@ struct PartJoiner {
             do { more = try demuxer.read(into: packet) } catch { throw .input(file: path, "cannot be read to its end: damaged; render it again") }
             guard more else { break }
             let i = packet.streamIndex
-            guard i < streams.count else { continue }
+            guard i < counts.count else { continue }
             if shifts[i] == nil, let first = record.audioFirst, let sampleRate = record.sampleRate, let pts = packet.pts {
                 shifts[i] = MediaTime(value: first, timescale: Int32(sampleRate)).ticks(in: demuxer.streams[i].timeBase) - pts
             }
@@ -174,7 +177,7 @@ struct PartJoiner {
                let sampleRate = record.sampleRate, let pts = packet.pts {
                 packet.duration = MediaTime(value: end, timescale: Int32(sampleRate)).ticks(in: demuxer.streams[i].timeBase) - pts
             }
-            do { try muxer.writeInterleaved(packet, stream: streams[i], timeBase: demuxer.streams[i].timeBase) } catch {
+            do { try interleaver.add(packet, stream: i, timeBase: demuxer.streams[i].timeBase) } catch {
                 throw .processing(error, file: output)
             }
         }
@@ -203,5 +206,40 @@ struct PartJoiner {
         report.seconds = (ContinuousClock.now - started).seconds
         report.peakMemoryMB = max(parts.map(\.peakMemoryMB).max() ?? 0, MixWrite.peakMemoryMB())
         return report
+    }
+}
+
+/// Writes packets in decode-time order across the streams, as `AssetWriter` does, through `av_write_frame`. (Left to
+/// the muxer's own interleaving, Matroska's timestamps moved by 21 ms: it takes its shift from the first packet
+/// handed to it, here the sound's priming, where a single render hands it the first picture first.)
+final class PacketInterleaver {
+    private let muxer: Muxer
+    /// The output stream of each queue.
+    private let streams: [Int]
+    private var queues: [[(packet: Packet, time: MediaTime, timeBase: Rational)]]
+
+    init(muxer: Muxer, streams: [Int]) {
+        self.muxer = muxer
+        self.streams = streams
+        queues = Array(repeating: [], count: streams.count)
+    }
+
+    /// Queues a copy of `packet` (of queue `stream`, timed in `timeBase`; `packet` is left blank) and writes what can
+    /// be written: while every stream has a packet waiting, the earliest.
+    func add(_ packet: Packet, stream: Int, timeBase: Rational) throws(FFmpegError) {
+        let time = MediaTime(ticks: packet.dts ?? packet.pts ?? 0, timeBase: timeBase)
+        queues[stream].append((packet.take(), time, timeBase))
+        try drain(all: false)
+    }
+
+    /// Writes whatever is still queued.
+    func finish() throws(FFmpegError) { try drain(all: true) }
+
+    private func drain(all: Bool) throws(FFmpegError) {
+        while all || queues.allSatisfy({ !$0.isEmpty }) {
+            guard let i = queues.indices.filter({ !queues[$0].isEmpty }).min(by: { queues[$0][0].time < queues[$1][0].time }) else { return }
+            let next = queues[i].removeFirst()
+            try muxer.write(next.packet, stream: streams[i], timeBase: next.timeBase)
+        }
     }
 }
