@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
-# One job on many machines, measured on this one: compare-blend.sh's 1080p30 blend made 30 s long (its inputs looped
-# three times), rendered by one machine, then as 4 parts one after another (each with the whole machine, as each
-# node of a cluster would have it) and joined. Also a lossless render (--crf 0) as the picture's reference.
+# One job on many machines, measured on this one: compare-blend.sh's 1080p30 blend made SECONDS long (its 10-second
+# inputs looped), rendered by one machine, then as PARTS parts one after another (each with the whole machine, as each
+# node of a cluster would have it) and joined. Also a lossless render (--crf 0) as the picture's reference, and the
+# sound alone mixed (decoded, mixed, written as PCM beside fx's copied video): what a part spends on the sound before
+# its share.
 # Prints each run, the medians, the parts' total over one render and the join over the parts, then the checks (frames,
 # per-frame PSNR against lossless of one render and of the joined movie, the sound packet for packet and its length)
 # and the model of what N machines take for a one-hour 1080p blend.
-# Usage: Benchmarks/compare-parts.sh [ROUNDS] [PARTS]   (defaults 3 and 4)
+# Usage: Benchmarks/compare-parts.sh [ROUNDS] [PARTS] [SECONDS]   (defaults 3, 4 and 60)
 set -euo pipefail
 rounds="${1:-3}"
 parts="${2:-4}"
+seconds="${3:-60}"
 source "$(dirname "$0")/common.sh"
 
 [ -f "$work/fx1080.mov" ] && [ -f "$work/base1080.mov" ] || { echo "run Benchmarks/compare-blend.sh first: it makes the inputs" >&2; exit 1; }
 for f in fx base; do
-    [ -f "$work/${f}1080-30s.mov" ] || ff -stream_loop 2 -i "$work/${f}1080.mov" -map 0 -c copy "$work/${f}1080-30s.mov"
+    [ -f "$work/${f}1080-${seconds}s.mov" ] || ff -stream_loop $(( seconds / 10 - 1 )) -i "$work/${f}1080.mov" -map 0 -c copy "$work/${f}1080-${seconds}s.mov"
 done
-job=("$work/fx1080-30s.mov" "$work/base1080-30s.mov")
+job=("$work/fx1080-${seconds}s.mov" "$work/base1080-${seconds}s.mov")
 
 : > "$work/parts-runs.txt"
-: > "$work/parts-audio.txt"
 for i in $(seq "$rounds"); do
     echo "one      $(measure "$bin" "${job[@]}" -o "$work/parts-one.mov" -y -q)" | tee -a "$work/parts-runs.txt"
     rm -rf "$work/parts-joined.mov" "$work/parts-joined.mov.parts"
@@ -29,12 +31,11 @@ for i in $(seq "$rounds"); do
         read -r w c m <<< "$run"
         total_wall=$(python3 -c "print($total_wall + $w)"); total_cpu=$(python3 -c "print($total_cpu + $c)")
         peak=$(( m > peak ? m : peak ))
-        # The audio stage of each part (it runs beside the video): the later parts mix the sound before their share.
-        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r['report']['stageSeconds']['audio'])" \
-            "$work/parts-joined.mov.parts/part-$k-of-$parts.json" "$k" >> "$work/parts-audio.txt"
     done
     echo "parts    $total_wall $total_cpu $peak" | tee -a "$work/parts-runs.txt"
     echo "join     $(measure "$bin" join "$work/parts-joined.mov" --keep-parts -y)" | tee -a "$work/parts-runs.txt"
+    echo "mix      $(measure "$bin" remix "${job[0]}" --audio "${job[1]}" --audio-codec pcm -o "$work/parts-mix.mkv" -y -q)" \
+        | tee -a "$work/parts-runs.txt"
 done
 summarize "$work/parts-runs.txt" one parts
 summarize "$work/parts-runs.txt" parts join | grep '^ratio'
@@ -54,40 +55,29 @@ echo "PSNR against lossless: one render $(psnr "$work/parts-one.mov"); joined $(
 packets() { ffmpeg -nostdin -loglevel error -i "$1" -map 0:a -c copy -f framemd5 - | grep -v '^#' | md5sum | cut -c1-12; }
 length() { ffprobe -v error -select_streams a -show_entries stream=duration -of csv=p=0 "$1"; }
 echo "sound: packets md5 one $(packets "$work/parts-one.mov"), joined $(packets "$work/parts-joined.mov"); length $(length "$work/parts-one.mov") s and $(length "$work/parts-joined.mov") s"
-echo "audio stage seconds by part (median over rounds):"
-python3 - "$work/parts-audio.txt" <<'PY'
-import statistics, sys
-by = {}
-for line in open(sys.argv[1]):
-    k, s = line.split(); by.setdefault(int(k), []).append(float(s))
-print("  " + ", ".join(f"part {k}: {statistics.median(v):.2f} s" for k, v in sorted(by.items())))
-PY
 
-# The model: one render of T seconds of movie takes T * one/30 s; a part of N takes that over N, plus what every part
-# does whatever its length (open, seek, encoders' start, the sound's segments around its share: measured as the
-# parts' total minus one render, over the parts), plus the sound mixed before its share (the last part's, linear in the
-# movie); the join copies bytes (linear in the movie's size).
-python3 - "$work/parts-runs.txt" "$work/parts-audio.txt" "$parts" <<'PY'
+# The model: one render of T seconds of movie takes T * one/SECONDS; a part of N takes that over N, plus what every
+# part does whatever its length (open, seek, the encoders' start, the sound's segments around its share: the parts'
+# total minus one render, over the parts), plus the sound mixed before its share (the last part's is the longest:
+# linear in the movie, measured by "mix"); the join copies bytes (linear in the movie's size).
+python3 - "$work/parts-runs.txt" "$parts" "$seconds" <<'PY'
 import statistics, sys
-runs, audio, n = {}, {}, int(sys.argv[3])
+runs, n, seconds = {}, int(sys.argv[2]), float(sys.argv[3])
 for line in open(sys.argv[1]):
     name, wall, cpu, mem = line.split(); runs.setdefault(name, []).append(float(wall))
-for line in open(sys.argv[2]):
-    k, s = line.split(); audio.setdefault(int(k), []).append(float(s))
 med = {k: statistics.median(v) for k, v in runs.items()}
-one, parts, join = med["one"], med["parts"], med["join"]
-seconds = 30.0
+one, parts, join, mix = med["one"], med["parts"], med["join"], med["mix"]
 per_part = (parts - one) / n
-# Sound mixed before a part's share: the audio stage's growth from the first part to the last, per second of movie before it.
-pre_mix = max(0.0, (statistics.median(audio[n]) - statistics.median(audio[1])) / (seconds * (n - 1) / n))
 hour = 3600.0
 t1 = one * hour / seconds
-print(f"model (from these medians): one render {one:.2f} s for {seconds:.0f} s of movie; each part's fixed cost {per_part:.2f} s; "
-      f"sound mixed before a share {pre_mix * 1000:.1f} ms a second of movie; join {join:.2f} s for {seconds:.0f} s")
+print(f"model (from these medians): one render {one:.2f} s for {seconds:.0f} s of movie; each part's own cost {per_part:.2f} s; "
+      f"the sound mixed {mix:.2f} s for {seconds:.0f} s; join {join:.2f} s for {seconds:.0f} s")
 print(f"a one-hour 1080p blend: one machine {t1 / 60:.1f} min")
 for nodes in (8, 32):
-    last = t1 / nodes + per_part + pre_mix * hour * (nodes - 1) / nodes
-    j = join * hour / seconds
-    print(f"  {nodes:2d} machines: the slowest (last) part {last / 60:.1f} min + join {j:.0f} s = {(last + j) / 60:.1f} min "
-          f"(speed-up {t1 / (last + j):.1f}x)")
+    # Part k (from 0) mixes the sound of the k/N of the movie before it; the last waits longest.
+    part = lambda k: t1 / nodes + per_part + mix * (hour / seconds) * k / nodes
+    last, j = part(nodes - 1), join * hour / seconds
+    total = sum(part(k) for k in range(nodes)) + j
+    print(f"  {nodes:2d} machines: the last part {last / 60:.1f} min + join {j:.0f} s = {(last + j) / 60:.1f} min "
+          f"(speed-up {t1 / (last + j):.1f}x; the machines' time together {total / t1:.3f}x one render's)")
 PY

@@ -19,6 +19,9 @@ runs=(
     "remix $F/fx.mov --audio $F/tone.m4a -o $out/remix.mkv"
     "$F/fx.mov $F/base.mov --stems --duck base --audio-codec opus -o $out/stems.mkv"
     "key $F/fx.mov -o $out/layer.webm"
+    "$F/fx.mov $F/base.mov --parts 2 --part 1 -o $out/parts.mov"
+    "$F/fx.mov $F/base.mov --parts 2 --part 2 -o $out/parts.mov"
+    "join $out/parts.mov --keep-parts"
 )
 races=0
 for args in "${runs[@]}"; do

@@ -133,8 +133,9 @@ private final class EncoderHandOver: Sendable {
 /// One machine cuts the mix into segments on a fixed grid (`SegmentedAAC.segmentFrames` frames from sample 0),
 /// each encoded from its pre-roll to its post-roll. A part encodes the same segments of that grid, from the same
 /// samples, and keeps only its own packets: so each packet of the joined stream is the very packet one machine
-/// writes, and the joins are no different from the joins between segments. It costs a part up to two
-/// segments' encoding (about 90 s of sound) and the mixing of the sound before its window (decoded, not encoded).
+/// writes, and the joins are no different from the joins between segments. It costs a part the encoding of its
+/// first segment's sound before its share (up to a segment, 44 s of sound at 48 kHz) and the mixing of the sound
+/// before its window (decoded, not encoded).
 struct PartShare: Sendable, Equatable {
     /// Packets kept, by pts in samples of the whole stream (the first part's from `Int64.min`: the priming
     /// packet; the last part's to `Int64.max`: the encoder's flush).
@@ -168,7 +169,11 @@ struct PartShare: Sendable, Equatable {
         let last = max(first, Int((lastPacket + f) / s))
         segments = first...last
         let windowStart = max(0, Int64(first) * s - Int64(SegmentedAAC.preroll) * f)
-        let windowEnd = Int64(last + 1) * s + Int64(SegmentedAAC.postroll) * f
+        // The last segment is fed only to the post-roll after the part's last packet (the packet made from the frame
+        // at `until`, which the encoder puts out once it has the next): the encoder has not seen more of the segment
+        // when it puts that packet out, so it is the same packet, and the rest of the segment is not encoded.
+        let shareEnd = Int64(last + 1) * s
+        let windowEnd = (until == Int64.max ? shareEnd : min(shareEnd, until + f)) + Int64(SegmentedAAC.postroll) * f
         reachesEnd = until == Int64.max || windowEnd >= totalSamples
         window = windowStart..<(reachesEnd ? totalSamples : windowEnd)
     }

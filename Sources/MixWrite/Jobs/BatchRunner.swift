@@ -20,6 +20,17 @@ public struct BatchResult: Sendable, Codable {
     public var madeFolders: [String] = []
 }
 
+extension BatchResult {
+    /// The task's report, or its failure, and its seconds since `started`.
+    mutating func end(_ outcome: Result<Report, MixWriteError>, started: ContinuousClock.Instant) {
+        switch outcome {
+        case .success(let report): self.report = report
+        case .failure(let error): (status, self.error, exitCode) = (.failed, error.description, error.exitCode)
+        }
+        seconds = (ContinuousClock.now - started).seconds
+    }
+}
+
 /// Running a job file's jobs (`mixwrite batch`).
 extension JobFile {
     /// Jobs at once by default: half the cores (at least 1), since each job's x264 already keeps two busy.
@@ -77,16 +88,14 @@ extension JobFile {
             result.status = .skipped
             return result
         }
-        let handler = progress
+        let outcome: Result<Report, MixWriteError>
         do {
             result.madeFolders = try OutputFile.makeFolders(for: job.output)
-            result.report = try await MixWriter(job).run(progress: handler)
+            outcome = .success(try await MixWriter(job).run(progress: progress))
         } catch {
-            result.status = .failed
-            result.error = error.description
-            result.exitCode = error.exitCode
+            outcome = .failure(error)
         }
-        result.seconds = (ContinuousClock.now - started).seconds
+        result.end(outcome, started: started)
         return result
     }
 
@@ -103,14 +112,9 @@ extension JobFile {
                 result.status = .skipped
                 return result
             }
-            do throws(MixWriteError) {
-                result.report = try PartJoiner(output: job.output, job: job.sharedEntry).join(overwrite: job.overwrite, keepParts: false)
-            } catch {
-                result.status = .failed
-                result.error = error.description
-                result.exitCode = error.exitCode
-            }
-            result.seconds = (ContinuousClock.now - started).seconds
+            result.end(Result { () throws(MixWriteError) in
+                try PartJoiner(output: job.output, job: job.sharedEntry).join(overwrite: job.overwrite, keepParts: false)
+            }, started: started)
             return result
         }
     }
