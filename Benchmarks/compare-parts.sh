@@ -36,6 +36,13 @@ for i in $(seq "$rounds"); do
     echo "join     $(measure "$bin" join "$work/parts-joined.mov" --keep-parts -y)" | tee -a "$work/parts-runs.txt"
     echo "mix      $(measure "$bin" remix "${job[0]}" --audio "${job[1]}" --audio-codec pcm -o "$work/parts-mix.mkv" -y -q)" \
         | tee -a "$work/parts-runs.txt"
+    # What a part costs whatever its length: parts of one frame, at the start, in the middle and at the end.
+    frames=$(( seconds * 30 ))
+    for at in first:1 middle:$(( frames / 2 )) last:$frames; do
+        rm -rf "$work/parts-tiny.mov.parts"
+        echo "tiny-${at%%:*} $(measure "$bin" "${job[@]}" -o "$work/parts-tiny.mov" --parts "$frames" --part "${at##*:}" -q)" \
+            | tee -a "$work/parts-runs.txt"
+    done
 done
 summarize "$work/parts-runs.txt" one parts
 summarize "$work/parts-runs.txt" parts join | grep '^ratio'
@@ -56,26 +63,29 @@ packets() { ffmpeg -nostdin -loglevel error -i "$1" -map 0:a -c copy -f framemd5
 length() { ffprobe -v error -select_streams a -show_entries stream=duration -of csv=p=0 "$1"; }
 echo "sound: packets md5 one $(packets "$work/parts-one.mov"), joined $(packets "$work/parts-joined.mov"); length $(length "$work/parts-one.mov") s and $(length "$work/parts-joined.mov") s"
 
-# The model: one render of T seconds of movie takes T * one/SECONDS; a part of N takes that over N, plus what every
-# part does whatever its length (open, seek, the encoders' start, the sound's segments around its share: the parts'
-# total minus one render, over the parts), plus the sound mixed before its share (the last part's is the longest:
-# linear in the movie, measured by "mix"); the join copies bytes (linear in the movie's size).
+# The model: one render of T seconds of movie takes T * one/SECONDS. A part of N takes that over N, plus what a part
+# costs whatever its length: a one-frame part's time (opening and seeking, the encoders' start, the sound of its first
+# AAC segment before its share, the sound mixed before its window), measured at the start, the middle and the end; the
+# middle's (a segment's sound encoded before the share, the most a part does) stands for every part but the first,
+# plus the sound mixed before its window, linear in where it starts ("mix": the whole movie's sound mixed). The join
+# copies bytes, linear in the movie's size.
 python3 - "$work/parts-runs.txt" "$parts" "$seconds" <<'PY'
 import statistics, sys
 runs, n, seconds = {}, int(sys.argv[2]), float(sys.argv[3])
 for line in open(sys.argv[1]):
     name, wall, cpu, mem = line.split(); runs.setdefault(name, []).append(float(wall))
 med = {k: statistics.median(v) for k, v in runs.items()}
-one, parts, join, mix = med["one"], med["parts"], med["join"], med["mix"]
-per_part = (parts - one) / n
+one, join, mix = med["one"], med["join"], med["mix"]
+first, middle = med["tiny-first"], med["tiny-middle"]
 hour = 3600.0
 t1 = one * hour / seconds
-print(f"model (from these medians): one render {one:.2f} s for {seconds:.0f} s of movie; each part's own cost {per_part:.2f} s; "
-      f"the sound mixed {mix:.2f} s for {seconds:.0f} s; join {join:.2f} s for {seconds:.0f} s")
+print(f"model (from these medians): one render {one:.2f} s for {seconds:.0f} s of movie; a one-frame part {first:.2f} s at the start, "
+      f"{middle:.2f} s in the middle, {med['tiny-last']:.2f} s at the end; the sound mixed {mix:.2f} s; join {join:.2f} s")
+predicted = (one + first + (n - 1) * middle) / one
+print(f"{n} parts of this movie, predicted: {predicted:.3f}x one render's time together (measured above: parts/one)")
 print(f"a one-hour 1080p blend: one machine {t1 / 60:.1f} min")
 for nodes in (8, 32):
-    # Part k (from 0) mixes the sound of the k/N of the movie before it; the last waits longest.
-    part = lambda k: t1 / nodes + per_part + mix * (hour / seconds) * k / nodes
+    part = lambda k: t1 / nodes + (first if k == 0 else middle + mix * (hour / seconds) * k / nodes)
     last, j = part(nodes - 1), join * hour / seconds
     total = sum(part(k) for k in range(nodes)) + j
     print(f"  {nodes:2d} machines: the last part {last / 60:.1f} min + join {j:.0f} s = {(last + j) / 60:.1f} min "
