@@ -9,11 +9,19 @@ enum Page {
 <title>mixwrite tune</title>
 <style>
   body { font: 14px system-ui, sans-serif; margin: 0; display: grid; grid-template-columns: 1fr 380px; height: 100vh; }
-  #stage { overflow: auto; background: #222; position: relative; }
-  #stage img { display: block; image-rendering: pixelated; cursor: crosshair; min-width: 0; }
+  #stage { overflow: auto; background: #222; position: relative; min-width: 0; min-height: 0; }
+  /* The pictures keep the size zoom gives them (the flex row never shrinks them); the stage scrolls. */
+  #pictures { display: flex; gap: 4px; width: max-content; }
+  #stage img { display: block; flex: none; image-rendering: pixelated; cursor: crosshair; }
   #stage img[hidden] { display: none; }
-  #pictures { display: flex; gap: 4px; }
-  aside { padding: 10px 14px; overflow-y: auto; border-left: 1px solid #ccc; }
+  aside { padding: 0 14px 10px; overflow-y: auto; border-left: 1px solid #ccc; }
+  /* What the page says stays in sight: at the top of the panel, over whatever is scrolled. */
+  #bar { position: sticky; top: 0; background: #fff; padding: 8px 0 6px; border-bottom: 1px solid #ddd; z-index: 1; }
+  #status { min-height: 1.2em; }
+  #status.error { color: #a00; }
+  #status.ok { color: #070; }
+  .bad { outline: 2px solid #c00; }
+  .note { color: #a00; font-size: 12px; }
   h2 { font-size: 13px; text-transform: uppercase; color: #555; margin: 14px 0 6px; }
   label { display: flex; align-items: center; gap: 6px; margin: 4px 0; }
   label > span:first-child { width: 86px; }
@@ -23,16 +31,17 @@ enum Page {
   td input[type=range] { width: 70px; }
   td input[size] { width: 2.6em; }
   textarea { width: 100%; height: 70px; font: 12px monospace; }
-  #status { color: #a00; min-height: 1.2em; }
   #swatch { width: 22px; height: 22px; border: 1px solid #888; display: inline-block; }
   progress { width: 100%; }
-  video { width: 100%; background: #000; margin-top: 4px; }
+  video { display: block; background: #000; margin-top: 4px; }
   video:not([src]) { display: none; }
 </style>
 </head>
 <body>
-<div id="stage"><div id="pictures"><img id="picture" alt="the blended picture"><img id="second" alt="" hidden></div></div>
+<div id="stage"><div id="pictures"><img id="picture" alt="the blended picture"><img id="second" alt="" hidden></div>
+  <video id="audition" controls></video></div>
 <aside>
+  <div id="bar"><div id="status"></div><progress id="progress" max="1" value="0" hidden></progress></div>
   <h2>Picture</h2>
   <label><span>time</span><input id="t" type="range" min="0" value="0" step="any"><output id="tOut"></output></label>
   <label><span>view</span><select id="view">
@@ -52,8 +61,7 @@ enum Page {
   <label><span>loudness</span><input id="loudness" size="6" placeholder="off"> LUFS</label>
   <label><span>level match</span><input id="levelMatch" type="checkbox"></label>
   <h2>Audition</h2>
-  <button id="auditionButton">play 3 s around the time</button>
-  <video id="audition" controls></video>
+  <button id="auditionButton">play 3 s around the time</button> (under the picture)
   <h2>Command</h2>
   <textarea id="command" readonly></textarea>
   <button data-copy="command">copy</button>
@@ -63,8 +71,6 @@ enum Page {
   <h2>Render</h2>
   <div id="output"></div>
   <button id="render">render the movie</button>
-  <progress id="progress" max="1" value="0"></progress>
-  <div id="status"></div>
 </aside>
 <script>
 "use strict";
@@ -89,7 +95,10 @@ async function post(path, params = {}) {
                                              body: JSON.stringify(settings) });
   return { ok: r.ok, status: r.status, body: await r.json() };
 }
-function status(text) { $("status").textContent = text || ""; }
+// What the page says, at the top of the panel: "error" in red (until a valid change clears it), "ok" in green.
+function status(text, kind = "") { $("status").textContent = text || ""; $("status").className = text ? kind : ""; }
+function error(text) { status(text, "error"); }
+function valid() { if ($("status").className === "error") status(""); }
 
 // The picture: one request at a time; a change while one is on its way is sent when it arrives (the newest).
 let inFlight = false, pending = null;
@@ -108,19 +117,24 @@ function refresh(started = performance.now()) {
     window.mwTimings.push(performance.now() - started);
     inFlight = false;
     img.dataset.loaded = String(Number(img.dataset.loaded || 0) + 1);
+    valid();
     if (pending !== null) { const p = pending; pending = null; refresh(p); }
   };
-  img.onerror = () => { inFlight = false; status("the picture could not be made"); };
+  img.onerror = () => { inFlight = false; error("the picture could not be made"); };
   img.src = api("/api/picture", pictureParams(side ? "composite" : $("view").value));
   $("second").hidden = !side;
   if (side) $("second").src = api("/api/picture", pictureParams("matte"));
   applyZoom();
 }
+// "fit": the whole picture (two side by side) in the stage, however it is shaped; a zoom: that many pixels a
+// pixel, the stage scrolling. The audition under the picture is as wide as it.
 function applyZoom() {
-  const z = $("zoom").value;
-  for (const img of [$("picture"), $("second")]) {
-    img.style.width = z === "fit" ? ($("view").value === "side" ? "49%" : "100%") : (info.width * Number(z)) + "px";
-  }
+  const z = $("zoom").value, n = $("view").value === "side" ? 2 : 1, stage = $("stage");
+  const scale = z === "fit" ? Math.min((stage.clientWidth - 4 * (n - 1)) / (info.width * n), stage.clientHeight / info.height)
+                            : Number(z);
+  const w = Math.max(1, Math.floor(info.width * scale)), h = Math.max(1, Math.floor(info.height * scale));
+  for (const img of [$("picture"), $("second")]) { img.style.width = w + "px"; img.style.height = h + "px"; }
+  $("audition").style.width = Math.min(w, stage.clientWidth) + "px";
 }
 
 // The command and job entry follow every change.
@@ -129,7 +143,7 @@ function settingsChanged() {
   clearTimeout(commandTimer);
   commandTimer = setTimeout(async () => {
     const r = await post("/api/command");
-    if (r.ok) { $("command").value = r.body.command; $("job").value = r.body.job; } else status(r.body.error);
+    if (r.ok) { $("command").value = r.body.command; $("job").value = r.body.job; valid(); } else error(r.body.error);
   }, 150);
 }
 
@@ -148,11 +162,9 @@ function bindKey() {
   $("despill").addEventListener("change", () => { settings.despill = $("despill").checked; refresh(); settingsChanged(); });
   const showKey = () => { $("key").value = settings.keyColor; $("swatch").style.background = "#" + settings.keyColor; };
   showKey();
-  $("key").addEventListener("change", () => {
-    if (/^[0-9a-fA-F]{6}$/.test($("key").value)) { settings.keyColor = $("key").value.toUpperCase(); showKey(); refresh(); settingsChanged(); }
-    else status("the key colour is RRGGBB");
-  });
-  $("pickButton").addEventListener("click", () => { picking = true; $("view").value = "fx"; refresh(); status("click on the screen colour"); });
+  checked($("key"), text => /^[0-9a-fA-F]{6}$/.test(text) ? text.toUpperCase() : undefined, "RRGGBB, as 00FF00",
+          value => { settings.keyColor = value; $("swatch").style.background = "#" + value; refresh(); }, () => settings.keyColor);
+  $("pickButton").addEventListener("click", () => { picking = true; $("view").value = "fx"; refresh(); status("click on the screen colour in the picture"); });
   $("picture").addEventListener("click", async event => {
     if (!picking) return;
     picking = false;
@@ -162,7 +174,7 @@ function bindKey() {
     try {
       settings.keyColor = (await getJSON("/api/pick", { t: $("t").value, x, y })).keyColor;
       showKey(); status(""); $("view").value = "composite"; refresh(); settingsChanged();
-    } catch (e) { status(e.message); }
+    } catch (e) { error(e.message); }
   });
 }
 
@@ -190,16 +202,16 @@ function bindMix() {
       if (mute.checked) settings.mute.push(track.name);
       settingsChanged();
     });
-    offset.addEventListener("change", () => { settings.offsets[track.name] = Number(offset.value) || 0; settingsChanged(); });
+    checked(offset, text => number(text, -3600, 3600), "seconds, as 0.5 or -1",
+            value => { settings.offsets[track.name] = value; }, () => settings.offsets[track.name] || 0);
     duck.value = settings.duck[track.name] || 0;
-    duck.addEventListener("change", () => { settings.duck[track.name] = Number(duck.value) || 0; settingsChanged(); });
+    checked(duck, text => number(text, 0, 60), "dB from 0 to 60",
+            value => { settings.duck[track.name] = value; }, () => settings.duck[track.name] || 0);
     row.dataset.track = track.name;
   }
   $("loudness").value = settings.loudness ?? "";
-  $("loudness").addEventListener("change", () => {
-    const v = $("loudness").value.trim();
-    settings.loudness = v === "" ? null : Number(v); settingsChanged();
-  });
+  checked($("loudness"), text => text === "" ? null : number(text, -70, 0), "LUFS from -70 to 0, or empty for off",
+          value => { settings.loudness = value; }, () => settings.loudness ?? "");
   $("levelMatch").checked = settings.levelMatch;
   $("levelMatch").addEventListener("change", () => { settings.levelMatch = $("levelMatch").checked; settingsChanged(); });
   getJSON("/api/loudness").then(levels => {
@@ -207,7 +219,38 @@ function bindMix() {
       const l = levels[row.dataset.track];
       row.querySelector(".lufs").textContent = l === undefined ? "silent" : l.toFixed(1);
     }
-  }).catch(e => status(e.message));
+  }).catch(e => error(e.message));
+}
+
+// A number typed in a box, within [lo, hi]; undefined when it is not one.
+function number(text, lo, hi) {
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(text)) return undefined;
+  const x = Number(text);
+  return x >= lo && x <= hi ? x : undefined;
+}
+// A box checked as it is typed in: a good value is taken at once (the command follows); a bad one is marked, said
+// beside the box and at the top, and the last good value is kept (and put back when the box is left).
+function checked(input, parse, what, apply, current) {
+  const note = document.createElement("span");
+  note.className = "note";
+  input.after(note);
+  const check = () => {
+    const value = parse(input.value.trim());
+    if (value === undefined) {
+      input.classList.add("bad");
+      note.textContent = "kept " + current();
+      error(`"${input.value}" is not ${what}; kept ${current()}`);
+      return false;
+    }
+    input.classList.remove("bad");
+    note.textContent = "";
+    apply(value); settingsChanged();
+    return true;
+  };
+  input.addEventListener("input", check);
+  input.addEventListener("change", () => {
+    if (!check()) { input.value = current(); input.classList.remove("bad"); note.textContent = ""; }
+  });
 }
 
 async function render(overwrite) {
@@ -216,14 +259,16 @@ async function render(overwrite) {
     if (confirm(r.body.error + "?")) return render(true);
     return;
   }
-  if (!r.ok) { status(r.body.error); return; }
+  if (!r.ok) { error(r.body.error); return; }
   status("rendering …");
+  $("progress").hidden = false;
   const poll = setInterval(async () => {
     const s = await getJSON("/api/render");
     $("progress").value = s.progress;
     if (s.state !== "running") {
       clearInterval(poll);
-      status(s.state === "done" ? "written: " + s.output : "failed: " + s.error);
+      $("progress").hidden = true;
+      if (s.state === "done") status("written: " + s.output, "ok"); else error("failed: " + s.error);
     }
   }, 300);
 }
@@ -237,15 +282,16 @@ async function audition() {
   try {
     const r = await fetch(api("/api/audition", { t: $("t").value }), { method: "POST",
       headers: { "Content-Type": "application/json" }, body: JSON.stringify(settings) });
-    if (!r.ok) { status((await r.json()).error); return; }
+    if (!r.ok) { error((await r.json()).error); return; }
     const video = $("audition");
     if (video.src) URL.revokeObjectURL(video.src);
     video.src = URL.createObjectURL(await r.blob());
     await new Promise((done, fail) => { video.oncanplay = done; video.onerror = () => fail(new Error("the audition cannot be played")); });
     window.mwAudition = performance.now() - started;
     status("");
+    applyZoom();
     video.play().catch(() => {});
-  } catch (e) { status(e.message); } finally { button.disabled = false; }
+  } catch (e) { error(e.message); } finally { button.disabled = false; }
 }
 
 async function start() {
@@ -256,24 +302,31 @@ async function start() {
   const t = $("t");
   t.max = Math.max(0, info.duration - 1 / info.frameRate);
   t.step = 1 / info.frameRate;
-  t.value = Math.min(info.duration / 2, Number(t.max)).toFixed(3);
+  // It opens in the middle of where fx shows (not of the movie, which may go on after fx ends).
+  t.value = Math.min(Math.min(info.fxDuration, info.duration) / 2, Number(t.max)).toFixed(3);
   const showTime = () => { $("tOut").textContent = Number(t.value).toFixed(2) + " s"; };
   showTime();
   t.addEventListener("input", () => { showTime(); refresh(); });
   $("view").addEventListener("change", () => refresh());
   $("zoom").addEventListener("change", applyZoom);
+  window.addEventListener("resize", applyZoom);
   $("output").textContent = info.output;
   $("render").addEventListener("click", () => render(false));
   $("auditionButton").addEventListener("click", audition);
   for (const b of document.querySelectorAll("[data-copy]")) {
-    b.addEventListener("click", () => navigator.clipboard.writeText($(b.dataset.copy).value).catch(() => $(b.dataset.copy).select()));
+    b.addEventListener("click", async () => {
+      let said = "copied";
+      try { await navigator.clipboard.writeText($(b.dataset.copy).value); } catch { $(b.dataset.copy).select(); said = "selected: press Ctrl+C"; }
+      b.textContent = said;
+      setTimeout(() => { b.textContent = "copy"; }, 1500);
+    });
   }
   bindKey();
   bindMix();
   refresh();
   settingsChanged();
 }
-start().catch(e => status(e.message));
+start().catch(e => error(e.message));
 </script>
 </body>
 </html>

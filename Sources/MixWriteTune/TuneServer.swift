@@ -44,7 +44,9 @@ public final class TuneServer: Sendable {
         let channel = TuneChannel(responder: { request, writer, _ in
             let reply = await TuneServer.respond(to: request, session: session, token: token,
                                                  authority: "\(host):\(port.value.load(ordering: .acquiring))")
-            try await writer.write(response: reply.head, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+            // HEAD: the GET's status and headers (its Content-Length too), no body.
+            let body = request.method == .head ? [] : reply.body
+            try await writer.write(response: reply.head, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }, limits: limits)
         let server = Server(
             childChannelSetup: channel, configuration: ServerConfiguration(address: .hostname(host, port: requestedPort)),
@@ -85,7 +87,7 @@ public final class TuneServer: Sendable {
         do {
             let query = try parameters(request.uri.query ?? "")
             try admit(request, query: query, token: token, authority: authority)
-            return try await route(request, query: query, session: session)
+            return try await route(request, method: request.method == .head ? .get : request.method, query: query, session: session)
         } catch let e as RequestError {
             return error(e)
         } catch {
@@ -124,8 +126,9 @@ public final class TuneServer: Sendable {
         return result
     }
 
-    static func route(_ request: Request, query: [String: String], session: TuneSession) async throws -> Reply {
-        switch (request.method, request.uri.path) {
+    /// Routes `request` as `method` (a HEAD as its GET).
+    static func route(_ request: Request, method: HTTPRequest.Method, query: [String: String], session: TuneSession) async throws -> Reply {
+        switch (method, request.uri.path) {
         case (.get, "/"):
             return Reply(status: .ok, contentType: "text/html; charset=utf-8", body: Array(Page.html.utf8))
         case (.get, "/api/info"):

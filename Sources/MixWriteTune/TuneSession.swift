@@ -27,6 +27,7 @@ actor TuneSession {
     }
 
     init(job: BlendJob) throws(MixWriteError) {
+        try MixWriter.refuseOutputAmongInputs(job)
         MixWriter.removeStaleTemporaryFiles(for: job.output)
         let p = try BlendPreview(job: job)
         preview = p
@@ -45,6 +46,8 @@ actor TuneSession {
         }
         var fx, base, output: String
         var duration: Double
+        /// Where fx can be seen: the page opens in the middle of it.
+        var fxDuration: Double
         var width, height: Int
         var frameRate: Double
         var settings: TuneSettings
@@ -52,7 +55,7 @@ actor TuneSession {
     }
 
     func info() -> Info {
-        Info(fx: job.fx, base: job.base, output: job.output, duration: preview.duration, width: preview.width,
+        Info(fx: job.fx, base: job.base, output: job.output, duration: preview.duration, fxDuration: preview.fxDuration, width: preview.width,
              height: preview.height, frameRate: preview.frameRate.doubleValue, settings: initial,
              tracks: preview.tracks.map { Info.Track(name: $0.name, source: $0.label, codec: $0.codec, channels: $0.channels) })
     }

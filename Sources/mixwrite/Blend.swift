@@ -30,12 +30,27 @@ struct Blend: AsyncParsableCommand {
     @OptionGroup var blend: BlendOptions
     @OptionGroup var parts: PartOptions
 
+    @Flag(help: "Instead of rendering, serve the tuning page for this job (as 'mixwrite tune'), with --port and --listen.")
+    var tune = false
+
+    @Option(help: "With --tune: the port to serve the page on (default: a free one).")
+    var port: UInt16 = 0
+
+    @Option(help: "With --tune: the address to serve the page on. Only 127.0.0.1 keeps the page to this machine.")
+    var listen: String = "127.0.0.1"
+
     var key: KeyOptions { blend.key }
 
     func run() async throws {
         MixWriter.setLibraryLogging(common.verbose)
         var job = try blend.job(fx: fx, base: base, output: output)
         try parts.apply(parts: &job.parts, part: &job.part)
+        if tune {
+            if frame != nil || start != nil || length != nil || job.parts != nil {
+                throw MixWriteError.usage("--tune serves the page for the whole job: --frame, --start, --length and --parts do not go with it")
+            }
+            return try await ServingOptions.serve(job, listen: listen, port: port, quiet: common.quiet)
+        }
         job.overwrite = common.overwrite
         job.strict = common.strict
         if start != nil || length != nil {

@@ -22,19 +22,31 @@ struct Tune: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The movie the page's render button writes (it asks before replacing one).")
     var output: String = "tuned.mov"
 
-    @Option(help: "The port to serve on (default: a free one).")
+    @OptionGroup var serving: ServingOptions
+
+    @OptionGroup var blend: BlendOptions
+
+    func run() async throws {
+        try await serving.serve(try blend.job(fx: fx, base: base, output: output))
+    }
+}
+
+/// Where the tuning page is served (`tune`, and `--tune` on a command), and the serving itself.
+struct ServingOptions: ParsableArguments {
+    @Option(help: "The port to serve the page on (default: a free one).")
     var port: UInt16 = 0
 
-    @Option(help: "The address to serve on. Only 127.0.0.1 keeps the page to this machine.")
+    @Option(help: "The address to serve the page on. Only 127.0.0.1 keeps the page to this machine.")
     var listen: String = "127.0.0.1"
 
     @Flag(name: .shortAndLong, help: "Print nothing but the address and errors.")
     var quiet = false
 
-    @OptionGroup var blend: BlendOptions
+    /// Serves `job`'s page until SIGINT or SIGTERM: its address (with its token) on stdout.
+    func serve(_ job: BlendJob) async throws { try await Self.serve(job, listen: listen, port: port, quiet: quiet) }
 
-    func run() async throws {
-        let job = try blend.job(fx: fx, base: base, output: output)
+    static func serve(_ job: BlendJob, listen: String, port: UInt16, quiet: Bool) async throws {
+        let output = job.output
         if listen != "127.0.0.1" && !quiet {
             writeError("mixwrite: warning: serving on \(listen): anyone who can reach it and has the token can read the inputs' pictures and write \(output)\n")
         }

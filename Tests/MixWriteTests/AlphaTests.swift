@@ -90,7 +90,7 @@ struct AlphaTests {
         #expect(lessGreen < greener - 10 * Double(changed))
     }
 
-    @Test("the tuning page's preview of an alpha fx: the matte is its alpha (white where base shows), the composite base there")
+    @Test("the tuning page's preview of an alpha fx: the matte is its alpha (white where fx is opaque), the composite base where it is clear")
     func preview() throws {
         let dir = try Oracle.scratch()
         let (fx, base) = try Self.clips("mov", in: dir)
@@ -106,7 +106,7 @@ struct AlphaTests {
             return pictures[view]![i..<i + 3].map(Int.init)
         }
         // At 0 s the disc is opaque at the centre (160, 120) and clear in the corners.
-        #expect(pixel(.matte, 160, 120).allSatisfy { $0 < 30 } && pixel(.matte, 8, 8).allSatisfy { $0 > 225 },
+        #expect(pixel(.matte, 160, 120).allSatisfy { $0 > 225 } && pixel(.matte, 8, 8).allSatisfy { $0 < 30 },
                 "\(pixel(.matte, 160, 120)) \(pixel(.matte, 8, 8))")
         #expect(zip(pixel(.composite, 8, 8), pixel(.base, 8, 8)).allSatisfy { abs($0 - $1) <= 6 }, "base shows where fx is clear")
         #expect(zip(pixel(.composite, 160, 120), pixel(.base, 160, 120)).contains { abs($0 - $1) > 20 }, "fx covers base at the centre")

@@ -72,13 +72,104 @@ struct TunePageTests {
     }
 }
 
+extension TunePageTests {
+    /// Where an element is drawn, and the window's inner size, in CSS pixels.
+    static func box(_ browser: Browser, _ id: String) throws -> (x: Double, y: Double, width: Double, height: Double) {
+        let r = try browser.script("""
+            const b = document.getElementById('\(id)').getBoundingClientRect(); return [b.x, b.y, b.width, b.height]
+            """) as? [NSNumber] ?? []
+        guard r.count == 4 else { throw OracleError("no box for \(id)") }
+        return (r[0].doubleValue, r[1].doubleValue, r[2].doubleValue, r[3].doubleValue)
+    }
+
+    @Test("the layout in a landscape and a portrait window: the whole picture at fit, 400 % drawing 4x and scrolling, the status in sight; a bad box said and its last good value kept; the matte white where fx is kept",
+          .enabled(if: available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .timeLimit(.minutes(4)))
+    func layout() throws {
+        let dir = try Oracle.scratch()
+        // A landscape result (the fixtures, 320x240) in a wide window, and a portrait one (--size 240x426) in a tall one.
+        for (size, window) in [(nil as String?, (1400, 1000)), ("240x426", (900, 1200))] {
+            let tune = try TuneProcess([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", dir + "/tuned.mov"]
+                                       + (size.map { ["--size", $0] } ?? []))
+            defer { tune.stop() }
+            let browser = try Browser(width: window.0, height: window.1)
+            defer { browser.quit() }
+            try browser.open(tune.url)
+            _ = try browser.waitForPictures(atLeast: 1)
+            let (w, h) = size == nil ? (320.0, 240.0) : (240.0, 426.0)
+            let stage = try Self.box(browser, "stage"), picture = try Self.box(browser, "picture")
+            print("window \(window): stage \(stage), picture at fit \(picture)")
+            // Fit: all of it inside the stage, and as large as the stage allows (one side filled).
+            #expect(picture.x >= stage.x - 0.5 && picture.y >= stage.y - 0.5, "\(picture) in \(stage)")
+            #expect(picture.x + picture.width <= stage.x + stage.width + 0.5 && picture.y + picture.height <= stage.y + stage.height + 0.5,
+                    "the whole picture is in sight: \(picture) in \(stage)")
+            #expect(picture.width >= stage.width - 2 || picture.height >= stage.height - 2, "fit fills a side: \(picture)")
+            #expect(abs(picture.width / picture.height - w / h) < 0.02, "its shape kept")
+            // 400 %: four screen pixels a pixel, the stage scrolling to show the rest.
+            _ = try browser.script("const z = document.getElementById('zoom'); z.value = '4'; z.dispatchEvent(new Event('change')); return 0")
+            let zoomed = try Self.box(browser, "picture")
+            #expect(abs(zoomed.width - 4 * w) < 1 && abs(zoomed.height - 4 * h) < 1, "400 %: \(zoomed)")
+            let scrolls = try browser.script("const s = document.getElementById('stage'); return s.scrollHeight > s.clientHeight") as? Bool
+            #expect(scrolls == true, "the stage scrolls at 400 %")
+            // The status line is at the top of the panel: in sight without scrolling.
+            let bar = try Self.box(browser, "status")
+            #expect(bar.y >= 0 && bar.y < 60, "status at \(bar)")
+            guard size == nil else { continue }
+
+            // A bad offset: marked, said beside the box and at the top, the setting kept; a good one clears it.
+            let offset = try #require(try browser.script("""
+                const i = document.querySelector('#mix tr[data-track="fx:1"] input[size="4"]'); i.value = 'abc';
+                i.dispatchEvent(new Event('input')); return [i.className, i.nextSibling.textContent,
+                document.getElementById('status').textContent, document.getElementById('status').className]
+                """) as? [String])
+            #expect(offset[0] == "bad" && offset[1] == "kept 0" && offset[2].contains("abc") && offset[3] == "error", "\(offset)")
+            let fixed = try browser.waitFor("""
+                const i = document.querySelector('#mix tr[data-track="fx:1"] input[size="4"]'); if (i.value !== '0.25') {
+                i.value = '0.25'; i.dispatchEvent(new Event('input')); }
+                return document.getElementById('status').className + '|' + document.getElementById('command').value
+                """) { ($0 as? String).map { $0.hasPrefix("|") && $0.contains("--offset fx:1=0.25") } == true }
+            #expect((fixed as? String)?.contains("--offset fx:1=0.25") == true, "the command follows at once: \(fixed ?? "")")
+            // Loudness "loud": refused, the box put back to its last good value when left.
+            let loud = try browser.script("""
+                const l = document.getElementById('loudness'); l.value = 'loud'; l.dispatchEvent(new Event('input'));
+                const marked = l.className; l.dispatchEvent(new Event('change')); return [marked, l.value, l.className]
+                """) as? [String]
+            #expect(loud == ["bad", "", ""], "\(loud ?? [])")
+
+            // It opens in the middle of where fx shows; the matte is white where fx is kept.
+            #expect((try browser.script("return document.getElementById('t').value") as? String).flatMap(Double.init) == 1)
+            _ = try browser.script("const v = document.getElementById('view'); v.value = 'matte'; v.dispatchEvent(new Event('change')); return 0")
+            _ = try browser.waitForPictures(atLeast: 2, source: "view=matte")
+            _ = try browser.picturePNG(into: dir + "/matte.png")
+            _ = try browser.script("const v = document.getElementById('view'); v.value = 'fx'; v.dispatchEvent(new Event('change')); return 0")
+            _ = try browser.waitForPictures(atLeast: 3, source: "view=fx")
+            _ = try browser.picturePNG(into: dir + "/fx.png")
+            let matte = try Oracle.decodeRGB(dir + "/matte.png").frames[0], fx = try Oracle.decodeRGB(dir + "/fx.png").frames[0]
+            var agree = 0, decided = 0
+            for i in stride(from: 0, to: fx.count, by: 3) {
+                let green = Int(fx[i + 1]) - max(Int(fx[i]), Int(fx[i + 2]))   // the screen: far greener than red or blue
+                guard green > 100 || green < 0 else { continue }
+                decided += 1
+                if (matte[i] > 128) == (green < 0) { agree += 1 }
+            }
+            #expect(decided > 1000 && Double(agree) / Double(decided) > 0.95, "matte white where fx is kept: \(agree) of \(decided)")
+            try browser.screenshot(into: dir + "/layout.png")
+        }
+        // HEAD answers as GET does, without a body.
+        let tune = try TuneProcess.fixtures(scratch: "head")
+        defer { tune.stop() }
+        let head = try Oracle.run("/usr/bin/curl", ["-s", "-I", "--max-time", "10", tune.url])
+        #expect(head.stdoutText.hasPrefix("HTTP/1.1 200") && head.stdoutText.lowercased().contains("content-length:"), "\(head.stdoutText)")
+    }
+}
+
 /// A headless chromium behind chromedriver, spoken to in WebDriver's JSON over HTTP (with curl).
 final class Browser {
     private let driver = Process()
     private let base: String
     private(set) var session = ""
 
-    init() throws {
+    init(width: Int = 1200, height: Int = 900) throws {
         let port = try RawHTTP.freePort()
         base = "http://127.0.0.1:\(port)"
         driver.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
@@ -90,7 +181,7 @@ final class Browser {
             if (try? call("GET", "/status")) != nil { break }
             usleep(100_000)
         }
-        let capabilities = #"{"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"]}}}}"#
+        let capabilities = #"{"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\#(width),\#(height)"]}}}}"#
         let created = try? call("POST", "/session", capabilities) as? [String: Any]
         guard let id = created?["sessionId"] as? String else {
             kill(driver.processIdentifier, SIGKILL)

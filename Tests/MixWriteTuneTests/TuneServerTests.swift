@@ -113,7 +113,7 @@ struct TuneServerTests {
             let decoded = try Oracle.decodeRGB(Oracle.fixture("\(name).mov")).frames[30]
             #expect(Oracle.psnr(shown, decoded.map(Double.init)) >= 30, "\(name) view")
         }
-        // The matte: white where the composite shows base, black where it shows fx.
+        // The matte: white where the composite shows fx (kept), black where it shows base (fx keyed out).
         let matte = try Oracle.decodeRGB(dir + "/matte.jpg").frames[0]
         let fx = try Oracle.decodeRGB(Oracle.fixture("fx.mov")).frames[30]
         let base = try Oracle.decodeRGB(Oracle.fixture("base.mov")).frames[30]
@@ -123,7 +123,7 @@ struct TuneServerTests {
             let toFx = abs(Int(page[i]) - Int(fx[i])) + abs(Int(page[i + 1]) - Int(fx[i + 1]))
             guard abs(toBase - toFx) > 60 else { continue }
             decided += 1
-            if (matte[i] > 128) == (toBase < toFx) { agree += 1 }
+            if (matte[i] > 128) == (toFx < toBase) { agree += 1 }
         }
         #expect(decided > 1000 && Double(agree) / Double(decided) > 0.97, "matte agrees with the composite on \(agree) of \(decided)")
     }

@@ -8,7 +8,7 @@ public final class BlendPreview {
     public enum View: String, Sendable, CaseIterable {
         /// fx keyed over base, as the movie will have it.
         case composite
-        /// The alpha of the key as grey: white where base shows, black where fx is kept.
+        /// What the key keeps of fx as grey: white where fx is kept, black where it is keyed out (base shows).
         case matte
         case fx, base
     }
@@ -19,6 +19,8 @@ public final class BlendPreview {
     public let height: Int
     /// The output's length in seconds.
     public let duration: Double
+    /// How long fx's video lasts on the output, in seconds (at most `duration`): where fx can be seen.
+    public let fxDuration: Double
     public let frameRate: Rational
     /// Every track the mix takes, by its command-line name (`fx:1`, `base:1`, `audio1:1` …), before `mute`.
     public let tracks: [AudioSource]
@@ -55,6 +57,7 @@ public final class BlendPreview {
         height = plan.height
         frameRate = plan.frameRate
         duration = plan.length.seconds
+        fxDuration = min(duration, fxFile.videoDuration?.seconds ?? duration)
         var lenient = plan
         lenient.strict = false
         compositor = try Compositor(lenient)
@@ -138,7 +141,9 @@ public final class BlendPreview {
         time = t
     }
 
-    /// The key's alpha as grey, 16 plus the luma `KeyAlpha` reads (219·alpha); with an fx's own alpha, that alpha.
+    /// What the key keeps of fx, as grey: white where fx is kept, black where the screen is keyed out (as OBS and
+    /// compositing tools show a matte): 235 less the luma `KeyAlpha` reads (219 × GPUImage's blend value, which is
+    /// 1 where base shows); with an fx's own alpha, that alpha.
     private func matte() throws(MixWriteError) -> Frame {
         guard hasFx, let f = fxPicture else { return black }
         if plan.byAlpha {
@@ -150,7 +155,7 @@ public final class BlendPreview {
         let output = keyAlpha.overHigh
         for y in 0..<height {
             let row = output.plane(0) + y * output.stride(0), low = keyAlpha.overLow.plane(0) + y * keyAlpha.overLow.stride(0)
-            for x in 0..<width { row[x] = UInt8(truncatingIfNeeded: 16 &+ Int(row[x]) &- Int(low[x])) }
+            for x in 0..<width { row[x] = UInt8(truncatingIfNeeded: 235 &- (Int(row[x]) &- Int(low[x]))) }
         }
         for p in 1...2 {
             for y in 0..<(height + 1) / 2 { (output.plane(p) + y * output.stride(p)).update(repeating: 128, count: (width + 1) / 2) }

@@ -74,6 +74,14 @@ public struct MixWriter: Sendable {
         OutputFile.removeStale(folder: OutputFile.folder(of: output), prefix: OutputFile.temporaryPrefix(of: output))
     }
 
+    /// Refuses a job whose output is one of its inputs (by path or by inode), as a render would, before a long-lived
+    /// caller (the tuning page) accepts it: exit 3.
+    @_spi(Tools) public static func refuseOutputAmongInputs(_ job: any MixJob) throws(MixWriteError) {
+        if let input = job.inputPaths.first(where: { OutputFile.sameFile(job.output, $0) }) {
+            throw .output(file: job.output, "is also an input (\(input)); choose another output")
+        }
+    }
+
     /// FFmpeg's own log lines: counted and summed up a line a file (the default), or each shown on stderr too (`-v`).
     public static func setLibraryLogging(_ on: Bool) {
         FFmpegLog.route(show: on)

@@ -43,14 +43,13 @@ enum AlphaBlend {
         }
     }
 
-    /// fx's alpha as grey into `output` (yuv420p): white where base shows (alpha 0), black where fx is opaque.
+    /// fx's alpha as grey into `output` (yuv420p): white where fx is opaque, black where base shows (alpha 0).
     static func matte(fx: Frame, into output: Frame) {
         let w = output.width, h = output.height
         for y in 0..<h {
             let a = fx.plane(3) + y * fx.stride(3), o = output.plane(0) + y * output.stride(0)
             for x in 0..<w {
-                let clear = 255 - Int(a[x])
-                o[x] = UInt8(16 + (219 * clear + 127) / 255)
+                o[x] = UInt8(16 + (219 * Int(a[x]) + 127) / 255)
             }
         }
         for p in 1...2 {
