@@ -35,6 +35,16 @@ enum Page {
   progress { width: 100%; }
   video { display: block; background: #000; margin-top: 4px; }
   video:not([src]) { display: none; }
+  [data-kinds] { display: none; }
+  /* The output's timeline under the time slider: a block a clip, a tick an event. */
+  #timeline { position: relative; height: 16px; margin: 0 0 6px 92px; background: #eee; }
+  #timeline div { position: absolute; top: 0; height: 16px; box-sizing: border-box; border-left: 2px solid #333;
+                  font-size: 10px; overflow: hidden; white-space: nowrap; padding-left: 2px; }
+  #timeline .event { border-left: 2px solid #c60; height: 16px; width: 0; padding: 0; }
+  .clip { border: 1px solid #ccc; padding: 4px; margin: 4px 0; }
+  .clip.removed { opacity: 0.5; }
+  .clip img { display: block; width: 160px; background: #222; }
+  .clip .name { font-weight: 600; overflow-wrap: anywhere; }
 </style>
 </head>
 <body>
@@ -44,17 +54,25 @@ enum Page {
   <div id="bar"><div id="status"></div><progress id="progress" max="1" value="0" hidden></progress></div>
   <h2>Picture</h2>
   <label><span>time</span><input id="t" type="range" min="0" value="0" step="any"><output id="tOut"></output></label>
-  <label><span>view</span><select id="view">
+  <div id="timeline" data-kinds="concat"></div>
+  <label data-kinds="blend"><span>view</span><select id="view">
     <option value="composite">composite</option><option value="matte">matte</option><option value="fx">fx</option>
     <option value="base">base</option><option value="side">side by side (composite, matte)</option></select></label>
   <label><span>zoom</span><select id="zoom"><option value="fit">fit</option><option value="1">100%</option>
     <option value="2">200%</option><option value="4">400%</option><option value="8">800%</option></select></label>
-  <h2>Key</h2>
+  <div data-kinds="concat still"><h2>Frame</h2>
+  <label><span>fit</span><select id="fit"><option value="fit">fit (bars)</option><option value="fill">fill (crop)</option>
+    <option value="stretch">stretch</option></select></label>
+  <label><span>size</span><input id="size" size="10" placeholder="as the input"></label>
+  <label data-kinds="concat"><span>fps</span><input id="fps" size="10" placeholder="as the first clip"></label>
+  <label data-kinds="still"><span>background</span><input id="background" size="7"></label></div>
+  <div data-kinds="concat"><h2>Clips</h2><div id="clips"></div></div>
+  <div data-kinds="blend"><h2>Key</h2>
   <label><span>colour</span><span id="swatch"></span><input id="key" size="7">
     <button id="pickButton" title="then click on the fx view">pick on fx</button></label>
   <label><span>threshold</span><input id="threshold" type="range" min="0" max="1" step="0.005"><output id="thresholdOut"></output></label>
   <label><span>smoothing</span><input id="smoothing" type="range" min="0" max="1" step="0.005"><output id="smoothingOut"></output></label>
-  <label><span>despill</span><input id="despill" type="checkbox"></label>
+  <label><span>despill</span><input id="despill" type="checkbox"></label></div>
   <h2>Mix</h2>
   <table id="mix"><tr><th>track</th><th>LUFS</th><th>gain dB</th><th>mute</th><th>offset s</th>
     <th title="lowered this many dB while the others play; 0: not ducked">duck dB</th></tr></table>
@@ -104,9 +122,19 @@ function valid() { if ($("status").className === "error") status(""); }
 let inFlight = false, pending = null;
 // Whether a picture is on its way (for tests: the one shown is the last asked for only when not).
 window.mwBusy = () => inFlight || pending !== null || !$("picture").complete;
+// What of the settings makes the picture, besides the time: a concat's clips and frame, a still's frame, a blend's key.
+function frameParams() {
+  const p = {};
+  if (info.kind === "concat") { p.clips = settings.clips.join(","); p.fps = settings.fps; }
+  if (info.kind === "concat" || info.kind === "still") { p.fit = settings.fit; p.size = settings.size; }
+  if (info.kind === "still") p.background = settings.background;
+  return p;
+}
 function pictureParams(view) {
-  return { t: $("t").value, view, key: settings.keyColor, threshold: settings.threshold,
-           smoothing: settings.smoothing, despill: settings.despill ? "1" : "0" };
+  const p = { t: $("t").value, ...frameParams() };
+  if (info.kind === "blend") Object.assign(p, { view, key: settings.keyColor, threshold: settings.threshold,
+                                                smoothing: settings.smoothing, despill: settings.despill ? "1" : "0" });
+  return p;
 }
 function refresh(started = performance.now()) {
   if (inFlight) { pending = started; return; }
@@ -135,6 +163,105 @@ function applyZoom() {
   const w = Math.max(1, Math.floor(info.width * scale)), h = Math.max(1, Math.floor(info.height * scale));
   for (const img of [$("picture"), $("second")]) { img.style.width = w + "px"; img.style.height = h + "px"; }
   $("audition").style.width = Math.min(w, stage.clientWidth) + "px";
+}
+
+// A change of the frame or of the clips changes the output's size, length and timeline: asked again, then drawn.
+let layoutAsked = 0;
+async function relayout() {
+  const asked = ++layoutAsked;
+  try {
+    const now = await getJSON("/api/info", frameParams());
+    if (asked !== layoutAsked) return;
+    Object.assign(info, { width: now.width, height: now.height, duration: now.duration, frameRate: now.frameRate,
+                          pieces: now.pieces, events: now.events, clips: now.clips });
+    const t = $("t");
+    t.max = Math.max(0, info.duration - 1 / info.frameRate);
+    t.step = 1 / info.frameRate;
+    if (Number(t.value) > Number(t.max)) t.value = t.max;
+    $("tOut").textContent = Number(t.value).toFixed(2) + " s";
+    drawTimeline(); drawClips(); refresh(); settingsChanged();
+  } catch (e) { error(e.message); }
+}
+
+// A concat's timeline under the time slider: each clip where it lands, each event as a tick.
+function drawTimeline() {
+  const bar = $("timeline");
+  if (info.kind !== "concat") return;
+  bar.textContent = "";
+  const at = x => (100 * x / info.duration) + "%";
+  for (const piece of info.pieces) {
+    const d = document.createElement("div");
+    d.style.left = at(piece.start); d.style.width = at(piece.duration);
+    d.textContent = piece.file.split("/").pop(); d.title = d.textContent + " from " + piece.start.toFixed(2) + " s";
+    bar.append(d);
+  }
+  for (const e of info.events) {
+    const d = document.createElement("div");
+    d.className = "event"; d.style.left = at(e.time); d.title = e.name + " at " + e.time.toFixed(2) + " s";
+    bar.append(d);
+  }
+}
+
+// A concat's clips: in the movie's order (those removed after them), each with its own picture at its own time
+// (as the output shows it), moved up or down, removed or put back.
+const clipTimes = {};
+function drawClips() {
+  if (info.kind !== "concat") return;
+  const list = $("clips");
+  list.textContent = "";
+  const removed = info.clips.map(c => c.index).filter(i => !settings.clips.includes(i));
+  for (const index of [...settings.clips, ...removed]) {
+    const clip = info.clips[index], kept = settings.clips.includes(index), place = settings.clips.indexOf(index);
+    const box = document.createElement("div");
+    box.className = "clip" + (kept ? "" : " removed");
+    box.dataset.clip = index;
+    box.innerHTML = `<div class="name"></div><img alt=""><label><span>time</span><input type="range" min="0" step="any">
+      <output></output></label><button data-move="-1">up</button><button data-move="1">down</button>
+      <button data-remove>${kept ? "remove" : "put back"}</button>`;
+    box.querySelector(".name").textContent = (kept ? (place + 1) + ". " : "") + clip.name;
+    const img = box.querySelector("img"), scrub = box.querySelector("input"), out = box.querySelector("output");
+    scrub.max = Math.max(0, clip.duration - 1 / info.frameRate);
+    scrub.value = Math.min(clipTimes[index] ?? clip.duration / 2, Number(scrub.max));
+    const show = () => {
+      out.textContent = Number(scrub.value).toFixed(2) + " s";
+      clipTimes[index] = Number(scrub.value);
+      if (kept) img.src = api("/api/picture", { ...frameParams(), clip: index, t: scrub.value });
+    };
+    img.hidden = !kept; scrub.disabled = !kept;
+    show();
+    scrub.addEventListener("input", show);
+    for (const b of box.querySelectorAll("[data-move]")) {
+      b.disabled = !kept || place + Number(b.dataset.move) < 0 || place + Number(b.dataset.move) >= settings.clips.length;
+      b.addEventListener("click", () => {
+        const to = place + Number(b.dataset.move);
+        [settings.clips[place], settings.clips[to]] = [settings.clips[to], settings.clips[place]];
+        relayout();
+      });
+    }
+    const remove = box.querySelector("[data-remove]");
+    remove.disabled = kept && settings.clips.length === 1;
+    remove.addEventListener("click", () => {
+      settings.clips = kept ? settings.clips.filter(i => i !== index) : [...settings.clips, index];
+      relayout();
+    });
+    list.append(box);
+  }
+}
+
+// A concat's or still's frame: fit, size, rate, background, each checked as typed.
+function bindFrame() {
+  if (info.kind !== "concat" && info.kind !== "still") return;
+  $("fit").value = settings.fit;
+  $("fit").addEventListener("change", () => { settings.fit = $("fit").value; relayout(); });
+  $("size").value = settings.size;
+  checked($("size"), text => text === "" || /^\d+x\d+$/.test(text) ? text : undefined, "WIDTHxHEIGHT (as 1280x720), or empty",
+          value => { settings.size = value; relayout(); }, () => settings.size);
+  $("fps").value = settings.fps ?? "";
+  checked($("fps"), text => text === "" || /^\d+(\.\d+)?(\/\d+)?$/.test(text) ? text : undefined, "a frame rate (as 25 or 30000/1001), or empty",
+          value => { settings.fps = value; relayout(); }, () => settings.fps ?? "");
+  $("background").value = settings.background ?? "000000";
+  checked($("background"), text => /^[0-9a-fA-F]{6}$/.test(text) ? text.toUpperCase() : undefined, "RRGGBB, as 000000",
+          value => { settings.background = value; relayout(); }, () => settings.background);
 }
 
 // The command and job entry follow every change.
@@ -297,13 +424,16 @@ async function audition() {
 async function start() {
   info = await getJSON("/api/info");
   settings = info.settings;
+  document.title = "mixwrite tune: " + info.kind;
+  for (const e of document.querySelectorAll("[data-kinds]"))
+    if (e.dataset.kinds.split(" ").includes(info.kind)) e.style.display = e.tagName === "LABEL" ? "flex" : "block";
   settings.gains = settings.gains || {}; settings.mute = settings.mute || []; settings.offsets = settings.offsets || {};
   settings.duck = settings.duck || {};
   const t = $("t");
   t.max = Math.max(0, info.duration - 1 / info.frameRate);
   t.step = 1 / info.frameRate;
-  // It opens in the middle of where fx shows (not of the movie, which may go on after fx ends).
-  t.value = Math.min(Math.min(info.fxDuration, info.duration) / 2, Number(t.max)).toFixed(3);
+  // It opens in the middle of where fx shows (not of the movie, which may go on after fx ends); others in the middle.
+  t.value = Math.min(Math.min(info.fxDuration ?? info.duration, info.duration) / 2, Number(t.max)).toFixed(3);
   const showTime = () => { $("tOut").textContent = Number(t.value).toFixed(2) + " s"; };
   showTime();
   t.addEventListener("input", () => { showTime(); refresh(); });
@@ -321,8 +451,11 @@ async function start() {
       setTimeout(() => { b.textContent = "copy"; }, 1500);
     });
   }
-  bindKey();
+  if (info.kind === "blend") bindKey();
+  bindFrame();
   bindMix();
+  drawTimeline();
+  drawClips();
   refresh();
   settingsChanged();
 }

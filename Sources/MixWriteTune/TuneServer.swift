@@ -28,7 +28,26 @@ public final class TuneServer: Sendable {
 
     /// Opens the job's inputs (a bad one fails here, before anything listens); `run` binds `listen`:`port`
     /// (port 0: a free one).
-    public init(job: BlendJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
+    public convenience init(job: BlendJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
+        try await self.init(.blend(job), listen: listen, port: port)
+    }
+
+    /// A concat's page: its clips, their order, the frame, the mix.
+    public convenience init(job: ConcatJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
+        try await self.init(.concat(job), listen: listen, port: port)
+    }
+
+    /// A still's page: the picture as framed, the mix.
+    public convenience init(job: StillJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
+        try await self.init(.still(job), listen: listen, port: port)
+    }
+
+    /// A remix's page: the movie's picture, the mix.
+    public convenience init(job: RemixJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
+        try await self.init(.remix(job), listen: listen, port: port)
+    }
+
+    private init(_ job: TuneSession.Job, listen: String, port: UInt16) async throws {
         session = try TuneSession(job: job)
         var bytes = [UInt8](repeating: 0, count: 24)
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
@@ -132,13 +151,10 @@ public final class TuneServer: Sendable {
         case (.get, "/"):
             return Reply(status: .ok, contentType: "text/html; charset=utf-8", body: Array(Page.html.utf8))
         case (.get, "/api/info"):
-            return try json(await session.info())
+            return try json(await session.info(try await settings(from: query, session: session)))
         case (.get, "/api/picture"):
             let settings = try await settings(from: query, session: session)
-            guard let view = BlendPreview.View(rawValue: query["view"] ?? "composite") else {
-                throw RequestError.bad("view must be one of \(BlendPreview.View.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            let jpeg = try await session.picture(at: try number(query, "t"), settings: settings, view: view)
+            let jpeg = try await session.picture(at: try number(query, "t"), settings: settings, query: query)
             return Reply(status: .ok, contentType: "image/jpeg", body: jpeg)
         case (.get, "/api/pick"):
             let hex = try await session.pick(at: try number(query, "t"), x: try number(query, "x"), y: try number(query, "y"))
@@ -146,9 +162,8 @@ public final class TuneServer: Sendable {
         case (.get, "/api/loudness"):
             return try json(await session.trackLoudness())
         case (.post, "/api/command"):
-            let settings = try await body(request, session: session)
-            let job = settings.applied(to: session.job, tracks: session.tracks)
-            return try json(["command": job.commandLine, "job": job.jobEntry])
+            let (command, job) = try await session.command(try await body(request, session: session))
+            return try json(["command": command, "job": job])
         case (.post, "/api/render"):
             let settings = try await body(request, session: session)
             let overwrite = query["overwrite"] == "1"
@@ -157,8 +172,8 @@ public final class TuneServer: Sendable {
             return try json(await session.renderState())
         case (.post, "/api/audition"):
             let settings = try await body(request, session: session)
-            let movie = try await session.audition(at: try number(query, "t"), settings: settings)
-            return Reply(status: .ok, contentType: "video/mp4", body: movie)
+            let (movie, type) = try await session.audition(at: try number(query, "t"), settings: settings)
+            return Reply(status: .ok, contentType: type, body: movie)
         case (_, "/"), (_, "/api/info"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/loudness"), (_, "/api/command"),
              (_, "/api/render"), (_, "/api/audition"):
             return Reply(status: .methodNotAllowed, contentType: "application/json", body: Array(#"{"error": "method not allowed"}"#.utf8))
@@ -167,14 +182,23 @@ public final class TuneServer: Sendable {
         }
     }
 
-    /// The key settings of a picture request: the job's, with what the query changes.
+    /// The picture settings of a request (the key; a concat's clips and frame; a still's frame): the job's, with
+    /// what the query changes. `clips` is a comma-separated list of the clips' places on the command line.
     static func settings(from query: [String: String], session: TuneSession) async throws(RequestError) -> TuneSettings {
-        var s = session.initial
+        var s = await session.initial
         if let k = query["key"] { s.keyColor = k }
         if query["threshold"] != nil { s.threshold = try number(query, "threshold") }
         if query["smoothing"] != nil { s.smoothing = try number(query, "smoothing") }
         if let d = query["despill"] { s.despill = d == "1" || d == "true" }
-        return try s.validated(for: session.job, tracks: session.tracks)
+        if let c = query["clips"] {
+            let places = c.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            guard c.count <= 4096, places.allSatisfy({ $0 != nil }) else { throw .bad("clips must be numbers separated by commas") }
+            s.clips = places.compactMap { $0 }
+        }
+        for (name, path) in [("fit", \TuneSettings.fit), ("size", \.size), ("fps", \.fps), ("background", \.background)] {
+            if let v = query[name] { s[keyPath: path] = v }
+        }
+        return try await session.validated(s)
     }
 
     static func body(_ request: Request, session: TuneSession) async throws -> TuneSettings {
@@ -182,10 +206,12 @@ public final class TuneServer: Sendable {
         var request = request
         let data = try await request.collectBody(upTo: HTTPLimits().bodyBytes)
         let settings: TuneSettings
-        do { settings = try JSONDecoder().decode(TuneSettings.self, from: Data(data.readableBytesView)) } catch {
+        let decoder = JSONDecoder()
+        decoder.userInfo[TuneSettings.kindKey] = session.kind
+        do { settings = try decoder.decode(TuneSettings.self, from: Data(data.readableBytesView)) } catch {
             throw RequestError.bad("the body must be the page's settings as JSON")
         }
-        return try settings.validated(for: session.job, tracks: session.tracks)
+        return try await session.validated(settings)
     }
 
     /// A number parameter: finite, and within ±1e9 (every parameter's own range is checked where it is used,

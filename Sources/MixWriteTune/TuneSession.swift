@@ -2,13 +2,10 @@ import Foundation
 @_spi(Tools) import MixWrite
 
 /// The one owner of the preview (decoded pictures, the keyer) and of the render: requests come in at once,
-/// the actor takes them one at a time, so 50 requests at once queue and never share a picture.
+/// the actor takes them one at a time, so 50 requests at once queue and never share a picture. What differs by
+/// kind of job is its `Composition`; the rest is this.
 actor TuneSession {
-    private let preview: BlendPreview
-    let job: BlendJob
-    let initial: TuneSettings
-    /// Every track the mix knows, with its source: `fx:1` of `fx` …
-    let tracks: [TuneSettings.Track]
+    private let composition: any Composition
     /// Each track's loudness, measured once, off the actor (it decodes all the sound; pictures go on meanwhile).
     private var loudness: Task<[String: Double], any Error>?
     private var render = RenderState()
@@ -18,6 +15,8 @@ actor TuneSession {
     /// Loudness measurements of the mix (`--loudness`, `--level-match`), kept from one audition or render to the
     /// next while the mix stays the same.
     private let measurements = MeasurementCache()
+    /// The job's kind, for reading a request's settings.
+    nonisolated let kind: String
 
     struct RenderState: Codable, Sendable {
         var state = "idle"
@@ -26,60 +25,59 @@ actor TuneSession {
         var output: String?
     }
 
-    init(job: BlendJob) throws(MixWriteError) {
-        try MixWriter.refuseOutputAmongInputs(job)
-        MixWriter.removeStaleTemporaryFiles(for: job.output)
-        let p = try BlendPreview(job: job)
-        preview = p
-        self.job = job
-        tracks = p.tracks.map { TuneSettings.Track(source: $0.label, name: $0.name) }
-        initial = TuneSettings(job: job, key: p.initialKey, tracks: tracks)
-    }
+    /// The kinds of job the page tunes.
+    enum Job: Sendable {
+        case blend(BlendJob), concat(ConcatJob), still(StillJob), remix(RemixJob)
 
-    /// What the page needs to draw its controls.
-    struct Info: Encodable, Sendable {
-        struct Track: Encodable, Sendable {
-            var name: String
-            var source: String
-            var codec: String
-            var channels: Int
+        var job: any TunedJob {
+            switch self {
+            case .blend(let j): j
+            case .concat(let j): j
+            case .still(let j): j
+            case .remix(let j): j
+            }
         }
-        var fx, base, output: String
-        var duration: Double
-        /// Where fx can be seen: the page opens in the middle of it.
-        var fxDuration: Double
-        var width, height: Int
-        var frameRate: Double
-        var settings: TuneSettings
-        var tracks: [Track]
     }
 
-    func info() -> Info {
-        Info(fx: job.fx, base: job.base, output: job.output, duration: preview.duration, fxDuration: preview.fxDuration, width: preview.width,
-             height: preview.height, frameRate: preview.frameRate.doubleValue, settings: initial,
-             tracks: preview.tracks.map { Info.Track(name: $0.name, source: $0.label, codec: $0.codec, channels: $0.channels) })
-    }
-
-    func picture(at t: Double, settings: TuneSettings, view: BlendPreview.View) throws(RequestError) -> [UInt8] {
-        guard t.isFinite, t >= 0, t < preview.duration else {
-            throw .bad("t must be between 0 and \(preview.duration) s")
+    init(job: Job) throws(MixWriteError) {
+        try MixWriter.refuseOutputAmongInputs(job.job)
+        MixWriter.removeStaleTemporaryFiles(for: job.job.output)
+        switch job {
+        case .blend(let j): composition = try BlendComposition(j)
+        case .concat(let j): composition = try SequenceComposition(concat: j)
+        case .still(let j): composition = try SequenceComposition(still: j)
+        case .remix(let j): composition = try SequenceComposition(remix: j)
         }
-        do { return try preview.picture(at: t, key: settings.key, view: view) } catch { throw .failed(error.description) }
+        kind = composition.kind
     }
 
-    /// fx's colour at (x, y); the coordinates are checked as numbers before they become integers.
+    /// What the page needs to draw its controls, for `settings` (a concat's order and frame change its timeline).
+    func info(_ settings: TuneSettings) throws(RequestError) -> TuneInfo { try composition.info(settings) }
+
+    /// The job's settings with what a picture request's query changes, checked.
+    var initial: TuneSettings { composition.initial }
+
+    func validated(_ settings: TuneSettings) throws(RequestError) -> TuneSettings { try composition.validated(settings) }
+
+    func picture(at t: Double, settings: TuneSettings, query: [String: String]) throws(RequestError) -> [UInt8] {
+        try composition.picture(at: t, settings: settings, query: query)
+    }
+
     func pick(at t: Double, x: Double, y: Double) throws(RequestError) -> String {
-        guard t.isFinite, t >= 0, t < preview.duration else { throw .bad("t must be between 0 and \(preview.duration) s") }
-        guard x.isFinite, y.isFinite, x >= 0, y >= 0, x < Double(preview.width), y < Double(preview.height) else {
-            throw .bad("(x, y) must be inside the \(preview.width)×\(preview.height) picture")
-        }
-        do { return OptionValue.hex(try preview.fxColor(at: t, x: Int(x), y: Int(y))) } catch { throw .bad(error.description) }
+        guard let blend = composition as? BlendComposition else { throw .bad("only a blend has a key colour to pick") }
+        return try blend.pick(at: t, x: x, y: y)
+    }
+
+    /// The command and the job-file entry for `settings`.
+    func command(_ settings: TuneSettings) throws(RequestError) -> (command: String, job: String) {
+        let j = try composition.job(with: settings)
+        return (j.commandLine, j.jobEntry)
     }
 
     /// Each track's loudness (LUFS by track name; silent tracks left out).
     func trackLoudness() async throws(RequestError) -> [String: Double] {
-        let job = self.job
-        let task = loudness ?? Task.detached { try job.trackLoudness() }
+        let measure = composition.loudness
+        let task = loudness ?? Task.detached { try measure() }
         loudness = task
         do { return try await task.value } catch { throw .failed((error as? MixWriteError)?.description ?? "\(error)") }
     }
@@ -89,20 +87,19 @@ actor TuneSession {
     static let auditionLead = 1.0
     static let auditionPreset = "ultrafast"
 
-    /// A few seconds around `t` with `settings`, picture and mixed sound, as an MP4 for the page's `<video>`:
-    /// the job itself cut to an excerpt (`BlendJob.start`, `length`), written to a temporary file that is read and removed.
-    func audition(at t: Double, settings: TuneSettings) async throws(RequestError) -> [UInt8] {
-        guard t.isFinite, t >= 0, t < preview.duration else { throw .bad("t must be between 0 and \(preview.duration) s") }
+    /// A few seconds around `t` with `settings`, picture and mixed sound, as an MP4 for the page's `<video>` (a
+    /// remix's: its sound, as M4A): the job itself cut to an excerpt, written to a temporary file that is read and
+    /// removed. Returns the bytes and their MIME type.
+    func audition(at t: Double, settings: TuneSettings) async throws(RequestError) -> (bytes: [UInt8], type: String) {
+        let duration = try composition.info(settings).duration
+        guard t.isFinite, t >= 0, t < duration else { throw .bad("t must be between 0 and \(duration) s") }
         if auditionTask != nil { throw .conflict("an audition is being made") }
-        let length = min(Self.auditionSeconds, preview.duration)
-        let start = max(0, min(t - Self.auditionLead, preview.duration - length))
-        var j = settings.applied(to: job, tracks: tracks)
-        (j.start, j.length) = (start, length)
-        j.output = FileManager.default.temporaryDirectory.appendingPathComponent("mixwrite-audition-\(UUID().uuidString).mp4").path
+        let length = min(Self.auditionSeconds, duration)
+        let start = max(0, min(t - Self.auditionLead, duration - length))
+        var j = try composition.audition(with: settings, start: start, length: length)
+        let type = composition.auditionType
+        j.output = FileManager.default.temporaryDirectory.appendingPathComponent("mixwrite-audition-\(UUID().uuidString).\(type)").path
         j.overwrite = false
-        // The same blend and mix; x264's fastest preset, since it is heard and seen once (the file is larger).
-        j.preset = Self.auditionPreset
-        j.keepHDR = false   // the browser plays H.264: the audition is the SDR picture
         let (finalJob, measurements) = (j, self.measurements)
         let task = Task<[UInt8], any Error> {
             defer { try? FileManager.default.removeItem(atPath: finalJob.output) }
@@ -114,7 +111,7 @@ actor TuneSession {
         }
         auditionTask = task
         defer { auditionTask = nil }
-        do { return try await task.value } catch let e as MixWriteError {
+        do { return (try await task.value, type == "m4a" ? "audio/mp4" : "video/mp4") } catch let e as MixWriteError {
             if case .usage(let m) = e { throw .bad(m) }
             throw .failed(e.description)
         } catch {
@@ -125,7 +122,7 @@ actor TuneSession {
     /// Starts writing the whole movie with `settings`; an existing output only with `overwrite` (the page asks).
     func startRender(_ settings: TuneSettings, overwrite: Bool) throws(RequestError) -> RenderState {
         if render.state == "running" { throw .conflict("a render is running") }
-        var j = settings.applied(to: job, tracks: tracks)
+        var j = try composition.job(with: settings)
         if FileManager.default.fileExists(atPath: j.output) && !overwrite {
             throw .conflict("\(j.output) exists; confirm to replace it")
         }

@@ -1,12 +1,22 @@
 import Foundation
 @_spi(Tools) import MixWrite
 
-/// What the page can change: the key and the mix. Everything else stays as the command line gave it.
+/// What the page can change: the key (a blend), the picture (a concat's clips, order and frame; a still's frame),
+/// and the mix. Everything else stays as the command line gave it. The mix is by the job's own track names (a
+/// concat's `clip2:1` is the second clip the command line gave, wherever the page moves it).
 struct TuneSettings: Codable, Sendable, Equatable {
-    var keyColor: String
-    var threshold: Double
-    var smoothing: Double
-    var despill: Bool
+    var keyColor = "00FF00"
+    var threshold = 0.4
+    var smoothing = 0.1
+    var despill = false
+    /// A concat's clips in the page's order, by their place on the command line (0-based); a removed one left out.
+    var clips: [Int]?
+    /// A concat's or still's `--fit`, `--size` (WIDTHxHEIGHT; "" for the job's own) and `--fps` ("" likewise);
+    /// a still's `--background` (RRGGBB).
+    var fit: String?
+    var size: String?
+    var fps: String?
+    var background: String?
     /// dB by source or track name (`fx`, `fx:2`, `audio1`).
     var gains: [String: Double] = [:]
     var mute: [String] = []
@@ -23,31 +33,46 @@ struct TuneSettings: Codable, Sendable, Equatable {
         var name: String
     }
 
-    /// The job's settings, the mix track by track: the page has a fader a track, so a whole source's gain,
-    /// offset, mute or duck is shown on each of its tracks (`expanded`).
+    /// The job's mix, track by track: the page has a fader a track, so a whole source's gain, offset, mute or duck
+    /// is shown on each of its tracks (`expanded`).
+    init(audio: AudioOptions, tracks: [Track]) {
+        gains = audio.gains
+        mute = audio.mute
+        offsets = audio.offsets
+        loudness = audio.loudness
+        duck = audio.duck
+        levelMatch = audio.levelMatch
+        self = expanded(tracks)
+    }
+
+    /// A blend's: its key, and the mix.
     init(job: BlendJob, key: KeySettings, tracks: [Track]) {
+        self.init(audio: job.audio, tracks: tracks)
         keyColor = key.keyColorHex
         threshold = key.threshold
         smoothing = key.smoothing
         despill = key.despill
-        gains = job.audio.gains
-        mute = job.audio.mute
-        offsets = job.audio.offsets
-        loudness = job.audio.loudness
-        duck = job.audio.duck
-        levelMatch = job.audio.levelMatch
-        self = expanded(tracks)
     }
 
-    enum CodingKeys: String, CodingKey { case keyColor, threshold, smoothing, despill, gains, mute, offsets, loudness, duck, levelMatch }
+    enum CodingKeys: String, CodingKey {
+        case keyColor, threshold, smoothing, despill, clips, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch
+    }
 
-    /// The page sends every key; a script may leave the mix out.
+    /// The page sends every key of its kind; a script may leave the mix out (a blend's key it must give).
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        keyColor = try c.decode(String.self, forKey: .keyColor)
-        threshold = try c.decode(Double.self, forKey: .threshold)
-        smoothing = try c.decode(Double.self, forKey: .smoothing)
-        despill = try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false
+        let kind = decoder.userInfo[TuneSettings.kindKey] as? String ?? "blend"
+        if kind == "blend" {
+            keyColor = try c.decode(String.self, forKey: .keyColor)
+            threshold = try c.decode(Double.self, forKey: .threshold)
+            smoothing = try c.decode(Double.self, forKey: .smoothing)
+            despill = try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false
+        }
+        clips = try c.decodeIfPresent([Int].self, forKey: .clips)
+        fit = try c.decodeIfPresent(String.self, forKey: .fit)
+        size = try c.decodeIfPresent(String.self, forKey: .size)
+        fps = try c.decodeIfPresent(String.self, forKey: .fps)
+        background = try c.decodeIfPresent(String.self, forKey: .background)
         gains = try c.decodeIfPresent([String: Double].self, forKey: .gains) ?? [:]
         mute = try c.decodeIfPresent([String].self, forKey: .mute) ?? []
         offsets = try c.decodeIfPresent([String: Double].self, forKey: .offsets) ?? [:]
@@ -56,10 +81,11 @@ struct TuneSettings: Codable, Sendable, Equatable {
         levelMatch = try c.decodeIfPresent(Bool.self, forKey: .levelMatch) ?? false
     }
 
-    /// Limits a request's values must keep, with the message a 400 answers: the job's own checks (the messages
-    /// name the command-line options), and names the job knows.
-    func validated(for job: BlendJob, tracks: [Track]) throws(RequestError) -> TuneSettings {
-        guard OptionValue.color(keyColor) != nil else { throw .bad("keyColor '\(keyColor)' is not RRGGBB") }
+    /// The job kind a body is read for (`JSONDecoder.userInfo`).
+    static let kindKey = CodingUserInfoKey(rawValue: "kind")!
+
+    /// The mix's values are numbers and name tracks the job has: a request's checks before the job's own.
+    func checkedMix(tracks: [Track]) throws(RequestError) -> TuneSettings {
         for (name, v) in [("threshold", threshold), ("smoothing", smoothing)] + gains.map({ ("gain of \($0.key)", $0.value) })
             + offsets.map({ ("offset of \($0.key)", $0.value) }) + duck.map({ ("duck depth of \($0.key)", $0.value) })
             + [("loudness", loudness ?? -16)] where !v.isFinite {
@@ -70,9 +96,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
             throw .bad("'\(name)' is not a source or track of this job")
         }
         // The ranges as the page shows them, track by track (a source's gain adds to its tracks' own).
-        let perTrack = expanded(tracks)
-        do { try perTrack.applied(to: job, tracks: tracks).validate() } catch { throw .bad(error.description) }
-        return perTrack
+        return expanded(tracks)
     }
 
     var key: KeySettings {
@@ -96,36 +120,66 @@ struct TuneSettings: Codable, Sendable, Equatable {
         return s
     }
 
-    /// The job with these settings. The mix is written as briefly as it renders the same: a source whose
-    /// tracks all have one value gets it by the source's name (`--gain audio1=-9`), else each track its own.
-    func applied(to job: BlendJob, tracks: [Track]) -> BlendJob {
+    /// The mix put on `audio`, written as briefly as it renders the same: a source whose tracks all have one
+    /// value gets it by the source's name (`--gain audio1=-9`), else each track its own. `tracks` are those still
+    /// in the job; `renamed` gives a source's name in the job as it is now (a concat's clip moved).
+    func applyMix(to audio: inout AudioOptions, tracks: [Track], renamed: (String) -> String = { $0 }) {
         let s = expanded(tracks)
-        var j = job
-        j.key = key
-        j.autoKeyColor = false
         let sources = tracks.map(\.source).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        func name(_ n: String) -> String {
+            let parts = n.split(separator: ":", maxSplits: 1)
+            return renamed(String(parts[0])) + (parts.count > 1 ? ":" + parts[1] : "")
+        }
         func collapsed(_ values: [String: Double]) -> [String: Double] {
             var result: [String: Double] = [:]
             for source in sources {
                 let own = tracks.filter { $0.source == source }.map(\.name)
                 let given = Set(own.map { values[$0] })
                 if given.count == 1, let v = given.first {
-                    if let v { result[source] = v }
+                    if let v { result[name(source)] = v }
                 } else {
-                    for name in own { result[name] = values[name] }
+                    for n in own { result[name(n)] = values[n] }
                 }
             }
             return result
         }
-        j.audio.gains = collapsed(s.gains)
-        j.audio.offsets = collapsed(s.offsets)
+        audio.gains = collapsed(s.gains)
+        audio.offsets = collapsed(s.offsets)
         // Depth 0 is the page's "not ducked".
-        j.audio.duck = collapsed(s.duck)
-        j.audio.mute = collapsed(Dictionary(uniqueKeysWithValues: s.mute.map { ($0, 1) })).keys.sorted()
-        j.audio.loudness = loudness
-        if loudness == nil { j.audio.truePeak = nil }
-        j.audio.levelMatch = levelMatch
+        audio.duck = collapsed(s.duck)
+        audio.mute = collapsed(Dictionary(uniqueKeysWithValues: s.mute.map { ($0, 1) })).keys.sorted()
+        audio.loudness = loudness
+        if loudness == nil { audio.truePeak = nil }
+        audio.levelMatch = levelMatch
+    }
+
+    /// A blend with these settings: the key and the mix.
+    func applied(to job: BlendJob, tracks: [Track]) -> BlendJob {
+        var j = job
+        j.key = key
+        j.autoKeyColor = false
+        applyMix(to: &j.audio, tracks: tracks)
         return j
+    }
+
+    /// `fit`, `size`, `fps` put on a picture's options; a bad value is a 400 naming the option.
+    func applyPicture(fit: inout Fit, width: inout Int?, height: inout Int?, frameRate: inout Rational?) throws(RequestError) {
+        if let f = self.fit {
+            guard let v = Fit(rawValue: f) else { throw .bad("fit '\(f)' is not one of \(Fit.allCases.map(\.rawValue).joined(separator: ", "))") }
+            fit = v
+        }
+        if let size {
+            if size.isEmpty { (width, height) = (nil, nil) } else {
+                guard let v = OptionValue.size(size) else { throw .bad("size '\(size)' is not WIDTHxHEIGHT") }
+                (width, height) = (v.width, v.height)
+            }
+        }
+        if let fps {
+            if fps.isEmpty { frameRate = nil } else {
+                guard let r = Rational(parsing: fps), r.isValid else { throw .bad("fps '\(fps)' is not a frame rate such as 30 or 30000/1001") }
+                frameRate = r
+            }
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MixWriteTune
 @_spi(Tools) import MixWrite
 
 struct Blend: AsyncParsableCommand {
@@ -30,14 +31,7 @@ struct Blend: AsyncParsableCommand {
     @OptionGroup var blend: BlendOptions
     @OptionGroup var parts: PartOptions
 
-    @Flag(help: "Instead of rendering, serve the tuning page for this job (as 'mixwrite tune'), with --port and --listen.")
-    var tune = false
-
-    @Option(help: "With --tune: the port to serve the page on (default: a free one).")
-    var port: UInt16 = 0
-
-    @Option(help: "With --tune: the address to serve the page on. Only 127.0.0.1 keeps the page to this machine.")
-    var listen: String = "127.0.0.1"
+    @OptionGroup var tuning: TuneFlag
 
     var key: KeyOptions { blend.key }
 
@@ -45,11 +39,11 @@ struct Blend: AsyncParsableCommand {
         MixWriter.setLibraryLogging(common.verbose)
         var job = try blend.job(fx: fx, base: base, output: output)
         try parts.apply(parts: &job.parts, part: &job.part)
-        if tune {
+        if tuning.tune {
             if frame != nil || start != nil || length != nil || job.parts != nil {
                 throw MixWriteError.usage("--tune serves the page for the whole job: --frame, --start, --length and --parts do not go with it")
             }
-            return try await ServingOptions.serve(job, listen: listen, port: port, quiet: common.quiet)
+            return try await tuning.serve(job.output, quiet: common.quiet) { try await TuneServer(job: job, listen: $0, port: $1) }
         }
         job.overwrite = common.overwrite
         job.strict = common.strict

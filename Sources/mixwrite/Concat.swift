@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(Tools) import MixWrite
+import MixWriteTune
 
 struct Concat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,6 +29,7 @@ struct Concat: AsyncParsableCommand {
     @OptionGroup var video: VideoOptions
     @OptionGroup var audio: AudioMixOptions
     @OptionGroup var parts: PartOptions
+    @OptionGroup var tuning: TuneFlag
 
     func run() async throws {
         var job = ConcatJob(clips: clips, output: output)
@@ -46,6 +48,11 @@ struct Concat: AsyncParsableCommand {
             do { job.events = try JSONDecoder().decode([ClipEvent].self, from: data) } catch {
                 throw MixWriteError.input(file: events, "is not a JSON array of {\"clip\", \"time\", \"name\"} events")
             }
+        }
+        if tuning.tune {
+            if job.parts != nil { throw MixWriteError.usage("--tune serves the page for the whole job: --parts does not go with it") }
+            let tuned = job
+            return try await tuning.serve(job.output, quiet: common.quiet) { try await TuneServer(job: tuned, listen: $0, port: $1) }
         }
         let report = try await Runner(common: common).run(job)
         common.printReport(report)
@@ -77,6 +84,7 @@ struct Still: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
     @OptionGroup var video: VideoOptions
     @OptionGroup var audio: AudioMixOptions
+    @OptionGroup var tuning: TuneFlag
 
     func run() async throws {
         var job = StillJob(image: image, audioFiles: sounds, output: output)
@@ -90,6 +98,10 @@ struct Still: AsyncParsableCommand {
         }
         job.background = [bg.r, bg.g, bg.b]
         job.audio = try audio.options()
+        if tuning.tune {
+            let tuned = job
+            return try await tuning.serve(job.output, quiet: common.quiet) { try await TuneServer(job: tuned, listen: $0, port: $1) }
+        }
         let report = try await Runner(common: common).run(job)
         common.printReport(report)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MixWrite
+import MixWriteTune
 
 struct Remix: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,12 +17,17 @@ struct Remix: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var audio: AudioMixOptions
+    @OptionGroup var tuning: TuneFlag
 
     func run() async throws {
         var job = RemixJob(movie: movie, output: output)
         job.overwrite = common.overwrite
         job.strict = common.strict
         job.audio = try audio.options()
+        if tuning.tune {
+            let tuned = job
+            return try await tuning.serve(job.output, quiet: common.quiet) { try await TuneServer(job: tuned, listen: $0, port: $1) }
+        }
         let report = try await Runner(common: common).run(job)
         common.printReport(report)
     }

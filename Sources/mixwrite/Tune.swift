@@ -43,15 +43,18 @@ struct ServingOptions: ParsableArguments {
     var quiet = false
 
     /// Serves `job`'s page until SIGINT or SIGTERM: its address (with its token) on stdout.
-    func serve(_ job: BlendJob) async throws { try await Self.serve(job, listen: listen, port: port, quiet: quiet) }
+    func serve(_ job: BlendJob) async throws {
+        try await Self.serve(job.output, listen: listen, port: port, quiet: quiet) { try await TuneServer(job: job, listen: $0, port: $1) }
+    }
 
-    static func serve(_ job: BlendJob, listen: String, port: UInt16, quiet: Bool) async throws {
-        let output = job.output
+    /// Serves the page of the server `make` opens on `listen`:`port` until SIGINT or SIGTERM.
+    static func serve(_ output: String, listen: String, port: UInt16, quiet: Bool,
+                      make: (String, UInt16) async throws -> TuneServer) async throws {
         if listen != "127.0.0.1" && !quiet {
             writeError("mixwrite: warning: serving on \(listen): anyone who can reach it and has the token can read the inputs' pictures and write \(output)\n")
         }
         let server: TuneServer
-        do { server = try await TuneServer(job: job, listen: listen, port: port) } catch let e as MixWriteError { throw e } catch {
+        do { server = try await make(listen, port) } catch let e as MixWriteError { throw e } catch {
             throw MixWriteError.usage("cannot serve on \(listen):\(port): \(error)")
         }
         // The signals are watched before the address is printed: whoever reads it may stop the server at once
@@ -67,6 +70,23 @@ struct ServingOptions: ParsableArguments {
         }
         await server.stop()
         if !quiet { writeError("mixwrite: stopped serving\n") }
+    }
+}
+
+/// `--tune` on a command (the blend, `concat`, `still`, `remix`): instead of rendering, serve the job's page.
+struct TuneFlag: ParsableArguments {
+    @Flag(help: "Instead of rendering, serve the tuning page for this job (as 'mixwrite tune'), with --port and --listen.")
+    var tune = false
+
+    @Option(help: "With --tune: the port to serve the page on (default: a free one).")
+    var port: UInt16 = 0
+
+    @Option(help: "With --tune: the address to serve the page on. Only 127.0.0.1 keeps the page to this machine.")
+    var listen: String = "127.0.0.1"
+
+    /// Serves the page of the job writing `output` (its server made by `make`) until SIGINT or SIGTERM.
+    func serve(_ output: String, quiet: Bool, make: (String, UInt16) async throws -> TuneServer) async throws {
+        try await ServingOptions.serve(output, listen: listen, port: port, quiet: quiet, make: make)
     }
 }
 

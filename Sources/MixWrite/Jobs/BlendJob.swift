@@ -62,13 +62,6 @@ public struct BlendJob: Sendable {
         set { (start, length) = (newValue?.start.seconds, newValue?.length?.seconds) }
     }
 
-    /// A part of the output's timeline.
-    struct Excerpt: Sendable, Equatable {
-        var start: MediaTime
-        /// nil: to the end.
-        var length: MediaTime?
-    }
-
     public init(fx: String, base: String, output: String) {
         self.fx = fx
         self.base = base
@@ -225,12 +218,7 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob, PartedJob {
         let (fxFile, baseFile, video) = try j.planVideo()
         var ignored: [String] = []
         let sources = try j.audio.sources(fx: fxFile, base: baseFile, extra: j.audio.extraFiles(), strict: false, warnings: &ignored)
-        guard let plan = try j.audio.plan(sources: sources, duration: video.length) else { return [:] }
-        var result: [String: Double] = [:]
-        for s in plan.sources {
-            if let l = try LoudnessMeter.measure(source: s, of: plan), !l.isSilent { result[s.name] = l.integrated }
-        }
-        return result
+        return try j.audio.plan(sources: sources, duration: video.length)?.trackLoudness() ?? [:]
     }
 
     /// Writes the blended picture at output time `time` to `output` as PNG, without encoding a movie:
@@ -262,7 +250,18 @@ extension AudioOptions {
     }
 }
 
-extension BlendJob.Excerpt {
+/// A part of the output's timeline (`--start`, `--length`; the tuning page's audition).
+struct Excerpt: Sendable, Equatable {
+    var start: MediaTime
+    /// nil: to the end.
+    var length: MediaTime?
+}
+
+extension Excerpt {
+    init(seconds: (start: Double, length: Double)) {
+        self.init(start: MediaTime(seconds: seconds.start) ?? .zero, length: MediaTime(seconds: seconds.length))
+    }
+
     /// The output frames it covers, out of `count` at `rate`: from the frame showing at `start`, at least one.
     func frames(rate: Rational, of count: Int) throws(MixWriteError) -> Range<Int> {
         let whole = MediaTime(frames: Int64(count), rate: rate)

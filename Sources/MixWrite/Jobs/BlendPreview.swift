@@ -36,12 +36,7 @@ public final class BlendPreview {
     private let black: Frame
     /// The key's alpha, for the matte.
     private let keyAlpha: KeyAlpha
-    private let rgb: Frame
-    private let toRGB: Scaler
-    /// BT.601 pictures go straight to JPEG's full range (JPEG is BT.601); others through RGB, for their matrix.
-    private let direct: Scaler?
-    private let jpeg: Frame
-    private let toJPEG: Scaler
+    private let pictures: JPEGPictures
 
     public init(job: BlendJob) throws(MixWriteError) {
         self.job = job
@@ -65,20 +60,10 @@ public final class BlendPreview {
             (fxPicture, basePicture) = (try Frame(width: width, height: height, pixelFormat: plan.byAlpha ? .yuva420p : .yuv420p),
                                         try Frame(width: width, height: height, pixelFormat: .yuv420p))
             (black, keyAlpha) = (try .flat((16, 128), width: width, height: height), try KeyAlpha(width: width, height: height))
-            rgb = try Frame(width: width, height: height, pixelFormat: .rgb24)
-            jpeg = try Frame(width: width, height: height, pixelFormat: .yuvj420p)
-            toRGB = try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: plan.color),
-                               to: .init(width: width, height: height, format: .rgb24, color: plan.color), accurate: false)
-            let jpegColor = ColorDescription(matrix: .bt601, fullRange: true)
-            direct = plan.color.matrix == .bt601
-                ? try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: plan.color),
-                             to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
-                : nil
-            toJPEG = try Scaler(from: .init(width: width, height: height, format: .rgb24, color: jpegColor),
-                                to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
         } catch {
             throw .processing(file: nil, "the preview's pictures: \(error.description)")
         }
+        pictures = try JPEGPictures(width: width, height: height, color: plan.color)
     }
 
     /// The key the job starts with (`--key-color auto` already picked).
@@ -96,17 +81,7 @@ public final class BlendPreview {
         case .composite: shown = try compositor.compose(fx: hasFx ? fxPicture : nil, base: basePicture)
         case .matte: shown = try matte()
         }
-        do {
-            if let direct {
-                try direct.scale(shown, into: jpeg)
-            } else {
-                try toRGB.scale(shown, into: rgb)
-                try toJPEG.scale(rgb, into: jpeg)
-            }
-            return try Encoder.jpeg(jpeg, quality: quality)
-        } catch {
-            throw .processing(file: nil, "the preview picture: \(error.description)")
-        }
+        return try pictures.jpeg(shown, quality: quality)
     }
 
     /// The key colour under output pixel (x, y) of fx at `seconds`, as RGB in [0, 1] (for a click on fx).

@@ -41,6 +41,9 @@ public struct ConcatJob: Sendable {
     /// `--parts N --part K`: render only part K of N equal parts into `OUT.parts/`, for `mixwrite join` (`PartedJob`).
     public var parts: Int?
     public var part: Int?
+    /// Only these seconds of the output (the tuning page's audition; no command-line form): the pictures and the
+    /// sound of the whole movie there, loudness measured on the whole mix.
+    @_spi(Tools) public var excerpt: (start: Double, length: Double)?
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -96,13 +99,18 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob, PartedJob {
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
     public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
 
-    public var inputPaths: [String] { clips + audio.files }
-
-    func prepare() throws(MixWriteError) -> PreparedJob {
+    /// Checks the options (ranges, names), without opening a file.
+    public func validate() throws(MixWriteError) {
         guard !clips.isEmpty else { throw .usage("concat needs at least one clip") }
         try validatePicture()
         try validateParts()
         try audio.validate()
+    }
+
+    public var inputPaths: [String] { clips + audio.files }
+
+    func prepare() throws(MixWriteError) -> PreparedJob {
+        try validate()
         let files = try clips.map { (path: String) throws(MixWriteError) -> MediaFile in
             let f = try MediaFile(path: path)
             guard f.mainVideo != nil else { throw .input(file: path, "has no video stream; a concat clip must be a movie") }
@@ -158,6 +166,13 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob, PartedJob {
         var plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
                                       crf: crf, preset: preset, strict: strict, threads: threads)
         (plan.codec, plan.proresProfile) = (codecs.video, proresProfile)
+        if let excerpt {
+            let frames = try Excerpt(seconds: excerpt).frames(rate: rate, of: Int(frameIndex))
+            plan.window = frames
+            audioPlan?.cut(from: MediaTime(frames: Int64(frames.lowerBound), rate: rate), length: MediaTime(frames: Int64(frames.count), rate: rate))
+            return PreparedJob(output: output, duration: MediaTime(frames: Int64(frames.count), rate: rate), frameRate: rate,
+                               video: .sequence(plan), audio: audioPlan, key: nil, warnings: warnings, conversions: conversions)
+        }
         guard let selection else {
             return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
                                key: nil, warnings: warnings, conversions: conversions, chapters: chapters, timeline: timeline)

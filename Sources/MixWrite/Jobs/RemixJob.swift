@@ -9,6 +9,9 @@ public struct RemixJob: Sendable {
     public var overwrite = false
     public var audio = AudioOptions()
     public var strict = false
+    /// Only the sound of these seconds, without the video (the tuning page's audition, an .m4a; no command-line
+    /// form: the video is copied, and a copy cannot start between keyframes).
+    @_spi(Tools) public var excerpt: (start: Double, length: Double)?
 
     public init(movie: String, output: String) {
         self.movie = movie
@@ -31,26 +34,37 @@ extension RemixJob: DescribedJob, CommonJob {
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
     public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
 
+    /// Checks the options (ranges, names), without opening a file.
+    public func validate() throws(MixWriteError) {
+        try audio.validate()
+    }
+
     public var inputPaths: [String] { [movie] + audio.files }
 
     func prepare() throws(MixWriteError) -> PreparedJob {
         try audio.validate()
         let file = try MediaFile(path: movie)
         let extra = try audio.extraFiles()
-        let video = file.mainVideo
+        let video = excerpt == nil ? file.mainVideo : nil
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths,
                                     kind: video == nil ? .audioOnly : .movie)
         if let video, !video.fits(format: output.container.muxerName) || !MediaFile.headerAccepts(movie, video, muxerName: output.container.muxerName) {
             throw .input(file: movie, "its video (\(video.codec)) cannot be copied into a .\(output.path.split(separator: ".").last ?? "") file; use .mkv")
         }
         let audioCodec = try output.container.codecs(video: nil, audio: audio.codec).audio
-        let length = (video != nil ? file.videoDuration : file.totalDuration) ?? .zero
+        let length = (file.mainVideo != nil ? file.videoDuration : file.totalDuration) ?? .zero
         guard length > .zero else { throw .input(file: movie, "has no known duration") }
         var warnings: [String] = []
         let sources = try audio.sources(from: [("movie", file)] + extra, strict: strict, warnings: &warnings)
         guard video != nil || !sources.isEmpty else { throw .input(file: movie, "has neither video nor audio to remix") }
         var audioPlan = try audio.plan(sources: sources, duration: length, codec: audioCodec)
         audioPlan?.strict = strict
+        if let excerpt, let start = MediaTime(seconds: excerpt.start), let span = MediaTime(seconds: excerpt.length) {
+            guard span > .zero, start < length else { throw .usage("the excerpt is outside the movie (0 to \(length.seconds) s)") }
+            audioPlan?.cut(from: start, length: min(span, length - start))
+            return PreparedJob(output: output, duration: min(span, length - start), frameRate: nil, video: nil, audio: audioPlan,
+                               key: nil, warnings: warnings)
+        }
         return PreparedJob(output: output, duration: length, frameRate: nil,
                            video: video.map { .copy(CopyStage.Plan(file: file, stream: $0)) },
                            audio: audioPlan, key: nil, warnings: warnings)

@@ -24,6 +24,8 @@ public struct StillJob: Sendable {
     public var strict = false
     /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
     public var threads = 0
+    /// Only these seconds of the output (the tuning page's audition; no command-line form).
+    @_spi(Tools) public var excerpt: (start: Double, length: Double)?
 
     public init(image: String, audioFiles: [String], output: String) {
         self.image = image
@@ -68,6 +70,13 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
 
     /// The long side of a still's movie when no --size is given and the picture is larger.
     static let longestSide = 1920.0
+
+    /// Checks the options (ranges, names), without opening a file.
+    public func validate() throws(MixWriteError) {
+        guard background.count == 3 else { throw .usage("--background must be RRGGBB") }
+        try validatePicture()
+        try audio.validate()
+    }
 
     public var inputPaths: [String] { [image] + audioFiles + audio.files }
 
@@ -123,6 +132,15 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
         (plan.codec, plan.proresProfile) = (codecs.video, proresProfile)
         var audioPlan = try audio.plan(sources: sources, duration: length, codec: codecs.audio)
         audioPlan?.strict = strict
+        if let excerpt {
+            // Whole frames of the picture; the sound cut to the same span (the last frame is not cut short).
+            let frames = try Excerpt(seconds: excerpt).frames(rate: frameRate, of: frames)
+            plan.window = frames
+            let span = MediaTime(frames: Int64(frames.count), rate: frameRate)
+            audioPlan?.cut(from: MediaTime(frames: Int64(frames.lowerBound), rate: frameRate), length: span)
+            return PreparedJob(output: output, duration: span, frameRate: frameRate, video: .sequence(plan),
+                               audio: audioPlan, key: nil, warnings: warnings)
+        }
         return PreparedJob(output: output, duration: length, frameRate: frameRate, video: .sequence(plan),
                            audio: audioPlan, key: nil, warnings: warnings)
     }

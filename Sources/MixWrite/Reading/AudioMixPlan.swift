@@ -112,6 +112,16 @@ struct AudioMixPlan: Sendable {
     /// Where the publishing measurements are kept between jobs, if the caller keeps them.
     var measurements: MeasurementCache?
 
+    /// Each source's integrated loudness as it enters the mix (its gain, not ducked), LUFS by track name; silent
+    /// ones left out. Decodes all the sound.
+    func trackLoudness() throws(MixWriteError) -> [String: Double] {
+        var result: [String: Double] = [:]
+        for s in sources {
+            if let l = try LoudnessMeter.measure(source: s, of: self), !l.isSilent { result[s.name] = l.integrated }
+        }
+        return result
+    }
+
     /// Hands out only `length` of the mix from `start` (on the output's timeline), mixed as the whole is.
     mutating func cut(from start: MediaTime, length: MediaTime) {
         let rate = Rational(1, Int32(sampleRate))

@@ -87,10 +87,12 @@ struct SequenceStage: Sendable {
                                     outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
     }
 
-    /// Every frame lasts one frame; the last may be cut short to end with the sound.
+    /// Every frame lasts one frame; the sequence's last may be cut short to end with the sound (not a window's
+    /// last frame before the end).
     private func timed(_ packet: EncodedPacket) -> EncodedPacket {
         var packet = packet
-        let isLast = (packet.pts ?? 0) == Int64(plan.frameCount - 1) * plan.ticksPerFrame
+        let endsSequence = (plan.window?.upperBound ?? plan.wholeFrameCount) == plan.wholeFrameCount
+        let isLast = endsSequence && (packet.pts ?? 0) == Int64(plan.frameCount - 1) * plan.ticksPerFrame
         packet.duration = isLast ? (plan.lastFrameTicks ?? plan.ticksPerFrame) : plan.ticksPerFrame
         return packet
     }

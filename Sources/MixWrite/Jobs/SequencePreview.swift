@@ -1,0 +1,174 @@
+import FFmpegSupport
+
+/// A concat, a still or a remix held open for its tuning page: the picture the render will encode at an output
+/// time, from the job's own plan (the same readers, fit, size, rate and colour as `SequenceStage`), as JPEG.
+/// A remix's picture is its movie's, upright at its own size (the render copies it untouched). Each piece keeps
+/// its reader, so moving the slider within a clip decodes from the nearest keyframe only. Not thread-safe: one
+/// owner (the page's actor) uses it.
+@_spi(Tools) public final class SequencePreview {
+    /// A piece of the output's timeline: a concat's clip, a still's picture, a remix's movie.
+    public struct Piece: Sendable, Encodable {
+        public var file: String
+        public var start: Double
+        public var duration: Double
+    }
+
+    public let width: Int
+    public let height: Int
+    /// The output's length in seconds.
+    public let duration: Double
+    public let frameRate: Rational
+    public let pieces: [Piece]
+    /// A concat's events where they land on the output.
+    public let events: [Timeline.Event]
+    /// Every track the mix takes, by its command-line name (`clip1:1`, `audio1:1`, `movie:2` …), before `mute`.
+    public let tracks: [AudioSource]
+    /// Each track's loudness (LUFS by track name, silent ones left out), measured when called: it decodes all the
+    /// sound, so the page runs it off its actor.
+    public let trackLoudness: @Sendable () throws(MixWriteError) -> [String: Double]
+
+    private let plan: SequenceStage.Plan
+    private let firstFrames: [Int]
+    private var readers: [Int: any PictureSource] = [:]
+    /// The output frame shown by each piece's reader, so a move within a piece only seeks when it must.
+    private var shown: [Int: Int] = [:]
+    private let pictures: JPEGPictures
+
+    public convenience init(job: ConcatJob) throws(MixWriteError) {
+        var j = job
+        (j.overwrite, j.parts, j.part, j.excerpt, j.audio.mute, j.audio.duck) = (true, nil, nil, nil, [], [:])
+        try self.init(j.prepare())
+    }
+
+    public convenience init(job: StillJob) throws(MixWriteError) {
+        var j = job
+        (j.overwrite, j.excerpt, j.audio.mute, j.audio.duck) = (true, nil, [], [:])
+        try self.init(j.prepare())
+    }
+
+    /// The movie's own picture: upright, at its display size, its frame rate.
+    public convenience init(job: RemixJob) throws(MixWriteError) {
+        var j = job
+        (j.overwrite, j.excerpt, j.audio.mute, j.audio.duck) = (true, nil, [], [:])
+        let prepared = try j.prepare()
+        let file = try MediaFile(path: job.movie)
+        guard let video = file.mainVideo, let size = file.displaySize else {
+            throw .input(file: job.movie, "has no video to show")
+        }
+        let rate = video.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
+        let frames = max(1, Int(prepared.duration.ticks(in: rate.inverted)))
+        let plan = SequenceStage.Plan(pieces: [.init(file: file, frames: frames)], width: size.width, height: size.height,
+                                      frameRate: rate, color: ColorManagement.output(base: video, height: size.height),
+                                      fit: .fit, crf: 0, preset: "", strict: false)
+        try self.init(PreparedJob(output: prepared.output, duration: prepared.duration, frameRate: rate, video: .sequence(plan),
+                                  audio: prepared.audio, key: nil))
+    }
+
+    init(_ prepared: PreparedJob) throws(MixWriteError) {
+        guard case .sequence(var p) = prepared.video else { throw .usage("this job has no picture to show") }
+        p.strict = false   // a preview shows what can be decoded
+        plan = p
+        (width, height, frameRate) = (p.width, p.height, p.frameRate)
+        duration = prepared.duration.seconds
+        tracks = prepared.audio?.sources ?? []
+        let audio = prepared.audio
+        trackLoudness = { () throws(MixWriteError) in try audio?.trackLoudness() ?? [:] }
+        var starts: [Int] = []
+        var n = 0
+        for piece in p.pieces { starts.append(n); n += piece.frames }
+        firstFrames = starts
+        pieces = zip(p.pieces, starts).map { piece, first in
+            Piece(file: piece.file.path, start: MediaTime(frames: Int64(first), rate: p.frameRate).seconds,
+                  duration: min(prepared.duration.seconds, MediaTime(frames: Int64(piece.frames), rate: p.frameRate).seconds))
+        }
+        events = prepared.timeline?.events ?? []
+        pictures = try JPEGPictures(width: p.width, height: p.height, color: p.color)
+    }
+
+    /// The picture at output time `seconds` (0 ≤ t < duration), as JPEG bytes.
+    public func picture(at seconds: Double, quality: Int = 3) throws(MixWriteError) -> [UInt8] {
+        guard seconds.isFinite, seconds >= 0, seconds < duration else {
+            throw .usage("time \(seconds) is outside the output (0 to \(duration) s)")
+        }
+        let frame = min(plan.wholeFrameCount - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.frameRate.inverted)))
+        let k = max(0, (firstFrames.lastIndex { $0 <= frame }) ?? 0)
+        return try pictures.jpeg(try picture(piece: k, frame: frame - firstFrames[k]), quality: quality)
+    }
+
+    /// Piece `k`'s picture `seconds` into it (clamped to its last frame), as the output shows it there.
+    public func picture(piece k: Int, at seconds: Double, quality: Int = 3) throws(MixWriteError) -> [UInt8] {
+        guard pieces.indices.contains(k) else { throw .usage("there is no piece \(k)") }
+        guard seconds.isFinite, seconds >= 0 else { throw .usage("time \(seconds) is not a time in the clip") }
+        let frames = plan.pieces[k].frames
+        let n = min(frames - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.frameRate.inverted)))
+        return try pictures.jpeg(try picture(piece: k, frame: n), quality: quality)
+    }
+
+    private func picture(piece k: Int, frame n: Int) throws(MixWriteError) -> Frame {
+        let reader: any PictureSource
+        if let r = readers[k] { reader = r } else {
+            let piece = plan.pieces[k]
+            if let background = plan.background {
+                reader = try StillPicture(file: piece.file, width: width, height: height, color: plan.color, fit: plan.fit,
+                                          background: background)
+            } else {
+                reader = try VideoTrackReader(file: piece.file, width: width, height: height, color: plan.color,
+                                              outputFrameRate: frameRate, fit: plan.fit)
+            }
+            readers[k] = reader
+        }
+        let t = MediaTime(frames: Int64(n), rate: frameRate)
+        // Forward by less than two seconds: decoded on from where the reader is; else (or backwards) sought.
+        if let movie = reader as? VideoTrackReader, shown[k].map({ n < $0 || n - $0 > Int(2 * frameRate.doubleValue) }) ?? (n > 0) {
+            try movie.seek(to: t)
+        }
+        guard let picture = try reader.picture(at: t, hold: true) else {
+            throw .input(file: plan.pieces[k].file.path, "has no decodable picture at \(t.seconds) s")
+        }
+        shown[k] = n
+        return picture
+    }
+}
+
+/// Output pictures (yuv420p in the output's colour) as JPEG: BT.601 straight to JPEG's full range (JPEG is BT.601),
+/// others through RGB, for their matrix. One for each preview, its buffers kept.
+final class JPEGPictures {
+    private let rgb: Frame
+    private let toRGB: Scaler
+    private let direct: Scaler?
+    private let jpeg: Frame
+    private let toJPEG: Scaler
+
+    init(width: Int, height: Int, color: ColorDescription) throws(MixWriteError) {
+        do {
+            rgb = try Frame(width: width, height: height, pixelFormat: .rgb24)
+            jpeg = try Frame(width: width, height: height, pixelFormat: .yuvj420p)
+            toRGB = try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: color),
+                               to: .init(width: width, height: height, format: .rgb24, color: color), accurate: false)
+            let jpegColor = ColorDescription(matrix: .bt601, fullRange: true)
+            direct = color.matrix == .bt601
+                ? try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: color),
+                             to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
+                : nil
+            toJPEG = try Scaler(from: .init(width: width, height: height, format: .rgb24, color: jpegColor),
+                                to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
+        } catch {
+            throw .processing(file: nil, "the preview's pictures: \(error.description)")
+        }
+    }
+
+    /// `picture` as JPEG bytes (quality 2 … 31, lower is better).
+    func jpeg(_ picture: Frame, quality: Int) throws(MixWriteError) -> [UInt8] {
+        do {
+            if let direct {
+                try direct.scale(picture, into: jpeg)
+            } else {
+                try toRGB.scale(picture, into: rgb)
+                try toJPEG.scale(rgb, into: jpeg)
+            }
+            return try Encoder.jpeg(jpeg, quality: quality)
+        } catch {
+            throw .processing(file: nil, "the preview picture: \(error.description)")
+        }
+    }
+}
