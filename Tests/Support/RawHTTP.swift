@@ -157,9 +157,12 @@ public final class TuneProcess {
     }
 
     /// Starts `mixwrite tune arguments…` and waits (at most 60 s) for the address it prints.
-    public init(_ arguments: [String]) throws {
+    public convenience init(_ arguments: [String]) throws { try self.init(command: ["tune"] + arguments) }
+
+    /// Starts `mixwrite arguments…` (a command with `--tune`) and waits (at most 60 s) for the address it prints.
+    public init(command arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: Oracle.mixwrite)
-        process.arguments = ["tune"] + arguments
+        process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
         _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)

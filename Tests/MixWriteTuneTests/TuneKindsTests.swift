@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `--tune` on concat, still and remix, in headless chromium: the page of each kind drawn, changed as a person
+/// would, and the command it shows run in a shell: the movie it writes shows what the page showed.
+@Suite("tune: the concat, still and remix pages in headless chromium")
+struct TuneKindsTests {
+    /// The page's command run in a shell (its `mixwrite` this build's), replacing its output, with `--json`: the report.
+    static func runCommand(_ command: String) throws -> [String: Any] {
+        #expect(command.hasPrefix("mixwrite "), "\(command)")
+        let r = try Oracle.run("/bin/sh", ["-c", Oracle.mixwrite + command.dropFirst("mixwrite".count) + " -y -q --json"], timeout: 300)
+        try #require(r.status == 0, "\(command): \(r.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+    }
+
+    /// The output's picture at `t` as ffmpeg decodes it (an exact seek), against the page's picture: luma PSNR.
+    static func psnr(page: String, movie: String, at t: Double, scratch dir: String) throws -> Double {
+        let png = dir + "/decoded-\(t).png"
+        let r = try Oracle.ffmpeg(["-v", "error", "-y", "-ss", String(t), "-i", movie, "-frames:v", "1", png])
+        try #require(r.status == 0, "\(r.stderr)")
+        return Oracle.psnr(try Oracle.decodeRGB(page, extraFilters: "format=gray").frames[0],
+                           try Oracle.decodeRGB(png, extraFilters: "format=gray").frames[0].map(Double.init))
+    }
+
+    static func set(_ browser: Browser, _ id: String, _ value: String, event: String = "input") throws {
+        _ = try browser.script("""
+            const e = document.getElementById('\(id)'); e.value = '\(value)'; e.dispatchEvent(new Event('\(event)')); return 0
+            """)
+    }
+
+    static func command(_ browser: Browser, containing text: String) throws -> String {
+        let c = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains(text) == true }
+        return c as? String ?? ""
+    }
+
+    @Test("concat: each clip's picture, the timeline, a reorder and a removal; the picture at T and the command's movie agree; the audition across a boundary",
+          .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .timeLimit(.minutes(5)))
+    func concatPage() throws {
+        let dir = try Oracle.scratch("tune-concat")
+        let (fx, base, edges) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), Oracle.fixture("edges.mov"))
+        let tune = try TuneProcess(command: ["concat", fx, base, edges, "-o", dir + "/c.mp4", "--tune", "-q"])
+        defer { tune.stop() }
+        let browser = try Browser(width: 1400, height: 1000)
+        defer { browser.quit() }
+        try browser.open(tune.url)
+        _ = try browser.waitForPictures(atLeast: 1)
+        #expect(try browser.script("return document.title") as? String == "mixwrite tune: concat")
+        // Every clip by its name with its own picture drawn; a block a clip on the timeline; a fader a track.
+        let clips = try browser.waitFor("""
+            return [...document.querySelectorAll('.clip')].map(c => c.querySelector('.name').textContent + '|' +
+                c.querySelector('img').naturalWidth)
+            """) { ($0 as? [String])?.allSatisfy { $0.hasSuffix("|320") } == true }
+        #expect(clips as? [String] == ["1. fx.mov|320", "2. base.mov|320", "3. edges.mov|320"], "\(clips ?? "")")
+        #expect((try browser.script("return document.getElementById('timeline').children.length") as? NSNumber)?.intValue == 3)
+        #expect((try browser.script("return document.querySelectorAll('#mix tr[data-track]').length") as? NSNumber)?.intValue == 3)
+        #expect(try browser.script("return getComputedStyle(document.getElementById('key')).display === 'none' || document.getElementById('key').offsetParent === null") as? Bool == true,
+                "no key on a concat's page")
+
+        // fx.mov moved down (base.mov first), edges.mov removed: the timeline and the command follow.
+        _ = try browser.script("document.querySelector('.clip[data-clip=\"0\"] [data-move=\"1\"]').click(); return 0")
+        _ = try browser.waitFor("return document.querySelector('.clip .name').textContent") { $0 as? String == "1. base.mov" }
+        _ = try browser.script("document.querySelector('.clip[data-clip=\"2\"] [data-remove]').click(); return 0")
+        let command = try Self.command(browser, containing: "concat \(base) \(fx) -o")
+        #expect(!command.contains("edges.mov"), "\(command)")
+        let pieces = try browser.waitFor("return document.getElementById('timeline').children.length") { ($0 as? NSNumber)?.intValue == 2 }
+        #expect((pieces as? NSNumber)?.intValue == 2)
+
+        // The picture at 2.5 s (inside fx.mov, now second) as the page draws it, and the command's movie there.
+        try Self.set(browser, "t", "2.5")
+        _ = try browser.waitForPictures(atLeast: 2, source: "t=2.5")
+        _ = try browser.picturePNG(into: dir + "/page.png")
+        let report = try Self.runCommand(command)
+        let timeline = try #require(report["timeline"] as? [String: Any])
+        let starts = (timeline["clips"] as? [[String: Any]] ?? []).map { ($0["start"] as? NSNumber)?.doubleValue ?? -1 }
+        let shown = try browser.script("return info.pieces.map(p => p.start)") as? [NSNumber]
+        #expect(starts == (shown ?? []).map(\.doubleValue) && starts == [0, 2], "the report's timeline is the page's: \(starts)")
+        let psnr = try Self.psnr(page: dir + "/page.png", movie: dir + "/c.mp4", at: 2.5, scratch: dir)
+        print("concat page picture at 2.5 s vs the command's movie: luma PSNR \(psnr) dB")
+        #expect(psnr >= 35, "the page shows what the command writes")
+
+        // The audition around 2 s crosses the boundary: 1 s of base.mov, then fx.mov; its picture 1.52 s in is the movie's at
+        // 2.52 s (inside a frame: at a frame's very start a browser may still show the one before).
+        try Self.set(browser, "t", "2")
+        try browser.call("POST", "/session/\(browser.session)/element/\(try browser.element("auditionButton"))/click", "{}")
+        _ = try browser.waitFor("return window.mwAudition || document.getElementById('status').textContent") { $0 is NSNumber }
+        let duration = (try browser.script("return document.getElementById('audition').duration") as? NSNumber)?.doubleValue ?? 0
+        #expect(abs(duration - 3) < 0.05, "3 s: \(duration)")
+        _ = try browser.script("""
+            const v = document.getElementById('audition'); v.pause(); v.dataset.seeked = "";
+            v.onseeked = () => { v.dataset.seeked = "1"; }; v.currentTime = 1.52; return 0
+            """)
+        _ = try browser.waitFor("return document.getElementById('audition').dataset.seeked") { $0 as? String == "1" }
+        _ = try browser.canvasPNG(of: "audition", into: dir + "/audition.png")
+        let heard = try Self.psnr(page: dir + "/audition.png", movie: dir + "/c.mp4", at: 2.52, scratch: dir)
+        print("concat audition's picture 1.52 s in vs the movie at 2.52 s: luma PSNR \(heard) dB")
+        #expect(heard >= 30, "the audition is the render's, across the boundary")
+        try browser.screenshot(into: dir + "/concat-page.png")
+    }
+
+    @Test("still: the picture framed as the size, fit and background say; the command's movie shows it",
+          .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .timeLimit(.minutes(4)))
+    func stillPage() throws {
+        let dir = try Oracle.scratch("tune-still")
+        let image = dir + "/card.png"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=400x300", "-frames:v", "1", image]).status == 0)
+        let tune = try TuneProcess(command: ["still", image, Oracle.fixture("tone.m4a"), "-o", dir + "/s.mp4", "--tune", "-q"])
+        defer { tune.stop() }
+        let browser = try Browser(width: 1400, height: 1000)
+        defer { browser.quit() }
+        try browser.open(tune.url)
+        let first = try browser.waitForPictures(atLeast: 1)
+        #expect((try browser.script("return document.getElementById('picture').naturalWidth") as? NSNumber)?.intValue == 400)
+        // A square frame with red bars: the picture made again at 320×320.
+        try Self.set(browser, "size", "320x320")
+        try Self.set(browser, "background", "FF0000")
+        _ = try browser.waitForPictures(atLeast: first + 1, source: "background=FF0000")
+        let size = try browser.waitFor("""
+            const i = document.getElementById('picture'); return i.naturalWidth + 'x' + i.naturalHeight
+            """) { $0 as? String == "320x320" }
+        #expect(size as? String == "320x320")
+        _ = try browser.picturePNG(into: dir + "/page.png")
+        let rgb = try Oracle.decodeRGB(dir + "/page.png").frames[0]
+        #expect(rgb[0] > 200 && rgb[1] < 60 && rgb[2] < 60, "the bar at the top is red: \(rgb[0...2])")
+        let command = try Self.command(browser, containing: "--background FF0000")
+        #expect(command.contains("--size 320x320"), "\(command)")
+        _ = try Self.runCommand(command)
+        let psnr = try Self.psnr(page: dir + "/page.png", movie: dir + "/s.mp4", at: 0.5, scratch: dir)
+        print("still page picture vs the command's movie: luma PSNR \(psnr) dB")
+        #expect(psnr >= 35)
+    }
+
+    @Test("remix: the movie's picture at T as it is; a track muted; the audition its sound; the command's movie keeps the video",
+          .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .timeLimit(.minutes(4)))
+    func remixPage() throws {
+        let dir = try Oracle.scratch("tune-remix")
+        let movie = Oracle.fixture("fx.mov")
+        let tune = try TuneProcess(command: ["remix", movie, "--audio", Oracle.fixture("tone.m4a"), "-o", dir + "/r.mov", "--tune", "-q"])
+        defer { tune.stop() }
+        let browser = try Browser(width: 1400, height: 1000)
+        defer { browser.quit() }
+        try browser.open(tune.url)
+        _ = try browser.waitForPictures(atLeast: 1)
+        #expect((try browser.script("return document.querySelectorAll('#mix tr[data-track]').length") as? NSNumber)?.intValue == 3)
+        let t = try #require(try browser.script("return document.getElementById('t').value") as? String)
+        _ = try browser.picturePNG(into: dir + "/page.png")
+        let psnr = try Self.psnr(page: dir + "/page.png", movie: movie, at: Double(t) ?? 0, scratch: dir)
+        print("remix page picture at \(t) s vs the movie itself: luma PSNR \(psnr) dB")
+        #expect(psnr >= 35, "the movie's own picture")
+
+        _ = try browser.script("document.querySelector('#mix tr[data-track=\"movie:2\"] input[type=checkbox]').click(); return 0")
+        let command = try Self.command(browser, containing: "--mute movie:2")
+        try browser.call("POST", "/session/\(browser.session)/element/\(try browser.element("auditionButton"))/click", "{}")
+        _ = try browser.waitFor("return window.mwAudition || document.getElementById('status').textContent") { $0 is NSNumber }
+        let played = try browser.script("const v = document.getElementById('audition'); return [v.duration, v.videoWidth]") as? [NSNumber]
+        #expect(abs((played?.first?.doubleValue ?? 0) - 2) < 0.05 && played?.last?.intValue == 0, "2 s of sound, no picture: \(played ?? [])")
+
+        let report = try Self.runCommand(command)
+        let sources = ((report["audio"] as? [String: Any])?["sources"] as? [[String: Any]] ?? []).map { "\($0["label"] ?? ""):\($0["track"] ?? "")" }
+        #expect(sources == ["movie:1", "audio1:1"], "movie:2 muted: \(sources)")
+        let written = try Oracle.probe(dir + "/r.mov"), given = try Oracle.probe(movie)
+        #expect(written.video.first?.frames == given.video.first?.frames && written.video.first?.codec == given.video.first?.codec,
+                "the video copied")
+        #expect(written.audio.count == 1)
+    }
+}
