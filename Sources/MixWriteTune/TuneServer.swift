@@ -191,7 +191,7 @@ public final class TuneServer: Sendable {
         if query["smoothing"] != nil { s.smoothing = try number(query, "smoothing") }
         if let d = query["despill"] { s.despill = d == "1" || d == "true" }
         if let c = query["clips"] {
-            let places = c.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            let places = c.isEmpty ? [] : c.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
             guard c.count <= 4096, places.allSatisfy({ $0 != nil }) else { throw .bad("clips must be numbers separated by commas") }
             s.clips = places.compactMap { $0 }
         }

@@ -166,4 +166,32 @@ struct TuneKindsTests {
                 "the video copied")
         #expect(written.audio.count == 1)
     }
+
+    @Test("the concat server's guards: token, Host and Origin as the blend's; its own parameters checked (400), the output among the clips refused at start",
+          .timeLimit(.minutes(2)))
+    func concatGuards() throws {
+        let dir = try Oracle.scratch("tune-concat-guards")
+        let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
+        let tune = try TuneProcess(command: ["concat", fx, base, "-o", dir + "/c.mp4", "--tune", "-q"])
+        defer { tune.stop() }
+        let (port, token) = (tune.port, tune.token)
+        #expect(try RawHTTP.get(port: port, "/api/info").status == 403)
+        #expect(try RawHTTP.get(port: port, "/api/info?token=\(token)", host: "evil.example:\(port)").status == 403)
+        let settings = #"{"clips": [1, 0], "fit": "fill"}"#
+        #expect(try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: "http://evil.example").status == 403)
+        let ok = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: "http://127.0.0.1:\(port)")
+        #expect(ok.status == 200 && (ok.json["command"] as? String)?.contains("concat \(base) \(fx) -o") == true, "\(ok.text)")
+        for (query, words) in [("t=1&clips=0,0", "at most once"), ("t=1&clips=0,7", "at most once"), ("t=1&clips=a", "numbers"),
+                               ("t=1&clips=", "at least one clip"), ("t=1&fit=squash", "fit 'squash'"), ("t=1&size=big", "size 'big'"),
+                               ("t=1&size=8x8", "--size must be between"), ("t=1&fps=fast", "fps 'fast'"), ("t=9", "t must be between 0 and 4"),
+                               ("t=1&clip=5", "clip 5 is not in the movie"), ("t=1&clips=1&clip=0", "clip 0 is not in the movie")] {
+            let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&\(query)")
+            #expect(r.status == 400 && (r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.status) \(r.text)")
+        }
+        let pick = try RawHTTP.get(port: port, "/api/pick?token=\(token)&t=1&x=1&y=1")
+        #expect(pick.status == 400, "no key colour on a concat: \(pick.text)")
+        // -o naming a clip: refused before anything listens.
+        let refused = try Oracle.mixwrite(["concat", fx, base, "-o", base, "--tune"], timeout: 60)
+        #expect(refused.status == 3 && refused.stderr.contains("is also an input"), "\(refused.status) \(refused.stderr)")
+    }
 }
