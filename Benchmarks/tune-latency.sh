@@ -5,21 +5,28 @@
 # picture's load event, `window.mwTimings`) gives each move's latency. Goal: p95 ≤ 100 ms.
 # Then the audition button is clicked A times at different times T: click to a playable <video> of 3 s
 # (`window.mwAudition`). Goal: within 3 s.
-# Usage: Benchmarks/tune-latency.sh [N] [A]   (needs chromium and chromium-driver: scripts/install-deps.sh test)
+# With PAGE=concat: `mixwrite concat base1080.mov fx1080.mov --tune`, and the slider moved is the output's time
+# slider, a frame a step across the boundary between the clips (each move a picture decoded, not only keyed).
+# Usage: [PAGE=concat] Benchmarks/tune-latency.sh [N] [A]   (needs chromium and chromium-driver: scripts/install-deps.sh test)
 set -euo pipefail
 moves="${1:-40}"
 auditions="${2:-5}"
+page="${PAGE:-blend}"
 source "$(dirname "$0")/common.sh"
 [ -f "$work/fx1080.mov" ] || Benchmarks/compare-blend.sh 1 >/dev/null
-"$bin" tune "$work/fx1080.mov" "$work/base1080.mov" -o "$work/tuned.mov" -q > "$work/tune-url.txt" &
+if [ "$page" = concat ]; then
+    "$bin" concat "$work/base1080.mov" "$work/fx1080.mov" -o "$work/tuned.mov" --tune -q > "$work/tune-url.txt" &
+else
+    "$bin" tune "$work/fx1080.mov" "$work/base1080.mov" -o "$work/tuned.mov" -q > "$work/tune-url.txt" &
+fi
 tune=$!
 chromedriver --port=9517 >/dev/null 2>&1 &
 driver=$!
 trap 'kill $tune 2>/dev/null; kill -9 $driver 2>/dev/null' EXIT
 for _ in $(seq 100); do [ -s "$work/tune-url.txt" ] && curl -s localhost:9517/status >/dev/null && break; sleep 0.1; done
-python3 - "$(head -1 "$work/tune-url.txt")" "$moves" "$auditions" <<'PY'
+python3 - "$(head -1 "$work/tune-url.txt")" "$moves" "$auditions" "$page" <<'PY'
 import json, statistics, subprocess, sys, time
-url, moves, auditions = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+url, moves, auditions, page = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 def call(method, path, body=None):
     args = ["curl", "-s", "-m", "60", "-X", method, "http://localhost:9517" + path, "-H", "Content-Type: application/json"]
     if body is not None: args += ["-d", json.dumps(body)]
@@ -35,10 +42,16 @@ def idle():
     raise SystemExit("the picture never settled")
 call("POST", f"/session/{s}/url", {"url": url})
 idle()
+if page == "concat":
+    # Ten frames before the boundary between the clips: the moves go across it and back.
+    js("const t = document.getElementById('t'); t.value = info.pieces[1].start - 10 / info.frameRate; t.dispatchEvent(new Event('input'))")
+    idle()
 js("window.mwTimings = []")
-slider = list(call("POST", f"/session/{s}/element", {"using": "css selector", "value": "#threshold"}).values())[0]
+name = "#t" if page == "concat" else "#threshold"
+slider = list(call("POST", f"/session/{s}/element", {"using": "css selector", "value": name}).values())[0]
 for i in range(moves):
-    key = "\ue012" if (i // 10) % 2 == 0 else "\ue014"   # ten steps left, ten right, …
+    left, right = "\ue012", "\ue014"
+    key = (right if (i // 20) % 2 == 0 else left) if page == "concat" else (left if (i // 10) % 2 == 0 else right)   # steps one way, then back
     call("POST", f"/session/{s}/element/{slider}/value", {"text": key})
     idle()
 t = sorted(js("return window.mwTimings"))
@@ -57,7 +70,7 @@ for i in range(auditions):
     else: raise SystemExit("the audition never came")
 call("DELETE", f"/session/{s}")
 p95 = t[min(len(t) - 1, int(round(0.95 * (len(t) - 1))))]
-print(f"{len(t)} slider moves at 1080p, input to picture shown: median {statistics.median(t):.0f} ms, "
+print(f"{page}: {len(t)} slider moves at 1080p, input to picture shown: median {statistics.median(t):.0f} ms, "
       f"p95 {p95:.0f} ms, max {t[-1]:.0f} ms (goal: p95 <= 100 ms)")
 if made:
     print(f"{len(made)} auditions of 3 s at 1080p, click to playable: median {statistics.median(made) / 1000:.2f} s, "

@@ -33,6 +33,12 @@ import FFmpegSupport
     /// The output frame shown by each piece's reader, so a move within a piece only seeks when it must.
     private var shown: [Int: Int] = [:]
     private let pictures: JPEGPictures
+    /// The JPEGs of the last frames shown, by output frame: a slider dragged back over them (a reader cannot
+    /// step back without seeking to a keyframe and decoding on) shows them at once. A piece's own picture at
+    /// its frame n is the output's frame `firstFrames[k] + n`, so both share it.
+    private var recent: [Int: [UInt8]] = [:]
+    private var recentOrder: [Int] = []
+    static let recentFrames = 120
 
     public convenience init(job: ConcatJob) throws(MixWriteError) {
         var j = job
@@ -92,7 +98,7 @@ import FFmpegSupport
         }
         let frame = min(plan.wholeFrameCount - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.frameRate.inverted)))
         let k = max(0, (firstFrames.lastIndex { $0 <= frame }) ?? 0)
-        return try pictures.jpeg(try picture(piece: k, frame: frame - firstFrames[k]), quality: quality)
+        return try jpeg(piece: k, frame: frame - firstFrames[k], quality: quality)
     }
 
     /// Piece `k`'s picture `seconds` into it (clamped to its last frame), as the output shows it there.
@@ -101,7 +107,18 @@ import FFmpegSupport
         guard seconds.isFinite, seconds >= 0 else { throw .usage("time \(seconds) is not a time in the clip") }
         let frames = plan.pieces[k].frames
         let n = min(frames - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.frameRate.inverted)))
-        return try pictures.jpeg(try picture(piece: k, frame: n), quality: quality)
+        return try jpeg(piece: k, frame: n, quality: quality)
+    }
+
+    /// Piece `k`'s frame `n` as JPEG: one of the recent ones, or decoded and kept among them.
+    private func jpeg(piece k: Int, frame n: Int, quality: Int) throws(MixWriteError) -> [UInt8] {
+        let key = (firstFrames[k] + n) * 32 + min(max(quality, 0), 31)
+        if let bytes = recent[key] { return bytes }
+        let bytes = try pictures.jpeg(try picture(piece: k, frame: n), quality: quality)
+        recent[key] = bytes
+        recentOrder.append(key)
+        if recentOrder.count > Self.recentFrames { recent[recentOrder.removeFirst()] = nil }
+        return bytes
     }
 
     private func picture(piece k: Int, frame n: Int) throws(MixWriteError) -> Frame {
