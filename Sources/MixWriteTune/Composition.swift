@@ -185,7 +185,8 @@ final class SequenceComposition<Job: TunedJob>: Composition {
     private let makePreview: (Job) throws(MixWriteError) -> SequencePreview
     /// What of the job the picture depends on: a new preview when it changes.
     private let pictureKey: (Job) -> String
-    private let describe: (inout TuneInfo, TuneSettings, SequencePreview) -> Void
+    /// The kind's own part of the page's info: the settings asked, the preview for them, the job's pieces as given.
+    private let describe: (inout TuneInfo, TuneSettings, SequencePreview, [SequencePreview.Piece]) -> Void
     /// The pieces of the job as given (a concat clip's length while it is removed).
     private let givenPieces: [SequencePreview.Piece]
     let auditionType: String
@@ -201,7 +202,7 @@ final class SequenceComposition<Job: TunedJob>: Composition {
          tune: @escaping (Job, TuneSettings, [TuneSettings.Track]) throws(RequestError) -> Job,
          cut: @escaping (inout Job, Double, Double) -> Void,
          preview: @escaping (Job) throws(MixWriteError) -> SequencePreview, pictureKey: @escaping (Job) -> String,
-         describe: @escaping (inout TuneInfo, TuneSettings, SequencePreview) -> Void) throws(MixWriteError) {
+         describe: @escaping (inout TuneInfo, TuneSettings, SequencePreview, [SequencePreview.Piece]) -> Void) throws(MixWriteError) {
         (self.kind, given, self.tune, self.cut, makePreview, self.pictureKey) = (kind, job, tune, cut, preview, pictureKey)
         (self.describe, self.auditionType) = (describe, auditionType)
         self.preview = try preview(job)
@@ -232,14 +233,7 @@ final class SequenceComposition<Job: TunedJob>: Composition {
         let p = try preview(for: settings)
         var info = TuneInfo(kind: kind, output: given.output, duration: p.duration, width: p.width, height: p.height,
                             frameRate: p.frameRate.doubleValue, settings: initial, tracks: sources)
-        describe(&info, settings, p)
-        if kind == "concat" {
-            let order = settings.clips ?? Array(givenPieces.indices)
-            info.clips = givenPieces.enumerated().map { i, piece in
-                TuneInfo.Clip(index: i, file: piece.file, name: (piece.file as NSString).lastPathComponent,
-                              duration: order.firstIndex(of: i).map { p.pieces[$0].duration } ?? piece.duration)
-            }
-        }
+        describe(&info, settings, p, givenPieces)
         return info
     }
 
@@ -294,7 +288,15 @@ extension SequenceComposition where Job == ConcatJob {
         }, cut: { j, start, length in j.excerpt = (start, length); j.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
            pictureKey: { j in "\(j.clips)|\(j.fit)|\(j.width ?? 0)x\(j.height ?? 0)|\(j.frameRate?.description ?? "")" },
-           describe: { info, _, p in (info.pieces, info.events) = (p.pieces, p.events) })
+           describe: { info, settings, p, given in
+            // Every clip given, its length as the output has it now (a removed one's as given).
+            let order = settings.clips ?? Array(given.indices)
+            info.clips = given.enumerated().map { i, piece in
+                TuneInfo.Clip(index: i, file: piece.file, name: (piece.file as NSString).lastPathComponent,
+                              duration: order.firstIndex(of: i).map { p.pieces[$0].duration } ?? piece.duration)
+            }
+            (info.pieces, info.events) = (p.pieces, p.events)
+        })
     }
 }
 
@@ -319,7 +321,7 @@ extension SequenceComposition where Job == StillJob {
         }, cut: { j, start, length in j.excerpt = (start, length); j.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
            pictureKey: { j in "\(j.fit)|\(j.width ?? 0)x\(j.height ?? 0)|\(j.background)" },
-           describe: { info, _, _ in info.image = job.image })
+           describe: { info, _, _, _ in info.image = job.image })
     }
 }
 
@@ -335,6 +337,6 @@ extension SequenceComposition where Job == RemixJob {
         }, cut: { j, start, length in j.excerpt = (start, length) },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
            pictureKey: { _ in "" },
-           describe: { info, _, _ in info.movie = job.movie })
+           describe: { info, _, _, _ in info.movie = job.movie })
     }
 }

@@ -22,6 +22,7 @@ enum Page {
   #status.ok { color: #070; }
   .bad { outline: 2px solid #c00; }
   .note { color: #a00; font-size: 12px; }
+  .file { color: #666; font-size: 11px; }
   h2 { font-size: 13px; text-transform: uppercase; color: #555; margin: 14px 0 6px; }
   label { display: flex; align-items: center; gap: 6px; margin: 4px 0; }
   label > span:first-child { width: 86px; }
@@ -309,9 +310,14 @@ function bindMix() {
   const table = $("mix");
   for (const track of info.tracks) {
     const row = table.insertRow();
-    row.innerHTML = `<td>${track.name}</td><td class="lufs">…</td><td><input type="range" min="-60" max="24" step="0.5" value="0">
+    row.innerHTML = `<td></td><td class="lufs">…</td><td><input type="range" min="-60" max="24" step="0.5" value="0">
       <output>0</output></td><td><input type="checkbox"></td><td><input size="4" value="0"></td>
       <td><input size="3" value="0"></td>`;
+    // A concat clip's tracks say which file they are (clip2:1 is the second clip given, wherever it is moved).
+    const clip = info.kind === "concat" && /^clip(\d+):/.exec(track.name);
+    row.cells[0].textContent = track.name;
+    if (clip) row.cells[0].title = info.clips[Number(clip[1]) - 1].name;
+    if (clip) row.cells[0].append(Object.assign(document.createElement("div"), { className: "file", textContent: info.clips[Number(clip[1]) - 1].name }));
     const [gain, mute, offset, duck] = row.querySelectorAll("input");
     const given = settings.gains[track.name] || 0;
     if (given * 2 !== Math.round(given * 2)) gain.step = "any";   // a finer gain from the command line, shown as it is
