@@ -29,7 +29,7 @@ INLINE int signal_index(float e) {
     return (int)i;
 }
 
-/// Entry of x in a power table (nearest by its float bits; from 4 the last).
+/// Entry of x in a power table (nearest by its float bits; below 0 the first, which is 0; from 4 the last).
 INLINE int power_index(float x) {
     const int32_t low = (127 - 24) << 23, shift = 23 - MW_POWER_BITS;
     int32_t i = ((int32_t)bits_of(clamp_float(x, 0.0f, 4.0f)) - low + (1 << (shift - 1))) >> shift;
@@ -71,14 +71,13 @@ INLINE void tone_pixel(const MWToneParams *p, uint16_t luma, const float *offset
     sig = sig > b2 ? sig : b2;
     sig = sig > 1e-6f ? sig : 1e-6f;
     float scale = hable(sig) * p->hablePeakInverse / sig;
-    // BT.1886's inverse EOTF, x^(1/2.4), odd below 0 as the chain's (colours beyond BT.709's gamut stay so).
+    // BT.1886's inverse EOTF, x^(1/2.4), below 0 clipped to 0: a colour beyond BT.709's gamut loses what BT.709
+    // cannot show, as a display would clip it, so its Cb and Cr stay in range and the rest of it is kept. (zimg's
+    // AVX2 path clips so; its AVX-512 path carries the sign through, which makes Cb and Cr overflow 8 bits.)
     float rl = r2 * scale, gl = g2 * scale, bl = b2 * scale;
-    float rs = p->toGamma[power_index(rl < 0.0f ? -rl : rl)];
-    float gs = p->toGamma[power_index(gl < 0.0f ? -gl : gl)];
-    float bs = p->toGamma[power_index(bl < 0.0f ? -bl : bl)];
-    rs = rl < 0.0f ? -rs : rs;
-    gs = gl < 0.0f ? -gs : gs;
-    bs = bl < 0.0f ? -bs : bs;
+    float rs = p->toGamma[power_index(rl)];
+    float gs = p->toGamma[power_index(gl)];
+    float bs = p->toGamma[power_index(bl)];
     float luma8 = 16.0f + 219.0f * (0.2126f * rs + 0.7152f * gs + 0.0722f * bs) + 0.5f;
     out[x] = (uint8_t)clamp_float(luma8, 0.0f, 255.0f);
     if (add) {

@@ -8,8 +8,9 @@ import TestSupport
 @Suite("colour: HDR input tone-mapped to SDR BT.709")
 struct ColorTests {
     /// The ffmpeg CLI's own HDR-to-SDR chain, the reference.
-    static let cliChain = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
-        + "zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+    static let cliChain = cliChainToLinear709 + ",tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+    /// The chain's first half: linear light in BT.709's primaries (units of 100 cd/m²), before the tone map.
+    static let cliChainToLinear709 = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709"
 
     /// An HDR clip made from SDR test pictures: `transfer` is zscale's name (smpte2084, arib-std-b67).
     static func hdrClip(_ transfer: String, in dir: String, size: String = "320x240") throws -> String {

@@ -30,7 +30,7 @@ typedef struct {
     float gamut[9];
     /// 1 / hable(peak).
     float hablePeakInverse;
-    /// Linear → BT.1886's inverse EOTF, x^(1/2.4) (a power table; odd: −x gives −x^(1/2.4)).
+    /// Linear → BT.1886's inverse EOTF, x^(1/2.4) (a power table; below 0 clipped to 0).
     const float *toGamma;
 } MWToneParams;
 
