@@ -188,6 +188,13 @@ struct TuneKindsTests {
             let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&\(query)")
             #expect(r.status == 400 && (r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.status) \(r.text)")
         }
+        // Good requests: the output's picture reordered and cropped, a clip's own, its timeline (JPEG and JSON).
+        for query in ["t=1.5&clips=1,0&fit=fill&size=320x320", "t=0.5&clip=1&clips=1,0&fit=fill&size=320x320", "t=3.9&fps=10"] {
+            let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&\(query)")
+            #expect(r.status == 200 && r.body.starts(with: [0xFF, 0xD8]), "\(query): \(r.status)")
+        }
+        let layout = try RawHTTP.get(port: port, "/api/info?token=\(token)&clips=1&size=320x320")
+        #expect(layout.status == 200 && layout.json["width"] as? Int == 320 && layout.json["duration"] as? Double == 2, "\(layout.text)")
         let pick = try RawHTTP.get(port: port, "/api/pick?token=\(token)&t=1&x=1&y=1")
         #expect(pick.status == 400, "no key colour on a concat: \(pick.text)")
         // -o naming a clip: refused before anything listens.
