@@ -138,6 +138,7 @@ function pictureParams(view) {
   return p;
 }
 function refresh(started = performance.now()) {
+  if (!info.width) return;   // a sound-only remix: no picture, the mix alone
   if (inFlight) { pending = started; return; }
   inFlight = true;
   const side = $("view").value === "side";
@@ -158,6 +159,7 @@ function refresh(started = performance.now()) {
 // "fit": the whole picture (two side by side) in the stage, however it is shaped; a zoom: that many pixels a
 // pixel, the stage scrolling. The audition under the picture is as wide as it.
 function applyZoom() {
+  if (!info.width) return;
   const z = $("zoom").value, n = $("view").value === "side" ? 2 : 1, stage = $("stage");
   const scale = z === "fit" ? Math.min((stage.clientWidth - 4 * (n - 1)) / (info.width * n), stage.clientHeight / info.height)
                             : Number(z);
@@ -431,6 +433,7 @@ async function start() {
   info = await getJSON("/api/info");
   settings = info.settings;
   document.title = "mixwrite tune: " + info.kind;
+  if (!info.width) { $("pictures").style.display = "none"; status("sound only: no picture; the mix, its audition and the render"); }
   for (const e of document.querySelectorAll("[data-kinds]"))
     if (e.dataset.kinds.split(" ").includes(info.kind)) e.style.display = e.tagName === "LABEL" ? "flex" : "block";
   settings.gains = settings.gains || {}; settings.mute = settings.mute || []; settings.offsets = settings.offsets || {};

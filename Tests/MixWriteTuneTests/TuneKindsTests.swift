@@ -201,4 +201,30 @@ struct TuneKindsTests {
         let refused = try Oracle.mixwrite(["concat", fx, base, "-o", base, "--tune"], timeout: 60)
         #expect(refused.status == 3 && refused.stderr.contains("is also an input"), "\(refused.status) \(refused.stderr)")
     }
+
+    @Test("remix of a sound-only file: the page's mix without a picture (400 says so), its audition sound, its command",
+          .timeLimit(.minutes(2)))
+    func soundOnlyRemix() throws {
+        let dir = try Oracle.scratch("tune-sound-only")
+        let tune = try TuneProcess(command: ["remix", Oracle.fixture("tone.m4a"), "--audio", Oracle.fixture("fx.mov"),
+                                            "-o", dir + "/mixed.m4a", "--tune", "-q"])
+        defer { tune.stop() }
+        let (port, token) = (tune.port, tune.token)
+        let info = try RawHTTP.get(port: port, "/api/info?token=\(token)")
+        #expect(info.status == 200 && info.json["width"] as? Int == 0 && info.json["kind"] as? String == "remix", "\(info.text)")
+        #expect((info.json["tracks"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["movie:1", "audio1:1", "audio1:2"])
+        let picture = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1")
+        #expect(picture.status == 400 && (picture.json["error"] as? String)?.contains("sound only") == true, "\(picture.text)")
+        let settings = #"{"gains": {"audio1": -6}, "mute": ["audio1:2"]}"#
+        let origin = "http://127.0.0.1:\(port)"
+        let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
+        let words = command.json["command"] as? String ?? ""
+        #expect(words.contains("--gain audio1=-6") && words.contains("--mute audio1:2"), "\(command.text)")
+        let audition = try RawHTTP.post(port: port, "/api/audition?token=\(token)&t=1", json: settings, origin: origin)
+        #expect(audition.status == 200, "\(audition.text)")
+        try audition.body.write(to: URL(fileURLWithPath: dir + "/audition.m4a"))
+        let heard = try Oracle.probe(dir + "/audition.m4a")
+        #expect(heard.video.isEmpty && heard.audio.count == 1 && abs((heard.audio.first?.duration ?? 0) - 2) < 0.05,
+                "2 s of sound: \(heard.streams.map { "\($0.kind) \($0.duration ?? -1)" })")
+    }
 }

@@ -32,7 +32,8 @@ import FFmpegSupport
     private var readers: [Int: any PictureSource] = [:]
     /// The output frame shown by each piece's reader, so a move within a piece only seeks when it must.
     private var shown: [Int: Int] = [:]
-    private let pictures: JPEGPictures
+    /// nil: no picture (a sound-only remix).
+    private let pictures: JPEGPictures?
     /// The JPEGs of the last frames shown, by output frame: a slider dragged back over them (a reader cannot
     /// step back without seeking to a keyframe and decoding on) shows them at once. A piece's own picture at
     /// its frame n is the output's frame `firstFrames[k] + n`, so both share it.
@@ -52,14 +53,19 @@ import FFmpegSupport
         try self.init(j.prepare())
     }
 
-    /// The movie's own picture: upright, at its display size, its frame rate.
+    /// The movie's own picture: upright, at its display size, its frame rate; none for a sound-only file (its
+    /// `width` and `height` 0, `pieces` empty).
     public convenience init(job: RemixJob) throws(MixWriteError) {
         var j = job
         (j.overwrite, j.excerpt, j.audio.mute, j.audio.duck) = (true, nil, [], [:])
         let prepared = try j.prepare()
         let file = try MediaFile(path: job.movie)
         guard let video = file.mainVideo, let size = file.displaySize else {
-            throw .input(file: job.movie, "has no video to show")
+            let none = SequenceStage.Plan(pieces: [], width: 0, height: 0, frameRate: Rational(25, 1),
+                                          color: ColorDescription(matrix: .bt709, fullRange: false), fit: .fit, crf: 0, preset: "", strict: false)
+            try self.init(PreparedJob(output: prepared.output, duration: prepared.duration, frameRate: nil, video: .sequence(none),
+                                      audio: prepared.audio, key: nil))
+            return
         }
         let rate = video.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
         let frames = max(1, Int(prepared.duration.ticks(in: rate.inverted)))
@@ -88,11 +94,12 @@ import FFmpegSupport
                   duration: min(prepared.duration.seconds, MediaTime(frames: Int64(piece.frames), rate: p.frameRate).seconds))
         }
         events = prepared.timeline?.events ?? []
-        pictures = try JPEGPictures(width: p.width, height: p.height, color: p.color)
+        pictures = p.pieces.isEmpty ? nil : try JPEGPictures(width: p.width, height: p.height, color: p.color)
     }
 
     /// The picture at output time `seconds` (0 ≤ t < duration), as JPEG bytes.
     public func picture(at seconds: Double, quality: Int = 3) throws(MixWriteError) -> [UInt8] {
+        guard !pieces.isEmpty else { throw .usage("there is no picture: the file is sound only") }
         guard seconds.isFinite, seconds >= 0, seconds < duration else {
             throw .usage("time \(seconds) is outside the output (0 to \(duration) s)")
         }
@@ -114,6 +121,7 @@ import FFmpegSupport
     private func jpeg(piece k: Int, frame n: Int, quality: Int) throws(MixWriteError) -> [UInt8] {
         let key = (firstFrames[k] + n) * 32 + min(max(quality, 0), 31)
         if let bytes = recent[key] { return bytes }
+        guard let pictures else { throw .usage("there is no picture: the file is sound only") }
         let bytes = try pictures.jpeg(try picture(piece: k, frame: n), quality: quality)
         recent[key] = bytes
         recentOrder.append(key)
