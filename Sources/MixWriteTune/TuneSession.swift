@@ -54,7 +54,7 @@ actor TuneSession {
     /// What the page needs to draw its controls, for `settings` (a concat's order and frame change its timeline).
     func info(_ settings: TuneSettings) throws(RequestError) -> TuneInfo { try composition.info(settings) }
 
-    /// The job's settings with what a picture request's query changes, checked.
+    /// The job's settings as the command line gave them (a request's settings start from these).
     var initial: TuneSettings { composition.initial }
 
     func validated(_ settings: TuneSettings) throws(RequestError) -> TuneSettings { try composition.validated(settings) }
