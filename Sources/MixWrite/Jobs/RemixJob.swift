@@ -42,7 +42,7 @@ extension RemixJob: DescribedJob, CommonJob {
     public var inputPaths: [String] { [movie] + audio.files }
 
     func prepare() throws(MixWriteError) -> PreparedJob {
-        try audio.validate()
+        try validate()
         let file = try MediaFile(path: movie)
         let extra = try audio.extraFiles()
         let video = excerpt == nil ? file.mainVideo : nil

@@ -82,9 +82,8 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
 
     func prepare() throws(MixWriteError) -> PreparedJob {
         guard !audioFiles.isEmpty else { throw .usage("still needs an image and at least one audio file") }
-        try validatePicture()
+        try validate()
         let frameRate = self.frameRate ?? Self.defaultFrameRate
-        try audio.validate()
         let picture = try MediaFile(path: image)
         guard let v = picture.streams.first(where: { $0.kind == .video }), v.width > 0, v.height > 0 else {
             throw .input(file: image, "is not a picture")
@@ -123,7 +122,6 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
         }
         let w = (width ?? Int(fw) + 1) & ~1, h = (height ?? Int(fh) + 1) & ~1
         let color = ColorDescription(matrix: h >= 720 ? .bt709 : .bt601, fullRange: false)
-        guard background.count == 3 else { throw .usage("--background must be RRGGBB") }
         var plan = SequenceStage.Plan(
             pieces: [.init(file: picture, frames: frames)], width: w, height: h, frameRate: frameRate, color: color,
             fit: fit, crf: crf, preset: preset, strict: strict, lastFrameTicks: max(1, last), ticksPerFrame: ticksPerFrame,
