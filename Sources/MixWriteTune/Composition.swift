@@ -97,6 +97,11 @@ struct TuneInfo: Encodable, Sendable {
     }
 }
 
+/// A request's time `t`: inside the output (0 ≤ t < `duration`), else a 400 saying so.
+func checkTime(_ t: Double, within duration: Double) throws(RequestError) {
+    guard t.isFinite, t >= 0, t < duration else { throw .bad("t must be between 0 and \(duration) s") }
+}
+
 /// Runs a library call, its error a 400 (the job refused what was asked) or a 500.
 func requesting<T>(_ body: () throws(MixWriteError) -> T) throws(RequestError) -> T {
     do { return try body() } catch {
@@ -137,13 +142,13 @@ final class BlendComposition: Composition {
         guard let view = BlendPreview.View(rawValue: query["view"] ?? "composite") else {
             throw .bad("view must be one of \(BlendPreview.View.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        try within(t)
+        try checkTime(t, within: preview.duration)
         do { return try preview.picture(at: t, key: settings.key, view: view) } catch { throw .failed(error.description) }
     }
 
     /// fx's colour at (x, y); the coordinates are checked as numbers before they become integers.
     func pick(at t: Double, x: Double, y: Double) throws(RequestError) -> String {
-        try within(t)
+        try checkTime(t, within: preview.duration)
         guard x.isFinite, y.isFinite, x >= 0, y >= 0, x < Double(preview.width), y < Double(preview.height) else {
             throw .bad("(x, y) must be inside the \(preview.width)×\(preview.height) picture")
         }
@@ -164,10 +169,6 @@ final class BlendComposition: Composition {
         j.preset = TuneSession.auditionPreset
         j.keepHDR = false   // the browser plays H.264: the audition is the SDR picture
         return j
-    }
-
-    private func within(_ t: Double) throws(RequestError) {
-        guard t.isFinite, t >= 0, t < preview.duration else { throw .bad("t must be between 0 and \(preview.duration) s") }
     }
 }
 
@@ -247,7 +248,7 @@ final class SequenceComposition<Job: TunedJob>: Composition {
             }
             return try requesting { () throws(MixWriteError) in try p.picture(piece: place, at: t) }
         }
-        guard t.isFinite, t >= 0, t < p.duration else { throw .bad("t must be between 0 and \(p.duration) s") }
+        try checkTime(t, within: p.duration)
         return try requesting { () throws(MixWriteError) in try p.picture(at: t) }
     }
 

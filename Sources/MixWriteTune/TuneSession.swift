@@ -92,7 +92,7 @@ actor TuneSession {
     /// removed. Returns the bytes and their MIME type.
     func audition(at t: Double, settings: TuneSettings) async throws(RequestError) -> (bytes: [UInt8], type: String) {
         let duration = try composition.info(settings).duration
-        guard t.isFinite, t >= 0, t < duration else { throw .bad("t must be between 0 and \(duration) s") }
+        try checkTime(t, within: duration)
         if auditionTask != nil { throw .conflict("an audition is being made") }
         let length = min(Self.auditionSeconds, duration)
         let start = max(0, min(t - Self.auditionLead, duration - length))
