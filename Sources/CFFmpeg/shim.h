@@ -21,6 +21,7 @@
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+#include "compat.h"
 
 // Swift cannot import function-like macros, so each one it needs gets a helper here.
 
@@ -47,37 +48,18 @@ static inline int mw_averror_encoder_not_found(void) { return AVERROR_ENCODER_NO
 static inline int mw_averror_filter_not_found(void) { return AVERROR_FILTER_NOT_FOUND; }
 static inline int mw_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 
-// Stream side data moved between FFmpeg versions: av_stream_get_side_data/av_stream_new_side_data in 5.1,
-// codecpar->coded_side_data from libavformat 61 (FFmpeg 7), which removed the old calls. The version check
-// lives here, out of Swift's sight.
-
 /// The stream's display matrix (rotation/reflection of phone recordings), or NULL.
 static inline const int32_t *mw_stream_display_matrix(const AVStream *st) {
-#if LIBAVFORMAT_VERSION_MAJOR >= 61
-    const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data,
-                                                         st->codecpar->nb_coded_side_data,
-                                                         AV_PKT_DATA_DISPLAYMATRIX);
-    return sd && sd->size >= 9 * 4 ? (const int32_t *)sd->data : NULL;
-#else
     size_t size = 0;
-    const uint8_t *data = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    const uint8_t *data = mw_stream_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
     return data && size >= 9 * 4 ? (const int32_t *)data : NULL;
-#endif
 }
 
 /// Attaches a display matrix (the rotation of copied phone video) to an output stream.
 static inline int mw_stream_set_display_matrix(AVStream *st, const int32_t *matrix) {
-#if LIBAVFORMAT_VERSION_MAJOR >= 61
-    AVPacketSideData *sd = av_packet_side_data_new(&st->codecpar->coded_side_data,
-                                                   &st->codecpar->nb_coded_side_data,
-                                                   AV_PKT_DATA_DISPLAYMATRIX, 9 * 4, 0);
-    if (!sd) return AVERROR(ENOMEM);
-    memcpy(sd->data, matrix, 9 * 4);
-#else
-    uint8_t *data = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4);
+    uint8_t *data = mw_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 9 * 4);
     if (!data) return AVERROR(ENOMEM);
     memcpy(data, matrix, 9 * 4);
-#endif
     return 0;
 }
 

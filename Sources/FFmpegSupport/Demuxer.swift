@@ -161,11 +161,12 @@ public final class Demuxer {
     }
 
     /// The stream's mastering display and content light side data. The corresponding FFmpeg call is
-    /// `av_stream_get_side_data`.
+    /// `av_packet_side_data_get` on its `coded_side_data` (`av_stream_get_side_data` before FFmpeg 6.1: the shim's
+    /// `mw_stream_side_data`).
     static func streamLight(_ st: UnsafeMutablePointer<AVStream>) -> LightMetadata? {
         func data<T>(_ type: AVPacketSideDataType, as: T.Type) -> UnsafePointer<T>? {
             var size = 0
-            guard let d = av_stream_get_side_data(st, type, &size), size >= MemoryLayout<T>.size else { return nil }
+            guard let d = mw_stream_side_data(st, type, &size), size >= MemoryLayout<T>.size else { return nil }
             return UnsafeRawPointer(d).assumingMemoryBound(to: T.self)
         }
         return LightMetadata(mastering: data(AV_PKT_DATA_MASTERING_DISPLAY_METADATA, as: AVMasteringDisplayMetadata.self),

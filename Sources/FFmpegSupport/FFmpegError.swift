@@ -83,3 +83,24 @@ public enum FFmpegLog {
 func string(fromCString buffer: [CChar]) -> String {
     buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
 }
+
+/// The FFmpeg libraries this process runs on, as they report themselves (not the headers it was built with: a
+/// system's libraries can be updated under a built binary). Behaviour differs between FFmpeg versions (encoders'
+/// output, defaults), so `mixwrite --version` and every `--json` report name them.
+public enum FFmpegLibraries {
+    /// FFmpeg's release as the distribution built it (`7.1.5-0+deb13u1`). The corresponding FFmpeg call is
+    /// `av_version_info`.
+    public static var release: String { String(cString: av_version_info()) }
+
+    /// Each library and its version, `libavcodec 61.19.101`, in link order. The corresponding FFmpeg calls are
+    /// `avformat_version`, `avcodec_version` and so on.
+    public static var versions: [String] {
+        func text(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xFF).\(v & 0xFF)" }
+        return [("libavformat", avformat_version()), ("libavcodec", avcodec_version()), ("libavfilter", avfilter_version()),
+                ("libswscale", swscale_version()), ("libswresample", swresample_version()), ("libavutil", avutil_version())]
+            .map { "\($0.0) \(text($0.1))" }
+    }
+
+    /// `FFmpeg 7.1.5-0+deb13u1 (libavformat 61.7.100, …)`.
+    public static var description: String { "FFmpeg \(release) (\(versions.joined(separator: ", ")))" }
+}

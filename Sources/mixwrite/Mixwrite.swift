@@ -30,7 +30,7 @@ struct Mixwrite: AsyncParsableCommand {
         Exit codes: 0 done, 1 bad usage, 2 bad input, 3 output problem, 4 processing failed, \
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """,
-        version: "0.1.0",
+        version: "mixwrite 0.1.0\n" + MixWriter.ffmpegLibraries,
         subcommands: [Blend.self, Concat.self, Still.self, Remix.self, Key.self, Probe.self, Batch.self, Join.self, Tune.self],
         defaultSubcommand: Blend.self
     )

@@ -72,8 +72,10 @@ struct CompositionTests {
         let dir = try Oracle.scratch()
         let stored = try Self.make(dir, "stored.mp4", ["-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=1"])
         let tagged = dir + "/tagged.mov"
-        let tag = try Oracle.ffmpeg(["-v", "error", "-y", "-i", stored, "-c", "copy", "-metadata:s:v:0", "rotate=90", tagged])
-        #expect(tag.status == 0, "\(tag.stderr)")
+        let copy = try Oracle.ffmpeg(["-v", "error", "-y", "-i", stored, "-c", "copy", tagged])
+        #expect(copy.status == 0, "\(copy.stderr)")
+        try Oracle.tagQuarterTurn(tagged, height: 240)
+        #expect(try Oracle.probe(tagged).video.first?.raw["side_data_list"] != nil, "ffprobe reads the display matrix")
         let out = dir + "/upright.mkv"
         #expect(try Oracle.mixwrite(["concat", tagged, "-o", out]).status == 0)
         let probe = try Oracle.probe(out)

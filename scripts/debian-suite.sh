@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Builds mixwrite and runs its test suite in a minimal system of another Debian release, against that release's
+# FFmpeg: `scripts/debian-suite.sh trixie` (Debian 13, FFmpeg 7.1) or `scripts/debian-suite.sh sid` (FFmpeg 9.0).
+# `scripts/debian-suite.sh SUITE shell` opens a shell there instead; `... SUITE -- CMD ARGS` runs one command.
+#
+# The system is made once with `debootstrap --variant=minbase` from the machine's own Debian mirror and kept in
+# $MIXWRITE_SYSTEMS (default /var/cache/mixwrite/SUITE) for the next run; its packages are brought up to date
+# (`apt-get upgrade`) only when MIXWRITE_SYSTEMS_UPGRADE=1. FFmpeg's -dev packages, ffmpeg and pkg-config are
+# installed there by the project's own scripts/install-deps.sh, as on any machine; the rest is what the Swift
+# toolchain needs to compile and link. The toolchain itself is this machine's /opt/swift (or `swift` on PATH),
+# bound in read-only: it is built for Debian 12, and the few libraries of Debian 12 it links that a newer release
+# no longer has (ICU 72; sid's libxml2 soname 16, not 2) are copied from this machine into
+# /opt/mixwrite-toolchain-libs there and put on the toolchain's LD_LIBRARY_PATH alone (their sonames are ones
+# the release lacks, so nothing of the release resolves to them).
+#
+# What runs there: `swift build --build-tests` and `swift test` into .build-SUITE/ of this tree, with the
+# release's ffmpeg/ffprobe as the oracle. Left to the Debian 12 run (`make test` on the machine itself): the Slurm
+# tests (slurmctld and slurmd want systemd's cgroups and a host of their own; in a plain chroot they hang) and the
+# tuning page in chromium (its sandbox needs user namespaces and /dev/shm set up as a real system has them): neither
+# is installed in the release's system, so those tests say so and are skipped. Everything else of the suite runs.
+#
+# Needs root (debootstrap, chroot and mounts); every mount is made in a private mount namespace (`unshare -m`), so
+# nothing stays mounted when the run ends, however it ends.
+set -euo pipefail
+suite=${1:?usage: scripts/debian-suite.sh trixie|sid [shell | -- command args]}
+shift
+here=$(cd "$(dirname "$0")/.." && pwd)
+cache=${MIXWRITE_SYSTEMS:-/var/cache/mixwrite}
+root="$cache/$suite"
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "error: scripts/debian-suite.sh needs root (debootstrap, chroot, mount)" >&2
+    exit 1
+fi
+swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
+toolchain=$(cd "$swift_bin/../.." && pwd)   # /opt/swift for /opt/swift/usr/bin/swift
+
+# The machine's own Debian mirror (its deb822 or one-line sources), else Debian's.
+mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)\/\?$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 ~ /debian\/?$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+
+if ! command -v debootstrap >/dev/null; then
+    echo "installing: debootstrap" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+fi
+
+# What the Swift toolchain needs in the system to compile, link and resolve packages (FFmpeg's part is
+# install-deps.sh's). Package names that differ between releases are found by what provides them.
+toolchain_packages=(git gcc g++ libc6-dev binutils make libsqlite3-0 libncurses6 zlib1g libedit2 procps python3 python3-jsonschema)
+
+make_system() {
+    echo "debian-suite: making a minimal Debian $suite in $root (debootstrap, from $mirror)" >&2
+    rm -rf "$root.tmp"
+    mkdir -p "$cache"
+    debootstrap --variant=minbase "$suite" "$root.tmp" "$mirror" >"$cache/$suite.debootstrap.log" 2>&1 || {
+        tail -n 20 "$cache/$suite.debootstrap.log" >&2
+        echo "error: debootstrap $suite failed (log: $cache/$suite.debootstrap.log)" >&2
+        exit 1
+    }
+    # sid's Release file on a snapshot mirror is past its Valid-Until; the archive is still the one asked for.
+    echo 'Acquire::Check-Valid-Until "false";' >"$root.tmp/etc/apt/apt.conf.d/99mixwrite-valid-until"
+    # No daemon of a package starts in the system.
+    printf '#!/bin/sh\nexit 101\n' >"$root.tmp/usr/sbin/policy-rc.d"
+    chmod 755 "$root.tmp/usr/sbin/policy-rc.d"
+    mv "$root.tmp" "$root"
+}
+
+[ -x "$root/usr/bin/apt-get" ] || make_system
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+cp /etc/gitconfig "$root/etc/gitconfig" 2>/dev/null || true   # where git finds the packages' copies, if it says
+mkdir -p "$root/src" "$root$toolchain" "$root/opt/swift-packages" "$root/opt/mixwrite-toolchain-libs"
+
+# Runs a command in the system: a private mount namespace, the tree at /src, the toolchain and the packages'
+# copies read-only, the toolchain's own libraries (below) on LD_LIBRARY_PATH.
+enter() {
+    root="$root" here="$here" toolchain="$toolchain" unshare --mount --propagation private -- /bin/bash -c '
+        set -e
+        mount -t proc proc "$root/proc"
+        mount --rbind /dev "$root/dev"
+        mount --rbind /sys "$root/sys"
+        mount --bind "$here" "$root/src"
+        mount --bind "$toolchain" "$root$toolchain"; mount -o remount,bind,ro "$root$toolchain"
+        if [ -d /opt/swift-packages ]; then
+            mount --bind /opt/swift-packages "$root/opt/swift-packages"; mount -o remount,bind,ro "$root/opt/swift-packages"
+        fi
+        exec chroot "$root" /usr/bin/env -i PATH="$toolchain/usr/bin:/usr/sbin:/usr/bin:/sbin:/bin" HOME=/root \
+            LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" DEBIAN_FRONTEND=noninteractive \
+            LD_LIBRARY_PATH=/opt/mixwrite-toolchain-libs /bin/bash -c "cd /src && exec \"\$@\"" inner "$@"
+    ' inner "$@"
+}
+
+# The toolchain's packages, then the project's own install-deps.sh (FFmpeg's), as on any machine.
+stamp="$root/.mixwrite-packages"
+want="${toolchain_packages[*]} | $(sha1sum "$here/scripts/install-deps.sh" | cut -c1-12)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ "${MIXWRITE_SYSTEMS_UPGRADE:-0}" = 1 ]; then
+    enter apt-get update -qq
+    [ "${MIXWRITE_SYSTEMS_UPGRADE:-0}" = 1 ] && enter apt-get upgrade -y -qq >/dev/null
+    enter apt-get install -y -qq --no-install-recommends "${toolchain_packages[@]}" >/dev/null
+    # libcurl's package is libcurl4 or libcurl4t64 (the 64-bit time_t transition), whichever the release has.
+    curl_pkg=libcurl4
+    enter apt-cache show libcurl4t64 >/dev/null 2>&1 && curl_pkg=libcurl4t64
+    enter apt-get install -y -qq --no-install-recommends "$curl_pkg" >/dev/null
+    enter scripts/install-deps.sh
+    echo "$want" >"$stamp"
+fi
+
+# Libraries the toolchain's programs link that the release lacks: copied from this machine, with theirs, until
+# none is missing.
+libs="$root/opt/mixwrite-toolchain-libs"
+for _ in 1 2 3 4; do
+    missing=$(enter bash -c 'for b in "$0"/usr/bin/swift-build "$0"/usr/bin/swift-frontend "$0"/usr/bin/swift-driver \
+                                 "$0"/usr/bin/clang "$0"/usr/bin/ld.lld "$0"/usr/bin/ld.gold; do
+                                 [ -e "$b" ] && ldd "$b"; done | awk "/not found/ { print \$1 }" | sort -u' "$toolchain")
+    [ -n "$missing" ] || break
+    for so in $missing; do
+        src=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ { print $NF; exit }')
+        [ -n "$src" ] || { echo "error: the toolchain needs $so, which neither $suite nor this machine has" >&2; exit 1; }
+        echo "debian-suite: $so for the toolchain, from this machine ($src)" >&2
+        cp -L "$src" "$libs/$so"
+    done
+done
+
+scratch=".build-$suite"
+case "${1:-}" in
+    shell) inner=(bash -l) ;;
+    --) shift; inner=("$@") ;;
+    "") inner=(bash -c "set -e
+        cat /etc/debian_version | sed 's/^/debian-suite: Debian /'
+        ffmpeg -hide_banner -version | head -n 1 | sed 's/^/debian-suite: /'
+        swift build --build-tests --scratch-path $scratch
+        MIXWRITE_BIN=\$(swift build --scratch-path $scratch --show-bin-path)/mixwrite swift test --skip-build --scratch-path $scratch") ;;
+    *) echo "usage: scripts/debian-suite.sh trixie|sid [shell | -- command args]" >&2; exit 2 ;;
+esac
+
+enter "${inner[@]}"
