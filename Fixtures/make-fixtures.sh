@@ -5,6 +5,10 @@
 #   base.mov     a moving test pattern; 1 audio track: 660 Hz stereo 48 kHz
 #   noaudio.mov  colour bars, no audio
 #   tone.m4a     audio only: 880 Hz mono 48 kHz
+#   fx-flac.mkv, base-flac.mkv, tone.flac
+#                fx.mov's and base.mov's pictures (copied) and tone.m4a's tone, their sound in FLAC: lossless, so every
+#                FFmpeg version decodes the same samples (AAC decoders differ in the last bits between versions), for
+#                the golden hashes of the sound mixwrite computes (Tests/MixWriteTests/GoldenTests.swift)
 #   edges.mov    green screen with the edges a keyer gets wrong: an anti-aliased disc, a ring, thin diagonal
 #                lines, and yellow beside cyan (kept colours whose mean is green); no audio
 # Each tone is at -12 dBFS, so their sum stays under the limiter's ceiling and every source keeps its level.
@@ -31,6 +35,14 @@ ff -f lavfi -i "testsrc=s=320x240:r=25:d=$dur" \
 ff -f lavfi -i "smptebars=s=320x240:r=25:d=$dur" -map 0:v "${venc[@]}" "$out/noaudio.mov"
 
 ff -f lavfi -i "aevalsrc=0.25*sin(2*PI*880*t):s=48000:c=mono:d=$dur" "${aenc[@]}" -map_metadata -1 "$out/tone.m4a"
+
+flac=(-c:a flac -compression_level 12 -fflags +bitexact -map_metadata -1)
+ff -i "$out/fx.mov" -f lavfi -i "aevalsrc=0.25*sin(2*PI*440*t):s=44100:c=mono:d=$dur" \
+   -f lavfi -i "aevalsrc=0.25*sin(2*PI*1000*t)|0.25*sin(2*PI*1000*t):s=48000:c=stereo:d=$dur" \
+   -map 0:v -map 1:a -map 2:a -c:v copy "${flac[@]}" "$out/fx-flac.mkv"
+ff -i "$out/base.mov" -f lavfi -i "aevalsrc=0.25*sin(2*PI*660*t)|0.25*sin(2*PI*660*t):s=48000:c=stereo:d=$dur" \
+   -map 0:v -map 1:a -c:v copy "${flac[@]}" "$out/base-flac.mkv"
+ff -f lavfi -i "aevalsrc=0.25*sin(2*PI*880*t):s=48000:c=mono:d=$dur" "${flac[@]}" "$out/tone.flac"
 
 # edges.mov: drawn in RGB by geq, one layer over the other, each with an anti-aliased coverage in 0 … 1.
 disc='clip(70.5-hypot(X-110,Y-125),0,1)'

@@ -8,6 +8,7 @@
 // - Stream side data: av_stream_get_side_data/av_stream_new_side_data (5.1, 6.0) became
 //   codecpar->coded_side_data with av_packet_side_data_get/_new (FFmpeg 6.1: libavformat 60.16, libavcodec 60.31,
 //   the versions tested); the old calls were removed in libavformat 61 (FFmpeg 7.0).
+// - Removing one kind of a packet's side data: av_packet_side_data_remove from FFmpeg 6.1 (libavcodec 60.31).
 // - swscale: SwsContext was an opaque struct and the flags plain #defines; from libswscale 8.13 (FFmpeg 8.0)
 //   SwsContext is a public struct and the flags an enum (SwsFlags), so Swift sees another pointer type and can no
 //   longer or the flags together. mixwrite holds the context as mw_sws_t, an incomplete type in every version.
@@ -45,6 +46,20 @@ static inline uint8_t *mw_stream_new_side_data(AVStream *st, enum AVPacketSideDa
     return sd ? sd->data : NULL;
 #else
     return av_stream_new_side_data(st, type, size);
+#endif
+}
+
+/// Drops every side data entry of `type` from a packet. av_packet_side_data_remove from FFmpeg 6.1 (libavcodec
+/// 60.31); before, the same by hand.
+static inline void mw_packet_remove_side_data(AVPacket *pkt, enum AVPacketSideDataType type) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 31, 100)
+    av_packet_side_data_remove(pkt->side_data, &pkt->side_data_elems, type);
+#else
+    for (int i = pkt->side_data_elems - 1; i >= 0; i--) {
+        if (pkt->side_data[i].type != type) continue;
+        av_freep(&pkt->side_data[i].data);
+        pkt->side_data[i] = pkt->side_data[--pkt->side_data_elems];
+    }
 #endif
 }
 

@@ -31,6 +31,15 @@ public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
         return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
     }
 
+    /// The bits of the alpha samples, when they have a plane of their own (yuva…): 8, or 9 … 16 in 16-bit words of
+    /// the machine's byte order. nil without alpha or with interleaved alpha (rgba).
+    /// The corresponding FFmpeg call is `av_pix_fmt_desc_get`.
+    var planarAlphaDepth: Int? {
+        guard hasAlpha, let d = av_pix_fmt_desc_get(av), d.pointee.nb_components == 4,
+              d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0, d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_BE) == 0 else { return nil }
+        return Int(d.pointee.comp.3.depth)
+    }
+
     /// Whether the samples are RGB (or a palette): no YUV matrix to read them by.
     public var isRGB: Bool {
         guard let d = av_pix_fmt_desc_get(av) else { return false }

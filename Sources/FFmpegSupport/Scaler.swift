@@ -38,5 +38,22 @@ public final class Scaler {
     /// The corresponding FFmpeg call is `sws_scale`.
     public func scale(_ input: Frame, into output: Frame) throws(FFmpegError) {
         try check(mw_sws_scale(context, input.pointer, output.pointer), "sws_scale")
+        widenAlpha(input, into: output)
+    }
+
+    /// swscale widens an 8-bit alpha by a shift, so opaque (255) becomes 1020 of 1023 in 10 bits, not opaque (and
+    /// FFmpeg 7's swscale reads 1020 back as 254): where 8-bit alpha goes to more bits, the alpha plane is widened
+    /// again by repeating the high bits (255 → 1023, 0 → 0, in between the nearest).
+    private func widenAlpha(_ input: Frame, into output: Frame) {
+        guard source.format.planarAlphaDepth == 8, let depth = destination.format.planarAlphaDepth, depth > 8,
+              source.width == destination.width, source.height == destination.height else { return }
+        for y in 0..<source.height {
+            let a = input.plane(3) + y * input.stride(3)
+            let out = UnsafeMutableRawPointer(output.plane(3) + y * output.stride(3)).assumingMemoryBound(to: UInt16.self)
+            for x in 0..<source.width {
+                let v = UInt16(a[x])
+                out[x] = v << (depth - 8) | v >> (16 - depth)
+            }
+        }
     }
 }

@@ -34,7 +34,7 @@ struct KeyLayerTests {
         // libvpx decodes VP9's alpha (FFmpeg's own decoder drops it); a WebM's video starts after Opus's pre-skip.
         let decoder = ext == "webm" ? ["-c:v", "libvpx-vp9"] : []
         let c = try Oracle.ffmpeg(["-y", "-i", base] + decoder + ["-i", layer, "-filter_complex",
-                                   "[1:v]setpts=PTS-STARTPTS[l];[0:v][l]overlay=format=auto", "-c:v", "libx264", "-qp", "0", over])
+                                   "[1:v]setpts=PTS-STARTPTS[l];[0:v][l]overlay=format=yuv420", "-c:v", "libx264", "-qp", "0", over])
         try #require(c.status == 0, "\(c.stderr)")
         let psnr = try AlphaTests.psnr(over, blend)
         print("key layer .\(ext) over base by overlay against the blend: \(psnr) dB")

@@ -134,25 +134,55 @@ public enum Oracle {
         return Probe(streams: streams, duration: (format["duration"] as? String).flatMap { Double($0) }, chapters: chapters)
     }
 
-    /// The decoded duration of a stream, from its last frame's end (what a player shows): the last frame's
-    /// start plus its duration, or where the container does not say how long that frame lasts, the
-    /// stream's duration in the container, else the frame interval before it.
+    /// The numeric fields of one line of ffprobe's `compact=p=0` output (`pts_time=0.04|duration_time=0.04`).
+    static func numbers(compact line: Substring) -> [Substring: Double] {
+        var fields: [Substring: Double] = [:]
+        for pair in line.split(separator: "|") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            if kv.count == 2, let v = Double(kv[1]) { fields[kv[0]] = v }
+        }
+        return fields
+    }
+
+    /// Where a file's first video stream ends on the file's timeline: its last packet's end (pts + duration), less
+    /// the file's start, read by ffprobe.
+    public static func videoEnd(_ path: String) throws -> Double {
+        let r = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                             "packet=pts_time,duration_time:format=start_time", "-of", "compact=p=0", path])
+        var end: Double?
+        var start = 0.0
+        for line in r.stdoutText.split(separator: "\n") {
+            let fields = numbers(compact: line)
+            if let pts = fields["pts_time"] { end = max(end ?? pts, pts + (fields["duration_time"] ?? 0)) }
+            else if let s = fields["start_time"] { start = s }
+        }
+        guard let end else { throw OracleError("\(path): no video packets") }
+        return end - start
+    }
+
+    /// The decoded duration of a stream, from its last frame's end (what a player shows): the last frame's start plus
+    /// its duration, no later than where the container says the stream ends (a MOV's edit list cuts a last picture
+    /// short); where the container does not say how long that frame lasts, the stream's duration in the container,
+    /// else the frame interval before it. A frame's length is `duration_time` from FFmpeg 6.0 on and
+    /// `pkt_duration_time` before (7.x no longer has it): both are asked for, by name.
     public static func decodedDuration(_ path: String, stream: String) throws -> Double {
         let r = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
-                                             "frame=pts_time,pkt_duration_time", "-of", "csv=p=0", path])
+                                             "frame=pts_time,duration_time,pkt_duration_time", "-of", "compact=p=0", path])
         var starts: [Double] = []
         var lastDuration: Double?
         for line in r.stdoutText.split(separator: "\n") {
-            let f = line.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
-            guard let start = f.first ?? nil else { continue }
+            let fields = numbers(compact: line)
+            guard let start = fields["pts_time"] else { continue }
             starts.append(start)
-            lastDuration = f.count > 1 ? f[1] : nil
+            lastDuration = fields["duration_time"] ?? fields["pkt_duration_time"]
         }
         guard let last = starts.max() else { return 0 }
-        if let d = lastDuration, d > 0 { return last + d }
-        let s = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "stream=duration",
-                                             "-of", "csv=p=0", path]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let d = Double(s) { return d }
+        let s = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "stream=start_time,duration",
+                                             "-of", "compact=p=0", path]).stdoutText
+        let stated = numbers(compact: Substring(s.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let statedEnd = stated["duration"].map { $0 + (stated["start_time"] ?? 0) }
+        if let d = lastDuration, d > 0 { return min(last + d, statedEnd ?? .infinity) }
+        if let d = stated["duration"] { return d }
         let sorted = starts.sorted()
         return sorted.count > 1 ? last + (sorted[sorted.count - 1] - sorted[sorted.count - 2]) : last
     }

@@ -25,9 +25,17 @@ final class PacketReader {
         origin = file.origin.ticks(in: stream.timeBase)
     }
 
+    /// Packets read ahead: a Matroska file stores no decode times, and FFmpeg's demuxer can give one only from the
+    /// `has_b_frames`-th packet of a stream with B-frames on; the ones before wait here for it.
+    private var pending: [EncodedPacket] = []
+    private var ready: [EncodedPacket] = []
+    /// Packets without a decode time read ahead at most: past this the stream gives none at all, and presentation
+    /// times stand for decode times (no reordering to follow).
+    private static let lookahead = 16
+
     /// The next packet of the stream, or nil at its end.
     func next() -> EncodedPacket? {
-        while !ended {
+        while ready.isEmpty && !ended {
             do {
                 guard try demuxer.read(into: packet) else { ended = true; break }
             } catch {
@@ -37,15 +45,38 @@ final class PacketReader {
             }
             guard packet.streamIndex == stream.index else { continue }
             var encoded = packet.encoded
-            // Some containers (MXF) give only decode times; without reordering, presentation time is the same,
-            // and a packet with neither follows the one before it.
-            if encoded.dts == nil { encoded.dts = encoded.pts ?? (nextDTS + origin) }
-            if encoded.pts == nil { encoded.pts = encoded.dts }
-            encoded.pts = encoded.pts.map { $0 - origin }
-            encoded.dts = encoded.dts.map { $0 - origin }
-            nextDTS = (encoded.dts ?? nextDTS) + max(encoded.duration, 1)
-            return encoded
+            if encoded.dts == nil && encoded.pts != nil && pending.count < Self.lookahead {
+                pending.append(encoded)
+                continue
+            }
+            // The packets that waited decode one after another, each a packet's length, up to this one (as the
+            // ffmpeg CLI counts them back from the first decode time, a B-frame stream's first picture -2 frames).
+            if let dts = encoded.dts {
+                var t = dts
+                for i in pending.indices.reversed() {
+                    t -= max(pending[i].duration, 1)
+                    pending[i].dts = t
+                }
+            }
+            ready += pending.map(place) + [place(encoded)]
+            pending.removeAll()
         }
-        return nil
+        if ended && !pending.isEmpty {
+            ready += pending.map(place)
+            pending.removeAll()
+        }
+        return ready.isEmpty ? nil : ready.removeFirst()
+    }
+
+    /// A packet on the output's timeline, given what it lacks. Some containers (MXF) give only decode times; without
+    /// reordering, presentation time is the same, and a packet with neither follows the one before it.
+    private func place(_ p: EncodedPacket) -> EncodedPacket {
+        var encoded = p
+        if encoded.dts == nil { encoded.dts = encoded.pts ?? (nextDTS + origin) }
+        if encoded.pts == nil { encoded.pts = encoded.dts }
+        encoded.pts = encoded.pts.map { $0 - origin }
+        encoded.dts = encoded.dts.map { $0 - origin }
+        nextDTS = (encoded.dts ?? nextDTS) + max(encoded.duration, 1)
+        return encoded
     }
 }
