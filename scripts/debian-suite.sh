@@ -13,11 +13,12 @@
 # /opt/mixwrite-toolchain-libs there and put on the toolchain's LD_LIBRARY_PATH alone (their sonames are ones
 # the release lacks, so nothing of the release resolves to them).
 #
-# What runs there: `swift build --build-tests` and `swift test` into .build-SUITE/ of this tree, with the
-# release's ffmpeg/ffprobe as the oracle. Left to the Debian 12 run (`make test` on the machine itself): the Slurm
-# tests (slurmctld and slurmd want systemd's cgroups and a host of their own; in a plain chroot they hang) and the
-# tuning page in chromium (its sandbox needs user namespaces and /dev/shm set up as a real system has them): neither
-# is installed in the release's system, so those tests say so and are skipped. Everything else of the suite runs.
+# What runs there: `swift build --build-tests` and `swift test` (into /build of the system, kept between runs, so a
+# new clone rebuilds mixwrite and not its packages), with the release's ffmpeg/ffprobe as the oracle. Left to the
+# Debian 12 run (`make test` on the machine itself): the Slurm tests (a one-node cluster wants its daemons, cgroups
+# and a host name of a real system; in a plain chroot they hung) and the tuning page in headless chromium (a browser
+# of the release's own with its sandbox, not tried in a chroot): slurm-wlm and chromium are not installed in the
+# release's system, so those tests say why and are skipped. Everything else of the suite runs.
 #
 # Needs root (debootstrap, chroot and mounts); every mount is made in a private mount namespace (`unshare -m`), so
 # nothing stays mounted when the run ends, however it ends.
@@ -122,15 +123,17 @@ for _ in 1 2 3 4; do
     done
 done
 
-scratch=".build-$suite"
+# The build folder lives in the system, not in this tree (/build there), so that a new clone (CI's) rebuilds only
+# mixwrite and not its packages; `-- CMD` finds the binary at /build/debug/mixwrite.
+scratch=/build
 case "${1:-}" in
     shell) inner=(bash -l) ;;
     --) shift; inner=("$@") ;;
     "") inner=(bash -c "set -e
-        cat /etc/debian_version | sed 's/^/debian-suite: Debian /'
+        sed 's/^/debian-suite: Debian /' /etc/debian_version
         ffmpeg -hide_banner -version | head -n 1 | sed 's/^/debian-suite: /'
         swift build --build-tests --scratch-path $scratch
-        MIXWRITE_BIN=\$(swift build --scratch-path $scratch --show-bin-path)/mixwrite swift test --skip-build --scratch-path $scratch") ;;
+        MIXWRITE_BIN=$scratch/debug/mixwrite swift test --skip-build --scratch-path $scratch") ;;
     *) echo "usage: scripts/debian-suite.sh trixie|sid [shell | -- command args]" >&2; exit 2 ;;
 esac
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds dist/mixwrite_VERSION_ARCH.deb: the release binary with the Swift runtime linked in
-# (--static-swift-stdlib), so that it needs only Debian's FFmpeg 5.1 runtime libraries, with the man page
-# (argument-parser's generate-manual) and the bash, zsh and fish completions. Run by `make deb`.
+# (--static-swift-stdlib), so that it needs only the FFmpeg runtime libraries of the Debian it was built on (5.1's
+# libavformat59 … on Debian 12, 7.1's libavformat61 … on 13, 9.0's on sid: each package and version read from dpkg),
+# with the man page (argument-parser's generate-manual) and the bash, zsh and fish completions. Run by `make deb`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh deb
@@ -10,7 +11,15 @@ swift build -c release --product mixwrite --static-swift-stdlib --scratch-path .
 bin=.build-static/release/mixwrite
 if ldd "$bin" | grep -q libswift; then echo "the binary still needs the Swift runtime: $(ldd "$bin" | grep libswift)" >&2; exit 1; fi
 swift package --allow-writing-to-package-directory generate-manual >/dev/null
-version=$("$bin" --version)
+version=$("$bin" --version | head -n 1 | awk '{ print $NF }')   # "mixwrite 0.1.0", then the FFmpeg libraries
+# The package and upstream version of each FFmpeg library the binary links (libavformat.so.61 → libavformat61 (>= 7:7.1)).
+depends=$(for lib in avformat avcodec avfilter swresample swscale avutil; do
+    so=$(ldd "$bin" | awk -v l="lib$lib.so" 'index($1, l) == 1 { print $3; exit }')
+    pkg=$(dpkg -S "$(readlink -f "$so")" 2>/dev/null | head -n 1 | cut -d: -f1)
+    [ -n "$pkg" ] || { echo "cannot tell which package holds $so" >&2; exit 1; }
+    upstream=$(dpkg-query -W -f='${Version}' "$pkg" | sed 's/-[^-]*$//')
+    printf '%s (>= %s), ' "$pkg" "$upstream"
+done)
 arch=$(dpkg --print-architecture)
 root=.build-static/deb/mixwrite_${version}_${arch}
 rm -rf "$root"
@@ -27,7 +36,7 @@ Package: mixwrite
 Version: ${version}
 Architecture: ${arch}
 Maintainer: mixwrite developers <mixwrite@localhost>
-Depends: libavformat59 (>= 7:5.1), libavcodec59 (>= 7:5.1), libavfilter8 (>= 7:5.1), libswresample4 (>= 7:5.1), libswscale6 (>= 7:5.1), libavutil57 (>= 7:5.1), libc6, libstdc++6, libgcc-s1
+Depends: ${depends}libc6, libstdc++6, libgcc-s1
 Section: video
 Priority: optional
 Description: writes a movie from several sources without losing any of their sound

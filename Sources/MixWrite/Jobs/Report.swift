@@ -61,5 +61,5 @@ public struct Report: Sendable, Codable {
     public var peakMemoryMB: Double
     /// The FFmpeg libraries the job ran on (`FFmpeg 7.1.5 (libavformat 61.7.100, …)`): encoders and defaults differ
     /// between versions, so a report says which made the file.
-    public var ffmpeg: String = MixWriter.ffmpegLibraries
+    public var ffmpeg: String? = MixWriter.ffmpegLibraries
 }
