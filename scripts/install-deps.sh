@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what mixwrite needs and is missing: FFmpeg's development libraries and its CLI (tests use
-# ffprobe/ffmpeg as an independent oracle, benchmarks as the peer), and pkg-config. Debian/Ubuntu.
+# ffprobe/ffmpeg as an independent oracle, benchmarks as the peer), and pkg-config. Debian/Ubuntu: the names are
+# the same on Debian 12 (FFmpeg 5.1), 13 (7.1) and sid (9.0) (scripts/debian-suite.sh runs this script in 13 and sid;
+# the runtime libraries' names differ, libavcodec59, 61, 63, and only `make deb` names those, read from dpkg).
 # `install-deps.sh test` adds what only the tests use: Slurm's daemons and client (slurm-wlm), for the test
 # that runs a job array on a one-node cluster of this machine, and chromium with chromedriver (and curl to
 # speak to it), for the tuning page's test in a real browser. `install-deps.sh deb` needs nothing more (the
