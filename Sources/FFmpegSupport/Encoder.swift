@@ -172,7 +172,7 @@ public final class Encoder {
 
     /// Opens libx265 for HEVC Main 10 (yuv420p10le) tagged BT.2020 with `transfer` (HLG or PQ): an HDR output, with
     /// `light` (the source's mastering display and light levels) in its SEI. The settings' crf and preset are x265's
-    /// (their scales are x264's). The corresponding FFmpeg call is `avcodec_open2`.
+    /// (their scales are x264's); crf 0 is lossless. The corresponding FFmpeg call is `avcodec_open2`.
     public init(hevc10 s: VideoSettings, transfer: HDRTransfer, light: LightMetadata? = nil) throws(FFmpegError) {
         guard let codec = avcodec_find_encoder_by_name("libx265") else {
             throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(libx265)")
@@ -190,7 +190,9 @@ public final class Encoder {
         // The rate control's lookahead as x264's (`lookahead`, bounded for memory by the default preset, as x264's is).
         let lookahead = s.lookahead.map { ":rc-lookahead=\($0)" } ?? ""
         let lightParameters = light.map { $0.x265Parameters.isEmpty ? "" : ":" + $0.x265Parameters } ?? ""
-        av_dict_set(&options, "x265-params", "log-level=error" + lookahead + (transfer == .pq ? ":hdr10=1" : "") + lightParameters, 0)
+        // crf 0 is lossless, as for `--codec hevc` (x265's own crf 0 is not: its pictures then depend on x265's version).
+        av_dict_set(&options, "x265-params", "log-level=error" + lookahead + (transfer == .pq ? ":hdr10=1" : "") + lightParameters
+                    + (s.crf == 0 ? ":lossless=1" : ""), 0)
         try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(libx265)")
     }
 
