@@ -13,12 +13,13 @@
 //   SwsContext is a public struct and the flags an enum (SwsFlags), so Swift sees another pointer type and can no
 //   longer or the flags together. mixwrite holds the context as mw_sws_t, an incomplete type in every version.
 //
-// Everything else mixwrite names exists unchanged from 5.1 to 9.0, or 5.1 already had its newer form, which is
-// the one used: ch_layout (not channels/channel_layout), AVFrame.duration's neighbours are not read, the
-// send/receive codec calls, avcodec_free_context (not avcodec_close), AVFrame.flags are not read (not key_frame),
-// the encoder's pixel format is mixwrite's own choice (not AVCodec.pix_fmts), filters are created whole by
-// avfilter_graph_create_filter with their options in its argument string (nothing set after initialisation), and
-// abuffersink takes every layout without all_channel_counts.
+// What 7.0, 8.0 and 9.0 removed that mixwrite never names, because 5.1 already had the newer form: channels and
+// channel_layout (ch_layout is used), avcodec_close (avcodec_free_context), AVCodecContext.ticks_per_frame (the
+// frame rate is set), AVFrame.key_frame and interlaced_frame (not read), FF_PROFILE_* (avcodec_profile_name names a
+// profile), AVCodec.pix_fmts, sample_fmts and supported_framerates (mixwrite chooses each encoder's formats itself),
+// AVFrame.pkt_duration (packets' durations are read). Filters are created whole by avfilter_graph_create_filter with
+// their options in its argument string, so none is set after initialisation (8.0 refuses that for buffersink), and
+// abuffersink is never told all_channel_counts (gone in 8.0): the graph's last aformat fixes the layout it receives.
 
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
