@@ -28,6 +28,9 @@ shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MIXWRITE_SYSTEMS:-/var/cache/mixwrite}
 root="$cache/$suite"
+# MIXWRITE_CORPUS (a folder of this machine) is bound in at /corpus, for the tests that read it; unset, they say so.
+corpus=""
+if [ -n "${MIXWRITE_CORPUS:-}" ]; then corpus=$(cd "$MIXWRITE_CORPUS" && pwd); fi
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "error: scripts/debian-suite.sh needs root (debootstrap, chroot, mount)" >&2
@@ -76,19 +79,20 @@ mkdir -p "$root/src" "$root$toolchain" "$root/opt/swift-packages" "$root/opt/mix
 # Runs a command in the system: a private mount namespace, the tree at /src, the toolchain and the packages'
 # copies read-only, the toolchain's own libraries (below) on LD_LIBRARY_PATH.
 enter() {
-    root="$root" here="$here" toolchain="$toolchain" unshare --mount --propagation private -- /bin/bash -c '
+    root="$root" here="$here" toolchain="$toolchain" corpus="$corpus" unshare --mount --propagation private -- /bin/bash -c '
         set -e
         mount -t proc proc "$root/proc"
         mount --rbind /dev "$root/dev"
         mount --rbind /sys "$root/sys"
         mount --bind "$here" "$root/src"
         mount --bind "$toolchain" "$root$toolchain"; mount -o remount,bind,ro "$root$toolchain"
+        if [ -n "$corpus" ]; then mkdir -p "$root/corpus"; mount --bind "$corpus" "$root/corpus"; fi
         if [ -d /opt/swift-packages ]; then
             mount --bind /opt/swift-packages "$root/opt/swift-packages"; mount -o remount,bind,ro "$root/opt/swift-packages"
         fi
         exec chroot "$root" /usr/bin/env -i PATH="$toolchain/usr/bin:/usr/sbin:/usr/bin:/sbin:/bin" HOME=/root \
             LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" DEBIAN_FRONTEND=noninteractive \
-            LD_LIBRARY_PATH=/opt/mixwrite-toolchain-libs /bin/bash -c "cd /src && exec \"\$@\"" inner "$@"
+            LD_LIBRARY_PATH=/opt/mixwrite-toolchain-libs MIXWRITE_CORPUS="${corpus:+/corpus}" /bin/bash -c "cd /src && exec \"\$@\"" inner "$@"
     ' inner "$@"
 }
 
