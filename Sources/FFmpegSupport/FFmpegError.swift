@@ -101,6 +101,6 @@ public enum FFmpegLibraries {
             .map { "\($0.0) \(text($0.1))" }
     }
 
-    /// `FFmpeg 7.1.5-0+deb13u1 (libavformat 61.7.100, …)`.
+    /// `FFmpeg 7.1.5-0+deb13u1 (libavformat 61.7.103, …)`.
     public static var description: String { "FFmpeg \(release) (\(versions.joined(separator: ", ")))" }
 }

@@ -123,15 +123,24 @@ public final class FilterGraph {
     }
 
     /// Hands a frame to source `index`; the graph takes its data and leaves `frame` blank (`keep`: the graph takes
-    /// a new reference to it, and `frame` stays as it was). The corresponding FFmpeg call is `av_buffersrc_add_frame_flags`.
-    public func push(_ frame: Frame, to index: Int, keep: Bool = false) throws(FFmpegError) {
+    /// a new reference to it, and `frame` stays as it was). False when the graph takes nothing more from that source:
+    /// the filters behind it have all they need (an `atrim` past its end). FFmpeg 7.1 and 9.0 say so with `AVERROR_EOF`;
+    /// 5.1 took such a frame and dropped it. The corresponding FFmpeg call is `av_buffersrc_add_frame_flags`.
+    @discardableResult
+    public func push(_ frame: Frame, to index: Int, keep: Bool = false) throws(FFmpegError) -> Bool {
         let flags = keep ? Int32(AV_BUFFERSRC_FLAG_KEEP_REF) : 0
-        try check(av_buffersrc_add_frame_flags(sources[index], frame.pointer, flags), "av_buffersrc_add_frame")
+        let r = av_buffersrc_add_frame_flags(sources[index], frame.pointer, flags)
+        if r == FFmpegError.Code.endOfFile.rawValue { return false }
+        try check(r, "av_buffersrc_add_frame")
+        return true
     }
 
-    /// Marks source `index` finished. The corresponding FFmpeg call is `av_buffersrc_add_frame` with NULL.
+    /// Marks source `index` finished (a source the graph has finished already is left so). The corresponding FFmpeg
+    /// call is `av_buffersrc_add_frame` with NULL.
     public func close(_ index: Int) throws(FFmpegError) {
-        try check(av_buffersrc_add_frame_flags(sources[index], nil, 0), "av_buffersrc_add_frame(NULL)")
+        let r = av_buffersrc_add_frame_flags(sources[index], nil, 0)
+        if r == FFmpegError.Code.endOfFile.rawValue { return }
+        try check(r, "av_buffersrc_add_frame(NULL)")
     }
 
     /// Takes the next frame from the sink. The corresponding FFmpeg call is `av_buffersink_get_frame`.

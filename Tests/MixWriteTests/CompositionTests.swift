@@ -69,6 +69,24 @@ struct CompositionTests {
         #expect(chapters.map { ($0.start * 1000).rounded() / 1000 } == [0, 1.0, 1.5, 2.2, 2.3])
     }
 
+    @Test("a clip whose sound outlasts its picture is cut at the picture's end: the next clip starts on time, without that sound")
+    func soundOutlastsPicture() throws {
+        let dir = try Oracle.scratch()
+        // 1 s of picture, 3 s of a 500 Hz tone (FFmpeg 7.1 and 9.0 refuse the tone's frames past the clip's span
+        // with an end of file, which the mix must take as "no more", not as an error).
+        let long = try Self.make(dir, "long.mov", ["-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=1", "-f", "lavfi", "-i",
+                                                   "aevalsrc=0.25*sin(2*PI*500*t):s=48000:c=mono:d=3", "-c:a", "aac"])
+        let out = dir + "/out.mp4"
+        let r = try Oracle.mixwrite(["concat", long, Oracle.fixture("base.mov"), "-o", out])
+        try #require(r.status == 0, "\(r.stderr)")
+        let audio = try Oracle.decodedDuration(out, stream: "a:0")
+        #expect(abs(audio - 3) <= 1024.0 / 48000 + 1e-6, "1 s of the long clip and base's 2 s: \(audio) s")
+        let mix = try Oracle.decodeAudio(out, channels: 1)
+        #expect(Oracle.toneLevel(Self.span(mix, 0.1, 0.9), frequency: 500) > -15, "the long clip's tone in its own span")
+        #expect(Oracle.toneLevel(Self.span(mix, 1.2, 2.8), frequency: 500) < -60, "and not after it")
+        #expect(Oracle.toneLevel(Self.span(mix, 1.2, 2.8), frequency: 660) > -15, "base's tone from 1 s on")
+    }
+
     @Test("a clip tagged 90° comes out upright, as the ffmpeg CLI shows it")
     func rotatedClip() throws {
         let dir = try Oracle.scratch()

@@ -82,7 +82,7 @@ public struct MixWriter: Sendable {
         }
     }
 
-    /// The FFmpeg libraries this process runs on: `FFmpeg 7.1.5-0+deb13u1 (libavformat 61.7.100, libavcodec …)`.
+    /// The FFmpeg libraries this process runs on: `FFmpeg 7.1.5-0+deb13u1 (libavformat 61.7.103, libavcodec …)`.
     public static var ffmpegLibraries: String { FFmpegLibraries.description }
 
     /// FFmpeg's own log lines: counted and summed up a line a file (the default), or each shown on stderr too (`-v`).

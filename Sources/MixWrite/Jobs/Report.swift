@@ -59,7 +59,7 @@ public struct Report: Sendable, Codable {
     public var stageSeconds: [String: Double]
     /// The process's peak resident memory, in MB.
     public var peakMemoryMB: Double
-    /// The FFmpeg libraries the job ran on (`FFmpeg 7.1.5 (libavformat 61.7.100, …)`): encoders and defaults differ
+    /// The FFmpeg libraries the job ran on (`FFmpeg 7.1.5 (libavformat 61.7.103, …)`): encoders and defaults differ
     /// between versions, so a report says which made the file.
     public var ffmpeg: String? = MixWriter.ffmpegLibraries
 }

@@ -179,7 +179,11 @@ final class AudioMixReader {
     }
 
     private func push(_ frame: Frame, to source: Int, in graph: FilterGraph) throws(MixWriteError) {
-        do { try graph.push(frame, to: source) } catch {
+        guard !closed[source] else { return }
+        do {
+            // The graph has all it takes of this track (its span in the mix is over): nothing more goes to it.
+            if try !graph.push(frame, to: source) { closed[source] = true }
+        } catch {
             throw .processing(file: plan.sources[source].path, "mixing \(plan.sources[source].name): \(error.description)")
         }
     }
