@@ -51,7 +51,7 @@ if ! command -v debootstrap >/dev/null; then
 fi
 
 # What the Swift toolchain needs in the system to compile, link and resolve packages (FFmpeg's part is
-# install-deps.sh's). Package names that differ between releases are found by what provides them.
+# install-deps.sh's). libcurl's name differs between releases: it is looked up below.
 toolchain_packages=(git gcc g++ libc6-dev binutils make libsqlite3-0 libncurses6 zlib1g libedit2 procps python3 python3-jsonschema)
 
 make_system() {
@@ -114,13 +114,14 @@ fi
 # Libraries the toolchain's programs link that the release lacks: copied from this machine, with theirs, until
 # none is missing.
 libs="$root/opt/mixwrite-toolchain-libs"
+multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 for _ in 1 2 3 4; do
     missing=$(enter bash -c 'for b in "$0"/usr/bin/swift-build "$0"/usr/bin/swift-frontend "$0"/usr/bin/swift-driver \
                                  "$0"/usr/bin/clang "$0"/usr/bin/ld.lld "$0"/usr/bin/ld.gold; do
                                  [ -e "$b" ] && ldd "$b"; done | awk "/not found/ { print \$1 }" | sort -u' "$toolchain")
     [ -n "$missing" ] || break
     for so in $missing; do
-        src=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ { print $NF; exit }')
+        src=$(ldconfig -p | awk -v so="$so" -v ma="$multiarch" '$1 == so && index($NF, ma) { print $NF; exit }')
         [ -n "$src" ] || { echo "error: the toolchain needs $so, which neither $suite nor this machine has" >&2; exit 1; }
         echo "debian-suite: $so for the toolchain, from this machine ($src)" >&2
         cp -L "$src" "$libs/$so"
