@@ -174,7 +174,7 @@ struct PartJoiner {
             packet.pts = packet.pts.map { $0 + shift }
             packet.dts = packet.dts.map { $0 + shift }
             // The joined track's ends are the record's (the priming's pts, the last packet's length), not where a part's
-            // own edit list trimmed it: what FFmpeg 7 and later's demuxer says of that is dropped.
+            // own edit list trimmed it: what FFmpeg 9.0's demuxer says of that is dropped.
             if demuxer.streams[i].kind == .audio { packet.removeSkipSamples() }
             if counts[i] == record.packets[i], demuxer.streams[i].kind == .audio, let end = record.audioEnd,
                let sampleRate = record.sampleRate, let pts = packet.pts {
