@@ -13,7 +13,7 @@ import TestSupport
 ///   the mix itself; it is compared sample block by sample block, without the decoder's timestamps (in a
 ///   Matroska file they are milliseconds, which 5.1 and 9.0 turn back into samples differently).
 /// - Pictures' timestamps are compared from the first one on (a Matroska remix's first picture is at 1 ms on 5.1,
-///   at 0 on 9.0: the muxer's rounding, not mixwrite's).
+///   at 0 on 9.0: FFmpeg's timestamps, not mixwrite's pictures).
 ///
 /// When an output is meant to change, re-record and say why in the commit:
 /// `MIXWRITE_RECORD=1 swift test --filter GoldenTests` (after `swift build`), then `git diff Tests/Golden`.
