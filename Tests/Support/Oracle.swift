@@ -167,19 +167,21 @@ public enum Oracle {
     /// `pkt_duration_time` before (7.x no longer has it): both are asked for, by name.
     public static func decodedDuration(_ path: String, stream: String) throws -> Double {
         let r = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
-                                             "frame=pts_time,duration_time,pkt_duration_time", "-of", "compact=p=0", path])
+                                             "frame=pts_time,duration_time,pkt_duration_time:stream=start_time,duration",
+                                             "-of", "compact=p=0", path])
         var starts: [Double] = []
         var lastDuration: Double?
+        var stated: [Substring: Double] = [:]
         for line in r.stdoutText.split(separator: "\n") {
             let fields = numbers(compact: line)
-            guard let start = fields["pts_time"] else { continue }
+            guard let start = fields["pts_time"] else {
+                if fields["duration"] != nil || fields["start_time"] != nil { stated = fields }   // the stream's line
+                continue
+            }
             starts.append(start)
             lastDuration = fields["duration_time"] ?? fields["pkt_duration_time"]
         }
         guard let last = starts.max() else { return 0 }
-        let s = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "stream=start_time,duration",
-                                             "-of", "compact=p=0", path]).stdoutText
-        let stated = numbers(compact: Substring(s.trimmingCharacters(in: .whitespacesAndNewlines)))
         let statedEnd = stated["duration"].map { $0 + (stated["start_time"] ?? 0) }
         if let d = lastDuration, d > 0 { return min(last + d, statedEnd ?? .infinity) }
         if let d = stated["duration"] { return d }
