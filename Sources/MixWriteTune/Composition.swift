@@ -166,7 +166,7 @@ final class BlendComposition: Composition {
         var j = try blendJob(settings)
         (j.start, j.length) = (start, length)
         // The same blend and mix; x264's fastest preset, since it is heard and seen once (the file is larger).
-        j.preset = TuneSession.auditionPreset
+        j.picture.preset = TuneSession.auditionPreset
         j.keepHDR = false   // the browser plays H.264: the audition is the SDR picture
         return j
     }
@@ -265,9 +265,9 @@ extension SequenceComposition where Job == ConcatJob {
     convenience init(concat job: ConcatJob) throws(MixWriteError) {
         try self.init(kind: "concat", job: job, initial: { job, tracks in
             var s = TuneSettings(audio: job.audio, tracks: tracks)
-            (s.clips, s.fit) = (Array(job.clips.indices), job.fit.rawValue)
-            s.size = job.width.flatMap { w in job.height.map { "\(w)x\($0)" } } ?? ""
-            s.fps = job.frameRate?.description ?? ""
+            (s.clips, s.fit) = (Array(job.clips.indices), job.picture.fit.rawValue)
+            s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""
+            s.fps = job.picture.frameRate?.description ?? ""
             return s
         }, tune: { (job, s, tracks) throws(RequestError) in
             var j = job
@@ -277,7 +277,7 @@ extension SequenceComposition where Job == ConcatJob {
                 throw .bad("clips must name each of the clips 0 … \(job.clips.count - 1) at most once")
             }
             j.clips = order.map { job.clips[$0] }
-            try s.applyPicture(fit: &j.fit, width: &j.width, height: &j.height, frameRate: &j.frameRate)
+            try s.applyPicture(to: &j.picture)
             // A clip's source clipN is its place on the command line; in the job, its new place.
             let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ("clip\($0.element + 1)", "clip\($0.offset + 1)") })
             let kept = tracks.filter { !$0.source.hasPrefix("clip") || place[$0.source] != nil }
@@ -286,9 +286,9 @@ extension SequenceComposition where Job == ConcatJob {
                 order.firstIndex(of: e.clip).map { ClipEvent(clip: $0, time: e.time, name: e.name) }
             }
             return j
-        }, cut: { j, start, length in j.excerpt = (start, length); j.preset = TuneSession.auditionPreset },
+        }, cut: { j, start, length in j.excerpt = (start, length); j.picture.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
-           pictureKey: { j in "\(j.clips)|\(j.fit)|\(j.width ?? 0)x\(j.height ?? 0)|\(j.frameRate?.description ?? "")" },
+           pictureKey: { j in "\(j.clips)|\(j.picture)" },
            describe: { info, settings, p, given in
             // Every clip given, its length as the output has it now (a removed one's as given).
             let order = settings.clips ?? Array(given.indices)
@@ -306,22 +306,22 @@ extension SequenceComposition where Job == StillJob {
     convenience init(still job: StillJob) throws(MixWriteError) {
         try self.init(kind: "still", job: job, initial: { job, tracks in
             var s = TuneSettings(audio: job.audio, tracks: tracks)
-            s.fit = job.fit.rawValue
-            s.size = job.width.flatMap { w in job.height.map { "\(w)x\($0)" } } ?? ""
+            s.fit = job.picture.fit.rawValue
+            s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""
             s.background = job.background.count == 3 ? OptionValue.hex((job.background[0], job.background[1], job.background[2])) : "000000"
             return s
         }, tune: { (job, s, tracks) throws(RequestError) in
             var j = job
-            try s.applyPicture(fit: &j.fit, width: &j.width, height: &j.height, frameRate: &j.frameRate)
+            try s.applyPicture(to: &j.picture)
             if let b = s.background {
                 guard let c = OptionValue.color(b) else { throw .bad("background '\(b)' is not RRGGBB") }
                 j.background = [c.r, c.g, c.b]
             }
             s.applyMix(to: &j.audio, tracks: tracks)
             return j
-        }, cut: { j, start, length in j.excerpt = (start, length); j.preset = TuneSession.auditionPreset },
+        }, cut: { j, start, length in j.excerpt = (start, length); j.picture.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
-           pictureKey: { j in "\(j.fit)|\(j.width ?? 0)x\(j.height ?? 0)|\(j.background)" },
+           pictureKey: { j in "\(j.picture)|\(j.background)" },
            describe: { info, _, _, _ in info.image = job.image })
     }
 }

@@ -5,10 +5,11 @@ import Foundation
 /// and the mix. Everything else stays as the command line gave it. The mix is by the job's own track names (a
 /// concat's `clip2:1` is the second clip the command line gave, wherever the page moves it).
 struct TuneSettings: Codable, Sendable, Equatable {
-    var keyColor = "00FF00"
-    var threshold = 0.4
-    var smoothing = 0.1
-    var despill = false
+    // The key's defaults are `KeySettings`' own (GPUImage's).
+    var keyColor = KeySettings().keyColorHex
+    var threshold = KeySettings().threshold
+    var smoothing = KeySettings().smoothing
+    var despill = KeySettings().despill
     /// A concat's clips in the page's order, by their place on the command line (0-based); a removed one left out.
     var clips: [Int]?
     /// A concat's or still's `--fit`, `--size` (WIDTHxHEIGHT; "" for the job's own) and `--fps` ("" likewise);
@@ -100,8 +101,8 @@ struct TuneSettings: Codable, Sendable, Equatable {
     }
 
     var key: KeySettings {
-        KeySettings(keyColor: OptionValue.color(keyColor) ?? (0, 1, 0), threshold: threshold, smoothing: smoothing,
-                                despill: despill)
+        KeySettings(keyColor: KeyColor(hex: keyColor) ?? KeySettings().keyColor, threshold: threshold, smoothing: smoothing,
+                    despill: despill)
     }
 
     /// The mix track by track, as the render resolves it: a source's gain adds to its track's, a track's own
@@ -163,21 +164,21 @@ struct TuneSettings: Codable, Sendable, Equatable {
     }
 
     /// `fit`, `size`, `fps` put on a picture's options; a bad value is a 400 naming the option.
-    func applyPicture(fit: inout Fit, width: inout Int?, height: inout Int?, frameRate: inout Rational?) throws(RequestError) {
+    func applyPicture(to picture: inout PictureSettings) throws(RequestError) {
         if let f = self.fit {
             guard let v = Fit(rawValue: f) else { throw .bad("fit '\(f)' is not one of \(Fit.allCases.map(\.rawValue).joined(separator: ", "))") }
-            fit = v
+            picture.fit = v
         }
         if let size {
-            if size.isEmpty { (width, height) = (nil, nil) } else {
+            if size.isEmpty { (picture.width, picture.height) = (nil, nil) } else {
                 guard let v = OptionValue.size(size) else { throw .bad("size '\(size)' is not WIDTHxHEIGHT") }
-                (width, height) = (v.width, v.height)
+                (picture.width, picture.height) = (v.width, v.height)
             }
         }
         if let fps {
-            if fps.isEmpty { frameRate = nil } else {
+            if fps.isEmpty { picture.frameRate = nil } else {
                 guard let r = Rational(parsing: fps), r.isValid else { throw .bad("fps '\(fps)' is not a frame rate such as 30 or 30000/1001") }
-                frameRate = r
+                picture.frameRate = r
             }
         }
     }

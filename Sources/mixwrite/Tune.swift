@@ -1,46 +1,56 @@
 import ArgumentParser
 import Foundation
-import MixWrite
+@_spi(Tools) import MixWrite
 import MixWriteTune
 import Synchronization
 
 struct Tune: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Tune the key and the mix in a local web page, then copy the command or render from there.",
-        discussion: """
-        Prints the page's address (with its token) on stdout and serves until SIGINT or SIGTERM.
-        Example: mixwrite tune fx.mov base.mov --audio music.mp3 -o out.mov
-        """
-    )
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            abstract: "Tune the key and the mix in a local web page, then copy the command or render from there.",
+            usage: "mixwrite tune FX BASE [-o OUTPUT (default tuned.mov)] [options]",
+            discussion: """
+            Prints the page's address (with its token) on stdout and serves until SIGINT or SIGTERM.
+            Example: mixwrite tune fx.mov base.mov --audio music.mp3 -o out.mov
 
-    @Argument(help: "The effect clip, shot on a green (or --key-color) screen.")
-    var fx: String
 
-    @Argument(help: "The clip shown where FX is keyed out.")
-    var base: String
+            """ + CommandWords.help(for: BlendJob.self, own: ServingOptions.declarations)
+                .split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).joined(separator: "\n"))
+    }
 
-    @Option(name: .shortAndLong, help: "The movie the page's render button writes (it asks before replacing one).")
-    var output: String = "tuned.mov"
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var words: [String] = []
 
-    @OptionGroup var serving: ServingOptions
-
-    @OptionGroup var blend: BlendOptions
-
+    /// A blend's words; the page's render writes `tuned.mov` unless `-o` says where.
     func run() async throws {
-        try await serving.serve(try blend.job(fx: fx, base: base, output: output))
+        let given = words.contains { $0 == "-o" || $0 == "--output" || $0.hasPrefix("--output=") }
+        let (job, words) = try CommandWords.parse(self.words + (given ? [] : ["-o", "tuned.mov"]), as: BlendJob.self,
+                                                  own: ServingOptions.declarations)
+        try await ServingOptions(words).serve(job)
     }
 }
 
 /// Where the tuning page is served (`tune`, and `--tune` on a command), and the serving itself.
-struct ServingOptions: ParsableArguments {
-    @Option(help: "The port to serve the page on (default: a free one).")
+struct ServingOptions {
+    static let declarations: [OptionDeclaration] = [
+        OptionDeclaration("port", .integer(0...65535), default: .number(0), help: "The port to serve the page on (0: a free one)."),
+        OptionDeclaration("listen", .text(pattern: nil, orNumber: false), valueName: "ADDRESS", default: .text("127.0.0.1"),
+                          help: "The address to serve the page on. Only 127.0.0.1 keeps the page to this machine."),
+        OptionDeclaration("quiet", .flag, form: .short("-q"), help: "Print nothing but the address and errors."),
+    ]
+
     var port: UInt16 = 0
-
-    @Option(help: "The address to serve the page on. Only 127.0.0.1 keeps the page to this machine.")
-    var listen: String = "127.0.0.1"
-
-    @Flag(name: .shortAndLong, help: "Print nothing but the address and errors.")
+    var listen = "127.0.0.1"
     var quiet = false
+
+    init(_ words: CommandWords) throws {
+        if let p = words.text("port") {
+            guard let n = UInt16(p) else { throw MixWriteError.usage("--port '\(p)' is not a port (0 to 65535)") }
+            port = n
+        }
+        listen = words.text("listen") ?? listen
+        quiet = words.flag("quiet")
+    }
 
     /// Serves `job`'s page until SIGINT or SIGTERM: its address (with its token) on stdout.
     func serve(_ job: BlendJob) async throws {
@@ -74,15 +84,21 @@ struct ServingOptions: ParsableArguments {
 }
 
 /// `--tune` on a command (the blend, `concat`, `still`, `remix`): instead of rendering, serve the job's page.
-struct TuneFlag: ParsableArguments {
-    @Flag(help: "Instead of rendering, serve the tuning page for this job (as 'mixwrite tune'), with --port and --listen.")
-    var tune = false
+struct TuneFlag {
+    static let declarations: [OptionDeclaration] = [
+        OptionDeclaration("tune", .flag, help: "Instead of rendering, serve the tuning page for this job (as 'mixwrite tune'), with --port and --listen."),
+        OptionDeclaration("port", .integer(0...65535), default: .number(0), help: "With --tune: the port to serve the page on (0: a free one)."),
+        OptionDeclaration("listen", .text(pattern: nil, orNumber: false), valueName: "ADDRESS", default: .text("127.0.0.1"),
+                          help: "With --tune: the address to serve the page on. Only 127.0.0.1 keeps the page to this machine."),
+    ]
 
-    @Option(help: "With --tune: the port to serve the page on (default: a free one).")
     var port: UInt16 = 0
+    var listen = "127.0.0.1"
 
-    @Option(help: "With --tune: the address to serve the page on. Only 127.0.0.1 keeps the page to this machine.")
-    var listen: String = "127.0.0.1"
+    init(_ words: CommandWords) throws {
+        let serving = try ServingOptions(words)
+        (port, listen) = (serving.port, serving.listen)
+    }
 
     /// Serves the page of the job writing `output` (its server made by `make`) until SIGINT or SIGTERM.
     func serve(_ output: String, quiet: Bool, make: (String, UInt16) async throws -> TuneServer) async throws {

@@ -172,7 +172,8 @@ struct KeySetup {
     var entries: Guarded<UInt32>
 
     static func random(_ rng: inout SplitMix64, despill: Bool) -> KeySetup {
-        let keys: [(Double, Double, Double)] = [(0, 1, 0), (0, 0, 1), (0.1, 0.8, 0.2), (Double.random(in: 0...1, using: &rng), 1, 0.3)]
+        let keys = [KeyColor(r: 0, g: 1, b: 0), KeyColor(r: 0, g: 0, b: 1), KeyColor(r: 0.1, g: 0.8, b: 0.2),
+                    KeyColor(r: Double.random(in: 0...1, using: &rng), g: 1, b: 0.3)]
         let settings = ChromaKeyBlend.Settings(keyColor: keys[Int.random(in: 0..<keys.count, using: &rng)],
                                                threshold: Double.random(in: 0.05...0.6, using: &rng),
                                                smoothing: Bool.random(using: &rng) ? 0 : Double.random(in: 0.01...0.3, using: &rng),

@@ -131,7 +131,7 @@ struct ChromaKeyBlendTests {
     @Test("the table's alpha is GPUImage's alpha of the same colour")
     func tableAgreesWithFormula() {
         let color = ColorDescription(matrix: .bt709, fullRange: false)
-        let settings = ChromaKeyBlend.Settings(keyColor: (0.1, 0.3, 0.9), threshold: 0.3, smoothing: 0.2)
+        let settings = ChromaKeyBlend.Settings(keyColor: KeyColor(r: 0.1, g: 0.3, b: 0.9), threshold: 0.3, smoothing: 0.2)
         let keyer = ChromaKeyBlend(settings: settings, color: color)
         for (r, g, b) in [(0.1, 0.3, 0.9), (0.2, 0.35, 0.7), (0.9, 0.9, 0.1), (0.4, 0.4, 0.6), (0.15, 0.3, 0.8)] {
             let (y, u, v) = color.yuv(r: r, g: g, b: b)

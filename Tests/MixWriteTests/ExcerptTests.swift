@@ -53,11 +53,11 @@ struct ExcerptTests {
     /// A job with every option away from its default.
     static func busyJob(output: String) -> BlendJob {
         var j = BlendJob(fx: fx, base: base, output: output)
-        (j.width, j.height, j.frameRate) = (160, 120, Rational(15, 1))
-        (j.crf, j.preset, j.duration, j.fit) = (23, "ultrafast", .shortest, .fit)
+        (j.picture.width, j.picture.height, j.picture.frameRate) = (160, 120, Rational(15, 1))
+        (j.picture.crf, j.picture.preset, j.duration, j.picture.fit) = (23, "ultrafast", .shortest, .fit)
         // In microseconds, as a job file's seconds are read (MediaTime encodes its value and timescale as they are).
         j.excerpt = .init(start: MediaTime(seconds: 0.25)!, length: MediaTime(seconds: 1.0)!)
-        j.key = ChromaKeyBlend.Settings(keyColor: (0.1, 0.9, 0.2), threshold: 0.35, smoothing: 0.125, despill: true)
+        j.key = ChromaKeyBlend.Settings(keyColor: KeyColor(r: 0.1, g: 0.9, b: 0.2), threshold: 0.35, smoothing: 0.125, despill: true)
         j.audio.files = [Oracle.fixture("tone.m4a")]
         j.audio.mute = ["fx:2"]
         j.audio.gains = ["base": -3.5, "audio1": 2]

@@ -49,34 +49,47 @@ public struct AudioOptions: Sendable {
 
     public init() {}
 
-    /// Every option but the files (a still's sound and the other kinds' `--audio` are their own options).
+    /// The extra files: `--audio FILE`, repeatable (a still's sound is its own option).
+    static var filesOption: JobOption<AudioOptions> {
+        .paths("audio", \.files, valueName: "FILE",
+               help: "An extra audio file (or movie) to mix in; repeatable. Named audio1, audio2 …")
+    }
+
+    /// Every option but the files.
     static var options: [JobOption<AudioOptions>] {
         [
-            .choice("audio-tracks", \.tracks, default: .all),
-            .texts("mute", \.mute),
-            .pairs("gain", \.gains, "must be an object of numbers like {\"fx\": -6}"),
-            .pairs("offset", \.offsets, "must be an object of numbers like {\"fx\": 1.5}"),
-            .choice("mix", \.mode, default: .sum),
-            .integer("channels", \.channels),
-            .integer("sample-rate", \.sampleRate),
-            .choice("audio-codec", \.codec),
-            .flag("stems", \.stems),
-            JobOption(name: "audio-bitrate", read: { (a, input) throws(JobProblem) in
-                let what = "must be a bit rate such as \"192k\""
-                guard let n = OptionValue.bitRate(try input.text(what)) else { throw input.problem(what) }
-                a.bitRate = n
-            }, write: { $0.bitRate == 192_000 ? nil : .text(String($0.bitRate)) }),
-            .number("loudness", \.loudness, "must be a number (LUFS), e.g. -16"),
-            .number("true-peak", \.truePeak, "must be a number (dBTP), e.g. -1"),
-            .flag("level-match", \.levelMatch),
-            JobOption(name: "duck", read: { (a, input) throws(JobProblem) in
-                switch try input.either([String: Double].self, [String].self, "must be an object like {\"audio1\": 15} or an array of sources") {
-                case .first(let depths): a.duck = depths
-                case .second(let names): a.duck = Dictionary(names.map { ($0, defaultDuckDB) }, uniquingKeysWith: { x, _ in x })
-                }
-            }, write: { $0.duck.isEmpty ? nil : .pairs($0.duck) }),
-            .number("fade-in", \.fadeIn, default: 0, "must be a number of seconds"),
-            .number("fade-out", \.fadeOut, default: 0, "must be a number of seconds"),
+            .choice("audio-tracks", \.tracks, default: .all, help: "Which audio tracks of each input: all, first or none."),
+            .texts("mute", \.mute, valueName: "SOURCE", help: "Leave out a source (fx, base, audio1 …) or one track (fx:2); repeatable."),
+            .pairs("gain", \.gains, -60...24, unit: "dB", help: "Gain of a source or track, as SOURCE=DB (e.g. fx=-6); repeatable."),
+            .pairs("offset", \.offsets, 0...3600, unit: "seconds",
+                   help: "Start a source's sound later, with silence before it, as SOURCE=SECONDS; repeatable."),
+            .choice("mix", \.mode, default: .sum, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
+            .integer("channels", \.channels, 1...2, help: "Output channels, 1 or 2 (default: stereo if any source has two or more)."),
+            .integer("sample-rate", \.sampleRate, nil, valueName: "HZ", help: "Output sample rate in Hz (default 48000)."),
+            .choice("audio-codec", \.codec, help: "Audio codec: aac, opus, flac or pcm (default: aac; a .webm's opus)."),
+            .flag("stems", \.stems, help: "After the mix, every source track on its own, as it enters the mix (not played by default)."),
+            JobOption(OptionDeclaration("audio-bitrate", .text(pattern: "^[0-9]+k?$", orNumber: true), valueName: "RATE",
+                                        default: .text("192k"), help: "AAC or Opus bit rate, e.g. 192k."),
+                      read: { (a, input) throws(JobProblem) in
+                          let what = "must be a bit rate such as \"192k\""
+                          guard let n = OptionValue.bitRate(try input.text(what)) else { throw input.problem(what) }
+                          a.bitRate = n
+                      }, write: { $0.bitRate == 192_000 ? nil : .text(String($0.bitRate)) }),
+            .number("loudness", \.loudness, -50 ... -5, unit: "LUFS", valueName: "LUFS",
+                    help: "Integrated loudness of the output in LUFS (EBU R128), e.g. -16 (web, podcast), -23 (broadcast), -14 (streaming)."),
+            .number("true-peak", \.truePeak, -9...0, unit: "dBTP", valueName: "DBTP", help: "True-peak ceiling with --loudness, in dBTP (default -1)."),
+            .flag("level-match", \.levelMatch,
+                  help: "Bring every source to the loudness of the loudest before the mix (--gain still applies)."),
+            JobOption(OptionDeclaration("duck", .pairs(1...40, unit: "dB", bare: defaultDuckDB), valueName: "SOURCE[=DB]",
+                                        help: "Lower a source while the others play, back in their pauses, as SOURCE or SOURCE=DB (default 15); repeatable."),
+                      read: { (a, input) throws(JobProblem) in
+                          switch try input.either([String: Double].self, [String].self, "must be an object like {\"audio1\": 15} or an array of sources") {
+                          case .first(let depths): a.duck = depths
+                          case .second(let names): a.duck = Dictionary(names.map { ($0, defaultDuckDB) }, uniquingKeysWith: { x, _ in x })
+                          }
+                      }, write: { $0.duck.isEmpty ? nil : .pairs($0.duck) }),
+            .number("fade-in", \.fadeIn, default: 0, 0...600, unit: "seconds", valueName: "S", help: "Fade the mix in over S seconds."),
+            .number("fade-out", \.fadeOut, default: 0, 0...600, unit: "seconds", valueName: "S", help: "Fade the mix out over its last S seconds."),
         ]
     }
 
@@ -181,22 +194,15 @@ public struct AudioOptions: Sendable {
         return extra
     }
 
+    /// The declared ranges, and what a range cannot say.
     func validate() throws(MixWriteError) {
-        if let c = channels, !(1...2).contains(c) { throw .usage("--channels must be 1 or 2") }
+        try Self.options.checkRanges(self)
         if let r = sampleRate, ![8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000].contains(r) {
             throw .usage("--sample-rate \(r) is not an AAC sample rate (use 8000 to 96000, e.g. 44100 or 48000)")
         }
         if !(16_000...512_000).contains(bitRate) { throw .usage("--audio-bitrate must be between 16k and 512k") }
-        for (k, g) in gains where !(-60...24).contains(g) { throw .usage("--gain \(k)=\(g): gain must be between -60 and 24 dB") }
-        for (k, o) in offsets where !(0...3600).contains(o) { throw .usage("--offset \(k)=\(o): offset must be between 0 and 3600 seconds") }
-        if let l = loudness, !(-50 ... -5).contains(l) { throw .usage("--loudness \(l): the target must be between -50 and -5 LUFS (e.g. -16)") }
-        if let t = truePeak {
-            guard loudness != nil else { throw .usage("--true-peak needs --loudness (without it, peaks are held at -1 dBFS)") }
-            guard (-9...0).contains(t) else { throw .usage("--true-peak \(t): the ceiling must be between -9 and 0 dBTP") }
-        }
-        for (k, d) in duck where !(1...40).contains(d) { throw .usage("--duck \(k)=\(d): the depth must be between 1 and 40 dB") }
-        for (name, f) in [("--fade-in", fadeIn), ("--fade-out", fadeOut)] where !(0...600).contains(f) {
-            throw .usage("\(name) \(f): must be between 0 and 600 seconds")
+        if truePeak != nil && loudness == nil {
+            throw .usage("--true-peak needs --loudness (without it, peaks are held at -1 dBFS)")
         }
     }
 }

@@ -16,11 +16,8 @@ public struct BlendJob: Sendable {
     public var base: String
     public var output: String
     public var overwrite = false
-    /// Output size; nil: base's.
-    public var width: Int?
-    public var height: Int?
-    /// Output frame rate; nil: base's.
-    public var frameRate: Rational?
+    /// The picture: size and rate (nil: base's), fit (GPUImage stretches), codec and quality.
+    public var picture = PictureSettings(fit: .stretch)
     public var key = KeySettings()
     /// Pick the key colour from fx's border (`--key-color auto`) instead of `key.keyColor`.
     public var autoKeyColor = false
@@ -29,15 +26,7 @@ public struct BlendJob: Sendable {
     /// `--hdr keep`: an HDR base stays HDR (HEVC Main 10, BT.2020, its HLG or PQ), fx placed into it at 203 cd/m²;
     /// false (`sdr`, the default): an HDR input is tone-mapped to SDR BT.709.
     public var keepHDR = false
-    public var crf = BlendJob.defaultCRF
-    public var preset = BlendJob.defaultPreset
-    /// `--codec`: nil for the container\'s (H.264; a `.webm`\'s VP9).
-    public var codec: VideoCodec?
-    /// `--prores-profile` with `--codec prores`.
-    public var proresProfile: ProResProfile = .hq
     public var duration: DurationPolicy = .base
-    /// How fx (and base, when `width`/`height` differ from it) fit the output frame: GPUImage stretches.
-    public var fit: Fit = .stretch
     public var audio = AudioOptions()
     /// Fail on a track that cannot be decoded or a damaged packet, instead of a warning.
     public var strict = false
@@ -70,7 +59,7 @@ public struct BlendJob: Sendable {
 
     /// Checks the options (ranges, names of presets), without opening a file.
     public func validate() throws(MixWriteError) {
-        try validatePicture()
+        try picture.validate()
         try validateKey()
         for (name, t) in [("--start", start), ("--length", length)] {
             if let t, MediaTime(seconds: t) == nil || t < 0 { throw .usage("\(name) \(t) is not a time in seconds (e.g. 1.5)") }
@@ -81,7 +70,7 @@ public struct BlendJob: Sendable {
     }
 }
 
-extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob, PartedJob {
+extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
     static let kind = "blend"
     static let command = ["mixwrite"]
     static var blank: Self { BlendJob(fx: "", base: "", output: "") }
@@ -89,17 +78,26 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob, PartedJob {
 
     /// `mixwrite FX BASE -o OUT` and every option of a blend.
     static var options: [JobOption<Self>] {
-        [.path("fx", \.fx), .path("base", \.base), .path("output", \.output, form: .short("-o"))]
-            + pictureOptions(fit: .stretch)
-            + [.choice("duration", \.duration, default: .base)]
-            + excerptOptions + [.choice("key", \.keyMode, default: .auto), hdrOption] + keyOptions
-            + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
+        [.path("fx", \.fx, help: "The effect clip, shot on a green (or --key-color) screen."),
+         .path("base", \.base, help: "The clip shown where FX is keyed out."),
+         .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm).")]
+            + PictureSettings.options(PictureSettings(fit: .stretch)).map { $0.lifted(\.picture) }
+            + [.choice("duration", \.duration, default: .base, help: "Which input sets the output length: base, fx, shortest or longest.")]
+            + excerptOptions + [keyModeOption, hdrOption] + keyOptions
+            + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
+    }
+
+    static var keyModeOption: JobOption<Self> {
+        .choice("key", \.keyMode, default: .auto,
+                help: "How fx is laid over base: auto (by fx's own alpha when it has one, else the chroma key), chroma or alpha.")
     }
 
     /// `hdr`: `sdr` or `keep`.
     static var hdrOption: JobOption<Self> {
-        JobOption(name: "hdr", read: { (job, input) throws(JobProblem) in
+        JobOption(OptionDeclaration("hdr", .choice(["sdr", "keep"]), default: .text("sdr"),
+                                    help: "sdr: an HDR input tone-mapped to SDR BT.709; keep: an HDR base kept (HEVC Main 10, its HLG or PQ), fx placed at 203 cd/m²."),
+                  read: { (job, input) throws(JobProblem) in
             let text: String = try input.value("must be \"sdr\" or \"keep\"")
             guard text == "sdr" || text == "keep" else { throw input.problem("'\(text)' is not one of sdr, keep") }
             job.keepHDR = text == "keep"
@@ -108,7 +106,10 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob, PartedJob {
 
     /// `start` and `length`, in seconds.
     static var excerptOptions: [JobOption<Self>] {
-        [.number("start", \.start, "must be a number of seconds"), .number("length", \.length, "must be a number of seconds")]
+        [.number("start", \.start, 0...86_400 * 366, unit: "seconds", valueName: "S",
+                 help: "Write only part of the output, from S seconds (picture and mix as the whole movie has them)."),
+         .number("length", \.length, 0...86_400 * 366, unit: "seconds", valueName: "S",
+                 help: "Write only S seconds of the output (from --start, or from 0).")]
     }
 
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
@@ -125,12 +126,12 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob, PartedJob {
         if let partFrames { videoPlan.cut(to: partFrames); videoPlan.stitchable = true }
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        if keepHDR, let codec, codec != .hevc {
+        if keepHDR, let codec = picture.codec, codec != .hevc {
             throw .usage("--hdr keep writes HEVC Main 10; --codec \(codec.rawValue) cannot carry the HDR picture here")
         }
-        let codecs = try output.container.codecs(video: keepHDR ? .hevc : codec, audio: audio.codec)
+        let codecs = try output.container.codecs(video: keepHDR ? .hevc : picture.codec, audio: audio.codec)
         if let selection { output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths) }
-        (videoPlan.codec, videoPlan.proresProfile) = (codecs.video, proresProfile)
+        (videoPlan.codec, videoPlan.proresProfile) = (codecs.video, picture.proresProfile)
         let outLength = videoPlan.length
         let conversions = videoPlan.hdr.map { ColorManagement.conversions(of: [fxFile]) + ["\(fx): SDR placed in HDR (\($0.rawValue), bt2020) at 203 cd/m²"] }
             ?? ColorManagement.conversions(of: [fxFile, baseFile])
@@ -157,7 +158,7 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob, PartedJob {
         guard let baseVideo = baseFile.mainVideo else { throw .input(file: base, "has no video stream; base must be a movie") }
         guard fxFile.mainVideo != nil else { throw .input(file: fx, "has no video stream; fx must be a movie") }
 
-        let rate = frameRate ?? baseVideo.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
+        let rate = picture.rate(of: baseVideo)
         let fxLength = fxFile.videoDuration ?? .zero
         let baseLength = baseFile.videoDuration ?? .zero
         let length: MediaTime
@@ -169,10 +170,7 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob, PartedJob {
         }
         guard length > .zero else { throw .input(file: base, "has no known duration") }
         let frames = max(1, Int(length.ticks(in: rate.inverted)))
-        // Base's size as shown (upright); yuv420p needs even sizes, so an odd one is scaled to the even size below.
-        let shown = baseFile.displaySize ?? (baseVideo.width, baseVideo.height)
-        let w = (width ?? shown.width) & ~1
-        let h = (height ?? shown.height) & ~1
+        let (w, h) = picture.size(shown: baseFile.displaySize ?? (baseVideo.width, baseVideo.height))
         let kept = try keptHDR(base: baseFile)
         let color = kept == nil ? ColorManagement.output(base: baseVideo, height: h) : ColorDescription(matrix: .bt2020, fullRange: false)
         let byAlpha = try compositesByAlpha(fxFile)
@@ -180,8 +178,8 @@ extension BlendJob: DescribedJob, PictureJob, CommonJob, KeyedJob, PartedJob {
         if autoKeyColor && !byAlpha { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
         let plan = BlendStage.Plan(
             fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
-            key: key, byAlpha: byAlpha, hdr: kept, light: kept == nil ? nil : baseFile.firstPictureLight(), crf: crf,
-            preset: preset, strict: strict, fit: fit, threads: threads)
+            key: key, byAlpha: byAlpha, hdr: kept, light: kept == nil ? nil : baseFile.firstPictureLight(), crf: picture.crf,
+            preset: picture.preset, strict: strict, fit: picture.fit, threads: threads)
         return (fxFile, baseFile, plan)
     }
 
@@ -296,8 +294,7 @@ protocol KeyedJob {
 extension KeyedJob {
     /// The checks every keying job makes of its key.
     func validateKey() throws(MixWriteError) {
-        if !(0...1).contains(key.threshold) { throw .usage("--threshold must be between 0 and 1") }
-        if !(0...1).contains(key.smoothing) { throw .usage("--smoothing must be between 0 and 1") }
+        try Self.keyOptions.checkRanges(self)
         try KeyKernel.check()
     }
 
@@ -305,21 +302,24 @@ extension KeyedJob {
     static var keyOptions: [JobOption<Self>] {
         let defaults = KeySettings()
         return [
-            JobOption(name: "key-color", read: { (job, input) throws(JobProblem) in
-                let text: String = try input.value("must be RRGGBB or \"auto\"")
-                if text.lowercased() == "auto" {
-                    job.autoKeyColor = true
-                } else {
-                    guard let rgb = OptionValue.color(text) else { throw input.problem("must be RRGGBB or \"auto\"") }
-                    job.key.keyColor = rgb
-                }
-            }, write: { job in
-                job.autoKeyColor ? .text("auto") : job.key.keyColorHex == defaults.keyColorHex ? nil : .text(job.key.keyColorHex)
-            }),
-            .number("threshold", \.key.threshold, default: defaults.threshold, "must be a number"),
-            .number("smoothing", \.key.smoothing, default: defaults.smoothing, "must be a number"),
-            .flag("despill", \.key.despill),
+            JobOption(OptionDeclaration("key-color", .text(pattern: "^(#?[0-9A-Fa-f]{6}|auto)$", orNumber: false), valueName: "RRGGBB|auto",
+                                        default: .text(defaults.keyColorHex),
+                                        help: "The screen colour to key out, as RRGGBB, or auto to read it from fx's border."),
+                      read: { (job, input) throws(JobProblem) in
+                          let text: String = try input.value("must be RRGGBB or \"auto\"")
+                          if text.lowercased() == "auto" {
+                              job.autoKeyColor = true
+                          } else {
+                              guard let rgb = OptionValue.color(text) else { throw input.problem("must be RRGGBB or \"auto\"") }
+                              job.key.keyColor = KeyColor(rgb)
+                          }
+                      }, write: { job in
+                          job.autoKeyColor ? .text("auto") : job.key.keyColor == defaults.keyColor ? nil : .text(job.key.keyColorHex)
+                      }),
+            .number("threshold", \.key.threshold, default: defaults.threshold, 0...1,
+                    help: "How far from the key colour a pixel is still keyed out, 0 to 1 (GPUImage's thresholdSensitivity)."),
+            .number("smoothing", \.key.smoothing, default: defaults.smoothing, 0...1, help: "The width of the soft edge past the threshold, 0 to 1."),
+            .flag("despill", \.key.despill, help: "Pull the key colour's spill out of fx's kept pixels near the key."),
         ]
     }
-
 }

@@ -19,18 +19,9 @@ public struct ConcatJob: Sendable {
     public var clips: [String]
     public var output: String
     public var overwrite = false
-    /// Output size; nil: the first clip's, upright.
-    public var width: Int?
-    public var height: Int?
-    public var fit: Fit = .fit
-    /// Output frame rate; nil: the first clip's.
-    public var frameRate: Rational?
-    public var crf = ConcatJob.defaultCRF
-    public var preset = ConcatJob.defaultPreset
-    /// `--codec`: nil for the container\'s (H.264; a `.webm`\'s VP9).
-    public var codec: VideoCodec?
-    /// `--prores-profile` with `--codec prores`.
-    public var proresProfile: ProResProfile = .hq
+    /// The picture: size (nil: the first clip's, upright) and rate (nil: the first clip's), fit (letterboxed),
+    /// codec and quality.
+    public var picture = PictureSettings(fit: .fit)
     public var audio = AudioOptions()
     public var events: [ClipEvent] = []
     /// Also mark each event as a chapter (the clip's chapter is split at the event), so players show it.
@@ -66,7 +57,7 @@ public struct Timeline: Sendable, Codable {
     public var events: [Event]
 }
 
-extension ConcatJob: DescribedJob, PictureJob, CommonJob, PartedJob {
+extension ConcatJob: DescribedJob, CommonJob, PartedJob {
     static let kind = "concat"
     static let command = ["mixwrite", "concat"]
     static var blank: Self { ConcatJob(clips: [], output: "") }
@@ -75,23 +66,36 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob, PartedJob {
     /// `mixwrite concat CLIP… -o OUT` and every option of a concat. Events given in a job file have no
     /// command-line form but a file (`--events PATH`), so the command leaves them out.
     static var options: [JobOption<Self>] {
-        [.paths("clips", \.clips, form: .positional, required: true), .path("output", \.output, form: .short("-o"))]
-            + pictureOptions(fit: .fit)
-            + [.flag("event-chapters", \.eventChapters), eventsOption]
-            + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
+        let inputs: [JobOption<Self>] = [
+            .paths("clips", \.clips, form: .positional, required: true, valueName: "CLIP", help: "The clips, in order."),
+            .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm)."),
+        ]
+        let own: [JobOption<Self>] = [
+            .flag("event-chapters", \.eventChapters, help: "Also mark each event as a chapter (its clip's chapter is split there)."),
+            eventsOption,
+        ]
+        return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + own
+            + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
 
     /// `events`: an array of `{"clip", "time", "name"}`, or the path of a file holding one.
     static var eventsOption: JobOption<Self> {
-        JobOption(name: "events", read: { (job, input) throws(JobProblem) in
+        JobOption(OptionDeclaration("events", .events, valueName: "FILE",
+                                    help: "A JSON array of {\"clip\": K, \"time\": SECONDS, \"name\": TEXT} (K from 0) to re-time onto the output."),
+                  read: { (job, input) throws(JobProblem) in
             let what = "must be an array of {\"clip\", \"time\", \"name\"} or the path of one"
             switch try input.either([ClipEvent].self, String.self, what) {
             case .first(let events): job.events = events
             case .second(let path):
-                guard let data = FileManager.default.contents(atPath: input.resolve(path)),
-                      let events = try? JSONDecoder().decode([ClipEvent].self, from: data) else { throw input.problem(what) }
-                job.events = events
+                let file = input.resolve(path)
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw JobProblem(index: input.index, key: input.name, what: "cannot be read", file: file)
+                }
+                do { job.events = try JSONDecoder().decode([ClipEvent].self, from: data) } catch {
+                    throw JobProblem(index: input.index, key: input.name,
+                                     what: "is not a JSON array of {\"clip\", \"time\", \"name\"} events", file: file)
+                }
             }
         }, write: { $0.events.isEmpty ? nil : .events($0.events) })
     }
@@ -102,7 +106,7 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob, PartedJob {
     /// Checks the options (ranges, names), without opening a file.
     public func validate() throws(MixWriteError) {
         guard !clips.isEmpty else { throw .usage("concat needs at least one clip") }
-        try validatePicture()
+        try picture.validate()
         try validateParts()
         try audio.validate()
     }
@@ -118,12 +122,11 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob, PartedJob {
         }
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        let codecs = try output.container.codecs(video: codec, audio: audio.codec)
+        let codecs = try output.container.codecs(video: picture.codec, audio: audio.codec)
         if let selection { output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths) }
         let first = files[0]
-        let rate = frameRate ?? first.mainVideo!.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
-        let shown = first.displaySize!
-        let w = (width ?? shown.width) & ~1, h = (height ?? shown.height) & ~1
+        let rate = picture.rate(of: first.mainVideo)
+        let (w, h) = picture.size(shown: first.displaySize!)
         let color = ColorManagement.output(base: first.mainVideo!, height: h)
 
         // Each clip fills whole output frames, so the boundaries fall on frame times and never drift.
@@ -163,9 +166,9 @@ extension ConcatJob: DescribedJob, PictureJob, CommonJob, PartedJob {
             clips: files.enumerated().map { .init(file: $0.element.path, start: starts[$0.offset].seconds, duration: spans[$0.offset].seconds) },
             events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
         let chapters = chapters(files: files, starts: starts, spans: spans, total: total)
-        var plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: fit,
-                                      crf: crf, preset: preset, strict: strict, threads: threads)
-        (plan.codec, plan.proresProfile) = (codecs.video, proresProfile)
+        var plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: picture.fit,
+                                      crf: picture.crf, preset: picture.preset, strict: strict, threads: threads)
+        (plan.codec, plan.proresProfile) = (codecs.video, picture.proresProfile)
         if let excerpt {
             let frames = try Excerpt(seconds: excerpt).frames(rate: rate, of: Int(frameIndex))
             plan.window = frames

@@ -1,49 +1,6 @@
 import Foundation
 import FFmpegSupport
 
-/// One option of a job, described once: its long name (the command line's `--name` and the job file's key),
-/// how a job file's value is read into the job, and what is written back when it is not at its default. A job's
-/// `Codable` (the job-file entry), its `commandWords` and `jobEntry` all come from its list of these.
-struct JobOption<Job> {
-    var name: String
-    var form: OptionForm = .named
-    /// A job file must give it (a job's inputs and output).
-    var required = false
-    var read: (inout Job, OptionInput) throws(JobProblem) -> Void
-    /// nil: at its default, left out.
-    var write: (Job) -> JobValue?
-
-    /// The same option on a job that holds this one's (`\BlendJob.audio`).
-    func lifted<Outer>(_ path: WritableKeyPath<Outer, Job>) -> JobOption<Outer> {
-        let (read, write) = (self.read, self.write)
-        return JobOption<Outer>(name: name, form: form, required: required,
-                                read: { (outer, input) throws(JobProblem) in try read(&outer[keyPath: path], input) },
-                                write: { write($0[keyPath: path]) })
-    }
-}
-
-/// How an option is written on the command line: `--name VALUE`, in its place among the inputs, or `-o VALUE`.
-enum OptionForm { case named, positional, short(String) }
-
-/// An option's value as both the command line and a job file write it.
-enum JobValue {
-    /// `--name`; `true`.
-    case flag
-    /// `--name 0.5`; `0.5`.
-    case number(Double)
-    /// `--name TEXT`; `"TEXT"`.
-    case text(String)
-    /// `--name PATH`; the path made absolute.
-    case path(String)
-    /// `--name A --name B`; `["A", "B"]`.
-    case texts([String])
-    case paths([String])
-    /// `--name K=V` a pair; `{"K": V}`.
-    case pairs([String: Double])
-    /// Only in a job file (the command line takes them from a file): concat's events.
-    case events([ClipEvent])
-}
-
 /// A job kind's description: its name, its command, its options.
 protocol DescribedJob: PlannedJob {
     static var kind: String { get }
@@ -86,7 +43,7 @@ extension DescribedJob {
             let input = OptionInput(container: c, name: o.name, index: index, context: context)
             if c.contains(JobKey(o.name)) {
                 try o.read(&job, input)
-            } else if o.required {
+            } else if o.declaration.required {
                 throw input.problem("is missing")
             }
         }
@@ -137,6 +94,13 @@ struct OptionInput {
 
     enum Either<A, B> { case first(A), second(B) }
 
+    /// One of a choice's values.
+    func choice<T: RawRepresentable & CaseIterable>() throws(JobProblem) -> T where T.RawValue == String {
+        let s: String = try value("must be a string")
+        guard let v = T(rawValue: s) else { throw problem("'\(s)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))") }
+        return v
+    }
+
     /// A path, relative to the job file's folder.
     func path() throws(JobProblem) -> String { resolve(try value("must be a path")) }
 
@@ -170,88 +134,6 @@ struct OptionInput {
     }
 }
 
-// MARK: - Options by the kind of value
-
-extension JobOption {
-    static func flag(_ name: String, _ path: WritableKeyPath<Job, Bool>, form: OptionForm = .named) -> Self {
-        Self(name: name, form: form, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be true or false") },
-             write: { $0[keyPath: path] ? .flag : nil })
-    }
-
-    static func number(_ name: String, _ path: WritableKeyPath<Job, Double>, default value: Double, _ what: String) -> Self {
-        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(what) },
-             write: { $0[keyPath: path] == value ? nil : .number($0[keyPath: path]) })
-    }
-
-    static func number(_ name: String, _ path: WritableKeyPath<Job, Double?>, _ what: String) -> Self {
-        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(what) as Double },
-             write: { $0[keyPath: path].map { .number($0) } })
-    }
-
-    static func integer(_ name: String, _ path: WritableKeyPath<Job, Int>, default value: Int) -> Self {
-        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a whole number") },
-             write: { $0[keyPath: path] == value ? nil : .number(Double($0[keyPath: path])) })
-    }
-
-    static func integer(_ name: String, _ path: WritableKeyPath<Job, Int?>) -> Self {
-        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a whole number") as Int },
-             write: { $0[keyPath: path].map { .number(Double($0)) } })
-    }
-
-    static func text(_ name: String, _ path: WritableKeyPath<Job, String>, default value: String) -> Self {
-        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a string") },
-             write: { $0[keyPath: path] == value ? nil : .text($0[keyPath: path]) })
-    }
-
-    static func choice<T: RawRepresentable & CaseIterable & Equatable>(_ name: String, _ path: WritableKeyPath<Job, T>,
-                                                                       default value: T) -> Self where T.RawValue == String {
-        Self(name: name, read: { (job, input) throws(JobProblem) in
-            let s: String = try input.value("must be a string")
-            guard let v = T(rawValue: s) else {
-                throw input.problem("'\(s)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            job[keyPath: path] = v
-        }, write: { $0[keyPath: path] == value ? nil : .text($0[keyPath: path].rawValue) })
-    }
-
-    /// A choice that may be left unset (nil: a default decided later, such as the container's codec).
-    static func choice<T: RawRepresentable & CaseIterable & Equatable>(_ name: String, _ path: WritableKeyPath<Job, T?>) -> Self
-        where T.RawValue == String {
-        Self(name: name, read: { (job, input) throws(JobProblem) in
-            let s: String = try input.value("must be a string")
-            guard let v = T(rawValue: s) else {
-                throw input.problem("'\(s)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            job[keyPath: path] = v
-        }, write: { $0[keyPath: path].map { .text($0.rawValue) } })
-    }
-
-    static func pairs(_ name: String, _ path: WritableKeyPath<Job, [String: Double]>, _ what: String) -> Self {
-        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(what) },
-             write: { $0[keyPath: path].isEmpty ? nil : .pairs($0[keyPath: path]) })
-    }
-
-    static func texts(_ name: String, _ path: WritableKeyPath<Job, [String]>) -> Self {
-        Self(name: name, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.texts() },
-             write: { $0[keyPath: path].isEmpty ? nil : .texts($0[keyPath: path].sorted()) })
-    }
-
-    /// An input or output file.
-    static func path(_ name: String, _ path: WritableKeyPath<Job, String>, form: OptionForm = .positional) -> Self {
-        Self(name: name, form: form, required: true, read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.path() },
-             write: { .path($0[keyPath: path]) })
-    }
-
-    /// Input files; `required`: at least one.
-    static func paths(_ name: String, _ path: WritableKeyPath<Job, [String]>, form: OptionForm = .named, required: Bool = false) -> Self {
-        Self(name: name, form: form, required: required, read: { (job, input) throws(JobProblem) in
-            let list = try input.paths()
-            if required && list.isEmpty { throw input.problem("is missing") }
-            job[keyPath: path] = list
-        }, write: { $0[keyPath: path].isEmpty ? nil : .paths($0[keyPath: path]) })
-    }
-}
-
 // MARK: - Decoding's context and problems
 
 /// What a job file's decoding needs to know besides the JSON: its folder (relative paths) and the threads each
@@ -267,6 +149,8 @@ struct JobProblem: Error, CustomStringConvertible {
     var index: Int?
     var key: String?
     var what: String
+    /// A file the value names that cannot be read (concat's events): bad input, not bad usage.
+    var file: String?
 
     var description: String {
         var s = index.map { "job \($0): " } ?? ""

@@ -11,7 +11,7 @@ extension DescribedJob {
         var inputs: [String] = [], options: [String] = []
         for (o, value) in values {
             let name: String
-            switch o.form {
+            switch o.declaration.form {
             case .positional: inputs += Self.words(value); continue
             case .short(let flag): name = flag
             case .named: name = "--" + o.name

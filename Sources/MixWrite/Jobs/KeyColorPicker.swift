@@ -12,7 +12,7 @@ enum KeyColorPicker {
 
     /// The median colour of the border band of fx's first frames, as RGB in [0, 1]. Refuses a border that
     /// is not clearly green or blue: keying it out would remove the picture, not a screen.
-    static func pick(fx: MediaFile) throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
+    static func pick(fx: MediaFile) throws(MixWriteError) -> KeyColor {
         guard let v = fx.mainVideo else { throw .input(file: fx.path, "has no video stream") }
         let w = max(2, v.width & ~1), h = max(2, v.height & ~1)
         let rate = v.frameRate ?? Rational(30, 1)
@@ -28,10 +28,10 @@ enum KeyColorPicker {
         let isGreen = rgb.g > rgb.r + screenMargin && rgb.g > rgb.b + screenMargin
         let isBlue = rgb.b > rgb.r + screenMargin && rgb.b > rgb.g + screenMargin
         guard isGreen || isBlue else {
-            let hex = KeySettings(keyColor: rgb).keyColorHex
+            let hex = KeyColor(rgb).hex
             throw .input(file: fx.path, "no green or blue screen at the border of its first frames (found \(hex)); give --key-color RRGGBB")
         }
-        return rgb
+        return KeyColor(rgb)
     }
 
     private static func sampleBorder(_ f: Frame, width w: Int, height h: Int, ys: inout [UInt8], us: inout [UInt8], vs: inout [UInt8]) {

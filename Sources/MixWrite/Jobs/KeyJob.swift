@@ -7,19 +7,11 @@ public struct KeyJob: Sendable {
     public var fx: String
     public var output: String
     public var overwrite = false
-    /// Output size and rate; nil: fx's.
-    public var width: Int?
-    public var height: Int?
-    public var frameRate: Rational?
+    /// The picture: size and rate (nil: fx's), codec (nil: the container's: ProRes 4444 in .mov and .mkv, VP9 in
+    /// .webm; ProRes keeps alpha in 4444 only), quality.
+    public var picture = PictureSettings(fit: .stretch, proresProfile: .p4444)
     public var key = KeySettings()
     public var autoKeyColor = false
-    public var crf = KeyJob.defaultCRF
-    public var preset = KeyJob.defaultPreset
-    /// nil: the container's (ProRes 4444 in .mov and .mkv, VP9 in .webm).
-    public var codec: VideoCodec?
-    /// ProRes keeps alpha in 4444 only.
-    public var proresProfile: ProResProfile = .p4444
-    public var fit: Fit = .stretch
     public var audio = AudioOptions()
     public var strict = false
     public var threads = 0
@@ -30,7 +22,7 @@ public struct KeyJob: Sendable {
     }
 }
 
-extension KeyJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
+extension KeyJob: DescribedJob, CommonJob, KeyedJob {
     static let kind = "key"
     static let command = ["mixwrite", "key"]
     static var blank: Self { KeyJob(fx: "", output: "") }
@@ -38,11 +30,13 @@ extension KeyJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
 
     /// `mixwrite key FX -o OUT` and every option of a key layer.
     static var options: [JobOption<Self>] {
-        [.path("fx", \.fx), .path("output", \.output, form: .short("-o"))]
-            + pictureOptions(fit: .stretch).filter { $0.name != "prores-profile" }
-            + [.choice("prores-profile", \.proresProfile, default: .p4444)]
+        let inputs: [JobOption<Self>] = [
+            .path("fx", \.fx, help: "The effect clip, shot on a green (or --key-color) screen."),
+            .path("output", \.output, form: .short("-o"), help: "The layer to write: .mov (ProRes 4444), .webm (VP9 with alpha) or .mkv."),
+        ]
+        return inputs + PictureSettings.options(PictureSettings(fit: .stretch, proresProfile: .p4444)).map { $0.lifted(\.picture) }
             + keyOptions
-            + [.paths("audio", \.audio.files)] + AudioOptions.options.map { $0.lifted(\.audio) }
+            + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + commonOptions
     }
 
@@ -67,26 +61,25 @@ extension KeyJob: DescribedJob, PictureJob, CommonJob, KeyedJob {
     }
 
     func prepare() throws(MixWriteError) -> PreparedJob {
-        try validatePicture()
+        try picture.validate()
         try validateKey()
         try audio.validate()
         let fxFile = try MediaFile(path: fx)
         guard let video = fxFile.mainVideo else { throw .input(file: fx, "has no video stream; fx must be a movie") }
         let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        let codec = try Self.layerCodec(codec, profile: proresProfile, in: output.container, path: self.output)
+        let codec = try Self.layerCodec(picture.codec, profile: picture.proresProfile, in: output.container, path: self.output)
         let audioCodec = try output.container.codecs(video: codec, audio: audio.codec).audio
-        let rate = frameRate ?? video.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
+        let rate = picture.rate(of: video)
         guard let length = fxFile.videoDuration, length > .zero else { throw .input(file: fx, "has no known duration") }
         let frames = max(1, Int(length.ticks(in: rate.inverted)))
-        let shown = fxFile.displaySize ?? (video.width, video.height)
-        let w = (width ?? shown.width) & ~1, h = (height ?? shown.height) & ~1
+        let (w, h) = picture.size(shown: fxFile.displaySize ?? (video.width, video.height))
         let color = ColorManagement.output(base: video, height: h)
         var key = self.key
         if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
         let plan = KeyLayerStage.Plan(fx: fxFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color, key: key,
-                                      codec: codec, proresProfile: proresProfile, crf: crf, preset: preset, strict: strict,
-                                      fit: fit, threads: threads)
+                                      codec: codec, proresProfile: picture.proresProfile, crf: picture.crf, preset: picture.preset,
+                                      strict: strict, fit: picture.fit, threads: threads)
         let outLength = MediaTime(frames: Int64(frames), rate: rate)
         let conversions = ColorManagement.conversions(of: [fxFile])
         var warnings = conversions

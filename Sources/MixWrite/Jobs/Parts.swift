@@ -20,7 +20,24 @@ protocol PartedJob: DescribedJob {
 
 extension PartedJob {
     /// `parts` and `part`: a job file usually gives only `parts` (batch hands out the parts as tasks).
-    static var partOptions: [JobOption<Self>] { [.integer("parts", \.parts), .integer("part", \.part)] }
+    static var partOptions: [JobOption<Self>] {
+        [.integer("parts", \.parts, nil, valueName: "N",
+                  help: "Render the job as N parts (for a cluster), this run only --part K of them, into OUT.parts/; 'mixwrite join OUT' joins them."),
+         JobOption(OptionDeclaration("part", .text(pattern: "^([0-9]+|auto)$", orNumber: true), valueName: "K",
+                                     help: "Which part (1 to N), or auto: the Slurm array task's or Kubernetes Job's index (index mod N, plus 1)."),
+                   read: { (job, input) throws(JobProblem) in
+                       let text = try input.text("must be a part number or \"auto\"")
+                       if text == "auto" {
+                           guard let index = SchedulerTask.index else {
+                               throw input.problem("auto found neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX")
+                           }
+                           job.part = index % max(1, job.parts ?? 1) + 1
+                       } else {
+                           guard let k = Int(text) else { throw input.problem("'\(text)' is not a part number or auto") }
+                           job.part = k
+                       }
+                   }, write: { $0.part.map { .number(Double($0)) } })]
+    }
 
     /// The checks of `--parts` and `--part`, before any file is opened.
     func validateParts() throws(MixWriteError) {
@@ -183,5 +200,14 @@ extension PartPlan {
         do { data = try encoder.encode(r) } catch { throw .processing(file: recordPath, "cannot be written: \(error)") }
         let file = try OutputFile(path: recordPath, overwrite: true, inputs: [], kind: .record)
         try file.write(Array(data))
+    }
+}
+
+/// The task a scheduler runs this process as: a Slurm array task or a Kubernetes Indexed Job's pod.
+enum SchedulerTask {
+    /// `SLURM_ARRAY_TASK_ID`, else `JOB_COMPLETION_INDEX`.
+    static var index: Int? {
+        let env = ProcessInfo.processInfo.environment
+        return env["SLURM_ARRAY_TASK_ID"].flatMap(Int.init) ?? env["JOB_COMPLETION_INDEX"].flatMap(Int.init)
     }
 }

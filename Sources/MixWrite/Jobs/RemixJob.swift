@@ -26,7 +26,9 @@ extension RemixJob: DescribedJob, CommonJob {
 
     /// `mixwrite remix MOVIE -o OUT` and every option of a remix.
     static var options: [JobOption<Self>] {
-        [.path("movie", \.movie), .path("output", \.output, form: .short("-o")), .paths("audio", \.audio.files)]
+        [.path("movie", \.movie, help: "The movie (or sound file) whose tracks are mixed. Its source name is 'movie'."),
+         .path("output", \.output, form: .short("-o"), help: "The file to write (.mov, .mp4, .mkv; .m4a or .mka for sound only)."),
+         AudioOptions.filesOption.lifted(\.audio)]
             + AudioOptions.options.map { $0.lifted(\.audio) }
             + commonOptions
     }

@@ -7,17 +7,9 @@ public struct StillJob: Sendable {
     public var audioFiles: [String]
     public var output: String
     public var overwrite = false
-    public var width: Int?
-    public var height: Int?
-    public var fit: Fit = .fit
-    /// Frames a second of the picture; nil: `defaultFrameRate`.
-    public var frameRate: Rational?
-    public var crf = StillJob.defaultCRF
-    public var preset = StillJob.defaultPreset
-    /// `--codec`: nil for the container\'s (H.264; a `.webm`\'s VP9).
-    public var codec: VideoCodec?
-    /// `--prores-profile` with `--codec prores`.
-    public var proresProfile: ProResProfile = .hq
+    /// The picture: size (nil: the image's, within 1920 on its long side), frames a second (nil:
+    /// `defaultFrameRate`), fit (bars), codec and quality.
+    public var picture = PictureSettings(fit: .fit)
     /// What shows through transparent pixels and the bars, RGB in 0 … 1; black by default.
     public var background: [Double] = [0, 0, 0]
     public var audio = AudioOptions()
@@ -34,7 +26,7 @@ public struct StillJob: Sendable {
     }
 }
 
-extension StillJob: DescribedJob, PictureJob, CommonJob {
+extension StillJob: DescribedJob, CommonJob {
     static let kind = "still"
     static let command = ["mixwrite", "still"]
     static var blank: Self { StillJob(image: "", audioFiles: [], output: "") }
@@ -44,16 +36,23 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
 
     /// `mixwrite still IMAGE SOUND… -o OUT` and every option of a still (its sound is `audio`; there are no others).
     static var options: [JobOption<Self>] {
-        [.path("image", \.image), .paths("audio", \.sounds, form: .positional, required: true),
-         .path("output", \.output, form: .short("-o"))]
-            + pictureOptions(fit: .fit)
-            + [JobOption(name: "background", read: { (job, input) throws(JobProblem) in
+        let inputs: [JobOption<Self>] = [
+            .path("image", \.image, help: "The picture (PNG, JPEG …)."),
+            .paths("audio", \.sounds, form: .positional, required: true, valueName: "SOUND",
+                   help: "The sound: one or more audio files or movies, named audio1, audio2 …"),
+            .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm)."),
+        ]
+        let background = JobOption<Self>(
+            OptionDeclaration("background", .text(pattern: "^#?[0-9A-Fa-f]{6}$", orNumber: false), valueName: "RRGGBB",
+                              default: .text("000000"), help: "The colour behind transparent pixels and in the bars, RRGGBB."),
+            read: { (job, input) throws(JobProblem) in
                 guard let c = OptionValue.color(try input.value("must be RRGGBB")) else { throw input.problem("must be RRGGBB") }
                 job.background = [c.r, c.g, c.b]
             }, write: { job in
                 job.background == [0, 0, 0] || job.background.count != 3
                     ? nil : .text(OptionValue.hex((job.background[0], job.background[1], job.background[2])))
-            })]
+            })
+        return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + [background]
             + AudioOptions.options.map { $0.lifted(\.audio) }
             + commonOptions
     }
@@ -74,7 +73,7 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
     /// Checks the options (ranges, names), without opening a file.
     public func validate() throws(MixWriteError) {
         guard background.count == 3 else { throw .usage("--background must be RRGGBB") }
-        try validatePicture()
+        try picture.validate()
         try audio.validate()
     }
 
@@ -83,9 +82,9 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
     func prepare() throws(MixWriteError) -> PreparedJob {
         guard !audioFiles.isEmpty else { throw .usage("still needs an image and at least one audio file") }
         try validate()
-        let frameRate = self.frameRate ?? Self.defaultFrameRate
-        let picture = try MediaFile(path: image)
-        guard let v = picture.streams.first(where: { $0.kind == .video }), v.width > 0, v.height > 0 else {
+        let frameRate = picture.frameRate ?? Self.defaultFrameRate
+        let imageFile = try MediaFile(path: image)
+        guard let v = imageFile.streams.first(where: { $0.kind == .video }), v.width > 0, v.height > 0 else {
             throw .input(file: image, "is not a picture")
         }
         var sounds: [(String, MediaFile)] = []
@@ -95,7 +94,7 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
             sounds.append(("audio\(i + 1)", f))
         }
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        let codecs = try output.container.codecs(video: codec, audio: audio.codec)
+        let codecs = try output.container.codecs(video: picture.codec, audio: audio.codec)
         var warnings: [String] = []
         let sources = try audio.sources(from: sounds, strict: strict, warnings: &warnings)
         guard !sources.isEmpty else { throw .input(file: audioFiles[0], "no audio track left to play") }
@@ -109,8 +108,9 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
         let frames = max(1, Int((totalTicks + ticksPerFrame - 1) / ticksPerFrame))
         let last = totalTicks - Int64(frames - 1) * ticksPerFrame
         let shownW: Int, shownH: Int
+        let (width, height) = (picture.width, picture.height)
         if let width, let height { (shownW, shownH) = (width, height) } else {
-            (shownW, shownH) = try StillPicture.uprightSize(file: picture, stream: v)
+            (shownW, shownH) = try StillPicture.uprightSize(file: imageFile, stream: v)
         }
         // A photo's own size is no movie size (a 12 MP phone picture is past what H.264 players decode):
         // without --size the picture is brought within 1920 on its long side. Odd sizes are rounded up to
@@ -123,11 +123,11 @@ extension StillJob: DescribedJob, PictureJob, CommonJob {
         let w = (width ?? Int(fw) + 1) & ~1, h = (height ?? Int(fh) + 1) & ~1
         let color = ColorDescription(matrix: h >= 720 ? .bt709 : .bt601, fullRange: false)
         var plan = SequenceStage.Plan(
-            pieces: [.init(file: picture, frames: frames)], width: w, height: h, frameRate: frameRate, color: color,
-            fit: fit, crf: crf, preset: preset, strict: strict, lastFrameTicks: max(1, last), ticksPerFrame: ticksPerFrame,
+            pieces: [.init(file: imageFile, frames: frames)], width: w, height: h, frameRate: frameRate, color: color,
+            fit: picture.fit, crf: picture.crf, preset: picture.preset, strict: strict, lastFrameTicks: max(1, last), ticksPerFrame: ticksPerFrame,
             background: (background[0], background[1], background[2]),
             keyframeInterval: max(1, Int(frameRate.doubleValue * 10)), threads: threads)
-        (plan.codec, plan.proresProfile) = (codecs.video, proresProfile)
+        (plan.codec, plan.proresProfile) = (codecs.video, picture.proresProfile)
         var audioPlan = try audio.plan(sources: sources, duration: length, codec: codecs.audio)
         audioPlan?.strict = strict
         if let excerpt {

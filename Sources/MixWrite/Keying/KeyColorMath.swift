@@ -7,7 +7,7 @@ extension ChromaKeyBlend {
     /// removed, fully within the soft edge and fading out `despillReach` beyond it; luma is kept, so a
     /// green-lit edge turns neutral without getting darker. A table like the key's: no per-pixel maths.
     static func makeDespillTable(settings: Settings, color: ColorDescription) -> [UInt16] {
-        let (kr, kg, kb) = settings.keyColor
+        let (kr, kg, kb) = (settings.keyColor.r, settings.keyColor.g, settings.keyColor.b)
         let (_, uk, vk) = color.yuv(r: kr, g: kg, b: kb)
         let kx = uk - 128, ky = vk - 128
         let norm = (kx * kx + ky * ky).squareRoot()

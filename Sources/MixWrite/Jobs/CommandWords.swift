@@ -1,0 +1,220 @@
+import Foundation
+
+/// A job's command line, read through its options' declarations: the words become the job-file entry they
+/// stand for (`--gain fx=-6` is `"gain": {"fx": -6}`), which the job reads as it reads a job file. So the command
+/// line, the job file and the help cannot drift apart. The command line's own options (`--json`, `--frame` …),
+/// declared the same way by the caller, are handed back as text.
+@_spi(Tools)
+public struct CommandWords: Sendable {
+    /// The command's own options as given: every value of each, in order (a flag's is "true").
+    public var own: [String: [String]] = [:]
+
+    public func flag(_ name: String) -> Bool { own[name] != nil }
+    public func text(_ name: String) -> String? { own[name]?.last }
+
+    /// Reads `words` (what follows the command's name) as a job of type `J` and the command's `own` options.
+    public static func parse<J: MixJob>(_ words: [String], as type: J.Type,
+                                        own: [OptionDeclaration]) throws(MixWriteError) -> (job: J, words: CommandWords) {
+        guard let described = J.self as? any DescribedJob.Type else { throw .usage("\(J.self) has no command line") }
+        let options = described.declarations
+        var reader = WordReader(job: options, own: own)
+        try reader.read(words)
+        let entry = try reader.entry()
+        let decoder = JSONDecoder()
+        decoder.userInfo[JobContext.key] = JobContext(folder: nil, threads: 0)
+        do {
+            let data = try JSONSerialization.data(withJSONObject: entry)
+            return (try decoder.decode(J.self, from: data), CommandWords(own: reader.ownValues))
+        } catch let problem as JobProblem {
+            let given = problem.key.flatMap { reader.given[$0] }.map { " " + $0 } ?? ""
+            let what = "--\(problem.key ?? "")\(given): \(problem.what)"
+            if let file = problem.file { throw .input(file: file, problem.what) }
+            throw .usage(what)
+        } catch let error as MixWriteError {
+            throw error
+        } catch {
+            throw .usage("\(error)")
+        }
+    }
+
+    /// The options' help, as `--help` shows it: the inputs, then every option with its value, help and default.
+    public static func help<J: MixJob>(for type: J.Type, own: [OptionDeclaration]) -> String {
+        guard let described = J.self as? any DescribedJob.Type else { return "" }
+        let options = described.declarations
+        let inputs = options.filter { $0.form == .positional }
+        let named = options.filter { $0.form != .positional } + own
+        func row(_ left: String, _ d: OptionDeclaration) -> String {
+            var help = d.help
+            if case .flag = d.shape {} else if let v = d.defaultValue { help += " (default: \(v.shownText))" }
+            let indent = String(repeating: " ", count: 32)
+            let pad = left.count < 30 ? String(repeating: " ", count: 30 - left.count) : "\n" + indent
+            return "  " + left + pad + wrapped(help, width: 78 - 32).joined(separator: "\n" + indent)
+        }
+        var lines = ["USAGE: " + usage(described, inputs: inputs), "", "ARGUMENTS:"]
+        lines += inputs.map { row($0.shownInput, $0) }
+        lines += ["", "OPTIONS (each is also a job file's key, without the dashes):"]
+        for d in named {
+            var left: String
+            if case .short(let s) = d.form { left = "\(s), --\(d.name)" } else { left = "--\(d.name)" }
+            if let v = d.shownValue { left += " \(v)" }
+            lines.append(row(left, d))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Lines of at most `width` characters, broken between words.
+    static func wrapped(_ text: String, width: Int) -> [String] {
+        var lines: [String] = [], line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width { lines.append(line); line = "" }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        return lines + [line]
+    }
+
+    static func usage(_ described: any DescribedJob.Type, inputs: [OptionDeclaration]) -> String {
+        let output = described.declarations.first { $0.name == "output" }.map { _ in " -o OUTPUT" } ?? ""
+        return (described.command + inputs.map(\.shownInput)).joined(separator: " ") + output + " [options]"
+    }
+}
+
+extension OptionDeclaration {
+    /// An input as the usage line shows it: `FX`, `CLIP...`.
+    var shownInput: String {
+        let n = valueName ?? name.uppercased()
+        if case .paths = shape { return n + "..." }
+        return n
+    }
+}
+
+extension JobValue {
+    /// A default as the help shows it.
+    var shownText: String {
+        switch self {
+        case .flag: return "on"
+        case .number(let x): return JobOption<Int>.format(x)
+        case .text(let s), .path(let s): return s
+        case .texts(let l), .paths(let l): return l.joined(separator: ", ")
+        case .pairs(let p): return p.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ", ")
+        case .events: return "none"
+        }
+    }
+}
+
+extension DescribedJob {
+    static var declarations: [OptionDeclaration] { options.map(\.declaration) }
+}
+
+/// The words of a command line, sorted into the job's entry (JSON values by each option's shape) and the
+/// command's own options.
+struct WordReader {
+    let job: [OptionDeclaration]
+    let own: [OptionDeclaration]
+    var values: [String: Any] = [:]
+    var ownValues: [String: [String]] = [:]
+    /// Each option's words as given, for messages.
+    var given: [String: String] = [:]
+    var positionals: [String] = []
+
+    init(job: [OptionDeclaration], own: [OptionDeclaration]) {
+        (self.job, self.own) = (job, own)
+    }
+
+    func declaration(_ word: String) -> (OptionDeclaration, isOwn: Bool)? {
+        for (list, isOwn) in [(job, false), (own, true)] {
+            if let d = list.first(where: { "--" + $0.name == word || $0.form == .short(word) }) { return (d, isOwn) }
+        }
+        return nil
+    }
+
+    mutating func read(_ words: [String]) throws(MixWriteError) {
+        var i = 0
+        while i < words.count {
+            let word = words[i]
+            i += 1
+            if word == "--" { positionals += words[i...]; break }
+            guard word.hasPrefix("-"), word.count > 1, Double(word) == nil else { positionals.append(word); continue }
+            var name = word, inline: String?
+            if word.hasPrefix("--"), let eq = word.firstIndex(of: "=") {
+                (name, inline) = (String(word[..<eq]), String(word[word.index(after: eq)...]))
+            }
+            if !word.hasPrefix("--"), word.count > 2, let cluster = shortCluster(word) {
+                for d in cluster { try take(d, "true", isOwn: declaration(shortName(d))?.isOwn ?? false) }
+                continue
+            }
+            guard let (d, isOwn) = declaration(name) else { throw .usage("unknown option '\(name)'") }
+            if !d.shape.takesValue {
+                guard inline == nil else { throw .usage("\(name) takes no value") }
+                try take(d, "true", isOwn: isOwn)
+                continue
+            }
+            guard let value = inline ?? (i < words.count ? words[i] : nil) else { throw .usage("\(name) needs a value") }
+            if inline == nil { i += 1 }
+            try take(d, value, isOwn: isOwn)
+        }
+    }
+
+    func shortName(_ d: OptionDeclaration) -> String {
+        if case .short(let s) = d.form { return s }
+        return "--" + d.name
+    }
+
+    /// `-yq`: every letter a known short flag; nil otherwise.
+    func shortCluster(_ word: String) -> [OptionDeclaration]? {
+        let found = word.dropFirst().map { c in declaration("-" + String(c))?.0 }
+        guard found.allSatisfy({ $0.map { !$0.shape.takesValue } ?? false }) else { return nil }
+        return found.compactMap { $0 }
+    }
+
+    mutating func take(_ d: OptionDeclaration, _ text: String, isOwn: Bool) throws(MixWriteError) {
+        if isOwn { ownValues[d.name, default: []].append(text); return }
+        given[d.name] = d.shape.repeatable ? nil : text
+        let name = "--" + d.name
+        switch d.shape {
+        case .flag: values[d.name] = true
+        case .number(_, let unit):
+            guard let x = Double(text), x.isFinite else {
+                throw .usage("\(name) '\(text)' is not a number" + (unit.map { " (\($0))" } ?? ""))
+            }
+            values[d.name] = x
+        case .integer:
+            guard let n = Int(text) else { throw .usage("\(name) '\(text)' is not a whole number") }
+            values[d.name] = n
+        case .text, .choice, .path, .events: values[d.name] = text
+        case .texts, .paths: values[d.name] = (values[d.name] as? [String] ?? []) + [text]
+        case .pairs(_, _, let bare):
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            var pairs = values[d.name] as? [String: Double] ?? [:]
+            if parts.count == 1, let bare, !parts[0].isEmpty {
+                pairs[parts[0]] = bare
+            } else {
+                guard parts.count == 2, !parts[0].isEmpty, let v = Double(parts[1]), v.isFinite else {
+                    throw .usage("\(name) '\(text)' is not SOURCE=NUMBER (e.g. fx=\(d.shape.unit == "seconds" ? "1.5" : "-6"))")
+                }
+                pairs[parts[0]] = v
+            }
+            values[d.name] = pairs
+        }
+    }
+
+    /// The job-file entry: the named values, then the inputs in their places (a list takes the rest).
+    func entry() throws(MixWriteError) -> [String: Any] {
+        var entry = values
+        var rest = positionals[...]
+        for d in job where d.form == .positional {
+            if case .paths = d.shape {
+                if !rest.isEmpty { entry[d.name] = Array(rest) }
+                rest = []
+            } else if let first = rest.first {
+                entry[d.name] = first
+                rest = rest.dropFirst()
+            }
+        }
+        if let extra = rest.first { throw .usage("unexpected argument '\(extra)'") }
+        for d in job where d.required && entry[d.name] == nil {
+            if case .short(let s) = d.form { throw .usage("missing \(s) \(d.name.uppercased())") }
+            throw .usage("missing \(d.shownInput)")
+        }
+        return entry
+    }
+}

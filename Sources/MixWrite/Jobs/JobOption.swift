@@ -1,0 +1,262 @@
+import Foundation
+import FFmpegSupport
+
+/// One option of a job, declared once: its long name (the command line's `--name` and the job file's key), the
+/// shape of its value, its help and its default, how a job file's (or the command line's) value is read into the
+/// job, and what is written back when it is not at its default. A job's `Codable` (the job-file entry), its
+/// command line (parsed by `CommandWords`, and its `--help`), the range checks of its `validate()`, its
+/// `commandWords` and `jobEntry`, and `Schemas/jobs.schema.json` (`JobSchema`) all come from its list of these.
+struct JobOption<Job> {
+    var declaration: OptionDeclaration
+    var read: (inout Job, OptionInput) throws(JobProblem) -> Void
+    /// nil: at its default, left out.
+    var write: (Job) -> JobValue?
+
+    var name: String { declaration.name }
+
+    init(_ declaration: OptionDeclaration, read: @escaping (inout Job, OptionInput) throws(JobProblem) -> Void,
+         write: @escaping (Job) -> JobValue?) {
+        self.declaration = declaration
+        self.read = read
+        self.write = write
+    }
+
+    /// The same option on a job that holds this one's (`\BlendJob.audio`).
+    func lifted<Outer>(_ path: WritableKeyPath<Outer, Job>) -> JobOption<Outer> {
+        let (read, write) = (self.read, self.write)
+        return JobOption<Outer>(declaration, read: { (outer, input) throws(JobProblem) in try read(&outer[keyPath: path], input) },
+                                write: { write($0[keyPath: path]) })
+    }
+
+    /// A value outside the declared range, refused as the command line would write it (`--fade-in 700: …`).
+    func checkRange(_ job: Job) throws(MixWriteError) {
+        guard let range = declaration.shape.range, let value = write(job) else { return }
+        let unit = declaration.shape.unit.map { " " + $0 } ?? ""
+        let bounds = "must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))\(unit)"
+        switch value {
+        case .number(let x) where !range.contains(x):
+            throw .usage("--\(name) \(Self.format(x)): \(bounds)")
+        case .pairs(let pairs):
+            for (k, x) in pairs.sorted(by: { $0.key < $1.key }) where !range.contains(x) {
+                throw .usage("--\(name) \(k)=\(Self.format(x)): \(bounds)")
+            }
+        default: return
+        }
+    }
+
+    static func format(_ x: Double) -> String {
+        x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
+    }
+}
+
+extension Array {
+    /// Every declared range of a group's or a job's options, checked.
+    func checkRanges<Job>(_ job: Job) throws(MixWriteError) where Element == JobOption<Job> {
+        for o in self { try o.checkRange(job) }
+    }
+}
+
+/// An option as the command line, its help and the job file's schema see it, whatever job holds it. The command
+/// line declares its own options (`--json`, `--frame`, `--tune` …) the same way.
+@_spi(Tools)
+public struct OptionDeclaration: Sendable {
+    public var name: String
+    public var form: OptionForm
+    /// A job file must give it (a job's inputs and output).
+    public var required: Bool
+    public var shape: OptionShape
+    public var help: String
+    /// The value's name in the help (`--fade-in S`); nil: from the shape.
+    public var valueName: String?
+    /// Its default as a job file writes it; nil: none, or decided from the inputs (the help says which).
+    public var defaultValue: JobValue?
+
+    public init(_ name: String, _ shape: OptionShape, form: OptionForm = .named, required: Bool = false,
+                valueName: String? = nil, default value: JobValue? = nil, help: String) {
+        self.name = name
+        self.form = form
+        self.required = required
+        self.shape = shape
+        self.help = help
+        self.valueName = valueName
+        self.defaultValue = value
+    }
+
+    /// The help's name of the value: `S`, `WxH`, `SOURCE=DB`; nil for a flag.
+    public var shownValue: String? {
+        if let valueName { return valueName }
+        switch shape {
+        case .flag: return nil
+        case .number, .integer: return "N"
+        case .choice(let values): return values.joined(separator: "|")
+        case .text, .texts: return "TEXT"
+        case .pairs: return "SOURCE=N"
+        case .path, .paths, .events: return name.uppercased()
+        }
+    }
+}
+
+/// How an option is written on the command line: `--name VALUE`, in its place among the inputs, or `-o VALUE`
+/// (also `--name VALUE`).
+@_spi(Tools)
+public enum OptionForm: Sendable, Equatable { case named, positional, short(String) }
+
+/// What an option's value is: how the command line reads it, how its range is checked, what the schema says.
+@_spi(Tools)
+public enum OptionShape: Sendable {
+    /// `--name`; `true`.
+    case flag
+    /// A number within `range` (nil: any finite one), in `unit` (seconds, dB …).
+    case number(ClosedRange<Double>?, unit: String?)
+    case integer(ClosedRange<Double>?)
+    /// Text matching `pattern` (a JSON Schema regex); `orNumber`: a job file may give it as a number (`30`, `192000`).
+    case text(pattern: String?, orNumber: Bool)
+    case choice([String])
+    /// `--name K=V`, repeatable; `{"K": V}`. `bare`: `--name K` alone means `K=bare` (a job file may give a list).
+    case pairs(ClosedRange<Double>?, unit: String?, bare: Double?)
+    /// `--name A --name B`; `["A", "B"]` or one string.
+    case texts
+    /// A file (an input or the output), made absolute when written back.
+    case path
+    /// Files: repeatable, or the inputs in their place.
+    case paths
+    /// Only a job file holds them as values (the command line gives a file): concat's events.
+    case events
+
+    var range: ClosedRange<Double>? {
+        switch self {
+        case .number(let r, _), .integer(let r), .pairs(let r, _, _): return r
+        default: return nil
+        }
+    }
+
+    var unit: String? {
+        switch self {
+        case .number(_, let u), .pairs(_, let u, _): return u
+        default: return nil
+        }
+    }
+
+    /// One value a word on the command line (a flag takes none).
+    var takesValue: Bool { if case .flag = self { return false } else { return true } }
+
+    /// Given again on the command line, it adds to the list (else the last one wins).
+    var repeatable: Bool {
+        switch self {
+        case .pairs, .texts, .paths: return true
+        default: return false
+        }
+    }
+}
+
+/// An option's value as both the command line and a job file write it.
+@_spi(Tools)
+public enum JobValue: Sendable {
+    /// `--name`; `true`.
+    case flag
+    /// `--name 0.5`; `0.5`.
+    case number(Double)
+    /// `--name TEXT`; `"TEXT"`.
+    case text(String)
+    /// `--name PATH`; the path made absolute.
+    case path(String)
+    /// `--name A --name B`; `["A", "B"]`.
+    case texts([String])
+    case paths([String])
+    /// `--name K=V` a pair; `{"K": V}`.
+    case pairs([String: Double])
+    /// Only in a job file (the command line takes them from a file): concat's events.
+    case events([ClipEvent])
+}
+
+// MARK: - Options by the kind of value
+
+extension JobOption {
+    static func flag(_ name: String, _ path: WritableKeyPath<Job, Bool>, form: OptionForm = .named, help: String) -> Self {
+        Self(OptionDeclaration(name, .flag, form: form, help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be true or false") },
+             write: { $0[keyPath: path] ? .flag : nil })
+    }
+
+    static func number(_ name: String, _ path: WritableKeyPath<Job, Double>, default value: Double, _ range: ClosedRange<Double>?,
+                       unit: String? = nil, valueName: String? = nil, help: String) -> Self {
+        Self(OptionDeclaration(name, .number(range, unit: unit), valueName: valueName, default: .number(value), help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(Self.what(unit)) },
+             write: { $0[keyPath: path] == value ? nil : .number($0[keyPath: path]) })
+    }
+
+    static func number(_ name: String, _ path: WritableKeyPath<Job, Double?>, _ range: ClosedRange<Double>?,
+                       unit: String? = nil, valueName: String? = nil, help: String) -> Self {
+        Self(OptionDeclaration(name, .number(range, unit: unit), valueName: valueName, help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(Self.what(unit)) as Double },
+             write: { $0[keyPath: path].map { .number($0) } })
+    }
+
+    static func what(_ unit: String?) -> String { "must be a number" + (unit.map { " (\($0))" } ?? "") }
+
+    static func integer(_ name: String, _ path: WritableKeyPath<Job, Int>, default value: Int, _ range: ClosedRange<Double>?,
+                        help: String) -> Self {
+        Self(OptionDeclaration(name, .integer(range), default: .number(Double(value)), help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a whole number") },
+             write: { $0[keyPath: path] == value ? nil : .number(Double($0[keyPath: path])) })
+    }
+
+    static func integer(_ name: String, _ path: WritableKeyPath<Job, Int?>, _ range: ClosedRange<Double>?, valueName: String? = nil,
+                        help: String) -> Self {
+        Self(OptionDeclaration(name, .integer(range), valueName: valueName, help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a whole number") as Int },
+             write: { $0[keyPath: path].map { .number(Double($0)) } })
+    }
+
+    static func text(_ name: String, _ path: WritableKeyPath<Job, String>, default value: String, help: String) -> Self {
+        Self(OptionDeclaration(name, .text(pattern: nil, orNumber: false), default: .text(value), help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a string") },
+             write: { $0[keyPath: path] == value ? nil : .text($0[keyPath: path]) })
+    }
+
+    static func choice<T: RawRepresentable & CaseIterable & Equatable>(_ name: String, _ path: WritableKeyPath<Job, T>,
+                                                                       default value: T, help: String) -> Self where T.RawValue == String {
+        Self(OptionDeclaration(name, .choice(T.allCases.map(\.rawValue)), default: .text(value.rawValue), help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.choice() },
+             write: { $0[keyPath: path] == value ? nil : .text($0[keyPath: path].rawValue) })
+    }
+
+    /// A choice that may be left unset (nil: a default decided later, such as the container's codec).
+    static func choice<T: RawRepresentable & CaseIterable & Equatable>(_ name: String, _ path: WritableKeyPath<Job, T?>,
+                                                                       help: String) -> Self where T.RawValue == String {
+        Self(OptionDeclaration(name, .choice(T.allCases.map(\.rawValue)), help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.choice() as T },
+             write: { $0[keyPath: path].map { .text($0.rawValue) } })
+    }
+
+    static func pairs(_ name: String, _ path: WritableKeyPath<Job, [String: Double]>, _ range: ClosedRange<Double>?, unit: String,
+                      help: String) -> Self {
+        Self(OptionDeclaration(name, .pairs(range, unit: unit, bare: nil), valueName: "SOURCE=\(unit == "seconds" ? "S" : "DB")", help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be an object of numbers like {\"fx\": 1.5}") },
+             write: { $0[keyPath: path].isEmpty ? nil : .pairs($0[keyPath: path]) })
+    }
+
+    static func texts(_ name: String, _ path: WritableKeyPath<Job, [String]>, valueName: String, help: String) -> Self {
+        Self(OptionDeclaration(name, .texts, valueName: valueName, help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.texts() },
+             write: { $0[keyPath: path].isEmpty ? nil : .texts($0[keyPath: path].sorted()) })
+    }
+
+    /// An input or output file.
+    static func path(_ name: String, _ path: WritableKeyPath<Job, String>, form: OptionForm = .positional, help: String) -> Self {
+        Self(OptionDeclaration(name, .path, form: form, required: true, help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.path() },
+             write: { .path($0[keyPath: path]) })
+    }
+
+    /// Input files; `required`: at least one.
+    static func paths(_ name: String, _ path: WritableKeyPath<Job, [String]>, form: OptionForm = .named, required: Bool = false,
+                      valueName: String? = nil, help: String) -> Self {
+        Self(OptionDeclaration(name, .paths, form: form, required: required, valueName: valueName, help: help),
+             read: { (job, input) throws(JobProblem) in
+                 let list = try input.paths()
+                 if required && list.isEmpty { throw input.problem("is missing") }
+                 job[keyPath: path] = list
+             }, write: { $0[keyPath: path].isEmpty ? nil : .paths($0[keyPath: path]) })
+    }
+}

@@ -1,0 +1,92 @@
+import FFmpegSupport
+
+/// The picture a job encodes (blend, concat, still, key): its size, rate, fit, codec and quality. One group of
+/// options, held by each of those jobs as `picture`, declared, read, written and checked here alone.
+public struct PictureSettings: Sendable, Equatable {
+    /// Output size; nil: the reference input's (base, the first clip, the picture, fx).
+    public var width: Int?
+    public var height: Int?
+    /// Output frame rate; nil: the reference input's (a still's: 5).
+    public var frameRate: Rational?
+    /// Constant rate factor and preset on x264's scale, mapped to the codec's own.
+    public var crf = 20
+    public var preset = "veryfast"
+    /// How an input of another shape fits the frame; the default is the kind's (a blend stretches, as GPUImage).
+    public var fit: Fit
+    /// The video codec; nil: the container's (H.264; a `.webm`'s VP9).
+    public var codec: VideoCodec?
+    public var proresProfile: ProResProfile
+
+    public init(fit: Fit = .stretch, proresProfile: ProResProfile = .hq) {
+        self.fit = fit
+        self.proresProfile = proresProfile
+    }
+
+    static var presets: [String] { Encoder.x264Presets }
+
+    /// `size`, `fps`, `crf`, `preset`, `fit`, `codec`, `prores-profile`, with the kind's defaults (`defaults`).
+    static func options(_ defaults: PictureSettings) -> [JobOption<PictureSettings>] {
+        [
+            JobOption(OptionDeclaration("size", .text(pattern: "^[0-9]+[xX][0-9]+$", orNumber: false), valueName: "WxH",
+                                        help: "Output size as WIDTHxHEIGHT (default: the input's)."),
+                      read: { (p, input) throws(JobProblem) in
+                          guard let size = OptionValue.size(try input.value("must be WIDTHxHEIGHT")) else { throw input.problem("must be WIDTHxHEIGHT") }
+                          (p.width, p.height) = (size.width, size.height)
+                      }, write: { p in p.width.flatMap { w in p.height.map { .text("\(w)x\($0)") } } }),
+            JobOption(OptionDeclaration("fps", .text(pattern: "^[0-9.]+(/[0-9]+)?$", orNumber: true), valueName: "RATE",
+                                        help: "Output frame rate, e.g. 30, 29.97 or 30000/1001 (default: the input's)."),
+                      read: { (p, input) throws(JobProblem) in
+                          let what = "must be a frame rate such as 30 or \"30000/1001\""
+                          guard let r = Rational(parsing: try input.text(what)) else { throw input.problem(what) }
+                          p.frameRate = r
+                      }, write: { $0.frameRate.map { .text($0.description) } }),
+            .integer("crf", \.crf, default: defaults.crf, 0...51,
+                     help: "Constant rate factor on x264's scale, 0 (lossless) to 51, mapped to the codec's own."),
+            JobOption(OptionDeclaration("preset", .choice(presets), default: .text(defaults.preset),
+                                        help: "Preset on x264's scale: ultrafast … veryslow, mapped to the codec's own."),
+                      read: { (p, input) throws(JobProblem) in p.preset = try input.value("must be a string") },
+                      write: { $0.preset == defaults.preset ? nil : .text($0.preset) }),
+            .choice("fit", \.fit, default: defaults.fit,
+                    help: "How an input of another shape fits the frame: stretch (as GPUImage), fit (bars) or fill (crop)."),
+            .choice("codec", \.codec, help: "Video codec: h264, hevc, prores, av1 or vp9 (default: h264; a .webm's vp9)."),
+            .choice("prores-profile", \.proresProfile, default: defaults.proresProfile,
+                    help: "ProRes profile with --codec prores: proxy, lt, standard, hq or 4444."),
+        ]
+    }
+
+    /// The declared ranges, and what a range cannot say.
+    func validate() throws(MixWriteError) {
+        try Self.options(PictureSettings()).checkRanges(self)
+        if !Self.presets.contains(preset) {
+            throw .usage("--preset '\(preset)' is not an x264 preset (\(Self.presets.joined(separator: ", ")))")
+        }
+        if let w = width, let h = height, !(16...8192).contains(w) || !(16...8192).contains(h) {
+            throw .usage("--size must be between 16x16 and 8192x8192")
+        }
+        if let r = frameRate, !(r.isValid && r.doubleValue <= 240) { throw .usage("--fps must be between 0 and 240") }
+    }
+
+    /// The output's size: as asked, else the reference's as shown (upright), made even (yuv420p needs even sizes,
+    /// so an odd one is scaled to the even size below).
+    func size(shown: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        ((width ?? shown.width) & ~1, (height ?? shown.height) & ~1)
+    }
+
+    /// The output's frame rate: as asked, else the reference stream's, else `fallback`.
+    func rate(of stream: StreamInfo?, fallback: Rational = Rational(30, 1)) -> Rational {
+        frameRate ?? stream?.frameRate.map { $0.reduced(max: 1_000_000) } ?? fallback
+    }
+}
+
+/// The options every kind of job has: `-y` and `--strict`.
+protocol CommonJob {
+    var overwrite: Bool { get set }
+    var strict: Bool { get set }
+}
+
+extension CommonJob {
+    static var commonOptions: [JobOption<Self>] {
+        [.flag("overwrite", \.overwrite, form: .short("-y"), help: "Replace OUT if it exists."),
+         .flag("strict", \.strict, help: "Fail on an audio track that cannot be decoded or a damaged packet, instead of warning.")]
+    }
+}
