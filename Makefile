@@ -5,7 +5,7 @@ OUT ?= out
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps build release demo test fixtures install uninstall deb clean
+.PHONY: deps build release demo test fixtures schema install uninstall deb clean
 
 deps:
 	@scripts/install-deps.sh
@@ -30,6 +30,11 @@ test:
 	@scripts/install-deps.sh test
 	$(SWIFT) build --build-tests
 	MIXWRITE_BIN=$$($(SWIFT) build --show-bin-path)/mixwrite $(SWIFT) test --skip-build
+
+# Writes Schemas/jobs.schema.json from the jobs' declarations (a test fails when the committed file differs).
+schema: deps
+	$(SWIFT) build --build-tests
+	MIXWRITE_RECORD=1 $(SWIFT) test --skip-build --filter DescriptionTests.schemaIsGenerated
 
 # Installs the release binary and its shell completions under $(DESTDIR)$(PREFIX) (default /usr/local).
 # BIN=path installs that binary instead of building one (the Slurm test installs the build it tests).
