@@ -158,7 +158,6 @@ final class BlendComposition: Composition {
     func job(with settings: TuneSettings) throws(RequestError) -> any TunedJob { try blendJob(settings) }
 
     private func blendJob(_ settings: TuneSettings) throws(RequestError) -> BlendJob {
-        guard OptionValue.color(settings.keyColor) != nil else { throw .bad("keyColor '\(settings.keyColor)' is not RRGGBB") }
         return try settings.applied(to: blend, tracks: tracks).checked()
     }
 

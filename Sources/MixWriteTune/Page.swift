@@ -133,7 +133,7 @@ function frameParams() {
 }
 function pictureParams(view) {
   const p = { t: $("t").value, ...frameParams() };
-  if (info.kind === "blend") Object.assign(p, { view, key: settings.keyColor, threshold: settings.threshold,
+  if (info.kind === "blend") Object.assign(p, { view, keyColor: settings.keyColor, threshold: settings.threshold,
                                                 smoothing: settings.smoothing, despill: settings.despill ? "1" : "0" });
   return p;
 }

@@ -186,10 +186,7 @@ public final class TuneServer: Sendable {
     /// what the query changes. `clips` is a comma-separated list of the clips' places on the command line.
     static func settings(from query: [String: String], session: TuneSession) async throws(RequestError) -> TuneSettings {
         var s = await session.initial
-        if let k = query["key"] { s.keyColor = k }
-        if query["threshold"] != nil { s.threshold = try number(query, "threshold") }
-        if query["smoothing"] != nil { s.smoothing = try number(query, "smoothing") }
-        if let d = query["despill"] { s.despill = d == "1" || d == "true" }
+        try s.changeKey(query)
         if let c = query["clips"] {
             let places = c.isEmpty ? [] : c.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
             guard c.count <= 4096, places.allSatisfy({ $0 != nil }) else { throw .bad("clips must be numbers separated by commas") }

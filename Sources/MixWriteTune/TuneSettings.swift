@@ -5,11 +5,8 @@ import Foundation
 /// and the mix. Everything else stays as the command line gave it. The mix is by the job's own track names (a
 /// concat's `clip2:1` is the second clip the command line gave, wherever the page moves it).
 struct TuneSettings: Codable, Sendable, Equatable {
-    // The key's defaults are `KeySettings`' own (GPUImage's).
-    var keyColor = KeySettings().keyColorHex
-    var threshold = KeySettings().threshold
-    var smoothing = KeySettings().smoothing
-    var despill = KeySettings().despill
+    /// A blend's key, read and written as `KeySettings` is (its keys beside the others'; its defaults GPUImage's).
+    var key = KeySettings()
     /// A concat's clips in the page's order, by their place on the command line (0-based); a removed one left out.
     var clips: [Int]?
     /// A concat's or still's `--fit`, `--size` (WIDTHxHEIGHT; "" for the job's own) and `--fps` ("" likewise);
@@ -49,26 +46,18 @@ struct TuneSettings: Codable, Sendable, Equatable {
     /// A blend's: its key, and the mix.
     init(job: BlendJob, key: KeySettings, tracks: [Track]) {
         self.init(audio: job.audio, tracks: tracks)
-        keyColor = key.keyColorHex
-        threshold = key.threshold
-        smoothing = key.smoothing
-        despill = key.despill
+        self.key = key
     }
 
     enum CodingKeys: String, CodingKey {
-        case keyColor, threshold, smoothing, despill, clips, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch
+        case clips, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch
     }
 
     /// The page sends every key of its kind; a script may leave the mix out (a blend's key it must give).
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let kind = decoder.userInfo[TuneSettings.kindKey] as? String ?? "blend"
-        if kind == "blend" {
-            keyColor = try c.decode(String.self, forKey: .keyColor)
-            threshold = try c.decode(Double.self, forKey: .threshold)
-            smoothing = try c.decode(Double.self, forKey: .smoothing)
-            despill = try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false
-        }
+        if kind == "blend" { key = try KeySettings(from: decoder) }
         clips = try c.decodeIfPresent([Int].self, forKey: .clips)
         fit = try c.decodeIfPresent(String.self, forKey: .fit)
         size = try c.decodeIfPresent(String.self, forKey: .size)
@@ -82,12 +71,55 @@ struct TuneSettings: Codable, Sendable, Equatable {
         levelMatch = try c.decodeIfPresent(Bool.self, forKey: .levelMatch) ?? false
     }
 
+    func encode(to encoder: any Encoder) throws {
+        try key.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(clips, forKey: .clips)
+        try c.encodeIfPresent(fit, forKey: .fit)
+        try c.encodeIfPresent(size, forKey: .size)
+        try c.encodeIfPresent(fps, forKey: .fps)
+        try c.encodeIfPresent(background, forKey: .background)
+        try c.encode(gains, forKey: .gains)
+        try c.encode(mute, forKey: .mute)
+        try c.encode(offsets, forKey: .offsets)
+        try c.encodeIfPresent(loudness, forKey: .loudness)
+        try c.encode(duck, forKey: .duck)
+        try c.encode(levelMatch, forKey: .levelMatch)
+    }
+
+    /// The key with what a query changes, by `KeySettings`' own names (`keyColor=00FF00&threshold=0.3`): each value
+    /// read as the kind of value the key holds there.
+    mutating func changeKey(_ query: [String: String]) throws(RequestError) {
+        var fields: [String: Any]
+        do { fields = try JSONSerialization.jsonObject(with: JSONEncoder().encode(key)) as? [String: Any] ?? [:] } catch {
+            throw .failed("the key cannot be written: \(error)")
+        }
+        for (name, old) in fields {
+            guard let text = query[name] else { continue }
+            if old is Bool {
+                fields[name] = text == "1" || text == "true"
+            } else if old is NSNumber {
+                guard let x = Double(text), x.isFinite else { throw .bad("\(name) must be a number") }
+                fields[name] = x
+            } else {
+                fields[name] = text
+            }
+        }
+        do { key = try JSONDecoder().decode(KeySettings.self, from: JSONSerialization.data(withJSONObject: fields)) } catch {
+            let problem = (error as? DecodingError).flatMap { e -> String? in
+                if case .dataCorrupted(let c) = e { return c.debugDescription }
+                return nil
+            }
+            throw .bad("keyColor: \(problem ?? "not a key")")
+        }
+    }
+
     /// The job kind a body is read for (`JSONDecoder.userInfo`).
     static let kindKey = CodingUserInfoKey(rawValue: "kind")!
 
     /// The mix's values are numbers and name tracks the job has: a request's checks before the job's own.
     func checkedMix(tracks: [Track]) throws(RequestError) -> TuneSettings {
-        for (name, v) in [("threshold", threshold), ("smoothing", smoothing)] + gains.map({ ("gain of \($0.key)", $0.value) })
+        for (name, v) in gains.map({ ("gain of \($0.key)", $0.value) })
             + offsets.map({ ("offset of \($0.key)", $0.value) }) + duck.map({ ("duck depth of \($0.key)", $0.value) })
             + [("loudness", loudness ?? -16)] where !v.isFinite {
             throw .bad("\(name) must be a number")
@@ -98,11 +130,6 @@ struct TuneSettings: Codable, Sendable, Equatable {
         }
         // The ranges as the page shows them, track by track (a source's gain adds to its tracks' own).
         return expanded(tracks)
-    }
-
-    var key: KeySettings {
-        KeySettings(keyColor: KeyColor(hex: keyColor) ?? KeySettings().keyColor, threshold: threshold, smoothing: smoothing,
-                    despill: despill)
     }
 
     /// The mix track by track, as the render resolves it: a source's gain adds to its track's, a track's own

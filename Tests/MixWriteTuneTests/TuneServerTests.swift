@@ -52,8 +52,8 @@ struct TuneServerTests {
         defer { tune.stop() }
         let (port, token) = (tune.port, tune.token)
         for (query, words) in [("t=2.5", "t must be between 0 and 2"), ("t=-1", "t must be"), ("t=nan", "t must be"),
-                               ("t=1&threshold=1.5", "threshold must be between 0 and 1"), ("t=1&view=xray", "view must be"),
-                               ("t=1&key=green", "keyColor"), ("threshold=0.2", "t must be a number")] {
+                               ("t=1&threshold=1.5", "threshold 1.5: must be between 0 and 1"), ("t=1&view=xray", "view must be"),
+                               ("t=1&keyColor=green", "keyColor"), ("threshold=0.2", "t must be a number")] {
             let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&\(query)")
             #expect(r.status == 400, "\(query): \(r.status)")
             #expect((r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.text)")
@@ -223,7 +223,7 @@ struct TuneServerTests {
         #expect(leftover.isEmpty, "\(leftover)")
 
         for (query, body, words) in [("t=7", settings, "t must be between"),
-                                     ("t=1", #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"base": 50}}"#, "depth"),
+                                     ("t=1", #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"base": 50}}"#, "--duck base=50: must be between 1 and 40 dB"),
                                      ("t=1", #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"fx": 9, "base": 9}}"#, "nothing left")] {
             let bad = try RawHTTP.post(port: port, "/api/audition?token=\(token)&\(query)", json: body, origin: origin)
             #expect(bad.status == 400 && bad.text.contains(words), "\(query) \(body): \(bad.text)")
