@@ -121,9 +121,9 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         var (fxFile, baseFile, videoPlan) = try planVideo()
         let wholeLength = videoPlan.length
         let (rate, totalFrames) = (videoPlan.frameRate, videoPlan.frameCount)
-        if let excerpt { videoPlan.cut(to: try excerpt.frames(rate: rate, of: totalFrames)) }
+        if let excerpt { videoPlan.video.cut(to: try excerpt.frames(rate: rate, of: totalFrames)) }
         let partFrames = try selection.map { (s: PartSelection) throws(MixWriteError) in try s.frames(of: totalFrames) }
-        if let partFrames { videoPlan.cut(to: partFrames); videoPlan.stitchable = true }
+        if let partFrames { videoPlan.video.cutToPart(partFrames) }
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         if keepHDR, let codec = picture.codec, codec != .hevc {
@@ -131,7 +131,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         }
         let codecs = try output.container.codecs(video: keepHDR ? .hevc : picture.codec, audio: audio.codec)
         if let selection { output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths) }
-        (videoPlan.codec, videoPlan.proresProfile) = (codecs.video, picture.proresProfile)
+        videoPlan.video.encoding.codec = codecs.video
         let outLength = videoPlan.length
         let conversions = videoPlan.hdr.map { ColorManagement.conversions(of: [fxFile]) + ["\(fx): SDR placed in HDR (\($0.rawValue), bt2020) at 203 cd/m²"] }
             ?? ColorManagement.conversions(of: [fxFile, baseFile])
@@ -139,10 +139,10 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         let sources = try audio.sources(fx: fxFile, base: baseFile, extra: extra, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
-        if excerpt != nil { audioPlan?.cut(from: MediaTime(frames: Int64(videoPlan.firstFrame), rate: videoPlan.frameRate), length: outLength) }
+        if excerpt != nil { audioPlan?.cut(from: videoPlan.video.time(ofFrame: videoPlan.video.firstFrame), length: outLength) }
         if let partFrames { try audioPlan?.cutToPart(partFrames, of: totalFrames, rate: rate, parts: selection?.count ?? 1) }
         var prepared = PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
-                                   video: .blend(videoPlan), audio: audioPlan,
+                                   video: BlendStage(plan: videoPlan), audio: audioPlan,
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
         if let selection, let partFrames {
             prepared.part = partRecord(selection, frames: partFrames, totalFrames: totalFrames, rate: rate, audio: audioPlan, chapters: [])
@@ -155,10 +155,9 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         try validate()
         let fxFile = try MediaFile(path: fx)
         let baseFile = try MediaFile(path: base)
-        guard let baseVideo = baseFile.mainVideo else { throw .input(file: base, "has no video stream; base must be a movie") }
+        guard baseFile.mainVideo != nil else { throw .input(file: base, "has no video stream; base must be a movie") }
         guard fxFile.mainVideo != nil else { throw .input(file: fx, "has no video stream; fx must be a movie") }
 
-        let rate = picture.rate(of: baseVideo)
         let fxLength = fxFile.videoDuration ?? .zero
         let baseLength = baseFile.videoDuration ?? .zero
         let length: MediaTime
@@ -169,17 +168,14 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         case .longest: length = max(fxLength, baseLength)
         }
         guard length > .zero else { throw .input(file: base, "has no known duration") }
-        let frames = max(1, Int(length.ticks(in: rate.inverted)))
-        let (w, h) = picture.size(shown: baseFile.displaySize ?? (baseVideo.width, baseVideo.height))
+        var video = try VideoPlan.derived(from: picture, reference: baseFile, length: length, strict: strict, threads: threads)
         let kept = try keptHDR(base: baseFile)
-        let color = kept == nil ? ColorManagement.output(base: baseVideo, height: h) : ColorDescription(matrix: .bt2020, fullRange: false)
+        if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
         let byAlpha = try compositesByAlpha(fxFile)
         var key = self.key
         if autoKeyColor && !byAlpha { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
-        let plan = BlendStage.Plan(
-            fx: fxFile, base: baseFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color,
-            key: key, byAlpha: byAlpha, hdr: kept, light: kept == nil ? nil : baseFile.firstPictureLight(), crf: picture.crf,
-            preset: picture.preset, strict: strict, fit: picture.fit, threads: threads)
+        let plan = BlendStage.Plan(fx: fxFile, base: baseFile, video: video, key: key, byAlpha: byAlpha, hdr: kept,
+                                   light: kept == nil ? nil : baseFile.firstPictureLight())
         return (fxFile, baseFile, plan)
     }
 

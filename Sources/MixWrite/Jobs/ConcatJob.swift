@@ -124,10 +124,9 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob {
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         let codecs = try output.container.codecs(video: picture.codec, audio: audio.codec)
         if let selection { output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths) }
-        let first = files[0]
-        let rate = picture.rate(of: first.mainVideo)
-        let (w, h) = picture.size(shown: first.displaySize!)
-        let color = ColorManagement.output(base: first.mainVideo!, height: h)
+        var video = try VideoPlan.derived(from: picture, reference: files[0], length: nil, strict: strict, threads: threads)
+        video.encoding.codec = codecs.video
+        let rate = video.frameRate
 
         // Each clip fills whole output frames, so the boundaries fall on frame times and never drift.
         var pieces: [SequenceStage.Piece] = []
@@ -166,26 +165,24 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob {
             clips: files.enumerated().map { .init(file: $0.element.path, start: starts[$0.offset].seconds, duration: spans[$0.offset].seconds) },
             events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
         let chapters = chapters(files: files, starts: starts, spans: spans, total: total)
-        var plan = SequenceStage.Plan(pieces: pieces, width: w, height: h, frameRate: rate, color: color, fit: picture.fit,
-                                      crf: picture.crf, preset: picture.preset, strict: strict, threads: threads)
-        (plan.codec, plan.proresProfile) = (codecs.video, picture.proresProfile)
+        var plan = SequenceStage.Plan(pieces: pieces, video: video)
         if let excerpt {
             let frames = try Excerpt(seconds: excerpt).frames(rate: rate, of: Int(frameIndex))
-            plan.window = frames
+            plan.video.cut(to: frames)
             audioPlan?.cut(from: MediaTime(frames: Int64(frames.lowerBound), rate: rate), length: MediaTime(frames: Int64(frames.count), rate: rate))
             return PreparedJob(output: output, duration: MediaTime(frames: Int64(frames.count), rate: rate), frameRate: rate,
-                               video: .sequence(plan), audio: audioPlan, key: nil, warnings: warnings, conversions: conversions)
+                               video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings, conversions: conversions)
         }
         guard let selection else {
-            return PreparedJob(output: output, duration: total, frameRate: rate, video: .sequence(plan), audio: audioPlan,
+            return PreparedJob(output: output, duration: total, frameRate: rate, video: SequenceStage(plan: plan), audio: audioPlan,
                                key: nil, warnings: warnings, conversions: conversions, chapters: chapters, timeline: timeline)
         }
         // A part: its frames of the sequence, its share of the sound; the chapters are the joined movie's.
         let frames = try selection.frames(of: Int(frameIndex))
-        plan.window = frames
+        plan.video.cutToPart(frames)
         try audioPlan?.cutToPart(frames, of: Int(frameIndex), rate: rate, parts: selection.count)
         var prepared = PreparedJob(output: output, duration: MediaTime(frames: Int64(frames.count), rate: rate), frameRate: rate,
-                                   video: .sequence(plan), audio: audioPlan, key: nil, warnings: warnings,
+                                   video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings,
                                    conversions: conversions, timeline: timeline)
         prepared.part = partRecord(selection, frames: frames, totalFrames: Int(frameIndex), rate: rate, audio: audioPlan,
                                    chapters: chapters)

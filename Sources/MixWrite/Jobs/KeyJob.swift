@@ -65,28 +65,24 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         try validateKey()
         try audio.validate()
         let fxFile = try MediaFile(path: fx)
-        guard let video = fxFile.mainVideo else { throw .input(file: fx, "has no video stream; fx must be a movie") }
+        guard fxFile.mainVideo != nil else { throw .input(file: fx, "has no video stream; fx must be a movie") }
         let extra = try audio.extraFiles()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         let codec = try Self.layerCodec(picture.codec, profile: picture.proresProfile, in: output.container, path: self.output)
         let audioCodec = try output.container.codecs(video: codec, audio: audio.codec).audio
-        let rate = picture.rate(of: video)
         guard let length = fxFile.videoDuration, length > .zero else { throw .input(file: fx, "has no known duration") }
-        let frames = max(1, Int(length.ticks(in: rate.inverted)))
-        let (w, h) = picture.size(shown: fxFile.displaySize ?? (video.width, video.height))
-        let color = ColorManagement.output(base: video, height: h)
+        var video = try VideoPlan.derived(from: picture, reference: fxFile, length: length, strict: strict, threads: threads)
+        video.encoding.codec = codec
         var key = self.key
         if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
-        let plan = KeyLayerStage.Plan(fx: fxFile, width: w, height: h, frameRate: rate, frameCount: frames, color: color, key: key,
-                                      codec: codec, proresProfile: picture.proresProfile, crf: picture.crf, preset: picture.preset,
-                                      strict: strict, fit: picture.fit, threads: threads)
-        let outLength = MediaTime(frames: Int64(frames), rate: rate)
+        let plan = KeyLayerStage.Plan(fx: fxFile, video: video, key: key)
+        let (rate, outLength) = (video.frameRate, video.length)
         let conversions = ColorManagement.conversions(of: [fxFile])
         var warnings = conversions
         let sources = try audio.sources(from: [("fx", fxFile)] + extra, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: outLength, codec: audioCodec)
         audioPlan?.strict = strict
-        return PreparedJob(output: output, duration: outLength, frameRate: rate, video: .layer(plan), audio: audioPlan,
+        return PreparedJob(output: output, duration: outLength, frameRate: rate, video: KeyLayerStage(plan: plan), audio: audioPlan,
                            key: key, warnings: warnings, conversions: conversions)
     }
 }

@@ -29,16 +29,11 @@ protocol PlannedJob: MixJob {
 
 /// A job checked and planned: every decision made, nothing written yet.
 struct PreparedJob: Sendable {
-    enum VideoPlan: Sendable {
-        case blend(BlendStage.Plan)
-        case copy(CopyStage.Plan)
-        case sequence(SequenceStage.Plan)
-        case layer(KeyLayerStage.Plan)
-    }
     let output: OutputFile
     let duration: MediaTime
     let frameRate: Rational?
-    let video: VideoPlan?
+    /// The picture's stage (any kind), or nil for sound alone.
+    let video: (any VideoStage)?
     var audio: AudioMixPlan?
     let key: KeySettings?
     var warnings: [String] = []
@@ -148,7 +143,7 @@ public struct MixWriter: Sendable {
         } + warnings
         report.audio?.loudness = loudness
         if plan.key != nil { report.kernelLevel = Int(KeyKernel.level) }
-        if case .blend(let p)? = plan.video { report.compositing = p.byAlpha ? "alpha" : "chroma key" }
+        report.compositing = plan.video?.compositing
         report.libraryWarnings = FFmpegLog.count - logged
         if let part = plan.part { try part.commit(report: report, finished: finished) }
         return report
@@ -168,14 +163,7 @@ public struct MixWriter: Sendable {
         try await withThrowingTaskGroup(of: StageResult.self) { group in
             if let video = plan.video, let input = writer.input(.video) {
                 group.addTask {
-                    try await MixWriter.stage(writer, name: "video") {
-                        switch video {
-                        case .blend(let p): return .init(damaged: try await BlendStage(plan: p).run(into: input))
-                        case .copy(let p): return .init(damaged: try await CopyStage(plan: p).run(into: input))
-                        case .sequence(let p): return .init(damaged: try await SequenceStage(plan: p).run(into: input))
-                        case .layer(let p): return .init(damaged: try await KeyLayerStage(plan: p).run(into: input))
-                        }
-                    }
+                    try await MixWriter.stage(writer, name: "video") { .init(damaged: try await video.run(into: input)) }
                 }
             }
             if let audio = plan.audio, audio.stems {
@@ -243,22 +231,8 @@ extension Report {
     init(_ plan: PreparedJob, finished: FinishedOutput, damaged: Int, seconds: Double, stageSeconds: [String: Double]) {
         self.init(
             output: plan.output.path, duration: plan.duration.seconds, bytes: finished.bytes,
-            video: plan.video.map { v in
-                var video: Report.Video
-                switch v {
-                case .blend(let p):
-                    video = Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount,
-                                         matrix: p.color.matrix.rawValue)
-                case .sequence(let p):
-                    video = Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount,
-                                         matrix: p.color.matrix.rawValue)
-                case .layer(let p):
-                    video = Report.Video(width: p.width, height: p.height, frameRate: p.frameRate.description, frames: p.frameCount,
-                                         matrix: p.color.matrix.rawValue)
-                case .copy(let p):
-                    video = Report.Video(width: p.stream.width, height: p.stream.height,
-                                         frameRate: p.stream.frameRate?.description ?? "", frames: nil, copied: true)
-                }
+            video: plan.video.map { stage in
+                var video = stage.reported
                 video.conversions = plan.conversions
                 return video
             },

@@ -68,7 +68,7 @@ extension RemixJob: DescribedJob, CommonJob {
                                key: nil, warnings: warnings)
         }
         return PreparedJob(output: output, duration: length, frameRate: nil,
-                           video: video.map { .copy(CopyStage.Plan(file: file, stream: $0)) },
+                           video: video.map { CopyStage(plan: CopyStage.Plan(file: file, stream: $0)) },
                            audio: audioPlan, key: nil, warnings: warnings)
     }
 }

@@ -60,24 +60,23 @@ import FFmpegSupport
         (j.overwrite, j.excerpt, j.audio.mute, j.audio.duck) = (true, nil, [], [:])
         let prepared = try j.prepare()
         let file = try MediaFile(path: job.movie)
-        guard let video = file.mainVideo, let size = file.displaySize else {
-            let none = SequenceStage.Plan(pieces: [], width: 0, height: 0, frameRate: Rational(25, 1),
-                                          color: ColorDescription(matrix: .bt709, fullRange: false), fit: .fit, crf: 0, preset: "", strict: false)
-            try self.init(PreparedJob(output: prepared.output, duration: prepared.duration, frameRate: nil, video: .sequence(none),
-                                      audio: prepared.audio, key: nil))
+        guard file.mainVideo != nil else {
+            let none = VideoPlan(width: 0, height: 0, frameRate: Rational(25, 1), color: ColorDescription(matrix: .bt709, fullRange: false),
+                                 frameCount: 0, picture: PictureSettings(fit: .fit), strict: false, threads: 0)
+            try self.init(PreparedJob(output: prepared.output, duration: prepared.duration, frameRate: nil,
+                                      video: SequenceStage(plan: .init(pieces: [], video: none)), audio: prepared.audio, key: nil))
             return
         }
-        let rate = video.frameRate.map { $0.reduced(max: 1_000_000) } ?? Rational(30, 1)
-        let frames = max(1, Int(prepared.duration.ticks(in: rate.inverted)))
-        let plan = SequenceStage.Plan(pieces: [.init(file: file, frames: frames)], width: size.width, height: size.height,
-                                      frameRate: rate, color: ColorManagement.output(base: video, height: size.height),
-                                      fit: .fit, crf: 0, preset: "", strict: false)
-        try self.init(PreparedJob(output: prepared.output, duration: prepared.duration, frameRate: rate, video: .sequence(plan),
-                                  audio: prepared.audio, key: nil))
+        // The render copies the picture: the movie's own, at its own size and rate.
+        let video = try VideoPlan.derived(from: PictureSettings(fit: .fit), reference: file, length: prepared.duration, strict: false,
+                                          threads: 0)
+        let plan = SequenceStage.Plan(pieces: [.init(file: file, frames: video.frameCount)], video: video)
+        try self.init(PreparedJob(output: prepared.output, duration: prepared.duration, frameRate: video.frameRate,
+                                  video: SequenceStage(plan: plan), audio: prepared.audio, key: nil))
     }
 
     init(_ prepared: PreparedJob) throws(MixWriteError) {
-        guard case .sequence(var p) = prepared.video else { throw .usage("this job has no picture to show") }
+        guard var p = (prepared.video as? SequenceStage)?.plan else { throw .usage("this job has no picture to show") }
         p.strict = false   // a preview shows what can be decoded
         plan = p
         (width, height, frameRate) = (p.width, p.height, p.frameRate)
@@ -132,14 +131,7 @@ import FFmpegSupport
     private func picture(piece k: Int, frame n: Int) throws(MixWriteError) -> Frame {
         let reader: any PictureSource
         if let r = readers[k] { reader = r } else {
-            let piece = plan.pieces[k]
-            if let background = plan.background {
-                reader = try StillPicture(file: piece.file, width: width, height: height, color: plan.color, fit: plan.fit,
-                                          background: background)
-            } else {
-                reader = try VideoTrackReader(file: piece.file, width: width, height: height, color: plan.color,
-                                              outputFrameRate: frameRate, fit: plan.fit)
-            }
+            reader = try plan.reader(for: plan.pieces[k])
             readers[k] = reader
         }
         let t = MediaTime(frames: Int64(n), rate: frameRate)

@@ -1,66 +1,44 @@
 import FFmpegSupport
 
 /// The video of a blend: fx and base read at each output time, fx keyed over base, H.264 to the writer.
-struct BlendStage: Sendable {
-    struct Plan: Sendable {
+struct BlendStage: VideoStage {
+    struct Plan: EncodingPlan {
         var fx: MediaFile
         var base: MediaFile
-        var width: Int
-        var height: Int
-        var frameRate: Rational
-        var frameCount: Int
-        var color: ColorDescription
+        var video: VideoPlan
         var key: KeySettings
         /// fx composited by its own alpha (`AlphaBlend`) instead of chroma-keyed.
         var byAlpha = false
-        /// `--hdr keep`: base's HDR transfer, kept (10 bits, BT.2020, HEVC); `color` is then BT.2020's.
+        /// `--hdr keep`: base's HDR transfer, kept (10 bits, BT.2020, HEVC); the colour is then BT.2020's.
         var hdr: HDRTransfer?
         /// With `hdr`: base's mastering display and light levels, passed on in the HEVC stream's SEI.
         var light: LightMetadata?
-        var crf: Int
-        var preset: String
-        var codec: VideoCodec = .h264
-        var proresProfile: ProResProfile = .hq
-        /// Fail at the first damaged packet instead of skipping it.
-        var strict: Bool
-        var fit: Fit = .stretch
-        var threads = 0
-        /// The output's first frame is this frame of the whole blend (an excerpt's start).
-        var firstFrame = 0
-        /// A part of `--parts`: parameter sets that do not depend on the pictures (x264's `stitchable`).
-        var stitchable = false
 
-        /// How long the blend lasts: `frameCount` frames.
-        var length: MediaTime { MediaTime(frames: Int64(frameCount), rate: frameRate) }
-
-        /// Only `frames` of the whole blend.
-        mutating func cut(to frames: Range<Int>) {
-            firstFrame = frames.lowerBound
-            frameCount = frames.count
-        }
+        /// How long the blend lasts.
+        var length: MediaTime { video.length }
     }
 
     let plan: Plan
 
     /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
     func run(into input: AssetWriterInput) async throws -> Int {
-        let p = plan
-        var settings = Encoder.VideoSettings(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
-                                             preset: p.preset, color: p.color, threads: p.threads, globalHeader: true)
-        (settings.codec, settings.proresProfile, settings.stitchable) = (p.codec, p.proresProfile, p.stitchable)
-        let encoder = try VideoEncoder(settings, hdr: p.hdr, light: p.light)
+        let (p, v) = (plan, plan.video)
+        let encoder = try VideoEncoder(v.encoding, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
         let picture = try Compositor(p)
-        if p.firstFrame > 0 { try picture.seek(to: MediaTime(frames: Int64(p.firstFrame), rate: p.frameRate)) }
-        for n in 0..<p.frameCount {
+        if v.firstFrame > 0 { try picture.seek(to: v.time(ofFrame: v.firstFrame)) }
+        for n in 0..<v.frameCount {
             try Task.checkCancellation()
-            let output = try picture.compose(at: MediaTime(frames: Int64(p.firstFrame + n), rate: p.frameRate))
+            let output = try picture.compose(at: v.time(ofFrame: v.firstFrame + n))
             for packet in try encoder.encode(output, pts: Int64(n)) { try await input.append(packet.lastingOneTickAtLeast) }
         }
         for packet in try encoder.finish() { try await input.append(packet.lastingOneTickAtLeast) }
         try await input.finish()
         return picture.damagedPackets
     }
+
+    var reported: Report.Video { plan.video.reported }
+    var compositing: String? { plan.byAlpha ? "alpha" : "chroma key" }
 
     /// The blended picture at output time `t`, as RGB24 (for a PNG preview), drawn as GPUImage draws it on
     /// screen: every pixel its own chroma and alpha (`ChromaKeyBlend.blendPicture`).

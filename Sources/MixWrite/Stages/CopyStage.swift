@@ -1,13 +1,18 @@
 import FFmpegSupport
 
 /// `remix`'s video: the movie's video packets copied into the output as they are, never decoded.
-struct CopyStage: Sendable {
+struct CopyStage: VideoStage {
     struct Plan: Sendable {
         var file: MediaFile
         var stream: StreamInfo
     }
 
     let plan: Plan
+
+    var reported: Report.Video {
+        Report.Video(width: plan.stream.width, height: plan.stream.height, frameRate: plan.stream.frameRate?.description ?? "",
+                     frames: nil, copied: true)
+    }
 
     func run(into input: AssetWriterInput) async throws -> Int {
         let reader = try PacketReader(file: plan.file, stream: plan.stream)

@@ -4,31 +4,21 @@ import FFmpegSupport
 /// when asked, and opacity 1 − the key's alpha), for an editor to lay over anything. The matte is the keyer's own
 /// (`KeyAlpha`: fx keyed over two flat pictures, GPUImage's per-pixel alpha at the edges), so the layer laid over a
 /// base by its alpha gives the blend's picture.
-struct KeyLayerStage: Sendable {
-    struct Plan: Sendable {
+struct KeyLayerStage: VideoStage {
+    struct Plan: EncodingPlan {
         var fx: MediaFile
-        var width: Int
-        var height: Int
-        var frameRate: Rational
-        var frameCount: Int
-        var color: ColorDescription
+        var video: VideoPlan
         var key: KeySettings
-        var codec: VideoCodec
-        var proresProfile: ProResProfile
-        var crf: Int
-        var preset: String
-        var strict: Bool
-        var fit: Fit
-        var threads = 0
     }
 
     let plan: Plan
 
+    var reported: Report.Video { plan.video.reported }
+
     func run(into input: AssetWriterInput) async throws -> Int {
         let p = plan
-        var settings = Encoder.VideoSettings(width: p.width, height: p.height, frameRate: p.frameRate, crf: p.crf,
-                                             preset: p.preset, color: p.color, threads: p.threads, globalHeader: true)
-        (settings.codec, settings.proresProfile, settings.alpha) = (p.codec, p.proresProfile, true)
+        var settings = p.video.encoding
+        settings.alpha = true
         let encoder = try VideoEncoder(settings)
         try await input.start(encoder.parameters)
         let reader = try VideoTrackReader(file: p.fx, width: p.width, height: p.height, color: p.color,

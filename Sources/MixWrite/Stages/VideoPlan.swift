@@ -1,0 +1,100 @@
+import FFmpegSupport
+
+/// The picture a video stage writes, for every kind alike: the encoder's settings (size, rate, colour, codec,
+/// quality, threads: the one description of the output picture), how inputs fit it, and which of the whole
+/// output's frames this render writes. `derived(from:reference:…)` decides it from a job's `PictureSettings` and
+/// its reference input (base, the first clip, fx) in one place; every encoding stage's plan holds one.
+struct VideoPlan: Sendable {
+    var encoding: Encoder.VideoSettings
+    var fit: Fit
+    /// Fail at the first damaged packet instead of skipping it.
+    var strict: Bool
+    /// Frames of the whole output.
+    var wholeFrameCount: Int
+    /// The frames this render writes: all of them, or an excerpt's or a part's (`cut(to:)`).
+    var frames: Range<Int>
+
+    init(width: Int, height: Int, frameRate: Rational, color: ColorDescription, frameCount: Int, picture: PictureSettings,
+         strict: Bool, threads: Int) {
+        encoding = Encoder.VideoSettings(width: width, height: height, frameRate: frameRate, crf: picture.crf, preset: picture.preset,
+                                         color: color, threads: threads, globalHeader: true)
+        (encoding.codec, encoding.proresProfile) = (picture.codec ?? .h264, picture.proresProfile)
+        (fit, self.strict, wholeFrameCount, frames) = (picture.fit, strict, frameCount, 0..<frameCount)
+    }
+
+    /// The output picture of a job whose format follows `reference`: `picture`'s size and rate where it gives them,
+    /// else the reference's (upright, made even; its rate, else 30), its colour (`ColorManagement`), and as many
+    /// frames as fill `length`. The one place a job's output format is derived.
+    static func derived(from picture: PictureSettings, reference: MediaFile, length: MediaTime?, strict: Bool,
+                        threads: Int) throws(MixWriteError) -> VideoPlan {
+        guard let video = reference.mainVideo else { throw .input(file: reference.path, "has no video stream") }
+        let rate = picture.rate(of: video)
+        let (w, h) = picture.size(shown: reference.displaySize ?? (video.width, video.height))
+        let frames = length.map { max(1, Int($0.ticks(in: rate.inverted))) } ?? 0
+        return VideoPlan(width: w, height: h, frameRate: rate, color: ColorManagement.output(base: video, height: h),
+                         frameCount: frames, picture: picture, strict: strict, threads: threads)
+    }
+
+    var width: Int { encoding.width }
+    var height: Int { encoding.height }
+    var frameRate: Rational { encoding.frameRate }
+    var color: ColorDescription {
+        get { encoding.color }
+        set { encoding.color = newValue }
+    }
+    var frameCount: Int { frames.count }
+    var firstFrame: Int { frames.lowerBound }
+    /// How long the frames written last.
+    var length: MediaTime { MediaTime(frames: Int64(frameCount), rate: frameRate) }
+    var wholeLength: MediaTime { MediaTime(frames: Int64(wholeFrameCount), rate: frameRate) }
+    /// The time of output frame `n` of the whole.
+    func time(ofFrame n: Int) -> MediaTime { MediaTime(frames: Int64(n), rate: frameRate) }
+
+    /// Only `frames` of the whole output (an excerpt).
+    mutating func cut(to frames: Range<Int>) { self.frames = frames }
+
+    /// Only `frames`, as one part of `--parts`: parameter sets that do not depend on the pictures (x264's
+    /// `stitchable`), so the parts join by copying packets.
+    mutating func cutToPart(_ frames: Range<Int>) {
+        self.frames = frames
+        encoding.stitchable = true
+    }
+
+    /// What the report says of the picture.
+    var reported: Report.Video {
+        Report.Video(width: width, height: height, frameRate: frameRate.description, frames: frameCount, matrix: color.matrix.rawValue)
+    }
+}
+
+/// A stage plan that encodes a picture: it holds a `VideoPlan` and reads the picture's size, rate and colour
+/// through it.
+protocol EncodingPlan: Sendable {
+    var video: VideoPlan { get set }
+}
+
+extension EncodingPlan {
+    var width: Int { video.width }
+    var height: Int { video.height }
+    var frameRate: Rational { video.frameRate }
+    var color: ColorDescription { video.color }
+    var fit: Fit { video.fit }
+    var frameCount: Int { video.frameCount }
+    var strict: Bool {
+        get { video.strict }
+        set { video.strict = newValue }
+    }
+}
+
+/// A job's video stage, whatever its kind: `MixWriter` runs it as it runs any other, beside the audio stage.
+protocol VideoStage: Sendable {
+    /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
+    func run(into input: AssetWriterInput) async throws -> Int
+    /// What the report says of the picture written.
+    var reported: Report.Video { get }
+    /// How fx was laid over base, for the report (a blend's); nil for the other kinds.
+    var compositing: String? { get }
+}
+
+extension VideoStage {
+    var compositing: String? { nil }
+}
