@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "MixWrite", targets: ["MixWrite"]),
         .executable(name: "mixwrite", targets: ["mixwrite"]),
     ],
+    // `Benchmarks`: the keyer kernel's benchmark harness (Sources/MixWrite/Benchmarking), compiled only for the
+    // benchmarks package, never into the library a user builds.
+    traits: [.trait(name: "Benchmarks", description: "Compile the keyer kernel's benchmark harness (KernelWorkload).")],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The tuning page's HTTP server: HummingbirdCore on swift-nio's HTTP/1 parser (llhttp), which bounds the

@@ -7,7 +7,8 @@ let package = Package(
     name: "mixwrite-benchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "mixwrite", path: ".."),
+        // With its Benchmarks trait: the kernel's harness (KernelWorkload) is compiled in for these benchmarks alone.
+        .package(name: "mixwrite", path: "..", traits: ["Benchmarks"]),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdCore
 import Logging
-import MixWrite
+@_spi(Tools) import MixWrite
 import NIOCore
 import NIOPosix
 import Synchronization

@@ -99,7 +99,8 @@ struct AlphaTests {
         for view in [BlendPreview.View.matte, .composite, .base] {
             let path = dir + "/\(view).jpg"
             try Data(try preview.picture(at: 0, key: KeySettings(), view: view)).write(to: URL(fileURLWithPath: path))
-            pictures[view] = try #require(try Oracle.decodeRGB(path).frames.first)
+            let first: [UInt8] = try #require(try Oracle.decodeRGB(path).frames.first)
+            pictures[view] = first
         }
         func pixel(_ view: BlendPreview.View, _ x: Int, _ y: Int) -> [Int] {
             let i = (y * 320 + x) * 3

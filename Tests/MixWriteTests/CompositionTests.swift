@@ -141,8 +141,9 @@ struct CompositionTests {
     func corpusRotatedAndOdd() throws {
         let corpus = try #require(Oracle.corpus)
         let dir = try Oracle.scratch()
-        let movies = Oracle.listing(corpus + "/rotation").map { corpus + "/rotation/" + $0 }
+        let movies = try Oracle.listing(corpus + "/rotation").map { corpus + "/rotation/" + $0 }
             + ["odd_518x488_h264_aac.mp4", "odd_161x121_vp9_noaudio.webm", "odd_496x241_cineform.mov"].map { corpus + "/video/" + $0 }
+        #expect(movies.count >= 6, "the corpus's rotation folder and odd files: \(movies)")
         for (i, movie) in movies.enumerated() {
             let concat = try Oracle.mixwrite(["concat", movie, Oracle.fixture("base.mov"), "-o", dir + "/c\(i).mp4", "--size", "320x240"])
             #expect(concat.status == 0, "concat \(movie): \(concat.stderr)")
@@ -153,7 +154,8 @@ struct CompositionTests {
                 #expect(clean.stderr.isEmpty, "\(movie): \(clean.stderr)")
             }
         }
-        let images = Oracle.listing(corpus + "/images").map { corpus + "/images/" + $0 }
+        let images = try Oracle.listing(corpus + "/images").map { corpus + "/images/" + $0 }
+        #expect(images.count >= 3, "the corpus's images: \(images)")
         for (i, image) in images.enumerated() {
             let still = try Oracle.mixwrite(["still", image, Oracle.fixture("tone.m4a"), "-o", dir + "/s\(i).mp4"])
             #expect(still.status == 0, "still \(image): \(still.stderr)")

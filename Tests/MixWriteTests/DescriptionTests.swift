@@ -78,7 +78,7 @@ struct DescriptionTests {
         (remix.audio, remix.strict, remix.overwrite) = (audio, true, true)
         var blend = ExcerptTests.busyJob(output: dir + "/blend.mov")
         (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
-        (blend.keyMode, blend.keepHDR) = (.chroma, true)
+        (blend.compositing, blend.keepHDR) = (.chroma, true)
         (blend.picture.codec, blend.picture.proresProfile, blend.audio.codec, blend.audio.stems) = (.hevc, .lt, .pcm, true)
         (blend.parts, blend.part) = (4, 2)   // described only: the job is never run (parts refuse --start)
         var layer = KeyJob(fx: Oracle.fixture("fx.mov"), output: dir + "/layer.mkv")

@@ -165,7 +165,8 @@ struct TuneHardeningTests {
         for (what, status) in answers { #expect(status == 400, "\(what): \(status)") }
         #expect(try RawHTTP.get(port: port, "/api/info?token=\(token)").status == 200, "still serving")
         #expect(tune.process.isRunning)
-        #expect(Oracle.listing(dir).isEmpty, "no render was started: \(Oracle.listing(dir))")
+        let started = try Oracle.listing(dir)
+        #expect(started.isEmpty, "no render was started: \(started)")
     }
 
     @Test("killed in the middle of a render, the server leaves a temporary file that its next start removes",
@@ -184,13 +185,14 @@ struct TuneHardeningTests {
                                        origin: "http://127.0.0.1:\(first.port)")
         try #require(started.status == 202, "\(started.text)")
         let deadline = Date().addingTimeInterval(30)
-        while !Oracle.listing(dir).contains(where: { $0.hasSuffix(".tmp") }) && Date() < deadline { usleep(10_000) }
+        while try !Oracle.listing(dir).contains(where: { $0.hasSuffix(".tmp") }) && Date() < deadline { usleep(10_000) }
         first.stop(SIGKILL)
-        let left = Oracle.listing(dir).filter { $0.hasSuffix(".tmp") }
-        try #require(left.count == 1 && left[0].hasPrefix(".tuned.mov.mixwrite-"), "a killed render leaves its file: \(Oracle.listing(dir))")
+        let left = try Oracle.listing(dir).filter { $0.hasSuffix(".tmp") }
+        try #require(left.count == 1 && left[0].hasPrefix(".tuned.mov.mixwrite-"), "a killed render leaves its file: \(left)")
 
         let second = try TuneProcess(arguments)
-        #expect(Oracle.listing(dir) == ["long-base.mov"], "the next start removed it: \(Oracle.listing(dir))")
+        let after = try Oracle.listing(dir)
+        #expect(after == ["long-base.mov"], "the next start removed it: \(after)")
         // A temporary file of a process that is still running is not touched.
         // `.tuned.mov.mixwrite-HOST-PID-N.tmp` (the host's name may have dashes of its own).
         let prefix = left[0].split(separator: "-", omittingEmptySubsequences: false).dropLast(2).joined(separator: "-")
@@ -207,7 +209,7 @@ struct TuneHardeningTests {
         }
         #expect(state["state"] as? String == "done", "\(state)")
         #expect(second.stop(SIGTERM).status == 0)
-        #expect(Set(Oracle.listing(dir)) == ["long-base.mov", "tuned.mov", live.split(separator: "/").last.map(String.init)!])
+        #expect(Set(try Oracle.listing(dir)) == ["long-base.mov", "tuned.mov", live.split(separator: "/").last.map(String.init)!])
     }
 
     @Test("the mix table starts at the command line's gains and offsets, track by track; the page's command renders what it shows, defaults left out",

@@ -193,7 +193,7 @@ struct TuneServerTests {
         #expect(abs((try Oracle.probe(output).duration ?? 0) - 2) < 0.1)
         let stopped = tune.stop(SIGTERM)
         #expect(stopped.status == 0, "\(stopped.stderr)")
-        #expect(Oracle.listing(dir) == ["tuned.mov"], "nothing left behind")
+        #expect(try Oracle.listing(dir) == ["tuned.mov"], "nothing left behind")
     }
 
     @Test("audition: the seconds around T with the page's mix, as an MP4; ducking and level match reach the command",

@@ -291,8 +291,9 @@ public enum Oracle {
     }
 
     /// The files in a folder (hidden ones too), to check that nothing was left behind.
-    public static func listing(_ folder: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    /// A folder's entries, sorted; a folder that cannot be read is an error, not an empty listing.
+    public static func listing(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
     }
 
     /// A new empty folder for one test's outputs.

@@ -52,7 +52,7 @@ extension JobFile {
 
     /// Runs `tasks` (`tasks`, or a shard of them), `concurrency` at a time; a failing task is reported and the others
     /// go on. `progress` and `finished` get each task's place in `tasks`. The results are in the tasks' order.
-    public static func run(_ tasks: [BatchTask], concurrency: Int, skipExisting: Bool,
+    @_spi(Tools) public static func run(_ tasks: [BatchTask], concurrency: Int, skipExisting: Bool,
                            progress: (@Sendable (Int, ProgressUpdate) -> Void)? = nil,
                            finished: (@Sendable (Int, BatchResult) -> Void)? = nil) async -> [BatchResult] {
         await withTaskGroup(of: (Int, BatchResult).self) { group in
@@ -121,7 +121,7 @@ extension JobFile {
 
     /// Every task of the file, in order: a job, or each part of a job with `parts` (1 … N; an entry that names its
     /// `part` is that part alone).
-    public var tasks: [BatchTask] {
+    @_spi(Tools) public var tasks: [BatchTask] {
         jobs.indices.flatMap { i -> [BatchTask] in
             guard let job = jobs[i] as? any PartedJob, let n = job.parts, job.part == nil else { return [BatchTask(index: i, job: jobs[i])] }
             return (1...n).map { k in
@@ -133,14 +133,15 @@ extension JobFile {
     }
 
     /// The tasks of share `k` of `n` (1-based): contiguous, equal to within one task, together all of them once.
-    public func shard(_ k: Int, of n: Int) -> [BatchTask] {
+    @_spi(Tools) public func shard(_ k: Int, of n: Int) -> [BatchTask] {
         let all = tasks
         return Array(all[(k - 1) * all.count / n ..< k * all.count / n])
     }
 }
 
-/// One task of a job file: a whole job, or one part of a job with `parts`.
-public struct BatchTask: Sendable {
+/// One task of a job file: a whole job, or one part of a job with `parts` (what `batch --shard` spreads over
+/// machines: the command line's, not an embedder's, who runs a file's jobs with `run(_:concurrency:…)`).
+@_spi(Tools) public struct BatchTask: Sendable {
     /// The job's place in the file.
     public var index: Int
     public var job: any MixJob

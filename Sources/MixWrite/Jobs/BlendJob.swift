@@ -5,8 +5,9 @@ public enum DurationPolicy: String, Sendable, Codable, CaseIterable {
     case base, fx, shortest, longest
 }
 
-/// How fx is laid over base: by its own alpha when it has one (`auto`), or always keyed, or always by alpha.
-public enum KeyMode: String, Sendable, Codable, CaseIterable {
+/// How fx is composited over base (`--key`): by its own alpha when it has one (`auto`), or always by the chroma key,
+/// or always by its alpha. ("Key" alone means the chroma key: its settings, `KeySettings`; its colour; its layer.)
+public enum Compositing: String, Sendable, Codable, CaseIterable {
     case auto, chroma, alpha
 }
 
@@ -22,7 +23,7 @@ public struct BlendJob: Sendable {
     /// Pick the key colour from fx's border (`--key-color auto`) instead of `key.keyColor`.
     public var autoKeyColor = false
     /// Chroma key, or fx's own alpha (`--key`): by default alpha when fx has an alpha channel.
-    public var keyMode: KeyMode = .auto
+    public var compositing: Compositing = .auto
     /// `--hdr keep`: an HDR base stays HDR (HEVC Main 10, BT.2020, its HLG or PQ), fx placed into it at 203 cd/m²;
     /// false (`sdr`, the default): an HDR input is tone-mapped to SDR BT.709.
     public var keepHDR = false
@@ -83,13 +84,13 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
          .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm).")]
             + PictureSettings.options(PictureSettings(fit: .stretch)).map { $0.lifted(\.picture) }
             + [.choice("duration", \.duration, default: .base, help: "Which input sets the output length: base, fx, shortest or longest.")]
-            + excerptOptions + [keyModeOption, hdrOption] + keyOptions
+            + excerptOptions + [compositingOption, hdrOption] + keyOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
 
-    static var keyModeOption: JobOption<Self> {
-        .choice("key", \.keyMode, default: .auto,
+    static var compositingOption: JobOption<Self> {
+        .choice("key", \.compositing, default: .auto,
                 help: "How fx is laid over base: auto (by fx's own alpha when it has one, else the chroma key), chroma or alpha.")
     }
 
@@ -120,33 +121,31 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
     func prepare() throws(MixWriteError) -> PreparedJob {
         var (fxFile, baseFile, videoPlan) = try planVideo()
         let wholeLength = videoPlan.length
-        let (rate, totalFrames) = (videoPlan.frameRate, videoPlan.frameCount)
-        if let excerpt { videoPlan.video.cut(to: try excerpt.frames(rate: rate, of: totalFrames)) }
-        let partFrames = try selection.map { (s: PartSelection) throws(MixWriteError) in try s.frames(of: totalFrames) }
-        if let partFrames { videoPlan.video.cutToPart(partFrames) }
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         if keepHDR, let codec = picture.codec, codec != .hevc {
             throw .usage("--hdr keep writes HEVC Main 10; --codec \(codec.rawValue) cannot carry the HDR picture here")
         }
         let codecs = try output.container.codecs(video: keepHDR ? .hevc : picture.codec, audio: audio.codec)
-        if let selection { output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths) }
+        if let selection {
+            _ = try selection.frames(of: videoPlan.video.wholeFrameCount)   // refused before the part's folder is made
+            output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths)
+        }
         videoPlan.video.encoding.codec = codecs.video
-        let outLength = videoPlan.length
         let conversions = videoPlan.hdr.map { ColorManagement.conversions(of: [fxFile]) + ["\(fx): SDR placed in HDR (\($0.rawValue), bt2020) at 203 cd/m²"] }
             ?? ColorManagement.conversions(of: [fxFile, baseFile])
         var warnings = conversions
         let sources = try audio.sources(fx: fxFile, base: baseFile, extra: extra, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
-        if excerpt != nil { audioPlan?.cut(from: videoPlan.video.time(ofFrame: videoPlan.video.firstFrame), length: outLength) }
-        if let partFrames { try audioPlan?.cutToPart(partFrames, of: totalFrames, rate: rate, parts: selection?.count ?? 1) }
-        var prepared = PreparedJob(output: output, duration: outLength, frameRate: videoPlan.frameRate,
+        if let excerpt { try excerpt.cut(video: &videoPlan.video, audio: &audioPlan) }
+        let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
+            try cutToPart(s, video: &videoPlan.video, audio: &audioPlan, chapters: [])
+        }
+        var prepared = PreparedJob(output: output, duration: videoPlan.length, frameRate: videoPlan.frameRate,
                                    video: BlendStage(plan: videoPlan), audio: audioPlan,
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
-        if let selection, let partFrames {
-            prepared.part = partRecord(selection, frames: partFrames, totalFrames: totalFrames, rate: rate, audio: audioPlan, chapters: [])
-        }
+        prepared.part = part
         return prepared
     }
 
@@ -168,7 +167,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         case .longest: length = max(fxLength, baseLength)
         }
         guard length > .zero else { throw .input(file: base, "has no known duration") }
-        var video = try VideoPlan.derived(from: picture, reference: baseFile, length: length, strict: strict, threads: threads)
+        var video = try picture.videoPlan(reference: baseFile, length: length, strict: strict, threads: threads)
         let kept = try keptHDR(base: baseFile)
         if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
         let byAlpha = try compositesByAlpha(fxFile)
@@ -192,7 +191,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
     /// without alpha is refused.
     func compositesByAlpha(_ fx: MediaFile) throws(MixWriteError) -> Bool {
         let has = fx.mainVideo?.hasAlpha ?? false
-        switch keyMode {
+        switch compositing {
         case .chroma: return false
         case .auto: return has
         case .alpha:
@@ -254,6 +253,12 @@ struct Excerpt: Sendable, Equatable {
 extension Excerpt {
     init(seconds: (start: Double, length: Double)) {
         self.init(start: MediaTime(seconds: seconds.start) ?? .zero, length: MediaTime(seconds: seconds.length))
+    }
+
+    /// Cuts a job's whole picture and sound to the excerpt: its frames, and the sound the whole mix has there.
+    func cut(video: inout VideoPlan, audio: inout AudioMixPlan?) throws(MixWriteError) {
+        video.cut(to: try frames(rate: video.frameRate, of: video.wholeFrameCount))
+        audio?.cut(from: video.time(ofFrame: video.firstFrame), length: video.length)
     }
 
     /// The output frames it covers, out of `count` at `rate`: from the frame showing at `start`, at least one.

@@ -123,24 +123,14 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob {
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
         let codecs = try output.container.codecs(video: picture.codec, audio: audio.codec)
-        if let selection { output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths) }
-        var video = try VideoPlan.derived(from: picture, reference: files[0], length: nil, strict: strict, threads: threads)
+        var video = try picture.videoPlan(reference: files[0], length: nil, strict: strict, threads: threads)
         video.encoding.codec = codecs.video
-        let rate = video.frameRate
-
-        // Each clip fills whole output frames, so the boundaries fall on frame times and never drift.
-        var pieces: [SequenceStage.Piece] = []
-        var starts: [MediaTime] = []
-        var frameIndex: Int64 = 0
-        for f in files {
-            guard let length = f.videoDuration, length > .zero else { throw .input(file: f.path, "has no known duration") }
-            let n = max(1, Int(length.ticks(in: rate.inverted)))
-            starts.append(MediaTime(value: frameIndex * Int64(rate.den), timescale: rate.num))
-            pieces.append(.init(file: f, frames: n))
-            frameIndex += Int64(n)
+        let (pieces, starts, spans) = try Self.pieces(files, rate: video.frameRate)
+        var plan = SequenceStage.Plan(pieces: pieces, video: video)
+        if let selection {
+            _ = try selection.frames(of: plan.wholeFrameCount)   // refused before the part's folder is made
+            output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths)
         }
-        let total = MediaTime(value: frameIndex * Int64(rate.den), timescale: rate.num)
-        let spans = pieces.map { MediaTime(value: Int64($0.frames) * Int64(rate.den), timescale: rate.num) }
 
         let conversions = ColorManagement.conversions(of: files)
         var warnings = conversions
@@ -148,45 +138,53 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob {
         var sources = try audio.sources(from: labelled + extra, strict: strict, warnings: &warnings)
         // The clips come first among the inputs, so a source's input index below their count is its clip's.
         for i in sources.indices where sources[i].inputIndex < files.count {
-            let k = sources[i].inputIndex
-            sources[i].timelineStart = starts[k]
-            sources[i].span = spans[k]
+            (sources[i].timelineStart, sources[i].span) = (starts[sources[i].inputIndex], spans[sources[i].inputIndex])
         }
-        var audioPlan = try audio.plan(sources: sources, duration: total, codec: codecs.audio)
+        var audioPlan = try audio.plan(sources: sources, duration: plan.video.wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
+        let timeline = try self.timeline(files, starts: starts, spans: spans)
+        let chapters = chapters(files: files, starts: starts, spans: spans, total: plan.video.wholeLength)
+        if let excerpt { try Excerpt(seconds: excerpt).cut(video: &plan.video, audio: &audioPlan) }
+        // A part's chapters are the joined movie's, in its record.
+        let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
+            try cutToPart(s, video: &plan.video, audio: &audioPlan, chapters: chapters)
+        }
+        var prepared = PreparedJob(output: output, duration: plan.video.length, frameRate: plan.frameRate,
+                                   video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings,
+                                   conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
+                                   timeline: excerpt == nil ? timeline : nil)
+        prepared.part = part
+        return prepared
+    }
 
+    /// Each clip as whole output frames, so the boundaries fall on frame times and never drift: the pieces, and
+    /// where each starts and how long it lasts on the output.
+    static func pieces(_ files: [MediaFile], rate: Rational) throws(MixWriteError)
+        -> (pieces: [SequenceStage.Piece], starts: [MediaTime], spans: [MediaTime]) {
+        var pieces: [SequenceStage.Piece] = [], starts: [MediaTime] = [], spans: [MediaTime] = []
+        var frameIndex = 0
+        for f in files {
+            guard let length = f.videoDuration, length > .zero else { throw .input(file: f.path, "has no known duration") }
+            let n = max(1, Int(length.ticks(in: rate.inverted)))
+            starts.append(MediaTime(frames: Int64(frameIndex), rate: rate))
+            spans.append(MediaTime(frames: Int64(n), rate: rate))
+            pieces.append(.init(file: f, frames: n))
+            frameIndex += n
+        }
+        return (pieces, starts, spans)
+    }
+
+    /// Where the clips and events land on the output (an event's clip must exist, its time not be negative).
+    func timeline(_ files: [MediaFile], starts: [MediaTime], spans: [MediaTime]) throws(MixWriteError) -> Timeline {
         for e in events {
             guard files.indices.contains(e.clip) else {
                 throw .usage("event '\(e.name)': clip \(e.clip) does not exist (clips are numbered from 0 to \(files.count - 1))")
             }
             guard e.time >= 0 else { throw .usage("event '\(e.name)': time \(e.time) is negative") }
         }
-        let timeline = Timeline(
+        return Timeline(
             clips: files.enumerated().map { .init(file: $0.element.path, start: starts[$0.offset].seconds, duration: spans[$0.offset].seconds) },
             events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
-        let chapters = chapters(files: files, starts: starts, spans: spans, total: total)
-        var plan = SequenceStage.Plan(pieces: pieces, video: video)
-        if let excerpt {
-            let frames = try Excerpt(seconds: excerpt).frames(rate: rate, of: Int(frameIndex))
-            plan.video.cut(to: frames)
-            audioPlan?.cut(from: MediaTime(frames: Int64(frames.lowerBound), rate: rate), length: MediaTime(frames: Int64(frames.count), rate: rate))
-            return PreparedJob(output: output, duration: MediaTime(frames: Int64(frames.count), rate: rate), frameRate: rate,
-                               video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings, conversions: conversions)
-        }
-        guard let selection else {
-            return PreparedJob(output: output, duration: total, frameRate: rate, video: SequenceStage(plan: plan), audio: audioPlan,
-                               key: nil, warnings: warnings, conversions: conversions, chapters: chapters, timeline: timeline)
-        }
-        // A part: its frames of the sequence, its share of the sound; the chapters are the joined movie's.
-        let frames = try selection.frames(of: Int(frameIndex))
-        plan.video.cutToPart(frames)
-        try audioPlan?.cutToPart(frames, of: Int(frameIndex), rate: rate, parts: selection.count)
-        var prepared = PreparedJob(output: output, duration: MediaTime(frames: Int64(frames.count), rate: rate), frameRate: rate,
-                                   video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings,
-                                   conversions: conversions, timeline: timeline)
-        prepared.part = partRecord(selection, frames: frames, totalFrames: Int(frameIndex), rate: rate, audio: audioPlan,
-                                   chapters: chapters)
-        return prepared
     }
 }
 

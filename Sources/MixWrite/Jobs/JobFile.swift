@@ -1,7 +1,7 @@
 import Foundation
 import FFmpegSupport
 
-/// A job file for `mixwrite batch`: `{"jobs": [ {"kind": "blend"|"concat"|"still"|"remix", "output": PATH, …} ]}`.
+/// A job file for `mixwrite batch`: `{"jobs": [ {"kind": "blend"|"concat"|"still"|"remix"|"key", "output": PATH, …} ]}`.
 /// Each entry is its job's `Codable` form, read through the job's description (`JobOption`): inputs under `fx`,
 /// `base`, `clips`, `image`, `audio`, `movie`; every command-line option under its long name (`"threshold": 0.35`,
 /// `"size": "640x640"`, `"gain": {"fx": -6}`); a key the kind does not have is an error. Relative paths are
@@ -34,6 +34,9 @@ public struct JobFile: Sendable {
     }
 
 
+    /// Every kind of job, in the order the schema and the messages list them: the one list a new kind joins.
+    static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self, KeyJob.self]
+
     /// `{"jobs": [...]}`, and `$schema` for editors; nothing else.
     private struct Root: Decodable {
         var jobs: [Job]
@@ -62,17 +65,15 @@ public struct JobFile: Sendable {
     private struct Job: Decodable {
         var job: any MixJob
 
-        static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self, KeyJob.self]
-
         init(from decoder: any Swift.Decoder) throws {
             let index = decoder.codingPath.last?.intValue ?? 0
             let c = try decoder.container(keyedBy: JobKey.self)
-            let names = Self.kinds.map { $0.kind }.joined(separator: ", ")
+            let names = JobFile.kinds.map { $0.kind }.joined(separator: ", ")
             guard c.contains(JobKey("kind")) else { throw JobProblem(index: index, key: "kind", what: "is missing (\(names))") }
             guard let kind = try? c.decode(String.self, forKey: JobKey("kind")) else {
                 throw JobProblem(index: index, key: "kind", what: "must be a string")
             }
-            guard let type = Self.kinds.first(where: { $0.kind == kind }) else {
+            guard let type = JobFile.kinds.first(where: { $0.kind == kind }) else {
                 throw JobProblem(index: index, key: "kind", what: "'\(kind)' is not one of \(names)")
             }
             job = try type.init(from: decoder)

@@ -5,9 +5,6 @@ import Foundation
 /// file is not what the declarations give.
 @_spi(Tools)
 public enum JobSchema {
-    /// The kinds a job file holds, in the order the schema lists them.
-    static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self, KeyJob.self]
-
     /// The schema as JSON text, two-space indented, keys in the declarations' order, ending with a newline.
     public static var text: String { document.text(indent: "") + "\n" }
 
@@ -31,7 +28,7 @@ public enum JobSchema {
                 ("job", .object([
                     ("type", .string("object")),
                     ("required", .array([.string("kind"), .string("output")])),
-                    ("oneOf", .array(kinds.map(kindSchema))),
+                    ("oneOf", .array(JobFile.kinds.map(kindSchema))),
                 ])),
             ])),
         ])

@@ -71,7 +71,7 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         let codec = try Self.layerCodec(picture.codec, profile: picture.proresProfile, in: output.container, path: self.output)
         let audioCodec = try output.container.codecs(video: codec, audio: audio.codec).audio
         guard let length = fxFile.videoDuration, length > .zero else { throw .input(file: fx, "has no known duration") }
-        var video = try VideoPlan.derived(from: picture, reference: fxFile, length: length, strict: strict, threads: threads)
+        var video = try picture.videoPlan(reference: fxFile, length: length, strict: strict, threads: threads)
         video.encoding.codec = codec
         var key = self.key
         if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }

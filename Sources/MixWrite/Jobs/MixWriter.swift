@@ -5,11 +5,11 @@ import FFmpegSupport
 import Glibc
 #endif
 
-/// A job mixwrite can run: a blend, a concat, a still or a remix. Closed on purpose: what a job does is planned
-/// inside the library (`prepare`, internal), so `MixWriter` runs these four kinds and refuses any other type
-/// that conforms. Its `Codable` form is the job file's entry.
+/// A job mixwrite can run: one of the kinds `JobFile.kinds` lists (blend, concat, still, remix, key). Closed on
+/// purpose: what a job does is planned inside the library (`prepare`, internal), so `MixWriter` runs those kinds and
+/// refuses any other type that conforms. Its `Codable` form is the job file's entry.
 public protocol MixJob: Sendable, Codable {
-    /// `blend`, `concat`, `still` or `remix`: the job file's `kind`.
+    /// The job file's `kind`: `blend`, `concat`, `still`, `remix` or `key`.
     var kind: String { get }
     var output: String { get }
     /// Every file the job reads (an output may not be one of them).
@@ -21,7 +21,7 @@ public protocol MixJob: Sendable, Codable {
     var jobEntry: String { get }
 }
 
-/// A job of one of the four kinds: planned here.
+/// A job of one of mixwrite's kinds: planned here.
 protocol PlannedJob: MixJob {
     /// Checks the options and inputs and works out the plan, before anything is written.
     func prepare() throws(MixWriteError) -> PreparedJob
@@ -99,7 +99,7 @@ public struct MixWriter: Sendable {
         let logged = FFmpegLog.count
         _ = ProbeLog.take()
         guard let job = job as? any PlannedJob else {
-            throw .usage("\(type(of: job)) is not one of mixwrite's jobs (blend, concat, still, remix)")
+            throw .usage("\(type(of: job)) is not one of mixwrite's jobs (\(JobFile.kinds.map { $0.kind }.joined(separator: ", ")))")
         }
         var plan = try job.prepare()
         plan.audio?.measurements = measurements
@@ -171,8 +171,9 @@ public struct MixWriter: Sendable {
                 // so that the stems carry the mix's level-matching.
                 let published = try AudioMixStage.publish(audio)
                 let inputs = writer.inputs.filter { $0.kind == .audio }
-                let stages = [AudioMixStage(plan: published.plan, published: (published.report, published.warnings))]
-                    + audio.sources.indices.map { AudioMixStage(plan: published.plan.stem($0), published: (nil, [])) }
+                let share = plan.part?.share
+                let stages = [AudioMixStage(plan: published.plan, share: share, published: (published.report, published.warnings))]
+                    + audio.sources.indices.map { AudioMixStage(plan: published.plan.stem($0), share: share, published: (nil, [])) }
                 for (n, (stage, input)) in zip(stages, inputs).enumerated() {
                     group.addTask {
                         try await MixWriter.stage(writer, name: n == 0 ? "audio" : "stem \(audio.sources[n - 1].name)") {
@@ -183,7 +184,7 @@ public struct MixWriter: Sendable {
             } else if let audio = plan.audio, let input = writer.input(.audio) {
                 group.addTask {
                     try await MixWriter.stage(writer, name: "audio") {
-                        try await AudioMixStage(plan: audio).run(into: input)
+                        try await AudioMixStage(plan: audio, share: plan.part?.share).run(into: input)
                     }
                 }
             }
@@ -232,9 +233,9 @@ extension Report {
         self.init(
             output: plan.output.path, duration: plan.duration.seconds, bytes: finished.bytes,
             video: plan.video.map { stage in
-                var video = stage.reported
-                video.conversions = plan.conversions
-                return video
+                let w = stage.written
+                return Report.Video(width: w.width, height: w.height, frameRate: w.frameRate, frames: w.frames, copied: w.copied,
+                                    matrix: w.matrix, conversions: plan.conversions)
             },
             audio: plan.audio.map {
                 Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources,

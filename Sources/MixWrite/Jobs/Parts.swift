@@ -148,8 +148,10 @@ struct PartPlan: Sendable {
     var selection: PartSelection
     var record: PartRecord
     var recordPath: String
-    /// The sample of the whole stream the part's sound is timed from (`PartShare.origin`).
-    var audioOrigin: Int64?
+    /// Its share of the whole movie's AAC stream, which the audio stage encodes; nil without sound.
+    var share: PartShare?
+    /// The sample of the whole stream the part's sound is timed from.
+    var audioOrigin: Int64? { share?.origin }
 }
 
 extension PartedJob {
@@ -169,18 +171,31 @@ extension PartedJob {
         return try OutputFile(path: PartFolder.movie(selection, of: final.path), overwrite: true, inputs: inputs)
     }
 
-    /// The record of `selection`, before the part is written.
-    func partRecord(_ selection: PartSelection, frames: Range<Int>, totalFrames: Int, rate: Rational, audio: AudioMixPlan?,
-                    chapters: [(title: String, start: MediaTime, end: MediaTime)]) -> PartPlan {
+    /// Part `selection` of a job whose whole picture is `video` and whole sound `audio`: its frames, its share of
+    /// the one AAC stream a single render would write (`PartShare`; `audio`'s window is then the share's), and the
+    /// record written beside its movie. A part shorter than an AAC packet (1024 samples) may hold none: refused.
+    func cutToPart(_ selection: PartSelection, video: inout VideoPlan, audio: inout AudioMixPlan?,
+                   chapters: [(title: String, start: MediaTime, end: MediaTime)]) throws(MixWriteError) -> PartPlan {
+        let frames = try selection.frames(of: video.wholeFrameCount)
+        video.cutToPart(frames)
+        let share = try audio.map { (a: AudioMixPlan) throws(MixWriteError) -> PartShare in
+            let end = frames.upperBound == video.wholeFrameCount ? nil : video.time(ofFrame: frames.upperBound)
+            let share = PartShare(start: video.time(ofFrame: frames.lowerBound), end: end, sampleRate: a.sampleRate,
+                                  totalSamples: a.totalSamples)
+            guard !share.keep.isEmpty else {
+                throw .usage("--parts \(selection.count): a part of \(frames.count) frames is too short to hold its share of the sound; use fewer parts")
+            }
+            return share
+        }
+        if let share { audio?.window = share.window }
         let record = PartRecord(
             output: JobText.absolute(output), job: sharedEntry, inputs: PartRecord.inputs(inputPaths), part: selection.index,
-            parts: selection.count, firstFrame: frames.lowerBound, frames: frames.count, totalFrames: totalFrames,
-            frameRate: rate.description, sampleRate: audio?.sampleRate,
-            audioFirst: audio?.share.flatMap { $0.keep.lowerBound == Int64.min ? nil : $0.keep.lowerBound }, audioEnd: nil,
+            parts: selection.count, firstFrame: frames.lowerBound, frames: frames.count, totalFrames: video.wholeFrameCount,
+            frameRate: video.frameRate.description, sampleRate: audio?.sampleRate,
+            audioFirst: share.flatMap { $0.keep.lowerBound == Int64.min ? nil : $0.keep.lowerBound }, audioEnd: nil,
             bytes: 0, packets: [], chapters: chapters.map { .init(title: $0.title, start: $0.start.seconds, end: $0.end.seconds) },
             stems: audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [], overwrite: overwrite, report: nil)
-        return PartPlan(selection: selection, record: record, recordPath: PartFolder.record(selection, of: output),
-                        audioOrigin: audio?.share?.origin)
+        return PartPlan(selection: selection, record: record, recordPath: PartFolder.record(selection, of: output), share: share)
     }
 }
 

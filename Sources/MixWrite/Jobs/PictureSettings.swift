@@ -78,6 +78,30 @@ public struct PictureSettings: Sendable, Equatable {
     }
 }
 
+extension PictureSettings {
+    /// The output picture at `width`×`height`, `frameRate`, in `color`, of `frameCount` frames, encoded as these
+    /// settings say (the container's codec set later, when the output's name has told it).
+    func videoPlan(width: Int, height: Int, frameRate: Rational, color: ColorDescription, frameCount: Int, strict: Bool,
+                   threads: Int) -> VideoPlan {
+        var encoding = Encoder.VideoSettings(width: width, height: height, frameRate: frameRate, crf: crf, preset: preset,
+                                             color: color, threads: threads, globalHeader: true)
+        (encoding.codec, encoding.proresProfile) = (codec ?? .h264, proresProfile)
+        return VideoPlan(encoding: encoding, fit: fit, strict: strict, frameCount: frameCount)
+    }
+
+    /// The output picture of a job whose format follows `reference`: the size and rate these settings give, else the
+    /// reference's (upright, made even; its rate, else 30), its colour (`ColorManagement`), and as many frames as
+    /// fill `length`. The one place a job's output format is derived from its input.
+    func videoPlan(reference: MediaFile, length: MediaTime?, strict: Bool, threads: Int) throws(MixWriteError) -> VideoPlan {
+        guard let video = reference.mainVideo else { throw .input(file: reference.path, "has no video stream") }
+        let rate = self.rate(of: video)
+        let (w, h) = size(shown: reference.displaySize ?? (video.width, video.height))
+        let frames = length.map { max(1, Int($0.ticks(in: rate.inverted))) } ?? 0
+        return videoPlan(width: w, height: h, frameRate: rate, color: ColorManagement.output(base: video, height: h),
+                         frameCount: frames, strict: strict, threads: threads)
+    }
+}
+
 /// The options every kind of job has: `-y` and `--strict`.
 protocol CommonJob {
     var overwrite: Bool { get set }

@@ -61,14 +61,15 @@ import FFmpegSupport
         let prepared = try j.prepare()
         let file = try MediaFile(path: job.movie)
         guard file.mainVideo != nil else {
-            let none = VideoPlan(width: 0, height: 0, frameRate: Rational(25, 1), color: ColorDescription(matrix: .bt709, fullRange: false),
-                                 frameCount: 0, picture: PictureSettings(fit: .fit), strict: false, threads: 0)
+            let none = PictureSettings(fit: .fit).videoPlan(width: 0, height: 0, frameRate: Rational(25, 1),
+                                                            color: ColorDescription(matrix: .bt709, fullRange: false),
+                                                            frameCount: 0, strict: false, threads: 0)
             try self.init(PreparedJob(output: prepared.output, duration: prepared.duration, frameRate: nil,
                                       video: SequenceStage(plan: .init(pieces: [], video: none)), audio: prepared.audio, key: nil))
             return
         }
         // The render copies the picture: the movie's own, at its own size and rate.
-        let video = try VideoPlan.derived(from: PictureSettings(fit: .fit), reference: file, length: prepared.duration, strict: false,
+        let video = try PictureSettings(fit: .fit).videoPlan(reference: file, length: prepared.duration, strict: false,
                                           threads: 0)
         let plan = SequenceStage.Plan(pieces: [.init(file: file, frames: video.frameCount)], video: video)
         try self.init(PreparedJob(output: prepared.output, duration: prepared.duration, frameRate: video.frameRate,
@@ -144,48 +145,5 @@ import FFmpegSupport
         }
         shown[k] = n
         return picture
-    }
-}
-
-/// Output pictures (yuv420p in the output's colour) as JPEG: BT.601 straight to JPEG's full range (JPEG is BT.601),
-/// others through RGB, for their matrix. One for each preview, its buffers kept.
-final class JPEGPictures {
-    private let rgb: Frame
-    private let toRGB: Scaler
-    private let direct: Scaler?
-    private let jpeg: Frame
-    private let toJPEG: Scaler
-
-    init(width: Int, height: Int, color: ColorDescription) throws(MixWriteError) {
-        do {
-            rgb = try Frame(width: width, height: height, pixelFormat: .rgb24)
-            jpeg = try Frame(width: width, height: height, pixelFormat: .yuvj420p)
-            toRGB = try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: color),
-                               to: .init(width: width, height: height, format: .rgb24, color: color), accurate: false)
-            let jpegColor = ColorDescription(matrix: .bt601, fullRange: true)
-            direct = color.matrix == .bt601
-                ? try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: color),
-                             to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
-                : nil
-            toJPEG = try Scaler(from: .init(width: width, height: height, format: .rgb24, color: jpegColor),
-                                to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
-        } catch {
-            throw .processing(file: nil, "the preview's pictures: \(error.description)")
-        }
-    }
-
-    /// `picture` as JPEG bytes (quality 2 … 31, lower is better).
-    func jpeg(_ picture: Frame, quality: Int) throws(MixWriteError) -> [UInt8] {
-        do {
-            if let direct {
-                try direct.scale(picture, into: jpeg)
-            } else {
-                try toRGB.scale(picture, into: rgb)
-                try toJPEG.scale(rgb, into: jpeg)
-            }
-            return try Encoder.jpeg(jpeg, quality: quality)
-        } catch {
-            throw .processing(file: nil, "the preview picture: \(error.description)")
-        }
     }
 }

@@ -122,24 +122,17 @@ extension StillJob: DescribedJob, CommonJob {
         }
         let w = (width ?? Int(fw) + 1) & ~1, h = (height ?? Int(fh) + 1) & ~1
         let color = ColorDescription(matrix: h >= 720 ? .bt709 : .bt601, fullRange: false)
-        var video = VideoPlan(width: w, height: h, frameRate: frameRate, color: color, frameCount: frames, picture: picture,
-                              strict: strict, threads: threads)
+        var video = picture.videoPlan(width: w, height: h, frameRate: frameRate, color: color, frameCount: frames, strict: strict,
+                                      threads: threads)
         (video.encoding.codec, video.encoding.keyframeInterval) = (codecs.video, max(1, Int(frameRate.doubleValue * 10)))
         var plan = SequenceStage.Plan(pieces: [.init(file: imageFile, frames: frames)], video: video, lastFrameTicks: max(1, last),
                                       ticksPerFrame: ticksPerFrame, background: (background[0], background[1], background[2]))
         var audioPlan = try audio.plan(sources: sources, duration: length, codec: codecs.audio)
         audioPlan?.strict = strict
-        if let excerpt {
-            // Whole frames of the picture; the sound cut to the same span (the last frame is not cut short).
-            let frames = try Excerpt(seconds: excerpt).frames(rate: frameRate, of: frames)
-            plan.video.cut(to: frames)
-            let span = MediaTime(frames: Int64(frames.count), rate: frameRate)
-            audioPlan?.cut(from: MediaTime(frames: Int64(frames.lowerBound), rate: frameRate), length: span)
-            return PreparedJob(output: output, duration: span, frameRate: frameRate, video: SequenceStage(plan: plan),
-                               audio: audioPlan, key: nil, warnings: warnings)
-        }
-        return PreparedJob(output: output, duration: length, frameRate: frameRate, video: SequenceStage(plan: plan),
-                           audio: audioPlan, key: nil, warnings: warnings)
+        // An excerpt: whole frames of the picture, the sound cut to the same span (the last frame not cut short).
+        if let excerpt { try Excerpt(seconds: excerpt).cut(video: &plan.video, audio: &audioPlan) }
+        return PreparedJob(output: output, duration: excerpt == nil ? length : plan.video.length, frameRate: frameRate,
+                           video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings)
     }
 
     /// As long as the longest sound that is played, offsets included.

@@ -107,8 +107,6 @@ struct AudioMixPlan: Sendable {
     var solo: Int?
     /// Only these samples of the whole mix are handed out (an excerpt); nil: all `totalSamples`.
     var window: Range<Int64>?
-    /// A part's share of the whole movie's AAC stream (`--parts`); `window` is then the share's.
-    var share: PartShare?
     /// Where the publishing measurements are kept between jobs, if the caller keeps them.
     var measurements: MeasurementCache?
 
@@ -127,20 +125,6 @@ struct AudioMixPlan: Sendable {
         let rate = Rational(1, Int32(sampleRate))
         let first = min(start.ticks(in: rate), totalSamples - 1)
         window = first..<min(totalSamples, first + max(1, length.ticks(in: rate)))
-    }
-
-    /// Only the sound of the part whose pictures are `frames` of `total` at `rate`, as a share of the whole
-    /// movie's one AAC stream (`PartShare`).
-    /// A part shorter than an AAC packet (1024 samples) may hold none: refused.
-    mutating func cutToPart(_ frames: Range<Int>, of total: Int, rate: Rational, parts: Int) throws(MixWriteError) {
-        let start = MediaTime(frames: Int64(frames.lowerBound), rate: rate)
-        let end = frames.upperBound == total ? nil : MediaTime(frames: Int64(frames.upperBound), rate: rate)
-        let share = PartShare(start: start, end: end, sampleRate: sampleRate, totalSamples: totalSamples)
-        guard !share.keep.isEmpty else {
-            throw .usage("--parts \(parts): a part of \(frames.count) frames is too short to hold its share of the sound; use fewer parts")
-        }
-        self.share = share
-        window = share.window
     }
 
     /// The publishing settings, with ducked sources by their place in `sources`.

@@ -44,7 +44,7 @@ final class PacketReader {
                 break
             }
             guard packet.streamIndex == stream.index else { continue }
-            var encoded = packet.encoded
+            let encoded = packet.encoded
             if encoded.dts == nil && encoded.pts != nil && pending.count < Self.lookahead {
                 pending.append(encoded)
                 continue

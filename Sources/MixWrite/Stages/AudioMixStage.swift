@@ -4,6 +4,8 @@ import FFmpegSupport
 /// to the writer. With the publishing options, measurement passes over the sound alone come first.
 struct AudioMixStage: Sendable {
     let plan: AudioMixPlan
+    /// A part's share of the whole movie's AAC stream (`--parts`); the plan's window is then the share's.
+    var share: PartShare? = nil
     /// The publishing passes' results when they ran before (the mix with `--stems`, whose stems share its gains);
     /// nil: this stage runs them.
     var published: (report: LoudnessReport?, warnings: [String])? = nil
@@ -25,7 +27,7 @@ struct AudioMixStage: Sendable {
         try await input.start(aac.parameters)
         let published = try publishedPlan()
         let reader = try AudioMixReader(plan: published.plan, blockSize: SegmentedAAC.frameSize)
-        if let share = plan.share {
+        if let share {
             try await aac.encode(reader.next, share: share) { try await input.append(share.local($0)) }
         } else {
             try await aac.encode(reader.next, deliver: input.append)
@@ -83,10 +85,10 @@ struct AudioMixStage: Sendable {
         guard plan.publishing.isActive else { return (plan, nil, []) }
         // Measured on the whole mix, so that an excerpt or a part gets the gains the whole movie gets.
         var whole = plan
-        (whole.window, whole.share, whole.measurements) = (nil, nil, nil)
+        (whole.window, whole.measurements) = (nil, nil)
         var published: MeasurementCache.Published
         if let cache = plan.measurements { published = try cache.published(whole, measured) } else { published = try measured(whole) }
-        (published.plan.window, published.plan.share) = (plan.window, plan.share)
+        published.plan.window = plan.window
         return published
     }
 

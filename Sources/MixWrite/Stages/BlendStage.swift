@@ -37,7 +37,7 @@ struct BlendStage: VideoStage {
         return picture.damagedPackets
     }
 
-    var reported: Report.Video { plan.video.reported }
+    var written: WrittenVideo { plan.video.written }
     var compositing: String? { plan.byAlpha ? "alpha" : "chroma key" }
 
     /// The blended picture at output time `t`, as RGB24 (for a PNG preview), drawn as GPUImage draws it on

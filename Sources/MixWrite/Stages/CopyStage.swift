@@ -9,9 +9,9 @@ struct CopyStage: VideoStage {
 
     let plan: Plan
 
-    var reported: Report.Video {
-        Report.Video(width: plan.stream.width, height: plan.stream.height, frameRate: plan.stream.frameRate?.description ?? "",
-                     frames: nil, copied: true)
+    var written: WrittenVideo {
+        WrittenVideo(width: plan.stream.width, height: plan.stream.height, frameRate: plan.stream.frameRate?.description ?? "",
+                     frames: nil, matrix: nil, copied: true)
     }
 
     func run(into input: AssetWriterInput) async throws -> Int {

@@ -13,7 +13,7 @@ struct KeyLayerStage: VideoStage {
 
     let plan: Plan
 
-    var reported: Report.Video { plan.video.reported }
+    var written: WrittenVideo { plan.video.written }
 
     func run(into input: AssetWriterInput) async throws -> Int {
         let p = plan

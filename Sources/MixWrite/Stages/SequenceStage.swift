@@ -78,7 +78,7 @@ struct SequenceStage: VideoStage {
         return damaged
     }
 
-    var reported: Report.Video { plan.video.reported }
+    var written: WrittenVideo { plan.video.written }
 
     /// Every frame lasts one frame; the sequence's last may be cut short to end with the sound (not a window's
     /// last frame before the end).

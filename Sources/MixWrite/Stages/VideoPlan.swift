@@ -2,7 +2,7 @@ import FFmpegSupport
 
 /// The picture a video stage writes, for every kind alike: the encoder's settings (size, rate, colour, codec,
 /// quality, threads: the one description of the output picture), how inputs fit it, and which of the whole
-/// output's frames this render writes. `derived(from:reference:…)` decides it from a job's `PictureSettings` and
+/// output's frames this render writes. `PictureSettings.videoPlan(reference:…)` decides it from a job's options and
 /// its reference input (base, the first clip, fx) in one place; every encoding stage's plan holds one.
 struct VideoPlan: Sendable {
     var encoding: Encoder.VideoSettings
@@ -14,25 +14,9 @@ struct VideoPlan: Sendable {
     /// The frames this render writes: all of them, or an excerpt's or a part's (`cut(to:)`).
     var frames: Range<Int>
 
-    init(width: Int, height: Int, frameRate: Rational, color: ColorDescription, frameCount: Int, picture: PictureSettings,
-         strict: Bool, threads: Int) {
-        encoding = Encoder.VideoSettings(width: width, height: height, frameRate: frameRate, crf: picture.crf, preset: picture.preset,
-                                         color: color, threads: threads, globalHeader: true)
-        (encoding.codec, encoding.proresProfile) = (picture.codec ?? .h264, picture.proresProfile)
-        (fit, self.strict, wholeFrameCount, frames) = (picture.fit, strict, frameCount, 0..<frameCount)
-    }
-
-    /// The output picture of a job whose format follows `reference`: `picture`'s size and rate where it gives them,
-    /// else the reference's (upright, made even; its rate, else 30), its colour (`ColorManagement`), and as many
-    /// frames as fill `length`. The one place a job's output format is derived.
-    static func derived(from picture: PictureSettings, reference: MediaFile, length: MediaTime?, strict: Bool,
-                        threads: Int) throws(MixWriteError) -> VideoPlan {
-        guard let video = reference.mainVideo else { throw .input(file: reference.path, "has no video stream") }
-        let rate = picture.rate(of: video)
-        let (w, h) = picture.size(shown: reference.displaySize ?? (video.width, video.height))
-        let frames = length.map { max(1, Int($0.ticks(in: rate.inverted))) } ?? 0
-        return VideoPlan(width: w, height: h, frameRate: rate, color: ColorManagement.output(base: video, height: h),
-                         frameCount: frames, picture: picture, strict: strict, threads: threads)
+    /// `frameCount` frames of the picture `encoding` describes, all of them written.
+    init(encoding: Encoder.VideoSettings, fit: Fit, strict: Bool, frameCount: Int) {
+        (self.encoding, self.fit, self.strict, wholeFrameCount, frames) = (encoding, fit, strict, frameCount, 0..<frameCount)
     }
 
     var width: Int { encoding.width }
@@ -61,8 +45,8 @@ struct VideoPlan: Sendable {
     }
 
     /// What the report says of the picture.
-    var reported: Report.Video {
-        Report.Video(width: width, height: height, frameRate: frameRate.description, frames: frameCount, matrix: color.matrix.rawValue)
+    var written: WrittenVideo {
+        WrittenVideo(width: width, height: height, frameRate: frameRate.description, frames: frameCount, matrix: color.matrix.rawValue)
     }
 }
 
@@ -90,11 +74,22 @@ protocol VideoStage: Sendable {
     /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
     func run(into input: AssetWriterInput) async throws -> Int
     /// What the report says of the picture written.
-    var reported: Report.Video { get }
+    var written: WrittenVideo { get }
     /// How fx was laid over base, for the report (a blend's); nil for the other kinds.
     var compositing: String? { get }
 }
 
 extension VideoStage {
     var compositing: String? { nil }
+}
+
+/// What a video stage wrote, as the report tells it (`Report.Video`).
+struct WrittenVideo: Sendable {
+    var width: Int
+    var height: Int
+    var frameRate: String
+    /// nil when the video was copied.
+    var frames: Int?
+    var matrix: String?
+    var copied = false
 }

@@ -1,3 +1,6 @@
+// Compiled only with the package's `Benchmarks` trait, which Benchmarks/Package.swift enables: the harness the
+// kernel's per-level benchmark times is not part of the library mixwrite ships.
+#if Benchmarks
 internal import CKeyKernel
 import FFmpegSupport
 
@@ -98,3 +101,4 @@ public final class KernelWorkload {
         }
     }
 }
+#endif
