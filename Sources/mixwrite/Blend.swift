@@ -17,7 +17,7 @@ struct Blend: JobCommand {
             + TuneFlag.declarations
     }
 
-    @Argument(parsing: .allUnrecognized, help: .hidden)
+    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
     var words: [String] = []
 
     func run() async throws {

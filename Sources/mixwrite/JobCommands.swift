@@ -10,7 +10,7 @@ struct Concat: JobCommand {
     }
     static var own: [OptionDeclaration] { TuneFlag.declarations }
 
-    @Argument(parsing: .allUnrecognized, help: .hidden)
+    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
     var words: [String] = []
 
     func run() async throws {
@@ -32,7 +32,7 @@ struct Still: JobCommand {
     }
     static var own: [OptionDeclaration] { TuneFlag.declarations }
 
-    @Argument(parsing: .allUnrecognized, help: .hidden)
+    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
     var words: [String] = []
 
     func run() async throws {
@@ -53,7 +53,7 @@ struct Remix: JobCommand {
     }
     static var own: [OptionDeclaration] { TuneFlag.declarations }
 
-    @Argument(parsing: .allUnrecognized, help: .hidden)
+    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
     var words: [String] = []
 
     func run() async throws {
@@ -73,7 +73,7 @@ struct Key: JobCommand {
                       example: "mixwrite key greenscreen.mov -o layer.mov   (ProRes 4444; .webm: VP9 with alpha)")
     }
 
-    @Argument(parsing: .allUnrecognized, help: .hidden)
+    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
     var words: [String] = []
 
     func run() async throws {

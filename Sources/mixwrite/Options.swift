@@ -104,6 +104,11 @@ extension JobCommand {
                                  .split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).joined(separator: "\n"))
     }
 
+    /// What a shell completes in a job command's words: its options' names (the files are the shell's own).
+    static var completion: CompletionKind {
+        .custom { _, _, _ in CommandWords.names(for: Job.self, own: allOwn) }   // the shell keeps those that fit
+    }
+
     func parse() throws -> (Job, CommonOptions, CommandWords) {
         let (job, words) = try CommandWords.parse(self.words, as: Job.self, own: Self.allOwn)
         return (job, try CommonOptions(words), words)

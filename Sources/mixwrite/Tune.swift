@@ -87,10 +87,11 @@ struct ServingOptions {
 struct TuneFlag {
     static let declarations: [OptionDeclaration] = [
         OptionDeclaration("tune", .flag, help: "Instead of rendering, serve the tuning page for this job (as 'mixwrite tune'), with --port and --listen."),
-        OptionDeclaration("port", .integer(0...65535), default: .number(0), help: "With --tune: the port to serve the page on (0: a free one)."),
-        OptionDeclaration("listen", .text(pattern: nil, orNumber: false), valueName: "ADDRESS", default: .text("127.0.0.1"),
-                          help: "With --tune: the address to serve the page on. Only 127.0.0.1 keeps the page to this machine."),
-    ]
+    ] + ServingOptions.declarations.filter { $0.name != "quiet" }.map { d in
+        var d = d
+        d.help = "With --tune: " + d.help.prefix(1).lowercased() + d.help.dropFirst()
+        return d
+    }
 
     var port: UInt16 = 0
     var listen = "127.0.0.1"

@@ -37,6 +37,18 @@ public struct CommandWords: Sendable {
         }
     }
 
+    /// Every option a job's command line takes, as it is written (`--fade-in`, `-o`), for a shell's completion.
+    public static func names<J: MixJob>(for type: J.Type, own: [OptionDeclaration]) -> [String] {
+        guard let described = J.self as? any DescribedJob.Type else { return [] }
+        return (described.declarations + own).flatMap { d -> [String] in
+            switch d.form {
+            case .positional: return []
+            case .short(let s): return [s, "--" + d.name]
+            case .named: return ["--" + d.name]
+            }
+        }
+    }
+
     /// The options' help, as `--help` shows it: the inputs, then every option with its value, help and default.
     public static func help<J: MixJob>(for type: J.Type, own: [OptionDeclaration]) -> String {
         guard let described = J.self as? any DescribedJob.Type else { return "" }
