@@ -47,6 +47,17 @@ public final class TuneServer: Sendable {
         try await self.init(.remix(job), listen: listen, port: port)
     }
 
+    /// The page of any job whose kind has one (blend, concat, still, remix); nil for the others (a key layer).
+    public static func page(for job: any MixJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws -> TuneServer? {
+        switch job {
+        case let j as BlendJob: try await TuneServer(.blend(j), listen: listen, port: port)
+        case let j as ConcatJob: try await TuneServer(.concat(j), listen: listen, port: port)
+        case let j as StillJob: try await TuneServer(.still(j), listen: listen, port: port)
+        case let j as RemixJob: try await TuneServer(.remix(j), listen: listen, port: port)
+        default: nil
+        }
+    }
+
     private init(_ job: TuneSession.Job, listen: String, port: UInt16) async throws {
         session = try TuneSession(job: job)
         var bytes = [UInt8](repeating: 0, count: 24)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MixWriteTune
 @_spi(Tools) import MixWrite
 import Foundation
 
@@ -89,10 +90,38 @@ protocol JobCommand: AsyncParsableCommand {
     var words: [String] { get }
     /// The command's own options beyond `CommonOptions`.
     static var own: [OptionDeclaration] { get }
+    /// The job's tuning page (`--tune`); nil: the kind has none.
+    static func page(_ job: Job, listen: String, port: UInt16) async throws -> TuneServer?
+    /// Why `--tune` does not go with this job, if it does not.
+    static func refusesPage(_ job: Job) -> String?
+    /// Whether the job picked its key colour from fx (`--key-color auto`), which the command then says.
+    static func pickedKey(_ job: Job) -> Bool
 }
 
 extension JobCommand {
-    static var own: [OptionDeclaration] { [] }
+    static var own: [OptionDeclaration] { TuneFlag.declarations }
+    static func page(_ job: Job, listen: String, port: UInt16) async throws -> TuneServer? {
+        try await TuneServer.page(for: job, listen: listen, port: port)
+    }
+    static func refusesPage(_ job: Job) -> String? { nil }
+    static func pickedKey(_ job: Job) -> Bool { false }
+
+    /// Serves the job's page with `--tune`, else renders it and reports.
+    func run() async throws {
+        let (job, common, words) = try parse()
+        MixWriter.setLibraryLogging(common.verbose)
+        if words.flag("tune") {
+            if let why = Self.refusesPage(job) { throw MixWriteError.usage(why) }
+            return try await TuneFlag(words).serve(job.output, quiet: common.quiet) { listen, port in
+                guard let server = try await Self.page(job, listen: listen, port: port) else {
+                    throw MixWriteError.usage("\(Self._commandName) has no tuning page")
+                }
+                return server
+            }
+        }
+        let report = try await Runner(common: common).run(job)
+        common.printReport(report, autoKey: Self.pickedKey(job))
+    }
     static var allOwn: [OptionDeclaration] { CommonOptions.declarations + own }
 
     /// The command's configuration, its help written from the job's declarations.

@@ -142,7 +142,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &videoPlan.video, audio: &audioPlan, chapters: [])
         }
-        var prepared = PreparedJob(output: output, duration: videoPlan.length, frameRate: videoPlan.frameRate,
+        var prepared = PreparedJob(output: output, duration: videoPlan.length, frameRate: videoPlan.video.frameRate,
                                    video: BlendStage(plan: videoPlan), audio: audioPlan,
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
         prepared.part = part
@@ -230,7 +230,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         let bytes: [UInt8]
         do { bytes = try Encoder.png(picture) } catch { throw .processing(error, file: output.path) }
         try output.write(bytes)
-        return FrameReport(output: output.path, time: time.seconds, width: plan.width, height: plan.height,
+        return FrameReport(output: output.path, time: time.seconds, width: plan.video.width, height: plan.video.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds)
     }
 }

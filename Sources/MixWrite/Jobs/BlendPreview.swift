@@ -48,13 +48,13 @@ public final class BlendPreview {
         let (fxFile, baseFile, plan) = try sdr.planVideo()
         tracks = try everyTrack.sources(fx: fxFile, base: baseFile, extra: job.audio.extraFiles(), strict: false, warnings: &ignored)
         self.plan = plan
-        width = plan.width
-        height = plan.height
-        frameRate = plan.frameRate
+        width = plan.video.width
+        height = plan.video.height
+        frameRate = plan.video.frameRate
         duration = plan.length.seconds
         fxDuration = min(duration, fxFile.videoDuration?.seconds ?? duration)
         var lenient = plan
-        lenient.strict = false
+        lenient.video.strict = false
         compositor = try Compositor(lenient)
         do {
             (fxPicture, basePicture) = (try Frame(width: width, height: height, pixelFormat: plan.byAlpha ? .yuva420p : .yuv420p),
@@ -63,7 +63,7 @@ public final class BlendPreview {
         } catch {
             throw .processing(file: nil, "the preview's pictures: \(error.description)")
         }
-        pictures = try JPEGPictures(width: width, height: height, color: plan.color)
+        pictures = try JPEGPictures(width: width, height: height, color: plan.video.color)
     }
 
     /// The key the job starts with (`--key-color auto` already picked).
@@ -92,7 +92,7 @@ public final class BlendPreview {
         }
         let luma = f.plane(0)[y * f.stride(0) + x]
         let u = f.plane(1)[(y / 2) * f.stride(1) + x / 2], v = f.plane(2)[(y / 2) * f.stride(2) + x / 2]
-        return plan.color.rgb(y: Double(luma), u: Double(u), v: Double(v))
+        return plan.video.color.rgb(y: Double(luma), u: Double(u), v: Double(v))
     }
 
     /// Decodes both pictures at `seconds` unless they are the ones held.

@@ -149,7 +149,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob {
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan.video, audio: &audioPlan, chapters: chapters)
         }
-        var prepared = PreparedJob(output: output, duration: plan.video.length, frameRate: plan.frameRate,
+        var prepared = PreparedJob(output: output, duration: plan.video.length, frameRate: plan.video.frameRate,
                                    video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings,
                                    conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
                                    timeline: excerpt == nil ? timeline : nil)

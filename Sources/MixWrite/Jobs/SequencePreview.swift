@@ -78,9 +78,9 @@ import FFmpegSupport
 
     init(_ prepared: PreparedJob) throws(MixWriteError) {
         guard var p = (prepared.video as? SequenceStage)?.plan else { throw .usage("this job has no picture to show") }
-        p.strict = false   // a preview shows what can be decoded
+        p.video.strict = false   // a preview shows what can be decoded
         plan = p
-        (width, height, frameRate) = (p.width, p.height, p.frameRate)
+        (width, height, frameRate) = (p.video.width, p.video.height, p.video.frameRate)
         duration = prepared.duration.seconds
         tracks = prepared.audio?.sources ?? []
         let audio = prepared.audio
@@ -90,11 +90,11 @@ import FFmpegSupport
         for piece in p.pieces { starts.append(n); n += piece.frames }
         firstFrames = starts
         pieces = zip(p.pieces, starts).map { piece, first in
-            Piece(file: piece.file.path, start: MediaTime(frames: Int64(first), rate: p.frameRate).seconds,
-                  duration: min(prepared.duration.seconds, MediaTime(frames: Int64(piece.frames), rate: p.frameRate).seconds))
+            Piece(file: piece.file.path, start: MediaTime(frames: Int64(first), rate: p.video.frameRate).seconds,
+                  duration: min(prepared.duration.seconds, MediaTime(frames: Int64(piece.frames), rate: p.video.frameRate).seconds))
         }
         events = prepared.timeline?.events ?? []
-        pictures = p.pieces.isEmpty ? nil : try JPEGPictures(width: p.width, height: p.height, color: p.color)
+        pictures = p.pieces.isEmpty ? nil : try JPEGPictures(width: p.video.width, height: p.video.height, color: p.video.color)
     }
 
     /// The picture at output time `seconds` (0 ≤ t < duration), as JPEG bytes.
@@ -103,7 +103,7 @@ import FFmpegSupport
         guard seconds.isFinite, seconds >= 0, seconds < duration else {
             throw .usage("time \(seconds) is outside the output (0 to \(duration) s)")
         }
-        let frame = min(plan.wholeFrameCount - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.frameRate.inverted)))
+        let frame = min(plan.wholeFrameCount - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.video.frameRate.inverted)))
         let k = max(0, (firstFrames.lastIndex { $0 <= frame }) ?? 0)
         return try jpeg(piece: k, frame: frame - firstFrames[k], quality: quality)
     }
@@ -113,7 +113,7 @@ import FFmpegSupport
         guard pieces.indices.contains(k) else { throw .usage("there is no piece \(k)") }
         guard seconds.isFinite, seconds >= 0 else { throw .usage("time \(seconds) is not a time in the clip") }
         let frames = plan.pieces[k].frames
-        let n = min(frames - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.frameRate.inverted)))
+        let n = min(frames - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.video.frameRate.inverted)))
         return try jpeg(piece: k, frame: n, quality: quality)
     }
 

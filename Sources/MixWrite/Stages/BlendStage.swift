@@ -44,7 +44,7 @@ struct BlendStage: VideoStage {
     /// screen: every pixel its own chroma and alpha (`ChromaKeyBlend.blendPicture`).
     static func picture(_ p: Plan, at t: MediaTime) throws(MixWriteError) -> Frame {
         var lenient = p
-        lenient.strict = false   // a preview shows what can be decoded
+        lenient.video.strict = false   // a preview shows what can be decoded
         let compositor = try Compositor(lenient)
         try compositor.seek(to: t)
         return try compositor.composeRGB(at: t)

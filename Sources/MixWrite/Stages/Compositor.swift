@@ -19,19 +19,19 @@ final class Compositor {
     private let hdr: (lift: SDRToHDR, alpha: KeyAlpha, sdr: Frame)?
 
     init(_ p: BlendStage.Plan) throws(MixWriteError) {
-        color = p.hdr == nil ? p.color : ColorDescription(matrix: .bt709, fullRange: false)
-        fx = try VideoTrackReader(file: p.fx, width: p.width, height: p.height, color: color,
-                                  outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict, keepAlpha: p.byAlpha)
+        color = p.hdr == nil ? p.video.color : ColorDescription(matrix: .bt709, fullRange: false)
+        fx = try VideoTrackReader(file: p.fx, width: p.video.width, height: p.video.height, color: color,
+                                  outputFrameRate: p.video.frameRate, fit: p.video.fit, strict: p.video.strict, keepAlpha: p.byAlpha)
         byAlpha = p.byAlpha
-        base = try VideoTrackReader(file: p.base, width: p.width, height: p.height, color: p.color,
-                                    outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict, keepHDR: p.hdr != nil)
+        base = try VideoTrackReader(file: p.base, width: p.video.width, height: p.video.height, color: p.video.color,
+                                    outputFrameRate: p.video.frameRate, fit: p.video.fit, strict: p.video.strict, keepHDR: p.hdr != nil)
         basePath = p.base.path
         keyer = ChromaKeyBlend(settings: p.key, color: color)
         do {
-            output = try Frame(width: p.width, height: p.height, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10)
+            output = try Frame(width: p.video.width, height: p.video.height, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10)
             hdr = try p.hdr.map { (transfer) throws(FFmpegError) in
-                (SDRToHDR(transfer: transfer, from: .bt709), try KeyAlpha(width: p.width, height: p.height),
-                 try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p))
+                (SDRToHDR(transfer: transfer, from: .bt709), try KeyAlpha(width: p.video.width, height: p.video.height),
+                 try Frame(width: p.video.width, height: p.video.height, pixelFormat: .yuv420p))
             }
         } catch {
             throw .processing(file: nil, "cannot allocate the output picture: \(error.description)")

@@ -21,20 +21,20 @@ struct KeyLayerStage: VideoStage {
         settings.alpha = true
         let encoder = try VideoEncoder(settings)
         try await input.start(encoder.parameters)
-        let reader = try VideoTrackReader(file: p.fx, width: p.width, height: p.height, color: p.color,
-                                          outputFrameRate: p.frameRate, fit: p.fit, strict: p.strict)
-        let keyer = ChromaKeyBlend(settings: p.key, color: p.color)
+        let reader = try VideoTrackReader(file: p.fx, width: p.video.width, height: p.video.height, color: p.video.color,
+                                          outputFrameRate: p.video.frameRate, fit: p.video.fit, strict: p.video.strict)
+        let keyer = ChromaKeyBlend(settings: p.key, color: p.video.color)
         let despill = p.key.despill ? keyer.despillTable : nil
         let alpha: KeyAlpha, layer: Frame
         do {
-            alpha = try KeyAlpha(width: p.width, height: p.height)
-            layer = try Frame(width: p.width, height: p.height, pixelFormat: .yuva420p)
+            alpha = try KeyAlpha(width: p.video.width, height: p.video.height)
+            layer = try Frame(width: p.video.width, height: p.video.height, pixelFormat: .yuva420p)
         } catch {
             throw MixWriteError.processing(file: nil, "cannot allocate the layer's pictures: \(error.description)")
         }
-        for n in 0..<p.frameCount {
+        for n in 0..<p.video.frameCount {
             try Task.checkCancellation()
-            guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.frameRate), hold: true) else {
+            guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.video.frameRate), hold: true) else {
                 throw MixWriteError.input(file: p.fx.path, "has no decodable picture")
             }
             do {

@@ -36,11 +36,12 @@ struct SequenceStage: VideoStage {
         /// A piece's reader, for the render and the page's preview alike: a still's picture flattened on its
         /// background, or a clip's frames by output time; upright, fitted, in the output's colour.
         func reader(for piece: Piece) throws(MixWriteError) -> any PictureSource {
+            let v = video
             if let background {
-                return try StillPicture(file: piece.file, width: width, height: height, color: color, fit: fit, background: background)
+                return try StillPicture(file: piece.file, width: v.width, height: v.height, color: v.color, fit: v.fit, background: background)
             }
-            return try VideoTrackReader(file: piece.file, width: width, height: height, color: color, outputFrameRate: frameRate,
-                                        fit: fit, strict: strict)
+            return try VideoTrackReader(file: piece.file, width: v.width, height: v.height, color: v.color, outputFrameRate: v.frameRate,
+                                        fit: v.fit, strict: v.strict)
         }
     }
 
@@ -50,7 +51,7 @@ struct SequenceStage: VideoStage {
         let p = plan
         let encoder = try VideoEncoder(p.video.encoding)
         try await input.start(encoder.parameters)
-        let output = try Frame(width: p.width, height: p.height, pixelFormat: .yuv420p)
+        let output = try Frame(width: p.video.width, height: p.video.height, pixelFormat: .yuv420p)
         var damaged = 0
         var index: Int64 = 0
         let window = p.video.frames
@@ -61,10 +62,10 @@ struct SequenceStage: VideoStage {
             let first = max(0, window.lowerBound - pieceStart), end = min(piece.frames, window.upperBound - pieceStart)
             guard first < end else { continue }
             let reader = try p.reader(for: piece)
-            if first > 0, let movie = reader as? VideoTrackReader { try movie.seek(to: MediaTime(frames: Int64(first), rate: p.frameRate)) }
+            if first > 0, let movie = reader as? VideoTrackReader { try movie.seek(to: MediaTime(frames: Int64(first), rate: p.video.frameRate)) }
             for n in first..<end {
                 try Task.checkCancellation()
-                guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.frameRate), hold: true) else {
+                guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.video.frameRate), hold: true) else {
                     throw MixWriteError.input(file: piece.file.path, "has no decodable picture")
                 }
                 try output.copyPicture(from: picture)
@@ -85,7 +86,7 @@ struct SequenceStage: VideoStage {
     private func timed(_ packet: EncodedPacket) -> EncodedPacket {
         var packet = packet
         let endsSequence = plan.video.frames.upperBound == plan.wholeFrameCount
-        let isLast = endsSequence && (packet.pts ?? 0) == Int64(plan.frameCount - 1) * plan.ticksPerFrame
+        let isLast = endsSequence && (packet.pts ?? 0) == Int64(plan.video.frameCount - 1) * plan.ticksPerFrame
         packet.duration = isLast ? (plan.lastFrameTicks ?? plan.ticksPerFrame) : plan.ticksPerFrame
         return packet
     }

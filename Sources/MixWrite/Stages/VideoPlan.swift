@@ -50,23 +50,9 @@ struct VideoPlan: Sendable {
     }
 }
 
-/// A stage plan that encodes a picture: it holds a `VideoPlan` and reads the picture's size, rate and colour
-/// through it.
+/// A stage plan that encodes a picture: it holds a `VideoPlan` (its size, rate, colour, fit, frames).
 protocol EncodingPlan: Sendable {
     var video: VideoPlan { get set }
-}
-
-extension EncodingPlan {
-    var width: Int { video.width }
-    var height: Int { video.height }
-    var frameRate: Rational { video.frameRate }
-    var color: ColorDescription { video.color }
-    var fit: Fit { video.fit }
-    var frameCount: Int { video.frameCount }
-    var strict: Bool {
-        get { video.strict }
-        set { video.strict = newValue }
-    }
 }
 
 /// A job's video stage, whatever its kind: `MixWriter` runs it as it runs any other, beside the audio stage.
