@@ -49,13 +49,8 @@ public final class TuneServer: Sendable {
 
     /// The page of any job whose kind has one (blend, concat, still, remix); nil for the others (a key layer).
     public static func page(for job: any MixJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws -> TuneServer? {
-        switch job {
-        case let j as BlendJob: try await TuneServer(.blend(j), listen: listen, port: port)
-        case let j as ConcatJob: try await TuneServer(.concat(j), listen: listen, port: port)
-        case let j as StillJob: try await TuneServer(.still(j), listen: listen, port: port)
-        case let j as RemixJob: try await TuneServer(.remix(j), listen: listen, port: port)
-        default: nil
-        }
+        guard let kind = TuneSession.Job(job) else { return nil }
+        return try await TuneServer(kind, listen: listen, port: port)
     }
 
     private init(_ job: TuneSession.Job, listen: String, port: UInt16) async throws {

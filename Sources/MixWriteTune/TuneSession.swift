@@ -29,6 +29,17 @@ actor TuneSession {
     enum Job: Sendable {
         case blend(BlendJob), concat(ConcatJob), still(StillJob), remix(RemixJob)
 
+        /// A job of a kind the page tunes; nil for the others.
+        init?(_ job: any MixJob) {
+            switch job {
+            case let j as BlendJob: self = .blend(j)
+            case let j as ConcatJob: self = .concat(j)
+            case let j as StillJob: self = .still(j)
+            case let j as RemixJob: self = .remix(j)
+            default: return nil
+            }
+        }
+
         var job: any TunedJob {
             switch self {
             case .blend(let j): j
