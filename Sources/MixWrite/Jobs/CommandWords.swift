@@ -37,7 +37,7 @@ public struct CommandWords: Sendable {
         }
     }
 
-    /// Every option a job's command line takes, as it is written (`--fade-in`, `-o`), for a shell's completion.
+    /// Every option a job's command line takes, as it is written (`--crf`, `-o`), for a shell's completion.
     public static func names<J: MixJob>(for type: J.Type, own: [OptionDeclaration]) -> [String] {
         guard let described = J.self as? any DescribedJob.Type else { return [] }
         return (described.declarations + own).flatMap { d -> [String] in
@@ -54,7 +54,7 @@ public struct CommandWords: Sendable {
         guard let described = J.self as? any DescribedJob.Type else { return "" }
         let options = described.declarations
         let inputs = options.filter { $0.form == .positional }
-        let named = options.filter { $0.form != .positional } + own
+        let named = options.filter { $0.form != .positional }
         func row(_ left: String, _ d: OptionDeclaration) -> String {
             var help = d.help
             if case .flag = d.shape {} else if let v = d.defaultValue { help += " (default: \(v.shownText))" }
@@ -64,13 +64,16 @@ public struct CommandWords: Sendable {
         }
         var lines = ["USAGE: " + usage(described, inputs: inputs), "", "ARGUMENTS:"]
         lines += inputs.map { row($0.shownInput, $0) }
-        lines += ["", "OPTIONS (each is also a job file's key, without the dashes):"]
-        for d in named {
-            var left: String
-            if case .short(let s) = d.form { left = "\(s), --\(d.name)" } else { left = "--\(d.name)" }
-            if let v = d.shownValue { left += " \(v)" }
-            lines.append(row(left, d))
+        func rows(_ list: [OptionDeclaration]) -> [String] {
+            list.map { d in
+                var left = "--\(d.name)"
+                if case .short(let s) = d.form { left = "\(s), " + left }
+                if let v = d.shownValue { left += " \(v)" }
+                return row(left, d)
+            }
         }
+        lines += ["", "JOB OPTIONS (each is also a job file's key, without the dashes):"] + rows(named)
+        if !own.isEmpty { lines += ["", "COMMAND OPTIONS:"] + rows(own) }
         return lines.joined(separator: "\n")
     }
 

@@ -28,7 +28,7 @@ struct JobOption<Job> {
                                 write: { write($0[keyPath: path]) })
     }
 
-    /// A value outside the declared range, refused as the command line would write it (`--fade-in 700: …`).
+    /// A value outside the declared range, refused as the command line would write it (`--crf 60: …`).
     func checkRange(_ job: Job) throws(MixWriteError) {
         guard let range = declaration.shape.range, let value = write(job) else { return }
         let unit = declaration.shape.unit.map { " " + $0 } ?? ""
@@ -66,7 +66,7 @@ public struct OptionDeclaration: Sendable {
     public var required: Bool
     public var shape: OptionShape
     public var help: String
-    /// The value's name in the help (`--fade-in S`); nil: from the shape.
+    /// The value's name in the help (`--size WxH`); nil: from the shape.
     public var valueName: String?
     /// Its default as a job file writes it; nil: none, or decided from the inputs (the help says which).
     public var defaultValue: JobValue?

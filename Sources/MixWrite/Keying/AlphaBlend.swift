@@ -10,7 +10,7 @@ enum AlphaBlend {
     static func div255(_ x: Int) -> UInt8 { UInt8(truncatingIfNeeded: ((x + 128) * 257) >> 16) }
 
     /// `fx` (yuva420p) over `base` (yuv420p, the same size) into `output`. `despill` (the keyer's table, U << 8 | V
-    /// to the despilled U << 8 | V): fx's chroma pulled away from the key colour first (`--despill`), as the keyer
+    /// to the despilled U << 8 | V): fx's chroma pulled away from the key colour first (the key's despill), as the keyer
     /// does to kept pixels near the key: a green-lit edge of a pre-matted layer turns neutral.
     static func blend(fx: Frame, base: Frame, into output: Frame, despill: [UInt16]? = nil) {
         let w = output.width, h = output.height
