@@ -62,9 +62,7 @@ public struct BlendJob: Sendable {
     public func validate() throws(MixWriteError) {
         try picture.validate()
         try validateKey()
-        for (name, t) in [("--start", start), ("--length", length)] {
-            if let t, MediaTime(seconds: t) == nil || t < 0 { throw .usage("\(name) \(t) is not a time in seconds (e.g. 1.5)") }
-        }
+        try Self.excerptOptions.checkRanges(self)
         try validateParts()
         if parts != nil && excerpt != nil { throw .usage("--parts splits the whole movie: --start and --length do not go with it") }
         try audio.validate()
