@@ -5,10 +5,8 @@ import MixWriteTune
 struct Blend: JobCommand {
     typealias Job = BlendJob
     static var configuration: CommandConfiguration {
-        var c = configuration("blend", abstract: "Key FX's green screen over BASE and mix every audio track of both (the default command).",
-                              example: "mixwrite fx.mov base.mov -o out.mov")
-        c.helpNames = [.short, .long]
-        return c
+        configuration("blend", abstract: "Key FX's green screen over BASE and mix every audio track of both (the default command).",
+                      example: "mixwrite fx.mov base.mov -o out.mov")
     }
 
     static var own: [OptionDeclaration] {
