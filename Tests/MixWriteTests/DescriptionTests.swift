@@ -10,6 +10,7 @@ import TestSupport
 struct DescriptionTests {
     static let kinds: [(name: String, options: [String], forms: [OptionForm])] = [
         (BlendJob.kind, BlendJob.options.map(\.name), BlendJob.options.map(\.declaration.form)),
+        // (a list of objects is a job file's `layers` and the command line's `--layer`: `commandName`)
         (ConcatJob.kind, ConcatJob.options.map(\.name), ConcatJob.options.map(\.declaration.form)),
         (StillJob.kind, StillJob.options.map(\.name), StillJob.options.map(\.declaration.form)),
         (RemixJob.kind, RemixJob.options.map(\.name), RemixJob.options.map(\.declaration.form)),
@@ -46,8 +47,9 @@ struct DescriptionTests {
                 switch form {
                 case .positional: continue
                 case .short(let flag): #expect(r.stdoutText.contains(flag + ","), "\(kind.name): \(flag) not in --help")
-                case .named: #expect(r.stdoutText.contains("--" + name + " ") || r.stdoutText.contains("--" + name + "\n"),
-                                     "\(kind.name): --\(name) not in --help")
+                case .named:
+                    let word = "--" + (name == "layers" ? "layer" : name)
+                    #expect(r.stdoutText.contains(word + " ") || r.stdoutText.contains(word + "\n"), "\(kind.name): \(word) not in --help")
                 }
             }
         }
@@ -81,6 +83,15 @@ struct DescriptionTests {
         (blend.compositing, blend.keepHDR) = (.chroma, true)
         (blend.picture.codec, blend.picture.proresProfile, blend.audio.codec, blend.audio.stems) = (.hevc, .lt, .pcm, true)
         (blend.parts, blend.part) = (4, 2)   // described only: the job is never run (parts refuse --start)
+        (blend.placement.at, blend.placement.from, blend.placement.to) = (0.5, 0.25, 1.5)
+        (blend.placement.place, blend.placement.opacity) = ([-10, 20, 100, 60], 0.75)
+        var extra = Layer(fx: Oracle.fixture("edges.mov"))
+        (extra.placement.at, extra.placement.from, extra.placement.to, extra.placement.place, extra.placement.opacity) = (1, 0.5, 1.75, [80, 0, 80, 60], 0.5)
+        (extra.key.keyColor, extra.key.threshold, extra.key.smoothing, extra.key.despill) = (KeyColor(r: 0, g: 0, b: 1), 0.3, 0.2, true)
+        extra.compositing = .chroma
+        var second = Layer(fx: Oracle.fixture("fx.mov"))
+        (second.autoKeyColor, second.compositing) = (true, .alpha)
+        blend.layers = [extra, second]
         var layer = KeyJob(fx: Oracle.fixture("fx.mov"), output: dir + "/layer.mkv")
         picture(&layer.picture)
         (layer.key.threshold, layer.key.smoothing, layer.key.despill, layer.autoKeyColor) = (0.3, 0.05, true, true)
@@ -106,7 +117,8 @@ struct DescriptionTests {
             let missing = Set(kind.options).subtracting(entry.keys)
             #expect(missing.isEmpty, "\(job.kind): not written: \(missing.sorted())")
             for (name, form) in zip(kind.options, kind.forms) where name != "events" {
-                if case .named = form { #expect(job.commandWords.contains("--" + name), "\(job.kind): --\(name) not written") }
+                let word = "--" + (name == "layers" ? "layer" : name)
+                if case .named = form { #expect(job.commandWords.contains(word), "\(job.kind): \(word) not written") }
             }
         }
     }

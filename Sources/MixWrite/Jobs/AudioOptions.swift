@@ -62,7 +62,7 @@ public struct AudioOptions: Sendable {
             .texts("mute", \.mute, valueName: "SOURCE", help: "Leave out a source (fx, base, audio1 …) or one track (fx:2); repeatable."),
             .pairs("gain", \.gains, -60...24, unit: "dB", help: "Gain of a source or track, as SOURCE=DB (e.g. fx=-6); repeatable."),
             .pairs("offset", \.offsets, 0...3600, unit: "seconds",
-                   help: "Start a source's sound later, with silence before it, as SOURCE=SECONDS; repeatable."),
+                   help: "Start a source's sound later, with silence before it, as SOURCE=SECONDS; repeatable. Its sound only: --at moves an fx's picture and sound together."),
             .choice("mix", \.mode, default: .sum, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
             .integer("channels", \.channels, 1...2, help: "Output channels, 1 or 2 (default: stereo if any source has two or more)."),
             .integer("sample-rate", \.sampleRate, nil, valueName: "HZ", help: "Output sample rate in Hz (default 48000)."),

@@ -24,6 +24,11 @@ public struct BlendJob: Sendable {
     public var autoKeyColor = false
     /// Chroma key, or fx's own alpha (`--key`): by default alpha when fx has an alpha channel.
     public var compositing: Compositing = .auto
+    /// Where fx goes in time and space (`--at`, `--in`, `--out`, `--place`, `--opacity`); default: from 0, the whole
+    /// frame, as GPUImage.
+    public var placement = LayerPlacement()
+    /// More fx over base, composited in order over fx (`--layer`, a job file's `layers`).
+    public var layers: [Layer] = []
     /// `--hdr keep`: an HDR base stays HDR (HEVC Main 10, BT.2020, its HLG or PQ), fx placed into it at 203 cd/m²;
     /// false (`sdr`, the default): an HDR input is tone-mapped to SDR BT.709.
     public var keepHDR = false
@@ -62,6 +67,7 @@ public struct BlendJob: Sendable {
     public func validate() throws(MixWriteError) {
         try picture.validate()
         try validateKey()
+        try validateLayers()
         try Self.excerptOptions.checkRanges(self)
         try validateParts()
         if parts != nil && excerpt != nil { throw .usage("--parts splits the whole movie: --start and --length do not go with it") }
@@ -83,6 +89,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
             + PictureSettings.options(PictureSettings(fit: .stretch)).map { $0.lifted(\.picture) }
             + [.choice("duration", \.duration, default: .base, help: "Which input sets the output length: base, fx, shortest or longest.")]
             + excerptOptions + [compositingOption, hdrOption] + keyOptions
+            + LayerPlacement.options.map { $0.lifted(\.placement) } + [layersOption]
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
@@ -114,10 +121,10 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
     public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
 
-    public var inputPaths: [String] { [fx, base] + audio.files }
+    public var inputPaths: [String] { [fx, base] + layers.map(\.fx) + audio.files }
 
     func prepare() throws(MixWriteError) -> PreparedJob {
-        var (fxFile, baseFile, videoPlan) = try planVideo()
+        var (baseFile, videoPlan) = try planVideo()
         let wholeLength = videoPlan.length
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
@@ -130,10 +137,12 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
             output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths)
         }
         videoPlan.video.encoding.codec = codecs.video
-        let conversions = videoPlan.hdr.map { ColorManagement.conversions(of: [fxFile]) + ["\(fx): SDR placed in HDR (\($0.rawValue), bt2020) at 203 cd/m²"] }
-            ?? ColorManagement.conversions(of: [fxFile, baseFile])
-        var warnings = conversions
-        let sources = try audio.sources(fx: fxFile, base: baseFile, extra: extra, strict: strict, warnings: &warnings)
+        let fxFiles = videoPlan.layers.map(\.fx)
+        let conversions = videoPlan.hdr.map { h in
+            ColorManagement.conversions(of: fxFiles) + fxFiles.map { "\($0.path): SDR placed in HDR (\(h.rawValue), bt2020) at 203 cd/m²" }
+        } ?? ColorManagement.conversions(of: fxFiles + [baseFile])
+        var warnings = conversions + offsetWarnings
+        let sources = try audioSources(videoPlan, base: baseFile, extra: extra, audio: audio, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
         if let excerpt { try excerpt.cut(video: &videoPlan.video, audio: &audioPlan) }
@@ -147,15 +156,43 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         return prepared
     }
 
-    /// Reads fx and base and decides the picture: size, rate, length, colour, key.
-    func planVideo() throws(MixWriteError) -> (MediaFile, MediaFile, BlendStage.Plan) {
+    /// `--offset` on a whole fx moves its sound and not its picture: said, with what moves both.
+    var offsetWarnings: [String] {
+        allLayers.indices.compactMap { i in
+            let label = layerLabel(i)
+            guard let s = audio.offsets[label], s != 0 else { return nil }
+            return "--offset \(label)=\(JobText.number(s)) delays \(label)'s sound only, not its picture; --at moves both together"
+        }
+    }
+
+    /// The mix's sources: each layer's tracks (`fx`, or `fx1`, `fx2` … with layers) starting with its picture (at its
+    /// `--at`, from its `--in`, cut at its `--out`), base's, then the extra files'.
+    func audioSources(_ plan: BlendStage.Plan, base: MediaFile, extra: [(String, MediaFile)], audio: AudioOptions, strict: Bool,
+                      warnings: inout [String]) throws(MixWriteError) -> [AudioSource] {
+        let labels = plan.layers.indices.map(layerLabel)
+        var sources = try audio.sources(from: Array(zip(labels, plan.layers.map(\.fx))) + [("base", base)] + extra,
+                                        strict: strict, warnings: &warnings)
+        for i in sources.indices {
+            guard let n = labels.firstIndex(of: sources[i].label) else { continue }
+            let layer = plan.layers[n]
+            (sources[i].timelineStart, sources[i].head, sources[i].span) = (layer.start, layer.from, layer.length)
+        }
+        return sources
+    }
+
+    /// Reads every fx and base and decides the picture: size, rate, length, colour, each layer's time, place and key.
+    func planVideo() throws(MixWriteError) -> (MediaFile, BlendStage.Plan) {
         try validate()
-        let fxFile = try MediaFile(path: fx)
         let baseFile = try MediaFile(path: base)
         guard baseFile.mainVideo != nil else { throw .input(file: base, "has no video stream; base must be a movie") }
-        guard fxFile.mainVideo != nil else { throw .input(file: fx, "has no video stream; fx must be a movie") }
-
-        let fxLength = fxFile.videoDuration ?? .zero
+        var files: [MediaFile] = []
+        for layer in allLayers {
+            let file = try MediaFile(path: layer.fx)
+            guard file.mainVideo != nil else { throw .input(file: layer.fx, "has no video stream; fx must be a movie") }
+            files.append(file)
+        }
+        // fx's end: where the last layer's picture ends.
+        let fxLength = zip(allLayers, files).map { $0.placement.end(fxLength: $1.videoDuration ?? .zero) }.max() ?? .zero
         let baseLength = baseFile.videoDuration ?? .zero
         let length: MediaTime
         switch duration {
@@ -168,12 +205,41 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         var video = try picture.videoPlan(reference: baseFile, length: length, strict: strict, threads: threads)
         let kept = try keptHDR(base: baseFile)
         if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
-        let byAlpha = try compositesByAlpha(fxFile)
-        var key = self.key
-        if autoKeyColor && !byAlpha { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
-        let plan = BlendStage.Plan(fx: fxFile, base: baseFile, video: video, key: key, byAlpha: byAlpha, hdr: kept,
+        var layerPlans: [LayerPlan] = []
+        for (i, file) in files.enumerated() { layerPlans.append(try layerPlan(i, file, video: video)) }
+        let plan = BlendStage.Plan(layers: layerPlans, base: baseFile, video: video, hdr: kept,
                                    light: kept == nil ? nil : baseFile.firstPictureLight())
-        return (fxFile, baseFile, plan)
+        return (baseFile, plan)
+    }
+
+    /// Layer `i` as the stage lays it: its key (picked from its border with `auto`), its span on the output, its
+    /// rectangle and fx fitted into it. A layer that would never show is refused, naming it.
+    func layerPlan(_ i: Int, _ file: MediaFile, video: VideoPlan) throws(MixWriteError) -> LayerPlan {
+        let layer = allLayers[i]
+        let name = layers.isEmpty ? "" : "layer \(layerLabel(i)) (\(layer.fx)): "
+        let byAlpha = try compositesByAlpha(file, layer.compositing)
+        var key = layer.key
+        if layer.autoKeyColor && !byAlpha { key.keyColor = try KeyColorPicker.pick(fx: file) }
+        let (start, from, length) = layer.placement.span
+        let (at, whole) = (JobText.number(layer.placement.at), JobText.number(video.wholeLength.seconds))
+        guard start < video.wholeLength else { throw .usage("\(name)--at \(at) is past the output's end (\(whole) s)") }
+        if let fxLength = file.videoDuration, from > .zero, from >= fxLength {
+            throw .usage("\(name)--in \(JobText.number(layer.placement.from)) is past fx's end (\(JobText.number(fxLength.seconds)) s)")
+        }
+        var plan = LayerPlan(fx: file, key: key, byAlpha: byAlpha, start: start, from: from, length: length)
+        plan.opacity = Int((layer.placement.opacity * 255).rounded())
+        guard !layer.placement.isWholeFrame else { return plan }
+        let r = layer.placement.place ?? [0, 0, video.width, video.height]
+        let rect = Placement(x: r[0] & ~1, y: r[1] & ~1, width: max(2, r[2] & ~1), height: max(2, r[3] & ~1))
+        guard rect.x < video.width, rect.y < video.height, rect.x + rect.width > 0, rect.y + rect.height > 0 else {
+            throw .usage("\(name)--place \(r.map(String.init).joined(separator: ",")): the rectangle is wholly outside the "
+                         + "\(video.width)x\(video.height) frame")
+        }
+        let own = file.displaySize ?? (2, 2)
+        let fitted = Placement(fitting: Double(own.width), Double(own.height), into: rect.width, rect.height, fit: video.fit)
+        (plan.ownSize, plan.rect) = (own, rect)
+        plan.place = Placement(x: rect.x + fitted.x, y: rect.y + fitted.y, width: fitted.width, height: fitted.height)
+        return plan
     }
 
     /// `--hdr keep`'s transfer: base's HLG or PQ. Refused without an HDR base.
@@ -187,7 +253,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
 
     /// Whether fx is laid over base by its own alpha: `--key alpha`, or `auto` and fx has one. `--key alpha` on an fx
     /// without alpha is refused.
-    func compositesByAlpha(_ fx: MediaFile) throws(MixWriteError) -> Bool {
+    func compositesByAlpha(_ fx: MediaFile, _ compositing: Compositing) throws(MixWriteError) -> Bool {
         let has = fx.mainVideo?.hasAlpha ?? false
         switch compositing {
         case .chroma: return false
@@ -206,9 +272,9 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         var j = self
         j.autoKeyColor = false
         (j.audio.mute, j.audio.duck) = ([], [:])
-        let (fxFile, baseFile, video) = try j.planVideo()
+        let (baseFile, video) = try j.planVideo()
         var ignored: [String] = []
-        let sources = try j.audio.sources(fx: fxFile, base: baseFile, extra: j.audio.extraFiles(), strict: false, warnings: &ignored)
+        let sources = try j.audioSources(video, base: baseFile, extra: j.audio.extraFiles(), audio: j.audio, strict: false, warnings: &ignored)
         return try j.audio.plan(sources: sources, duration: video.length)?.trackLoudness() ?? [:]
     }
 
@@ -218,7 +284,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         let started = ContinuousClock.now
         var sdr = self
         sdr.keepHDR = false   // a PNG is SDR: the picture as `--hdr sdr` makes it
-        let (_, _, plan) = try sdr.planVideo()
+        let (_, plan) = try sdr.planVideo()
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths, kind: .picture)
         let length = plan.length
         guard time >= .zero, time < length else {
@@ -230,14 +296,6 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.video.width, height: plan.video.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds)
-    }
-}
-
-extension AudioOptions {
-    /// A blend's tracks: fx's, base's, then the extra files' (`audio1` …, as `extraFiles()` opened them).
-    func sources(fx: MediaFile, base: MediaFile, extra: [(String, MediaFile)], strict: Bool,
-                 warnings: inout [String]) throws(MixWriteError) -> [AudioSource] {
-        try sources(from: [("fx", fx), ("base", base)] + extra, strict: strict, warnings: &warnings)
     }
 }
 

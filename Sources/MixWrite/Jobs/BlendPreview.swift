@@ -30,9 +30,9 @@ public final class BlendPreview {
     private let compositor: Compositor
     /// The pictures at `time`, copied out of the readers (which reuse theirs).
     private var time: MediaTime?
-    private var fxPicture: Frame?
+    /// Each layer's picture at `time` (nil where it does not show), the FX's first.
+    private var layerPictures: [Frame?] = []
     private let basePicture: Frame
-    private var hasFx = false
     private let black: Frame
     /// The key's alpha, for the matte.
     private let keyAlpha: KeyAlpha
@@ -45,20 +45,19 @@ public final class BlendPreview {
         var ignored: [String] = []
         var sdr = job
         sdr.keepHDR = false   // the page's pictures are SDR JPEGs
-        let (fxFile, baseFile, plan) = try sdr.planVideo()
-        tracks = try everyTrack.sources(fx: fxFile, base: baseFile, extra: job.audio.extraFiles(), strict: false, warnings: &ignored)
+        let (baseFile, plan) = try sdr.planVideo()
+        tracks = try job.audioSources(plan, base: baseFile, extra: job.audio.extraFiles(), audio: everyTrack, strict: false, warnings: &ignored)
         self.plan = plan
         width = plan.video.width
         height = plan.video.height
         frameRate = plan.video.frameRate
         duration = plan.length.seconds
-        fxDuration = min(duration, fxFile.videoDuration?.seconds ?? duration)
+        fxDuration = min(duration, plan.fx.videoDuration?.seconds ?? duration)
         var lenient = plan
         lenient.video.strict = false
         compositor = try Compositor(lenient)
         do {
-            (fxPicture, basePicture) = (try Frame(width: width, height: height, pixelFormat: plan.byAlpha ? .yuva420p : .yuv420p),
-                                        try Frame(width: width, height: height, pixelFormat: .yuv420p))
+            basePicture = try Frame(width: width, height: height, pixelFormat: .yuv420p)
             (black, keyAlpha) = (try .flat((16, 128), width: width, height: height), try KeyAlpha(width: width, height: height))
         } catch {
             throw .processing(file: nil, "the preview's pictures: \(error.description)")
@@ -76,9 +75,10 @@ public final class BlendPreview {
         compositor.key = settings
         let shown: Frame
         switch view {
-        case .fx: shown = hasFx ? fxPicture! : black
+        case .fx where isClassic: shown = layerPictures[0] ?? black
+        case .fx: shown = try compositor.compose(layers: layerPictures, base: black)
         case .base: shown = basePicture
-        case .composite: shown = try compositor.compose(fx: hasFx ? fxPicture : nil, base: basePicture)
+        case .composite: shown = try compositor.compose(layers: layerPictures, base: basePicture)
         case .matte: shown = try matte()
         }
         return try pictures.jpeg(shown, quality: quality)
@@ -87,7 +87,7 @@ public final class BlendPreview {
     /// The key colour under output pixel (x, y) of fx at `seconds`, as RGB in [0, 1] (for a click on fx).
     public func fxColor(at seconds: Double, x: Int, y: Int) throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
         try load(seconds)
-        guard hasFx, let f = fxPicture, (0..<width).contains(x), (0..<height).contains(y) else {
+        guard isClassic, let f = layerPictures[0], (0..<width).contains(x), (0..<height).contains(y) else {
             throw .usage("no fx picture at \(seconds) s, (\(x), \(y))")
         }
         let luma = f.plane(0)[y * f.stride(0) + x]
@@ -105,14 +105,23 @@ public final class BlendPreview {
         if t == time { return }
         time = nil
         try compositor.seek(to: t)
-        let (f, b) = try compositor.pictures(at: t)
+        let (pictures, b) = try compositor.pictures(at: t)
         do {
             try basePicture.copyPicture(from: b)
-            if let f { try fxPicture?.copyPicture(from: f) }
+            var held: [Frame?] = []
+            for (i, p) in pictures.enumerated() {
+                guard let p else { held.append(nil); continue }
+                var copy = i < layerPictures.count ? layerPictures[i] : nil
+                if copy?.width != p.width || copy?.height != p.height || copy?.pixelFormat != p.pixelFormat {
+                    copy = try Frame(width: p.width, height: p.height, pixelFormat: p.pixelFormat)
+                }
+                try copy!.copyPicture(from: p)
+                held.append(copy)
+            }
+            layerPictures = held
         } catch {
             throw .processing(file: nil, "the preview's pictures: \(error.description)")
         }
-        hasFx = f != nil
         time = t
     }
 
@@ -120,7 +129,8 @@ public final class BlendPreview {
     /// compositing tools show a matte): 235 less the luma `KeyAlpha` reads (219 × GPUImage's blend value, which is
     /// 1 where base shows); with an fx's own alpha, that alpha.
     private func matte() throws(MixWriteError) -> Frame {
-        guard hasFx, let f = fxPicture else { return black }
+        guard isClassic else { return try layersMatte() }
+        guard let f = layerPictures[0] else { return black }
         if plan.byAlpha {
             do { try compositor.output.makeWritable() } catch { throw .processing(file: nil, "the preview picture: \(error.description)") }
             AlphaBlend.matte(fx: f, into: compositor.output)
@@ -131,6 +141,26 @@ public final class BlendPreview {
         for y in 0..<height {
             let row = output.plane(0) + y * output.stride(0), low = keyAlpha.overLow.plane(0) + y * keyAlpha.overLow.stride(0)
             for x in 0..<width { row[x] = UInt8(truncatingIfNeeded: 235 &- (Int(row[x]) &- Int(low[x]))) }
+        }
+        for p in 1...2 {
+            for y in 0..<(height + 1) / 2 { (output.plane(p) + y * output.stride(p)).update(repeating: 128, count: (width + 1) / 2) }
+        }
+        return output
+    }
+
+    /// The FX alone over the whole frame, keyed at the output's size: its pictures are the output's.
+    private var isClassic: Bool { plan.layers.count == 1 && plan.layers[0].place == nil }
+
+    /// Layers (placed, or several) as grey: each laid over two flat pictures, 235 less their difference.
+    private func layersMatte() throws(MixWriteError) -> Frame {
+        let low = try compositor.compose(layers: layerPictures, base: keyAlpha.flats.low)
+        do { try keyAlpha.overLow.copyPicture(from: low) } catch { throw .processing(file: nil, "the matte: \(error.description)") }
+        let high = try compositor.compose(layers: layerPictures, base: keyAlpha.flats.high)
+        let output = keyAlpha.overHigh
+        do { try output.copyPicture(from: high) } catch { throw .processing(file: nil, "the matte: \(error.description)") }
+        for y in 0..<height {
+            let row = output.plane(0) + y * output.stride(0), lowRow = keyAlpha.overLow.plane(0) + y * keyAlpha.overLow.stride(0)
+            for x in 0..<width { row[x] = UInt8(clamping: 235 - (Int(row[x]) - Int(lowRow[x]))) }
         }
         for p in 1...2 {
             for y in 0..<(height + 1) / 2 { (output.plane(p) + y * output.stride(p)).update(repeating: 128, count: (width + 1) / 2) }

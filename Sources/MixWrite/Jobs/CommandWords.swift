@@ -27,7 +27,8 @@ public struct CommandWords: Sendable {
             return (try decoder.decode(J.self, from: data), CommandWords(own: reader.ownValues))
         } catch let problem as JobProblem {
             let given = problem.key.flatMap { reader.given[$0] }.map { " " + $0 } ?? ""
-            let what = "--\(problem.key ?? "")\(given): \(problem.what)"
+            let shown = options.first { $0.name == problem.key }?.commandName ?? problem.key ?? ""
+            let what = "--\(shown)\(given): \(problem.what)"
             if let file = problem.file { throw .input(file: file, problem.what) }
             throw .usage(what)
         } catch let error as MixWriteError {
@@ -43,8 +44,8 @@ public struct CommandWords: Sendable {
         return (described.declarations + own).flatMap { d -> [String] in
             switch d.form {
             case .positional: return []
-            case .short(let s): return [s, "--" + d.name]
-            case .named: return ["--" + d.name]
+            case .short(let s): return [s, "--" + d.commandName]
+            case .named: return ["--" + d.commandName]
             }
         }
     }
@@ -66,7 +67,7 @@ public struct CommandWords: Sendable {
         lines += inputs.map { row($0.shownInput, $0) }
         func rows(_ list: [OptionDeclaration]) -> [String] {
             list.map { d in
-                var left = "--\(d.name)"
+                var left = "--\(d.commandName)"
                 if case .short(let s) = d.form { left = "\(s), " + left }
                 if let v = d.shownValue { left += " \(v)" }
                 return row(left, d)
@@ -111,7 +112,7 @@ extension JobValue {
         case .text(let s), .path(let s): return s
         case .texts(let l), .paths(let l): return l.joined(separator: ", ")
         case .pairs(let p): return p.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ", ")
-        case .events: return "none"
+        case .events, .layers: return "none"
         }
     }
 }
@@ -137,7 +138,7 @@ struct WordReader {
 
     func declaration(_ word: String) -> (OptionDeclaration, isOwn: Bool)? {
         for (list, isOwn) in [(job, false), (own, true)] {
-            if let d = list.first(where: { "--" + $0.name == word || $0.form == .short(word) }) { return (d, isOwn) }
+            if let d = list.first(where: { "--" + $0.commandName == word || $0.form == .short(word) }) { return (d, isOwn) }
         }
         return nil
     }
@@ -184,7 +185,7 @@ struct WordReader {
     mutating func take(_ d: OptionDeclaration, _ text: String, isOwn: Bool) throws(MixWriteError) {
         if isOwn { ownValues[d.name, default: []].append(text); return }
         given[d.name] = d.shape.repeatable ? nil : text
-        let name = "--" + d.name
+        let name = "--" + d.commandName
         switch d.shape {
         case .flag: values[d.name] = true
         case .number(_, let unit):
@@ -195,7 +196,8 @@ struct WordReader {
         case .integer:
             guard let n = Int(text) else { throw .usage("\(name) '\(text)' is not a whole number") }
             values[d.name] = n
-        case .text, .choice, .path, .events: values[d.name] = text
+        case .text, .choice, .path, .events, .rect: values[d.name] = text
+        case .layers(let options): values[d.name] = (values[d.name] as? [[String: Any]] ?? []) + [try Self.object(text, options, name)]
         case .texts, .paths: values[d.name] = (values[d.name] as? [String] ?? []) + [text]
         case .pairs(_, _, let bare):
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
@@ -210,6 +212,47 @@ struct WordReader {
             }
             values[d.name] = pairs
         }
+    }
+
+    /// One object of a `.layers` option from its word: the first option's value (a file), then `NAME=VALUE` (or a
+    /// flag's `NAME`) after each colon. The file ends at the first colon followed by one of the names, so a colon
+    /// in a file's name stays in it.
+    static func object(_ text: String, _ options: [OptionDeclaration], _ name: String) throws(MixWriteError) -> [String: Any] {
+        guard let first = options.first else { return [:] }
+        let names = options.dropFirst().map(\.name)
+        // A known name, or any NAME= of lowercase letters and dashes (so a misspelt option is refused, not read as
+        // part of the file's name).
+        func startsOption(_ rest: Substring) -> Bool {
+            if names.contains(where: { rest == $0 || rest.hasPrefix($0 + ":") }) { return true }
+            guard let eq = rest.firstIndex(of: "="), eq > rest.startIndex else { return false }
+            return rest[..<eq].allSatisfy { ($0.isLetter && $0.isLowercase) || $0 == "-" }
+        }
+        var cut = text.endIndex
+        var i = text.startIndex
+        while let colon = text[i...].firstIndex(of: ":") {
+            if startsOption(text[text.index(after: colon)...]) { cut = colon; break }
+            i = text.index(after: colon)
+        }
+        let file = String(text[..<cut])
+        guard !file.isEmpty else { throw .usage("\(name) '\(text)': no file before the options (FILE:NAME=VALUE...)") }
+        var reader = WordReader(job: Array(options.dropFirst()), own: [])
+        reader.values[first.name] = file
+        if cut < text.endIndex {
+            for item in text[text.index(after: cut)...].split(separator: ":", omittingEmptySubsequences: false) {
+                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+                guard let key = parts.first, let d = options.dropFirst().first(where: { $0.name == key }) else {
+                    throw .usage("\(name) '\(text)': '\(item)' is not NAME=VALUE with NAME one of \(names.joined(separator: ", "))")
+                }
+                if case .flag = d.shape {
+                    guard parts.count == 1 || ["true", "1"].contains(parts[1]) else { throw .usage("\(name) '\(text)': \(key) takes no value") }
+                    reader.values[key] = true
+                    continue
+                }
+                guard parts.count == 2 else { throw .usage("\(name) '\(text)': \(key) needs a value (\(key)=...)") }
+                do { try reader.take(d, parts[1], isOwn: false) } catch { throw .usage("\(name) '\(text)': \(error.description)") }
+            }
+        }
+        return reader.values
     }
 
     /// The job-file entry: the named values, then the inputs in their places (a list takes the rest).

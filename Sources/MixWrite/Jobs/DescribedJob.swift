@@ -66,6 +66,20 @@ extension DescribedJob {
             case .paths(let list): try c.encode(list.map(JobText.absolute), forKey: key)
             case .pairs(let pairs): try c.encode(pairs, forKey: key)
             case .events(let events): try c.encode(events, forKey: key)
+            case .layers(let objects):
+                var list = c.nestedUnkeyedContainer(forKey: key)
+                for object in objects {
+                    var o = list.nestedContainer(keyedBy: JobKey.self)
+                    for (name, v) in object {
+                        switch v {
+                        case .flag: try o.encode(true, forKey: JobKey(name))
+                        case .number(let x): try o.encode(x, forKey: JobKey(name))
+                        case .path(let p): try o.encode(JobText.absolute(p), forKey: JobKey(name))
+                        case .text(let s): try o.encode(s, forKey: JobKey(name))
+                        default: continue   // a layer's options are flags, numbers, texts and its path
+                        }
+                    }
+                }
             }
         }
     }
@@ -110,6 +124,39 @@ struct OptionInput {
         case .first(let s): return [resolve(s)]
         case .second(let a): return a.map(resolve)
         }
+    }
+
+    /// An array of objects, each read by `options` into a copy of `blank` (a blend's layers): an unknown key, a
+    /// missing input or a wrong value is a problem of this key naming the object by `label` (its index from 0:
+    /// `layer fx2: 'at' must be a number`).
+    func objects<T>(_ blank: T, _ options: [JobOption<T>], label: (Int) -> String) throws(JobProblem) -> [T] {
+        var list: UnkeyedDecodingContainer
+        do { list = try container.nestedUnkeyedContainer(forKey: JobKey(name)) } catch { throw problem("must be an array of objects") }
+        var objects: [T] = []
+        let names = Set(options.map(\.name))
+        while !list.isAtEnd {
+            let n = label(objects.count)
+            let object: KeyedDecodingContainer<JobKey>
+            do { object = try list.nestedContainer(keyedBy: JobKey.self) } catch { throw problem("\(n) must be an object") }
+            if let unknown = object.allKeys.map(\.stringValue).sorted().first(where: { !names.contains($0) }) {
+                throw problem("\(n): '\(unknown)' is not one of its options")
+            }
+            var value = blank
+            for o in options {
+                let input = OptionInput(container: object, name: o.name, index: index, context: context)
+                do throws(JobProblem) {
+                    if object.contains(JobKey(o.name)) {
+                        try o.read(&value, input)
+                    } else if o.declaration.required {
+                        throw input.problem("is missing")
+                    }
+                } catch {
+                    throw JobProblem(index: index, key: name, what: "\(n): '\(o.name)' \(error.what)", file: error.file)
+                }
+            }
+            objects.append(value)
+        }
+        return objects
     }
 
     /// A string or an array of them.

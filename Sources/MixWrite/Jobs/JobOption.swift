@@ -82,6 +82,13 @@ public struct OptionDeclaration: Sendable {
         self.defaultValue = value
     }
 
+    /// Its name on the command line: the job file's key, but a list of objects one a word under the singular
+    /// (`--layer` for `layers`).
+    public var commandName: String {
+        if case .layers = shape, name.hasSuffix("s") { return String(name.dropLast()) }
+        return name
+    }
+
     /// The help's name of the value: `S`, `WxH`, `SOURCE=DB`; nil for a flag.
     public var shownValue: String? {
         if let valueName { return valueName }
@@ -92,6 +99,8 @@ public struct OptionDeclaration: Sendable {
         case .text, .texts: return "TEXT"
         case .pairs: return "SOURCE=N"
         case .path, .paths, .events: return name.uppercased()
+        case .rect: return "X,Y,W,H"
+        case .layers: return "SPEC"
         }
     }
 }
@@ -122,6 +131,11 @@ public enum OptionShape: Sendable {
     case paths
     /// Only a job file holds them as values (the command line gives a file): concat's events.
     case events
+    /// A rectangle in pixels: `X,Y,W,H` on the command line, `[x, y, w, h]` (or the text) in a job file.
+    case rect
+    /// Objects of these options: a job file's array of them; on the command line one a word, repeatable, under the
+    /// singular name (`--layer FILE:at=2:place=0,0,640,360`: the first option's value, then `NAME=VALUE`s after colons).
+    case layers([OptionDeclaration])
 
     var range: ClosedRange<Double>? {
         switch self {
@@ -143,7 +157,7 @@ public enum OptionShape: Sendable {
     /// Given again on the command line, it adds to the list (else the last one wins).
     var repeatable: Bool {
         switch self {
-        case .pairs, .texts, .paths: return true
+        case .pairs, .texts, .paths, .layers: return true
         default: return false
         }
     }
@@ -167,6 +181,8 @@ public enum JobValue: Sendable {
     case pairs([String: Double])
     /// Only in a job file (the command line takes them from a file): concat's events.
     case events([ClipEvent])
+    /// Objects, each its options' values not at their defaults, in their order (a blend's layers).
+    case layers([[(name: String, value: JobValue)]])
 }
 
 // MARK: - Options by the kind of value

@@ -69,6 +69,19 @@ public enum JobSchema {
         case .texts:
             let text = JSON.object([("type", .string("string"))])
             return [("oneOf", .array([text, .object([("type", .string("array")), ("items", text)])]))]
+        case .rect:
+            let numbers = JSON.object([("type", .string("array")), ("items", .object([("type", .string("integer"))])),
+                                       ("minItems", .number(4)), ("maxItems", .number(4))])
+            let text = JSON.object([("type", .string("string")), ("pattern", .string("^-?[0-9]+,-?[0-9]+,[0-9]+,[0-9]+$"))])
+            return [("oneOf", .array([numbers, text]))]
+        case .layers(let options):
+            let object = JSON.object([
+                ("type", .string("object")),
+                ("properties", .object(options.map { ($0.name, property($0)) })),
+                ("required", .array(options.filter(\.required).map { .string($0.name) })),
+                ("additionalProperties", .bool(false)),
+            ])
+            return [("type", .string("array")), ("items", object)]
         case .path: return [("$ref", .string("#/$defs/path"))]
         case .paths: return [("$ref", .string("#/$defs/paths"))]
         case .events:
@@ -97,7 +110,7 @@ public enum JobSchema {
         case .text(let s), .path(let s): return .string(s)
         case .texts(let l), .paths(let l): return .array(l.map(JSON.string))
         case .pairs(let p): return .object(p.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })
-        case .events: return .array([])
+        case .events, .layers: return .array([])
         }
     }
 }

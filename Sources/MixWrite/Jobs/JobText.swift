@@ -14,7 +14,7 @@ extension DescribedJob {
             switch o.declaration.form {
             case .positional: inputs += Self.words(value); continue
             case .short(let flag): name = flag
-            case .named: name = "--" + o.name
+            case .named: name = "--" + o.declaration.commandName
             }
             if case .flag = value { options.append(name) } else { for w in Self.words(value) { options += [name, w] } }
         }
@@ -40,6 +40,17 @@ extension DescribedJob {
         case .texts(let list), .paths(let list): return list
         case .pairs(let pairs): return pairs.sorted { $0.key < $1.key }.map { "\($0.key)=\(JobText.number($0.value))" }
         case .events: return []
+        case .layers(let objects):
+            // FILE:NAME=VALUE…, the file first (made absolute, as a path is), a flag by its name alone.
+            return objects.map { object in
+                object.map { (name, value) in
+                    switch value {
+                    case .path(let p): return JobText.absolute(p)
+                    case .flag: return name
+                    default: return name + "=" + words(value).joined(separator: ",")
+                    }
+                }.joined(separator: ":")
+            }
         }
     }
 
@@ -52,6 +63,9 @@ extension DescribedJob {
         case .texts(let list): return "[" + list.map(JobText.json).joined(separator: ", ") + "]"
         case .paths(let list): return "[" + list.map { JobText.json(JobText.absolute($0)) }.joined(separator: ", ") + "]"
         case .pairs(let pairs): return JobText.object(pairs)
+        case .layers(let objects):
+            return "[" + objects.map { "{" + $0.map { "\(JobText.json($0.name)): \(json($0.value))" }.joined(separator: ", ") + "}" }
+                .joined(separator: ", ") + "]"
         case .events(let events):
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

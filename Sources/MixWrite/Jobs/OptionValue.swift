@@ -1,3 +1,5 @@
+import Foundation
+
 /// The text forms of option values, parsed in one place for the command line, job files and reports.
 @_spi(Tools)
 public enum OptionValue {
@@ -21,5 +23,12 @@ public enum OptionValue {
         let parts = text.lowercased().split(separator: "x")
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
         return (w, h)
+    }
+
+    /// A rectangle: `X,Y,W,H` in whole pixels (`--place`); x and y may be negative (a layer partly outside).
+    public static func rect(_ text: String) -> [Int]? {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4, parts.allSatisfy({ $0 != nil }) else { return nil }
+        return parts.compactMap { $0 }
     }
 }

@@ -57,3 +57,66 @@ enum AlphaBlend {
         }
     }
 }
+
+extension AlphaBlend {
+    /// A rectangle of the output, in pixels.
+    typealias Rectangle = (x: Int, y: Int, width: Int, height: Int)
+
+    /// `layer` (yuva420p) laid over `output` (yuv420p) in place with its top-left corner at (`x`, `y`) (even, so its
+    /// chroma stays on the output's; either may be negative), clipped to the frame, its alpha scaled by `opacity`
+    /// (0…255): overlay's formula and rounding, a chroma sample's alpha the mean of its 2×2 luma alphas. Only what
+    /// falls inside `clip` (output pixels, even) is laid: a layer filling its rectangle is cropped to it.
+    static func place(_ layer: Frame, x: Int, y: Int, opacity: Int, clip: Rectangle, over output: Frame) {
+        let (w, h) = (layer.width, layer.height)
+        let (x0, x1, y0, y1) = visible(layer, x: x, y: y, clip: clip, in: output)
+        guard x0 < x1, y0 < y1, opacity > 0 else { return }
+        let alpha = layer.plane(3), aStride = layer.stride(3)
+        @inline(__always) func scaled(_ a: Int) -> Int { opacity == 255 ? a : (a * opacity + 127) / 255 }
+        for ly in y0..<y1 {
+            let f = layer.plane(0) + ly * layer.stride(0), a = alpha + ly * aStride
+            let o = output.plane(0) + (ly + y) * output.stride(0) + x
+            for lx in x0..<x1 {
+                let av = scaled(Int(a[lx]))
+                o[lx] = div255(Int(f[lx]) * av + Int(o[lx]) * (255 - av))
+            }
+        }
+        for cy in y0 / 2..<(y1 + 1) / 2 {
+            let a0 = alpha + 2 * cy * aStride, a1 = alpha + min(2 * cy + 1, h - 1) * aStride
+            let fu = layer.plane(1) + cy * layer.stride(1), fv = layer.plane(2) + cy * layer.stride(2)
+            let ou = output.plane(1) + (cy + y / 2) * output.stride(1) + x / 2
+            let ov = output.plane(2) + (cy + y / 2) * output.stride(2) + x / 2
+            for cx in x0 / 2..<(x1 + 1) / 2 {
+                let lx0 = 2 * cx, lx1 = min(2 * cx + 1, w - 1)
+                let av = scaled((Int(a0[lx0]) + Int(a0[lx1]) + Int(a1[lx0]) + Int(a1[lx1])) >> 2)
+                ou[cx] = div255(Int(fu[cx]) * av + Int(ou[cx]) * (255 - av))
+                ov[cx] = div255(Int(fv[cx]) * av + Int(ov[cx]) * (255 - av))
+            }
+        }
+    }
+
+    /// `layer` (yuva420p) drawn into `canvas` (yuva420p, the output's size) at (`x`, `y`) as it is, its alpha scaled by
+    /// `opacity`, and alpha 0 everywhere else: a placed layer as a whole-frame one (`--hdr keep` lifts and lays that).
+    static func draw(_ layer: Frame, x: Int, y: Int, opacity: Int, clip: Rectangle, into canvas: Frame) {
+        for row in 0..<canvas.height { (canvas.plane(3) + row * canvas.stride(3)).update(repeating: 0, count: canvas.width) }
+        let (x0, x1, y0, y1) = visible(layer, x: x, y: y, clip: clip, in: canvas)
+        guard x0 < x1, y0 < y1 else { return }
+        for ly in y0..<y1 {
+            for p in [0, 3] {
+                let src = layer.plane(p) + ly * layer.stride(p), dst = canvas.plane(p) + (ly + y) * canvas.stride(p) + x
+                for lx in x0..<x1 { dst[lx] = p == 0 || opacity == 255 ? src[lx] : UInt8((Int(src[lx]) * opacity + 127) / 255) }
+            }
+        }
+        for cy in y0 / 2..<(y1 + 1) / 2 {
+            for p in 1...2 {
+                let src = layer.plane(p) + cy * layer.stride(p), dst = canvas.plane(p) + (cy + y / 2) * canvas.stride(p) + x / 2
+                for cx in x0 / 2..<(x1 + 1) / 2 { dst[cx] = src[cx] }
+            }
+        }
+    }
+
+    /// The part of `layer` placed at (`x`, `y`) that falls inside both `clip` and `output`, in the layer's pixels.
+    private static func visible(_ layer: Frame, x: Int, y: Int, clip: Rectangle, in output: Frame) -> (Int, Int, Int, Int) {
+        (max(0, -x, clip.x - x), min(layer.width, output.width - x, clip.x + clip.width - x),
+         max(0, -y, clip.y - y), min(layer.height, output.height - y, clip.y + clip.height - y))
+    }
+}

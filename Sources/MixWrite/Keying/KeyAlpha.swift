@@ -18,6 +18,9 @@ final class KeyAlpha {
         overHigh = try Frame(width: width, height: height, pixelFormat: .yuv420p)
     }
 
+    /// The flat pictures themselves.
+    var flats: (low: Frame, high: Frame) { (low, high) }
+
     /// Keys `fx` over both flats.
     func read(_ keyer: ChromaKeyBlend, fx: Frame) {
         keyer.blend(fx: fx, base: low, into: overLow)

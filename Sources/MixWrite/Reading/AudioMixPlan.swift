@@ -24,8 +24,10 @@ public struct AudioSource: Sendable, Codable {
     public var route: String = ""
     /// Where the track's input starts on the output timeline (a concat clip's start); 0 otherwise.
     var timelineStart: MediaTime = .zero
-    /// The track is cut to this length (a concat clip's span), so it never runs into the next clip.
+    /// The track is cut to this length (a concat clip's span, a layer's `--out` less `--in`), so it never runs on.
     var span: MediaTime?
+    /// The part of the track's file left out before it starts (a layer's `--in`), on the file's timeline.
+    var head: MediaTime = .zero
     /// The place of the track's file among the job's inputs (a concat clip's number), in the order given.
     var inputIndex = 0
 
@@ -182,22 +184,7 @@ struct AudioMixPlan: Sendable {
     /// The filter description between the sources `[in0]…` and the sink `[out]`, for each source's real format.
     func graphDescription(inputFormats: [(channels: Int, sampleRate: Int)]) -> String {
         let layout = channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels)c"
-        var chains: [String] = []
-        for (i, s) in sources.enumerated() {
-            var filters: [String] = []
-            // A mono source plays at its own level in both channels, as players play a mono file.
-            if inputFormats[i].channels == 1 && channels == 2 {
-                filters.append("pan=stereo|c0=c0|c1=c0")
-            }
-            if s.gainDB + s.matchGainDB != 0 { filters.append("volume=\(s.gainDB + s.matchGainDB)dB") }
-            filters.append("aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)")
-            let rate = Rational(1, Int32(sampleRate))
-            if let span = s.span { filters.append("atrim=end_sample=\(max(1, (span - s.startOffset).ticks(in: rate)))") }
-            let delaySamples = (s.timelineStart + s.startOffset).ticks(in: rate)
-                + Int64((s.offsetSeconds * Double(sampleRate)).rounded())
-            if delaySamples > 0 { filters.append("adelay=delays=\(delaySamples)S:all=1") }
-            chains.append("[in\(i)]" + filters.joined(separator: ",") + "[m\(i)]")
-        }
+        var chains = sources.indices.map { "[in\($0)]" + sourceFilters(sources[$0], channels: inputFormats[$0].channels, layout: layout) + "[m\($0)]" }
         chains += duckingChains()
         let entering = sources.indices.map { i in
             publishing.duck.isEmpty ? "[m\(i)]" : publishing.duck[i] == nil ? "[mm\(i)]" : "[d\(i)]"
@@ -233,6 +220,31 @@ struct AudioMixPlan: Sendable {
         if measure { tail += ",ebur128=metadata=1:peak=true" }
         tail += ",aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)[out]"
         return (chains + [tail]).joined(separator: ";")
+    }
+
+    /// One source's way into the mix: to the mix's channels, its gain, the mix's format, its span (a layer's `--in` and
+    /// `--out`, a clip's end), then its place on the output's timeline and its `--offset`.
+    private func sourceFilters(_ s: AudioSource, channels inputChannels: Int, layout: String) -> String {
+        var filters: [String] = []
+        // A mono source plays at its own level in both channels, as players play a mono file.
+        if inputChannels == 1 && channels == 2 {
+            filters.append("pan=stereo|c0=c0|c1=c0")
+        }
+        if s.gainDB + s.matchGainDB != 0 { filters.append("volume=\(s.gainDB + s.matchGainDB)dB") }
+        filters.append("aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)")
+        let rate = Rational(1, Int32(sampleRate))
+        // The track's own start less what is left out: silence before it (>= 0), or its samples cut (< 0).
+        let lead = s.startOffset - s.head
+        let cut = lead < .zero ? (MediaTime.zero - lead).ticks(in: rate) : 0
+        let end = s.span.map { "end_sample=\(cut + max(1, ($0 - max(lead, .zero)).ticks(in: rate)))" }
+        if cut > 0 {
+            filters.append("atrim=start_sample=\(cut)" + (end.map { ":" + $0 } ?? "") + ",asetpts=PTS-STARTPTS")
+        } else if let end {
+            filters.append("atrim=" + end)
+        }
+        let delaySamples = (s.timelineStart + max(lead, .zero)).ticks(in: rate) + Int64((s.offsetSeconds * Double(sampleRate)).rounded())
+        if delaySamples > 0 { filters.append("adelay=delays=\(delaySamples)S:all=1") }
+        return filters.joined(separator: ",")
     }
 
     /// `--duck`: each ducked source [m_i] through sidechaincompress, keyed by the sum of the other sources,

@@ -139,7 +139,8 @@ final class VideoTrackReader: PictureSource {
 extension VideoTrackReader {
     /// fx's and base's pictures at `t` (base's last held past its end), the two decoded side by side: after a
     /// seek each may have most of a GOP to decode before `t`, and one decoder thread each leaves a core idle.
-    static func pictures(fx: VideoTrackReader, base: VideoTrackReader, at t: MediaTime) throws(MixWriteError)
+    /// fx is read at its own time `fxTime` (a layer placed later in the output, or from later in fx).
+    static func pictures(fx: VideoTrackReader, at fxTime: MediaTime, base: VideoTrackReader, at t: MediaTime) throws(MixWriteError)
         -> (fx: Frame?, base: Frame?) {
         // Each reader is used by one thread only, and both are done before this returns.
         nonisolated(unsafe) var fxResult: Result<Frame?, MixWriteError> = .success(nil)
@@ -147,7 +148,7 @@ extension VideoTrackReader {
         nonisolated(unsafe) let readers = (fx, base)
         DispatchQueue.concurrentPerform(iterations: 2) { i in
             if i == 0 {
-                fxResult = Result { () throws(MixWriteError) in try readers.0.picture(at: t, hold: false) }
+                fxResult = Result { () throws(MixWriteError) in try readers.0.picture(at: fxTime, hold: false) }
             } else {
                 baseResult = Result { () throws(MixWriteError) in try readers.1.picture(at: t, hold: true) }
             }

@@ -3,12 +3,10 @@ import FFmpegSupport
 /// The video of a blend: fx and base read at each output time, fx keyed over base, H.264 to the writer.
 struct BlendStage: VideoStage {
     struct Plan: EncodingPlan {
-        var fx: MediaFile
+        /// fx's layers, in order: the blend's FX first.
+        var layers: [LayerPlan]
         var base: MediaFile
         var video: VideoPlan
-        var key: KeySettings
-        /// fx composited by its own alpha (`AlphaBlend`) instead of chroma-keyed.
-        var byAlpha = false
         /// `--hdr keep`: base's HDR transfer, kept (10 bits, BT.2020, HEVC); the colour is then BT.2020's.
         var hdr: HDRTransfer?
         /// With `hdr`: base's mastering display and light levels, passed on in the HEVC stream's SEI.
@@ -16,6 +14,13 @@ struct BlendStage: VideoStage {
 
         /// How long the blend lasts.
         var length: MediaTime { video.length }
+        /// The FX (the first layer), its key and whether it is laid by its own alpha: what the preview tunes.
+        var fx: MediaFile { layers[0].fx }
+        var key: KeySettings {
+            get { layers[0].key }
+            set { layers[0].key = newValue }
+        }
+        var byAlpha: Bool { layers[0].byAlpha }
     }
 
     let plan: Plan
@@ -26,7 +31,8 @@ struct BlendStage: VideoStage {
         let encoder = try VideoEncoder(v.encoding, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
         let picture = try Compositor(p)
-        if v.firstFrame > 0 { try picture.seek(to: v.time(ofFrame: v.firstFrame)) }
+        // A part or an excerpt starts later; a layer used from later in its fx starts there, not at its first frame.
+        if v.firstFrame > 0 || p.layers.contains(where: { $0.from > .zero }) { try picture.seek(to: v.time(ofFrame: v.firstFrame)) }
         for n in 0..<v.frameCount {
             try Task.checkCancellation()
             let output = try picture.compose(at: v.time(ofFrame: v.firstFrame + n))
@@ -38,7 +44,10 @@ struct BlendStage: VideoStage {
     }
 
     var written: WrittenVideo { plan.video.written }
-    var compositing: String? { plan.byAlpha ? "alpha" : "chroma key" }
+    var compositing: String? {
+        let each = Set(plan.layers.map { $0.byAlpha ? "alpha" : "chroma key" })
+        return each.count == 1 ? each.first : "chroma key and alpha"
+    }
 
     /// The blended picture at output time `t`, as RGB24 (for a PNG preview), drawn as GPUImage draws it on
     /// screen: every pixel its own chroma and alpha (`ChromaKeyBlend.blendPicture`).

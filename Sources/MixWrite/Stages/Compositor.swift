@@ -7,99 +7,139 @@ import FFmpegSupport
 /// keep`) base stays HDR in 10 bits, fx is read in SDR BT.709, keyed there (or composited by its own alpha) and
 /// placed into HDR (`SDRToHDR`, `HDRBlend`).
 final class Compositor {
-    let fx: VideoTrackReader
+    /// fx's layers, in the order they are laid (the blend's FX first).
+    let layers: [LayerSource]
     let base: VideoTrackReader
     let basePath: String
     /// The colour fx is keyed in: the output's, or with `--hdr keep` SDR BT.709.
     let color: ColorDescription
-    let byAlpha: Bool
-    private(set) var keyer: ChromaKeyBlend
     let output: Frame
-    /// `--hdr keep`'s parts: fx placed into HDR, the key's alpha, and fx's colour before it is lifted.
-    private let hdr: (lift: SDRToHDR, alpha: KeyAlpha, sdr: Frame)?
+    /// A whole-frame layer laid over another's picture is keyed into this one (the keyer does not work in place).
+    private var scratch: Frame?
+    /// `--hdr keep`'s parts: fx placed into HDR, the key's alpha, fx's colour before it is lifted, and a placed layer
+    /// drawn on the whole frame.
+    private let hdr: (lift: SDRToHDR, alpha: KeyAlpha, sdr: Frame, canvas: Frame?)?
 
     init(_ p: BlendStage.Plan) throws(MixWriteError) {
         color = p.hdr == nil ? p.video.color : ColorDescription(matrix: .bt709, fullRange: false)
-        fx = try VideoTrackReader(file: p.fx, width: p.video.width, height: p.video.height, color: color,
-                                  outputFrameRate: p.video.frameRate, fit: p.video.fit, strict: p.video.strict, keepAlpha: p.byAlpha)
-        byAlpha = p.byAlpha
+        var layers: [LayerSource] = []
+        for layer in p.layers { layers.append(try LayerSource(layer, video: p.video, color: color)) }
+        self.layers = layers
         base = try VideoTrackReader(file: p.base, width: p.video.width, height: p.video.height, color: p.video.color,
                                     outputFrameRate: p.video.frameRate, fit: p.video.fit, strict: p.video.strict, keepHDR: p.hdr != nil)
         basePath = p.base.path
-        keyer = ChromaKeyBlend(settings: p.key, color: color)
+        let (w, h) = (p.video.width, p.video.height)
         do {
-            output = try Frame(width: p.video.width, height: p.video.height, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10)
+            output = try Frame(width: w, height: h, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10)
             hdr = try p.hdr.map { (transfer) throws(FFmpegError) in
-                (SDRToHDR(transfer: transfer, from: .bt709), try KeyAlpha(width: p.video.width, height: p.video.height),
-                 try Frame(width: p.video.width, height: p.video.height, pixelFormat: .yuv420p))
+                (SDRToHDR(transfer: transfer, from: .bt709), try KeyAlpha(width: w, height: h), try Frame(width: w, height: h, pixelFormat: .yuv420p),
+                 p.layers.contains { $0.place != nil } ? try Frame(width: w, height: h, pixelFormat: .yuva420p) : nil)
             }
         } catch {
             throw .processing(file: nil, "cannot allocate the output picture: \(error.description)")
         }
     }
 
-    var damagedPackets: Int { fx.damagedPackets + base.damagedPackets }
+    var damagedPackets: Int { layers.reduce(base.damagedPackets) { $0 + $1.reader.damagedPackets } }
 
-    /// The key; a new one builds the keyer's tables again.
+    /// The blend's FX (the first layer): its reader, keyer and compositing, which the preview tunes.
+    var fx: VideoTrackReader { layers[0].reader }
+    var keyer: ChromaKeyBlend { layers[0].keyer }
+    var byAlpha: Bool { layers[0].plan.byAlpha }
+
+    /// The FX's key; a new one builds the keyer's tables again.
     var key: KeySettings {
-        get { keyer.settings }
-        set { if newValue != keyer.settings { keyer = ChromaKeyBlend(settings: newValue, color: color) } }
+        get { layers[0].key }
+        set { layers[0].key = newValue }
     }
 
     func seek(to t: MediaTime) throws(MixWriteError) {
-        try fx.seek(to: t)
+        for layer in layers { try layer.seek(to: t) }
         try base.seek(to: t)
     }
 
-    /// Base (its last picture held past its end) with fx keyed over it; past fx's end, base alone.
+    /// Base (its last picture held past its end) with each layer laid over it where it shows.
     func compose(at t: MediaTime) throws(MixWriteError) -> Frame {
-        let (fxPicture, basePicture) = try pictures(at: t)
-        return try compose(fx: fxPicture, base: basePicture)
+        let (pictures, basePicture) = try pictures(at: t)
+        return try compose(layers: pictures, base: basePicture)
     }
 
-    /// `fx` keyed over `base` into `output` (base alone without fx).
-    func compose(fx fxPicture: Frame?, base basePicture: Frame) throws(MixWriteError) -> Frame {
+    /// The layers' pictures (nil where one does not show) laid over `base`, in order; base alone without any.
+    func compose(layers pictures: [Frame?], base basePicture: Frame) throws(MixWriteError) -> Frame {
         do {
             try output.makeWritable()
-            if let hdr {
-                guard let fxPicture else {
-                    try output.copyPlanes(from: basePicture)
-                    return output
-                }
-                // fx's own colour (despilled if asked: the keyer's table, as for SDR), lifted into HDR, then laid
-                // over base by its own alpha or the key's.
-                let despill = keyer.settings.despill ? keyer.despillTable : nil
-                let lifted = try hdr.lift.map(despill == nil && !byAlpha ? fxPicture : try hdr.sdr.despilled(fxPicture, despill))
-                if byAlpha {
-                    HDRBlend.blend(fx: lifted, base: basePicture, alphaOf: fxPicture, into: output)
-                } else {
-                    hdr.alpha.read(keyer, fx: fxPicture)
-                    HDRBlend.blend(fx: lifted, base: basePicture, alpha: hdr.alpha, into: output)
-                }
-            } else if let fxPicture, byAlpha {
-                AlphaBlend.blend(fx: fxPicture, base: basePicture, into: output,
-                                 despill: keyer.settings.despill ? keyer.despillTable : nil)
-            } else if let fxPicture {
-                keyer.blend(fx: fxPicture, base: basePicture, into: output)
-            } else {
-                try output.copyPicture(from: basePicture)
+            var under = basePicture
+            for (layer, picture) in zip(layers, pictures) {
+                guard let picture else { continue }
+                under = try hdr == nil ? lay(layer, picture, over: under) : layHDR(layer, picture, over: under)
             }
+            if under === basePicture { try output.copyPlanes(from: basePicture) } else if under !== output { try output.copyPlanes(from: under) }
         } catch {
             throw .processing(file: nil, "the output picture: \(error.description)")
         }
         return output
     }
 
-    /// The same picture as RGB24, every pixel blended on its own.
+    /// `fx` keyed over `base` into `output` (base alone without fx): the FX alone, as the preview tunes it.
+    func compose(fx fxPicture: Frame?, base basePicture: Frame) throws(MixWriteError) -> Frame {
+        try compose(layers: [fxPicture] + Array(repeating: nil, count: layers.count - 1), base: basePicture)
+    }
+
+    /// One SDR layer over `under`; returns the picture it made (`output` or `scratch`).
+    private func lay(_ layer: LayerSource, _ picture: Frame, over under: Frame) throws(FFmpegError) -> Frame {
+        if !layer.isWholeFrame {
+            if under !== output { try output.copyPlanes(from: under) }
+            try layer.place(picture, over: output)
+            return output
+        }
+        let into: Frame
+        if under === output {
+            if scratch == nil { scratch = try Frame(width: output.width, height: output.height, pixelFormat: .yuv420p) }
+            into = scratch!
+            try into.makeWritable()
+        } else {
+            into = output
+        }
+        if layer.plan.byAlpha {
+            AlphaBlend.blend(fx: picture, base: under, into: into, despill: layer.despill)
+        } else {
+            layer.keyer.blend(fx: picture, base: under, into: into)
+        }
+        return into
+    }
+
+    /// One layer placed into HDR over `under` (10 bits) into `output`: fx's own colour (despilled if asked: the keyer's
+    /// table, as for SDR), lifted into HDR, then laid by its own alpha or the key's.
+    private func layHDR(_ layer: LayerSource, _ picture: Frame, over under: Frame) throws(FFmpegError) -> Frame {
+        guard let hdr else { return under }
+        if let place = layer.plan.place, let canvas = hdr.canvas {
+            AlphaBlend.draw(try layer.placedPicture(picture), x: place.x, y: place.y, opacity: layer.plan.opacity,
+                            clip: layer.plan.clip, into: canvas)
+            try hdr.sdr.copyPicture(from: canvas)
+            HDRBlend.blend(fx: try hdr.lift.map(hdr.sdr), base: under, alphaOf: canvas, into: output)
+            return output
+        }
+        let despill = layer.despill
+        let lifted = try hdr.lift.map(despill == nil && !layer.plan.byAlpha ? picture : try hdr.sdr.despilled(picture, despill))
+        if layer.plan.byAlpha {
+            HDRBlend.blend(fx: lifted, base: under, alphaOf: picture, into: output)
+        } else {
+            hdr.alpha.read(layer.keyer, fx: picture)
+            HDRBlend.blend(fx: lifted, base: under, alpha: hdr.alpha, into: output)
+        }
+        return output
+    }
+
+    /// The same picture as RGB24: the FX alone over the whole frame keyed with every pixel blended on its own
+    /// (GPUImage's drawing); layers, placed or by alpha, the composite itself in RGB.
     func composeRGB(at t: MediaTime) throws(MixWriteError) -> Frame {
-        let (fxPicture, basePicture) = try pictures(at: t)
+        let (pictures, basePicture) = try pictures(at: t)
         let rgb: Frame
         do { rgb = try Frame(width: output.width, height: output.height, pixelFormat: .rgb24) } catch {
             throw .processing(file: nil, "the RGB picture: \(error.description)")
         }
-        if byAlpha {
-            // By alpha, the composite itself, in RGB.
-            let picture = try compose(fx: fxPicture, base: basePicture)
+        if layers.count > 1 || byAlpha || !layers[0].isWholeFrame {
+            let picture = try compose(layers: pictures, base: basePicture)
             do {
                 let key = Scaler.Key(width: output.width, height: output.height, format: .yuv420p, color: color)
                 try Scaler(from: key, to: .init(width: output.width, height: output.height, format: .rgb24, color: color))
@@ -110,26 +150,28 @@ final class Compositor {
             return rgb
         }
         basePicture.withYUVPlanes { b in
-            // Past fx's end, base over itself: base, whatever the alpha.
-            let fx = fxPicture ?? basePicture
+            // Where fx does not show, base over itself: base, whatever the alpha.
+            let fx = pictures[0] ?? basePicture
             fx.withYUVPlanes { f in self.keyer.blendPicture(fx: f, base: b, into: rgb.plane(0), stride: rgb.stride(0)) }
         }
         return rgb
     }
 
-    /// The decoded pictures at `t` (the readers' own, valid until the next read). Right after a seek, the two
-    /// inputs are decoded side by side (up to a GOP each); then one after the other.
-    func pictures(at t: MediaTime) throws(MixWriteError) -> (fx: Frame?, base: Frame) {
-        let (fxPicture, basePicture): (Frame?, Frame?)
-        if fx.seeked || base.seeked {
-            (fxPicture, basePicture) = try VideoTrackReader.pictures(fx: fx, base: base, at: t)
+    /// The decoded pictures at `t` (the readers' own, valid until the next read; nil where a layer does not show).
+    /// Right after a seek, a single fx and base are decoded side by side (up to a GOP each); else one after the other.
+    func pictures(at t: MediaTime) throws(MixWriteError) -> (layers: [Frame?], base: Frame) {
+        var pictures: [Frame?] = []
+        let basePicture: Frame?
+        if layers.count == 1, fx.seeked || base.seeked, let fxTime = layers[0].plan.fxTime(at: t) {
+            let (f, b) = try VideoTrackReader.pictures(fx: fx, at: fxTime, base: base, at: t)
+            (pictures, basePicture) = ([f], b)
         } else {
             basePicture = try base.picture(at: t, hold: true)
-            fxPicture = try fx.picture(at: t, hold: false)
+            for layer in layers { pictures.append(try layer.picture(at: t)) }
         }
         guard let basePicture else {
             throw .input(file: basePath, "video stream #\(base.stream.index) has no decodable picture")
         }
-        return (fxPicture, basePicture)
+        return (pictures, basePicture)
     }
 }

@@ -1,0 +1,129 @@
+import FFmpegSupport
+
+/// Where an fx goes in the output, in time and in space: from `at` seconds of the output, the span `from`…`to` of
+/// fx's own seconds (`--in`, `--out`), fitted into `place` (output pixels; nil: the whole frame, as GPUImage) at
+/// `opacity`. fx's picture and every one of its audio tracks move together. One group of options, held by the
+/// blend (for its FX) and by each extra layer, declared, read and written here alone.
+public struct LayerPlacement: Sendable, Hashable {
+    /// Output seconds where fx starts; base shows alone before it.
+    public var at: Double = 0
+    /// fx's own seconds where its used span starts (`--in`).
+    public var from: Double = 0
+    /// fx's own seconds where its used span ends (`--out`); nil: fx's end.
+    public var to: Double?
+    /// The rectangle fx is fitted into, in output pixels: x, y, width, height; nil: the whole frame.
+    public var place: [Int]?
+    /// How much of fx shows where it is kept, 0 to 1.
+    public var opacity: Double = 1
+
+    public init() {}
+
+    /// fx keyed at the output's size over the whole frame, as GPUImage keys it: no place, fully opaque (it may still
+    /// start late or use a span of fx).
+    var isWholeFrame: Bool { place == nil && opacity == 1 }
+
+    /// `at`, `in`, `out`, `place`, `opacity`.
+    static var options: [JobOption<LayerPlacement>] {
+        [.number("at", \.at, default: 0, 0...86_400 * 366, unit: "seconds", valueName: "T",
+                 help: "Start fx at T seconds of the output, its picture and sound together (base alone before)."),
+         .number("in", \.from, default: 0, 0...86_400 * 366, unit: "seconds", valueName: "S",
+                 help: "Use fx from S seconds of its own (its picture and sound)."),
+         .number("out", \.to, 0...86_400 * 366, unit: "seconds", valueName: "E", help: "Use fx up to E seconds of its own (default: its end)."),
+         JobOption(OptionDeclaration("place", .rect, valueName: "X,Y,W,H",
+                                     help: "Fit fx into this rectangle of the output, in pixels (default: the whole frame)."),
+                   read: { (p, input) throws(JobProblem) in
+                       let what = "must be X,Y,W,H in output pixels, e.g. \"960,0,960,540\""
+                       let numbers: [Int]
+                       switch try input.either(String.self, [Int].self, what) {
+                       case .first(let text): guard let r = OptionValue.rect(text) else { throw input.problem(what) }; numbers = r
+                       case .second(let list): numbers = list
+                       }
+                       guard numbers.count == 4 else { throw input.problem(what) }
+                       p.place = numbers
+                   }, write: { $0.place.map { .text($0.map(String.init).joined(separator: ",")) } }),
+         .number("opacity", \.opacity, default: 1, 0...1, help: "How much of fx shows where it is kept, 0 to 1."),
+        ]
+    }
+
+    /// What the ranges cannot say: a span that ends before it starts, a rectangle with no area. `name` names the layer.
+    func validate(_ name: String) throws(MixWriteError) {
+        do { try Self.options.checkRanges(self) } catch { throw .usage(name + error.description) }
+        if let to, to <= from { throw .usage("\(name)--out \(JobOption<Int>.format(to)) must be after --in \(JobOption<Int>.format(from))") }
+        if let r = place, r[2] <= 0 || r[3] <= 0 {
+            throw .usage("\(name)--place \(r.map(String.init).joined(separator: ",")): the rectangle has no area")
+        }
+    }
+
+    /// Where fx starts on the output, where in fx, and how long it shows when `--out` cuts it (nil: to its end).
+    var span: (start: MediaTime, from: MediaTime, length: MediaTime?) {
+        let from = MediaTime(seconds: self.from) ?? .zero
+        return (MediaTime(seconds: at) ?? .zero, from, to.flatMap { MediaTime(seconds: $0) }.map { $0 - from })
+    }
+
+    /// Where fx's picture ends on the output, given fx's length.
+    func end(fxLength: MediaTime) -> MediaTime {
+        let (start, from, length) = span
+        return start + max(.zero, min(length ?? fxLength, fxLength - from))
+    }
+}
+
+/// One more fx over base (`--layer`, a job file's `layers`): its file, where it goes (`LayerPlacement`) and how it is
+/// laid over what is under it (its key, or its own alpha). Layers are composited in order, over the blend's FX.
+public struct Layer: Sendable, Hashable {
+    public var fx: String
+    public var placement = LayerPlacement()
+    public var key = KeySettings()
+    public var autoKeyColor = false
+    public var compositing: Compositing = .auto
+
+    public init(fx: String) { self.fx = fx }
+
+    /// `fx`, then the placement's options, the key's and `key` (chroma or alpha): a layer's spec and its job-file object.
+    static var options: [JobOption<Layer>] {
+        [.path("fx", \.fx, help: "The layer's effect clip.")] + LayerPlacement.options.map { $0.lifted(\.placement) } + keyOptions
+            + [.choice("key", \.compositing, default: .auto, help: "How the layer is laid over: auto, chroma or alpha.")]
+    }
+
+    /// The layer's option declarations, which the blend's `layers` option carries (its spec's and its schema's).
+    static var declarations: [OptionDeclaration] { options.map(\.declaration) }
+}
+
+extension Layer: KeyedJob {}
+
+extension BlendJob {
+    /// Every layer, the FX first: the blend's own fx with its placement, key and compositing, then `layers`.
+    public var allLayers: [Layer] {
+        var first = Layer(fx: fx)
+        (first.placement, first.key, first.autoKeyColor, first.compositing) = (placement, key, autoKeyColor, compositing)
+        return [first] + layers
+    }
+
+    /// A layer's sound's name, and the name its messages give it: `fx` for a single fx, `fx1`, `fx2` … with layers.
+    func layerLabel(_ i: Int) -> String { layers.isEmpty ? "fx" : "fx\(i + 1)" }
+
+    /// `layers`: a job file's array of layer objects; `--layer FILE[:NAME=VALUE]...` on the command line, repeatable.
+    static var layersOption: JobOption<Self> {
+        JobOption(OptionDeclaration("layers", .layers(Layer.declarations), valueName: "FILE[:NAME=VALUE...]",
+                                    help: "Another fx over base, laid over FX and the layers before it; repeatable (--layer). "
+                                        + "NAME: at, in, out, place (X,Y,W,H), opacity, key-color, threshold, smoothing, despill, key."),
+                  read: { (job, input) throws(JobProblem) in
+                      job.layers = try input.objects(Layer(fx: ""), Layer.options) { "layer fx\($0 + 2)" }
+                  },
+                  write: { job in
+                      job.layers.isEmpty ? nil : .layers(job.layers.map { layer in
+                          Layer.options.compactMap { o in o.write(layer).map { (o.name, $0) } }
+                      })
+                  })
+    }
+
+    /// Every layer's placement and key checked, a message naming the layer (`layer fx2 (b.mov): --at -1: …`).
+    func validateLayers() throws(MixWriteError) {
+        for (i, layer) in allLayers.enumerated() {
+            let name = layers.isEmpty ? "" : "layer \(layerLabel(i)) (\(layer.fx)): "
+            try layer.placement.validate(name)
+            if i > 0 {
+                do { try Layer.keyOptions.checkRanges(layer) } catch { throw .usage(name + error.description) }
+            }
+        }
+    }
+}

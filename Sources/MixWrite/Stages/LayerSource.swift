@@ -1,0 +1,117 @@
+import FFmpegSupport
+
+/// One layer of a blend as the stage reads it: its file, when it shows (from `start` on the output, fx's own `from`
+/// on, for `length`), where (`place`: nil is the whole frame, keyed at the output's size as GPUImage keys it), how
+/// much (`opacity`), and how it is laid over (its key, or its own alpha).
+struct LayerPlan: Sendable {
+    var fx: MediaFile
+    var key: KeySettings
+    /// Composited by its own alpha (`AlphaBlend`) instead of chroma-keyed.
+    var byAlpha = false
+    var start: MediaTime = .zero
+    var from: MediaTime = .zero
+    /// How long it shows (`--out` less `--in`); nil: until fx's picture ends, as its reader finds it.
+    var length: MediaTime?
+    /// Where fx goes, fitted (by `--fit`) into `rect` and even; nil: the whole frame.
+    var place: Placement?
+    /// The rectangle asked for (even): what of fx falls outside it (`--fit fill`) is cropped.
+    var rect: Placement?
+    /// 0…255.
+    var opacity = 255
+    /// fx's size as it is keyed when placed: its own, upright and even.
+    var ownSize: (width: Int, height: Int) = (0, 0)
+
+    /// fx's own time at output time `t`, nil when the layer does not show then.
+    func fxTime(at t: MediaTime) -> MediaTime? {
+        guard t >= start else { return nil }
+        if let length, t - start >= length { return nil }
+        return from + (t - start)
+    }
+
+    /// What of the layer may show: its rectangle (its placed picture's when none was asked).
+    var clip: AlphaBlend.Rectangle {
+        let r = rect ?? place ?? Placement(x: 0, y: 0, width: 0, height: 0)
+        return (r.x, r.y, r.width, r.height)
+    }
+
+    /// Shows from the first frame to its end over the whole frame, opaque: the blend GPUImage makes, exactly.
+    var isClassic: Bool { place == nil && opacity == 255 && start == .zero && from == .zero }
+}
+
+/// A layer's reader and keyer, and for a placed layer its pictures: fx keyed at its own size into a picture with the
+/// key's matte as alpha (as `mixwrite key` writes it), scaled into its rectangle, laid over by that alpha.
+final class LayerSource {
+    let plan: LayerPlan
+    let reader: VideoTrackReader
+    private(set) var keyer: ChromaKeyBlend
+    /// The colour fx is keyed in.
+    let color: ColorDescription
+    private let placed: (alpha: KeyAlpha?, layer: Frame, scaled: Frame?)?
+    private var scaler: Scaler?
+
+    init(_ plan: LayerPlan, video: VideoPlan, color: ColorDescription) throws(MixWriteError) {
+        self.plan = plan
+        self.color = color
+        let size = plan.place == nil ? (video.width, video.height) : plan.ownSize
+        reader = try VideoTrackReader(file: plan.fx, width: size.0, height: size.1, color: color, outputFrameRate: video.frameRate,
+                                      fit: plan.place == nil ? video.fit : .stretch, strict: video.strict, keepAlpha: plan.byAlpha)
+        keyer = ChromaKeyBlend(settings: plan.key, color: color)
+        guard let place = plan.place else { placed = nil; return }
+        do {
+            let own = plan.ownSize
+            placed = (plan.byAlpha ? nil : try KeyAlpha(width: own.width, height: own.height),
+                      try Frame(width: own.width, height: own.height, pixelFormat: .yuva420p),
+                      own == (place.width, place.height) ? nil : try Frame(width: place.width, height: place.height, pixelFormat: .yuva420p))
+        } catch {
+            throw .processing(file: plan.fx.path, "cannot allocate the layer's pictures: \(error.description)")
+        }
+    }
+
+    var isWholeFrame: Bool { plan.place == nil }
+
+    /// The key; a new one builds the keyer's tables again.
+    var key: KeySettings {
+        get { keyer.settings }
+        set { if newValue != keyer.settings { keyer = ChromaKeyBlend(settings: newValue, color: color) } }
+    }
+
+    var despill: [UInt16]? { keyer.settings.despill ? keyer.despillTable : nil }
+
+    /// Made ready for output time `t` and on: the reader at fx's time then, or at the span's start if it shows later.
+    func seek(to t: MediaTime) throws(MixWriteError) {
+        try reader.seek(to: plan.fxTime(at: max(t, plan.start)) ?? plan.from)
+    }
+
+    /// fx's picture at output time `t` (its own size when placed), nil when the layer does not show then.
+    func picture(at t: MediaTime) throws(MixWriteError) -> Frame? {
+        guard let τ = plan.fxTime(at: t) else { return nil }
+        return try reader.picture(at: τ, hold: false)
+    }
+
+    /// A placed layer's picture as it is laid: keyed (fx's colour, despilled when asked, the key's matte as alpha) or
+    /// with its own alpha, scaled into its rectangle (yuva420p).
+    func placedPicture(_ picture: Frame) throws(FFmpegError) -> Frame {
+        guard let placed, let place = plan.place else { return picture }
+        if let alpha = placed.alpha {
+            alpha.read(keyer, fx: picture)
+            _ = try placed.layer.despilled(picture, despill)
+            alpha.opacity(into: placed.layer)
+        } else {
+            _ = try placed.layer.despilled(picture, despill)
+        }
+        guard let scaled = placed.scaled else { return placed.layer }
+        if scaler == nil {
+            scaler = try Scaler(from: .init(width: placed.layer.width, height: placed.layer.height, format: .yuva420p, color: color),
+                                to: .init(width: place.width, height: place.height, format: .yuva420p, color: color))
+        }
+        try scaled.makeWritable()
+        try scaler!.scale(placed.layer, into: scaled)
+        return scaled
+    }
+
+    /// `picture` laid over `output` in place (SDR, yuv420p): a placed layer by its alpha at its rectangle.
+    func place(_ picture: Frame, over output: Frame) throws(FFmpegError) {
+        guard let place = plan.place else { return }
+        AlphaBlend.place(try placedPicture(picture), x: place.x, y: place.y, opacity: plan.opacity, clip: plan.clip, over: output)
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// fx placed in time (`--at`, `--in`, `--out`) and space (`--place`, `--opacity`), and several layers (`--layer`, a job
+/// file's `layers`): read back by the ffmpeg CLI, against its own `setpts` + `scale` + `overlay` and `adelay` + `amix`.
+@Suite("layers: fx placed in time and space, several of them, the sound with its picture")
+struct LayerTests {
+    static func mixwrite(_ arguments: [String]) throws -> Oracle.Result {
+        try Oracle.mixwrite(arguments + ["--progress", "none"], timeout: 300)
+    }
+
+    static func make(_ args: [String]) throws {
+        let r = try Oracle.ffmpeg(["-y", "-v", "error"] + args)
+        try #require(r.status == 0, "\(r.stderr)")
+    }
+
+    /// FFmpeg's luma PSNR (its `psnr` filter's `y` average over every frame) of `a` against `b`.
+    static func lumaPSNR(_ a: String, _ b: String) throws -> Double {
+        let r = try Oracle.ffmpeg(["-i", a, "-i", b, "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"])
+        guard let line = r.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }),
+              let field = line.split(separator: " ").first(where: { $0.hasPrefix("y:") }) else {
+            throw OracleError("no PSNR: \(r.stderr)")
+        }
+        let value = field.dropFirst(2)
+        return value == "inf" ? .infinity : Double(value) ?? 0
+    }
+
+    /// The sound of `a` against `b` (decoded to stereo floats): their difference's level below `b`'s, in dB.
+    static func soundDifference(_ a: String, _ b: String) throws -> (level: Double, samples: (Int, Int)) {
+        let (x, y) = (try Oracle.decodeAudio(a, channels: 2), try Oracle.decodeAudio(b, channels: 2))
+        let n = min(x.count, y.count)
+        let difference = zip(x.prefix(n), y.prefix(n)).map { $0 - $1 }
+        return (Oracle.rms(difference[...]) - Oracle.rms(y.prefix(n)), (x.count, y.count))
+    }
+
+    /// A green-screen fx of 2 s at 25 fps whose frame 15 (0.6 s) has a white box, with a beep from 0.6 to 0.7 s and
+    /// silence elsewhere (FLAC); base: 4 s of grey and silence.
+    static func flashAndBeep(in dir: String) throws -> (fx: String, base: String) {
+        let fx = dir + "/flash.mkv", base = dir + "/grey.mkv"
+        try make(["-f", "lavfi", "-i", "color=c=0x00FF00:s=320x240:r=25:d=2,drawbox=x=100:y=80:w=120:h=80:color=white:t=fill:enable='eq(n,15)'",
+                  "-f", "lavfi", "-i", "aevalsrc='if(between(t,0.6,0.7),0.3*sin(2*PI*1000*t),0)':s=48000:d=2",
+                  "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", "-c:a", "flac", fx])
+        try make(["-f", "lavfi", "-i", "color=c=0x808080:s=320x240:r=25:d=4", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo",
+                  "-t", "4", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", "-c:a", "flac", base])
+        return (fx, base)
+    }
+
+    /// Mean luma of a rectangle of an RGB24 frame.
+    static func brightness(_ frame: [UInt8], width: Int, _ r: (x: Int, y: Int, w: Int, h: Int)) -> Double {
+        var sum = 0.0
+        for y in r.y..<(r.y + r.h) {
+            for x in r.x..<(r.x + r.w) {
+                let i = 3 * (y * width + x)
+                sum += 0.2126 * Double(frame[i]) + 0.7152 * Double(frame[i + 1]) + 0.0722 * Double(frame[i + 2])
+            }
+        }
+        return sum / Double(r.w * r.h)
+    }
+
+    @Test("--at 1.2 --in 0.2 --place: fx's flash and beep land together at 1.6 s (frame 40, sample 76800), in the rectangle only; base alone before")
+    func flashAndBeepTogether() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.flashAndBeep(in: dir)
+        let out = dir + "/out.mkv"
+        let r = try Self.mixwrite([fx, base, "-o", out, "--at", "1.2", "--in", "0.2", "--place", "160,120,160,120",
+                                   "--crf", "0", "--audio-codec", "pcm"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let movie = try Oracle.decodeRGB(out)
+        try #require(movie.frames.count == 100, "\(movie.frames.count) frames")
+        // The box, 120×80 at (100, 80) of fx, is 60×40 at (210, 160) of the output: halved into the bottom-right quarter.
+        let box = (x: 214, y: 164, w: 52, h: 32), elsewhere = (x: 20, y: 20, w: 100, h: 80)
+        let lit = movie.frames.indices.filter { Self.brightness(movie.frames[$0], width: 320, box) > 200 }
+        #expect(lit == [40], "the flash is at frames \(lit)")
+        for n in [0, 29, 30, 40, 99] {
+            #expect(abs(Self.brightness(movie.frames[n], width: 320, elsewhere) - 128) < 3, "frame \(n): outside the rectangle, base")
+        }
+        // The screen is keyed out wherever fx shows, so only the flash differs from base.
+        #expect(abs(Self.brightness(movie.frames[35], width: 320, box) - 128) < 3)
+        let sound = Oracle.channel(try Oracle.decodeAudio(out, channels: 2), 0, of: 2)
+        let onset = try #require(sound.firstIndex { abs($0) > 0.05 })
+        let end = try #require(sound.lastIndex { abs($0) > 0.05 })
+        print("flash at frame \(lit), beep from sample \(onset) to \(end)")
+        #expect(abs(onset - 76_800) <= 48, "the beep starts at sample \(onset), not 76800 (1.6 s)")
+        #expect(abs(end - 81_600) <= 48, "the beep ends at sample \(end), not 81600 (1.7 s)")
+        #expect(sound.count == 192_000, "the sound lasts \(sound.count) samples, as the picture's 4 s")
+    }
+
+    @Test("an alpha fx at 1 s, from 0.5 s of it, halved into a rectangle: within 40 dB (luma) and -40 dB (sound) of the CLI's setpts + scale + overlay and adelay + amix")
+    func againstTheCLI() throws {
+        let dir = try Oracle.scratch()
+        let fx = dir + "/fx.mov", base = dir + "/base.mkv", out = dir + "/out.mkv", reference = dir + "/reference.mkv"
+        try Self.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=2",
+                       "-vf", AlphaTests.disc, "-af", "volume=-14dB", "-ac", "2", "-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le",
+                       "-c:a", "pcm_s24le", fx])
+        try Self.make(["-f", "lavfi", "-i", "smptebars=s=320x240:r=25:d=3", "-f", "lavfi", "-i", "sine=f=1000:r=48000:d=3",
+                       "-af", "volume=-14dB", "-ac", "2", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", "-c:a", "flac", base])
+        let r = try Self.mixwrite([fx, base, "-o", out, "--at", "1", "--in", "0.5", "--place", "40,20,160,120",
+                                   "--crf", "0", "--audio-codec", "pcm"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let graph = "[1:v]trim=start=0.5,setpts=PTS-STARTPTS+1/TB,scale=160:120[f];"
+            + "[0:v][f]overlay=40:20:enable='gte(t,1)':eof_action=pass:format=yuv420,format=yuv420p[v];"
+            + "[1:a]atrim=start=0.5,asetpts=PTS-STARTPTS,adelay=1000:all=1[d];[0:a][d]amix=inputs=2:normalize=0:duration=first[a]"
+        let c = try Oracle.ffmpeg(["-y", "-v", "error", "-i", base, "-i", fx, "-filter_complex", graph, "-map", "[v]", "-map", "[a]",
+                                   "-c:v", "libx264", "-qp", "0", "-c:a", "pcm_s24le", reference])
+        try #require(c.status == 0, "\(c.stderr)")
+        let psnr = try Self.lumaPSNR(out, reference)
+        let (level, counts) = try Self.soundDifference(out, reference)
+        print("placed alpha fx against the CLI: luma PSNR \(psnr) dB, sound difference \(level) dB, samples \(counts)")
+        #expect(psnr >= 40)
+        #expect(level <= -40)
+        #expect(abs(counts.0 - counts.1) <= 2 * 1024, "the sound's lengths: \(counts)")
+    }
+
+    @Test("two layers: --layer and a job file's layers make the same pictures; every track named fx1:… fx2:…, each a stem")
+    func severalLayers() throws {
+        let dir = try Oracle.scratch()
+        let fx = Oracle.fixture("fx-flac.mkv"), base = Oracle.fixture("base-flac.mkv"), second = Oracle.fixture("fx.mov")
+        let byWords = dir + "/words.mkv", byFile = dir + "/file.mkv"
+        let common = ["--crf", "0", "--audio-codec", "pcm"]
+        let r = try Self.mixwrite([fx, base, "-o", byWords, "--place", "0,0,160,120", "--stems", "--json",
+                                   "--layer", "\(second):at=0.5:place=160,120,160,120:opacity=0.6:key-color=auto"] + common)
+        try #require(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let sources = ((report["audio"] as? [String: Any])?["sources"] as? [[String: Any]]) ?? []
+        let names = sources.map { "\($0["label"] ?? ""):\($0["track"] ?? "")" }
+        #expect(names == ["fx1:1", "fx1:2", "fx2:1", "fx2:2", "base:1"], "\(names)")
+        let titles = try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream_tags=title",
+                                                          "-of", "csv=p=0", byWords]).stdoutText.split(separator: "\n").map(String.init)
+        // The mix (untitled) first, then a stem a track.
+        #expect(titles.filter { !$0.isEmpty } == ["fx1:1", "fx1:2", "fx2:1", "fx2:2", "base:1"], "\(titles)")
+
+        let jobs = dir + "/jobs.json"
+        let entry = """
+            {"jobs": [{"kind": "blend", "fx": "\(fx)", "base": "\(base)", "output": "\(byFile)", "place": [0, 0, 160, 120],
+              "crf": 0, "audio-codec": "pcm", "stems": true,
+              "layers": [{"fx": "\(second)", "at": 0.5, "place": "160,120,160,120", "opacity": 0.6, "key-color": "auto"}]}]}
+            """
+        try Data(entry.utf8).write(to: URL(fileURLWithPath: jobs))
+        let b = try Oracle.mixwrite(["batch", jobs, "--progress", "none"], timeout: 300)
+        try #require(b.status == 0, "\(b.stderr)")
+        func pictures(_ path: String) throws -> [String] {
+            let f = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
+            return f.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+        }
+        let (words, file) = (try pictures(byWords), try pictures(byFile))
+        #expect(words.count == 50 && words == file)
+        // The second layer shows from 0.5 s: before, the bottom-right quarter is base's; after, it is not.
+        let movie = try Oracle.decodeRGB(byWords)
+        let plain = try Oracle.decodeRGB(base)
+        let quarter = (x: 160, y: 120, w: 160, h: 120)
+        let before = abs(Self.brightness(movie.frames[5], width: 320, quarter) - Self.brightness(plain.frames[5], width: 320, quarter))
+        #expect(before < 2, "before --at, the layer's rectangle is base's (\(before))")
+    }
+
+    @Test("bad placements and layer specs: exit 1 naming the layer and the value; an unreadable layer file: exit 2 naming it; nothing written",
+          arguments: [
+            (["--place", "0,0,0,120"], 1, "--place 0,0,0,120: the rectangle has no area"),
+            (["--place", "320,0,100,100"], 1, "--place 320,0,100,100: the rectangle is wholly outside the 320x240 frame"),
+            (["--in", "1", "--out", "0.5"], 1, "--out 0.5 must be after --in 1"),
+            (["--at", "-1"], 1, "--at -1: must be between 0"),
+            (["--at", "2.5"], 1, "--at 2.5 is past the output's end (2 s)"),
+            (["--opacity", "1.5"], 1, "--opacity 1.5: must be between 0 and 1"),
+            (["--layer", "FX:at=soon"], 1, "--at 'soon' is not a number"),
+            (["--layer", "FX:size=2"], 1, "'size=2' is not NAME=VALUE"),
+            (["--layer", "FX:at=3"], 1, "layer fx2 (FX): --at 3 is past the output's end"),
+            (["--layer", "FX:place=-500,0,100,100"], 1, "layer fx2 (FX): --place -500,0,100,100: the rectangle is wholly outside"),
+            (["--layer", "FX:in=2:out=1"], 1, "layer fx2 (FX): --out 1 must be after --in 2"),
+            (["--layer", "/no/such/layer.mov:at=1"], 2, "/no/such/layer.mov: no such file"),
+          ] as [([String], Int32, String)])
+    func badInput(extra: [String], status: Int32, message: String) throws {
+        let dir = try Oracle.scratch("bad-layer-" + String(extra.joined(separator: "_").filter { $0.isLetter || $0.isNumber }.suffix(40)))
+        let fx = Oracle.fixture("fx.mov")
+        let words = extra.map { $0.replacingOccurrences(of: "FX", with: fx) }
+        let r = try Self.mixwrite([fx, Oracle.fixture("base.mov"), "-o", dir + "/out.mov"] + words)
+        #expect(r.status == status, "\(words): \(r.stderr)")
+        let wanted = message.replacingOccurrences(of: "FX", with: fx)
+        #expect(r.stderr.contains(wanted), "\(words): \(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
+        let left = try Oracle.listing(dir)
+        #expect(left.isEmpty, "nothing written: \(left)")
+    }
+
+    @Test("--offset fx on a whole fx warns that its picture stays; --offset fx:2 (a track) does not")
+    func offsetWarns() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
+        let whole = try Self.mixwrite([fx, base, "-o", dir + "/a.mov", "--offset", "fx=1"])
+        #expect(whole.status == 0 && whole.stderr.contains("--offset fx=1 delays fx's sound only, not its picture; --at moves both together"),
+                "\(whole.stderr)")
+        let track = try Self.mixwrite([fx, base, "-o", dir + "/b.mov", "--offset", "fx:2=1"])
+        #expect(track.status == 0 && !track.stderr.contains("--at moves both"), "\(track.stderr)")
+    }
+
+    @Test("a placed layer that starts inside part 2 of 2: joined, the very pictures and sound packets of one render")
+    func layerAcrossParts() throws {
+        let dir = try Oracle.scratch()
+        let one = dir + "/one.mov", joined = dir + "/joined.mov"
+        let command = [Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--crf", "0",
+                       "--at", "0.9", "--in", "0.3", "--place", "100,60,200,150"]
+        let r = try PartsTests.mixwrite(command + ["-o", one])
+        try #require(r.status == 0, "\(r.stderr)")
+        try PartsTests.renderParts(command, out: joined, n: 2)
+        func pictures(_ path: String) throws -> [String] {
+            let f = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
+            return f.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+        }
+        let (a, b) = (try pictures(one), try pictures(joined))
+        #expect(a.count == 50 && a == b)
+        #expect(try PartsTests.audioPackets(joined) == PartsTests.audioPackets(one))
+    }
+
+    @Test("--hdr keep: a grey layer placed in a quarter is the whole-frame grey's picture there (203 cd/m²), base elsewhere")
+    func placedIntoHDR() throws {
+        let dir = try Oracle.scratch()
+        let base = try ColorTests.hdrClip("arib-std-b67", in: dir)
+        let grey = try ColorTests.flatFx("0x808080", in: dir)
+        let whole = dir + "/whole.mov", placed = dir + "/placed.mov"
+        for (out, extra) in [(whole, [String]()), (placed, ["--place", "0,0,160,120"])] {
+            let r = try Self.mixwrite([grey, base, "--hdr", "keep", "--crf", "0", "-o", out] + extra)
+            try #require(r.status == 0, "\(r.stderr)")
+        }
+        let (w, p, b) = (try Oracle.decodeRGB(whole), try Oracle.decodeRGB(placed), try Oracle.decodeRGB(base))
+        try #require(w.frames.count == p.frames.count && p.frames.count == b.frames.count && !p.frames.isEmpty)
+        func region(_ frame: [UInt8], _ x0: Int, _ y0: Int) -> [UInt8] {
+            var out: [UInt8] = []
+            for y in y0..<(y0 + 100) {
+                let start: Int = 3 * (y * 320 + x0)
+                out += frame[start..<(start + 3 * 140)]
+            }
+            return out
+        }
+        var (inside, outside) = (0.0, 0.0)
+        for n in p.frames.indices {
+            inside += Oracle.psnr(region(p.frames[n], 10, 10), region(w.frames[n], 10, 10).map(Double.init))
+            outside += Oracle.psnr(region(p.frames[n], 170, 130), region(b.frames[n], 170, 130).map(Double.init))
+        }
+        let count = Double(p.frames.count)
+        print("--hdr keep, a placed grey: inside \(inside / count) dB of the whole-frame grey, outside \(outside / count) dB of base")
+        #expect(inside / count >= 40)
+        #expect(outside / count >= 38)
+    }
+}
