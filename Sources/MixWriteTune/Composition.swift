@@ -81,6 +81,13 @@ struct TuneInfo: Encodable, Sendable {
     /// A blend's inputs, and how long fx shows (the page opens in its middle).
     var fx, base: String?
     var fxDuration: Double?
+    /// A blend's layers, the FX first: each one's file, its sound's name and how long its fx lasts.
+    struct Layer: Encodable, Sendable {
+        var file: String
+        var name: String
+        var fxDuration: Double
+    }
+    var layers: [Layer]?
     /// A concat's clips (every one given), and the output's timeline for the settings asked (the clips kept, in
     /// their order, and the events).
     var clips: [Clip]?
@@ -116,7 +123,9 @@ func requesting<T>(_ body: () throws(MixWriteError) -> T) throws(RequestError) -
 final class BlendComposition: Composition {
     let kind = "blend"
     private let blend: BlendJob
-    private let preview: BlendPreview
+    /// The preview of the layers as last asked (made again when a layer moves; the key and the mix change without).
+    private var preview: BlendPreview
+    private let layerFiles: [TuneInfo.Layer]
     let tracks: [TuneSettings.Track]
     let initial: TuneSettings
     let loudness: @Sendable () throws(MixWriteError) -> [String: Double]
@@ -127,6 +136,10 @@ final class BlendComposition: Composition {
         tracks = preview.tracks.map { TuneSettings.Track(source: $0.label, name: $0.name) }
         initial = TuneSettings(job: job, key: preview.initialKey, tracks: tracks)
         loudness = { () throws(MixWriteError) in try job.trackLoudness() }
+        let count = job.allLayers.count
+        layerFiles = zip(job.allLayers.indices, preview.layerLengths).map { i, length in
+            TuneInfo.Layer(file: job.allLayers[i].fx, name: count == 1 ? "fx" : "fx\(i + 1)", fxDuration: length)
+        }
     }
 
     var job: any TunedJob { blend }
@@ -134,14 +147,24 @@ final class BlendComposition: Composition {
     func info(_ settings: TuneSettings) -> TuneInfo {
         var info = TuneInfo(kind: kind, output: blend.output, duration: preview.duration, width: preview.width, height: preview.height,
                             frameRate: preview.frameRate.doubleValue, settings: initial, tracks: preview.tracks)
-        (info.fx, info.base, info.fxDuration) = (blend.fx, blend.base, preview.fxDuration)
+        (info.fx, info.base, info.fxDuration, info.layers) = (blend.fx, blend.base, preview.fxDuration, layerFiles)
         return info
+    }
+
+    /// The preview of the layers `settings` place: the one held while they stay.
+    private func preview(for settings: TuneSettings) throws(RequestError) -> BlendPreview {
+        let j = try blendJob(settings)
+        if j.allLayers.map(\.placement) != preview.job.allLayers.map(\.placement) {
+            preview = try requesting { () throws(MixWriteError) in try BlendPreview(job: j) }
+        }
+        return preview
     }
 
     func picture(at t: Double, settings: TuneSettings, query: [String: String]) throws(RequestError) -> [UInt8] {
         guard let view = BlendPreview.View(rawValue: query["view"] ?? "composite") else {
             throw .bad("view must be one of \(BlendPreview.View.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        let preview = try preview(for: settings)
         try checkTime(t, within: preview.duration)
         do { return try preview.picture(at: t, key: settings.key, view: view) } catch { throw .failed(error.description) }
     }

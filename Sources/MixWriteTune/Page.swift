@@ -46,16 +46,32 @@ enum Page {
   .clip.removed { opacity: 0.5; }
   .clip img { display: block; width: 160px; background: #222; }
   .clip .name { font-weight: 600; overflow-wrap: anywhere; }
+  /* A blend's layers: a box each over the picture, moved by dragging it, resized by its corner. */
+  #pictures { position: relative; }
+  #boxes { position: absolute; left: 0; top: 0; pointer-events: none; overflow: hidden; }
+  .layerbox { position: absolute; box-sizing: border-box; border: 2px dashed #ff0; cursor: move; pointer-events: auto;
+              color: #ff0; font-size: 11px; text-shadow: 0 0 2px #000; touch-action: none; }
+  /* A whole-frame layer leaves the picture to clicks (a pick); its corner still resizes it. */
+  .layerbox.whole { border-color: rgba(255, 255, 0, 0.35); pointer-events: none; }
+  .layerbox.whole .handle { pointer-events: auto; }
+  #boxes[hidden] { display: none; }
+  .layerbox .handle { position: absolute; right: -6px; bottom: -6px; width: 12px; height: 12px; background: #ff0;
+                      cursor: nwse-resize; }
+  .layer { border: 1px solid #ccc; padding: 4px; margin: 4px 0; }
+  .layer input { width: 3.6em; }
+  #spans { position: relative; margin: 0 0 6px 92px; background: #eee; }
+  #spans div { position: relative; height: 8px; margin: 1px 0; background: #cc0; }
 </style>
 </head>
 <body>
-<div id="stage"><div id="pictures"><img id="picture" alt="the blended picture"><img id="second" alt="" hidden></div>
+<div id="stage"><div id="pictures"><img id="picture" alt="the blended picture"><img id="second" alt="" hidden><div id="boxes"></div></div>
   <video id="audition" controls></video></div>
 <aside>
   <div id="bar"><div id="status"></div><progress id="progress" max="1" value="0" hidden></progress></div>
   <h2>Picture</h2>
   <label><span>time</span><input id="t" type="range" min="0" value="0" step="any"><output id="tOut"></output></label>
   <div id="timeline" data-kinds="concat"></div>
+  <div id="spans" data-kinds="blend" title="where each layer shows"></div>
   <label data-kinds="blend"><span>view</span><select id="view">
     <option value="composite">composite</option><option value="matte">matte</option><option value="fx">fx</option>
     <option value="base">base</option><option value="side">side by side (composite, matte)</option></select></label>
@@ -68,6 +84,7 @@ enum Page {
   <label data-kinds="concat"><span>fps</span><input id="fps" size="10" placeholder="as the first clip"></label>
   <label data-kinds="still"><span>background</span><input id="background" size="7"></label></div>
   <div data-kinds="concat"><h2>Clips</h2><div id="clips"></div></div>
+  <div data-kinds="blend"><h2>Layers</h2><div id="layers"></div></div>
   <div data-kinds="blend"><h2>Key</h2>
   <label><span>colour</span><span id="swatch"></span><input id="key" size="7">
     <button id="pickButton" title="then click on the fx view">pick on fx</button></label>
@@ -134,7 +151,8 @@ function frameParams() {
 function pictureParams(view) {
   const p = { t: $("t").value, ...frameParams() };
   if (info.kind === "blend") Object.assign(p, { view, keyColor: settings.keyColor, threshold: settings.threshold,
-                                                smoothing: settings.smoothing, despill: settings.despill ? "1" : "0" });
+                                                smoothing: settings.smoothing, despill: settings.despill ? "1" : "0",
+                                                layers: JSON.stringify(settings.layers) });
   return p;
 }
 function refresh(started = performance.now()) {
@@ -166,6 +184,93 @@ function applyZoom() {
   const w = Math.max(1, Math.floor(info.width * scale)), h = Math.max(1, Math.floor(info.height * scale));
   for (const img of [$("picture"), $("second")]) { img.style.width = w + "px"; img.style.height = h + "px"; }
   $("audition").style.width = Math.min(w, stage.clientWidth) + "px";
+  if (info.kind === "blend") { $("boxes").style.width = w + "px"; $("boxes").style.height = h + "px"; placeBoxes(); }
+}
+
+// A blend's layers: where each goes (a box on the picture, its numbers in the panel) and when (a band under the time).
+function layerEnd(i) {
+  const l = settings.layers[i], own = info.layers[i].fxDuration;
+  return l.at + Math.max(0, Math.min(l.out ?? own, own) - (l.in || 0));
+}
+function drawSpans() {
+  const bar = $("spans");
+  bar.textContent = "";
+  settings.layers.forEach((l, i) => {
+    const d = document.createElement("div");
+    d.style.left = (100 * l.at / info.duration) + "%";
+    d.style.width = (100 * Math.max(0, Math.min(layerEnd(i), info.duration) - l.at) / info.duration) + "%";
+    d.title = info.layers[i].name + ": " + l.at.toFixed(2) + " to " + layerEnd(i).toFixed(2) + " s";
+    bar.append(d);
+  });
+}
+function placeBoxes() {
+  const scale = $("picture").clientWidth / info.width;
+  document.querySelectorAll(".layerbox").forEach((box, i) => {
+    const r = settings.layers[i].place || [0, 0, info.width, info.height];
+    box.classList.toggle("whole", !settings.layers[i].place);
+    Object.assign(box.style, { left: r[0] * scale + "px", top: r[1] * scale + "px", width: r[2] * scale + "px", height: r[3] * scale + "px" });
+  });
+}
+const layerFields = ["at", "in", "out", "x", "y", "w", "h", "opacity"];
+function showLayer(i) {
+  const l = settings.layers[i], r = l.place || ["", "", "", ""];
+  const values = { at: l.at, in: l.in || 0, out: l.out ?? "", x: r[0], y: r[1], w: r[2], h: r[3], opacity: l.opacity ?? 1 };
+  for (const f of layerFields) $("layer" + i + f).value = values[f];
+}
+function layerChanged(i) { showLayer(i); placeBoxes(); drawSpans(); refresh(); settingsChanged(); }
+function drawLayers() {
+  $("layers").textContent = ""; $("boxes").textContent = "";
+  info.layers.forEach((layer, i) => {
+    const row = document.createElement("div");
+    row.className = "layer";
+    row.innerHTML = `<div class="name"></div><div class="file"></div>` + layerFields.map(f =>
+      `<label style="display:inline-flex"><span style="width:auto">${f}</span><input id="layer${i}${f}" size="5"></label>`).join(" ");
+    row.querySelector(".name").textContent = layer.name;
+    row.querySelector(".file").textContent = layer.file;
+    $("layers").append(row);
+    for (const f of layerFields) $("layer" + i + f).addEventListener("change", () => {
+      const l = settings.layers[i], v = $("layer" + i + f).value.trim(), x = Number(v);
+      if (f === "out" && v === "") l.out = null;
+      else if (["x", "y", "w", "h"].includes(f)) {
+        const r = l.place ? [...l.place] : [0, 0, info.width, info.height];
+        if (v === "" && f === "w") { l.place = null; return layerChanged(i); }
+        if (!Number.isFinite(x)) { error(f + " must be a number"); return showLayer(i); }
+        r["xywh".indexOf(f)] = Math.round(x); l.place = r;
+      } else {
+        if (v === "" || !Number.isFinite(x)) { error(f + " must be a number"); return showLayer(i); }
+        l[f] = x;
+      }
+      layerChanged(i);
+    });
+    const box = document.createElement("div");
+    box.className = "layerbox"; box.dataset.layer = String(i); box.textContent = layer.name;
+    const handle = document.createElement("div");
+    handle.className = "handle";
+    box.append(handle);
+    box.addEventListener("pointerdown", event => dragLayer(event, i, event.target === handle));
+    $("boxes").append(box);
+    showLayer(i);
+  });
+  placeBoxes(); drawSpans();
+}
+// Dragging a box moves its layer (its corner: resizes it), in the picture's pixels; the picture follows on release.
+function dragLayer(event, i, resizing) {
+  event.preventDefault();
+  const box = event.currentTarget, scale = $("picture").clientWidth / info.width;
+  const start = [event.clientX, event.clientY], r0 = settings.layers[i].place || [0, 0, info.width, info.height];
+  box.setPointerCapture(event.pointerId);
+  const move = e => {
+    const dx = Math.round((e.clientX - start[0]) / scale), dy = Math.round((e.clientY - start[1]) / scale);
+    settings.layers[i].place = resizing ? [r0[0], r0[1], Math.max(2, r0[2] + dx), Math.max(2, r0[3] + dy)]
+                                        : [r0[0] + dx, r0[1] + dy, r0[2], r0[3]];
+    showLayer(i); placeBoxes();
+  };
+  const up = () => {
+    box.removeEventListener("pointermove", move); box.removeEventListener("pointerup", up);
+    layerChanged(i);
+  };
+  box.addEventListener("pointermove", move);
+  box.addEventListener("pointerup", up);
 }
 
 // A change of the frame or of the clips changes the output's size, length and timeline: asked again, then drawn.
@@ -294,10 +399,13 @@ function bindKey() {
   showKey();
   checked($("key"), text => /^[0-9a-fA-F]{6}$/.test(text) ? text.toUpperCase() : undefined, "RRGGBB, as 00FF00",
           value => { settings.keyColor = value; $("swatch").style.background = "#" + value; refresh(); }, () => settings.keyColor);
-  $("pickButton").addEventListener("click", () => { picking = true; $("view").value = "fx"; refresh(); status("click on the screen colour in the picture"); });
+  $("pickButton").addEventListener("click", () => {
+    picking = true; $("boxes").hidden = true; $("view").value = "fx"; refresh(); status("click on the screen colour in the picture");
+  });
   $("picture").addEventListener("click", async event => {
     if (!picking) return;
     picking = false;
+    $("boxes").hidden = false;
     const img = $("picture"), box = img.getBoundingClientRect();
     const x = Math.floor((event.clientX - box.left) * info.width / box.width);
     const y = Math.floor((event.clientY - box.top) * info.height / box.height);
@@ -460,7 +568,7 @@ async function start() {
       setTimeout(() => { b.textContent = "copy"; }, 1500);
     });
   }
-  if (info.kind === "blend") bindKey();
+  if (info.kind === "blend") { bindKey(); drawLayers(); }
   bindFrame();
   bindMix();
   drawTimeline();

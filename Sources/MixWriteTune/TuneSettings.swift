@@ -24,6 +24,8 @@ struct TuneSettings: Codable, Sendable, Equatable {
     /// dB by source or track name: lowered that far while the others play (`--duck`).
     var duck: [String: Double] = [:]
     var levelMatch = false
+    /// A blend's layers, the FX first: where each goes in time and space (`--at`, `--in`, `--out`, `--place`, `--opacity`).
+    var layers: [LayerPlacement]?
 
     /// A track of the mix: its source (`fx`, `audio1`) and its own name (`fx:2`).
     struct Track: Sendable, Equatable {
@@ -47,10 +49,11 @@ struct TuneSettings: Codable, Sendable, Equatable {
     init(job: BlendJob, key: KeySettings, tracks: [Track]) {
         self.init(audio: job.audio, tracks: tracks)
         self.key = key
+        layers = job.allLayers.map(\.placement)
     }
 
     enum CodingKeys: String, CodingKey {
-        case clips, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch
+        case clips, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch, layers
     }
 
     /// The page sends every key of its kind; a script may leave the mix out (a blend's key it must give).
@@ -69,6 +72,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
         loudness = try c.decodeIfPresent(Double.self, forKey: .loudness)
         duck = try c.decodeIfPresent([String: Double].self, forKey: .duck) ?? [:]
         levelMatch = try c.decodeIfPresent(Bool.self, forKey: .levelMatch) ?? false
+        layers = try c.decodeIfPresent([LayerPlacement].self, forKey: .layers)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -85,6 +89,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
         try c.encodeIfPresent(loudness, forKey: .loudness)
         try c.encode(duck, forKey: .duck)
         try c.encode(levelMatch, forKey: .levelMatch)
+        try c.encodeIfPresent(layers, forKey: .layers)
     }
 
     /// The key with what a query changes, by `KeySettings`' own names (`keyColor=00FF00&threshold=0.3`): each value
@@ -181,11 +186,16 @@ struct TuneSettings: Codable, Sendable, Equatable {
         audio.levelMatch = levelMatch
     }
 
-    /// A blend with these settings: the key and the mix.
-    func applied(to job: BlendJob, tracks: [Track]) -> BlendJob {
+    /// A blend with these settings: the key, where each layer goes, and the mix.
+    func applied(to job: BlendJob, tracks: [Track]) throws(RequestError) -> BlendJob {
         var j = job
         j.key = key
         j.autoKeyColor = false
+        if let layers {
+            guard layers.count == job.allLayers.count else { throw .bad("layers must give each of the \(job.allLayers.count) layers") }
+            j.placement = layers[0]
+            for i in j.layers.indices { j.layers[i].placement = layers[i + 1] }
+        }
         applyMix(to: &j.audio, tracks: tracks)
         return j
     }

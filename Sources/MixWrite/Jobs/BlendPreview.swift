@@ -21,6 +21,8 @@ public final class BlendPreview {
     public let duration: Double
     /// How long fx's video lasts on the output, in seconds (at most `duration`): where fx can be seen.
     public let fxDuration: Double
+    /// How long each layer's fx lasts, in its own seconds (the FX first).
+    public let layerLengths: [Double]
     public let frameRate: Rational
     /// Every track the mix takes, by its command-line name (`fx:1`, `base:1`, `audio1:1` …), before `mute`.
     public let tracks: [AudioSource]
@@ -53,6 +55,7 @@ public final class BlendPreview {
         frameRate = plan.video.frameRate
         duration = plan.length.seconds
         fxDuration = min(duration, plan.fx.videoDuration?.seconds ?? duration)
+        layerLengths = plan.layers.map { $0.fx.videoDuration?.seconds ?? 0 }
         var lenient = plan
         lenient.video.strict = false
         compositor = try Compositor(lenient)

@@ -4,7 +4,7 @@ import FFmpegSupport
 /// fx's own seconds (`--in`, `--out`), fitted into `place` (output pixels; nil: the whole frame, as GPUImage) at
 /// `opacity`. fx's picture and every one of its audio tracks move together. One group of options, held by the
 /// blend (for its FX) and by each extra layer, declared, read and written here alone.
-public struct LayerPlacement: Sendable, Hashable {
+public struct LayerPlacement: Sendable, Hashable, Codable {
     /// Output seconds where fx starts; base shows alone before it.
     public var at: Double = 0
     /// fx's own seconds where its used span starts (`--in`).
@@ -17,6 +17,18 @@ public struct LayerPlacement: Sendable, Hashable {
     public var opacity: Double = 1
 
     public init() {}
+
+    /// Its option names (the tuning page's settings).
+    enum CodingKeys: String, CodingKey { case at, from = "in", to = "out", place, opacity }
+
+    public init(from decoder: any Swift.Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        at = try c.decodeIfPresent(Double.self, forKey: .at) ?? 0
+        from = try c.decodeIfPresent(Double.self, forKey: .from) ?? 0
+        to = try c.decodeIfPresent(Double.self, forKey: .to)
+        place = try c.decodeIfPresent([Int].self, forKey: .place)
+        opacity = try c.decodeIfPresent(Double.self, forKey: .opacity) ?? 1
+    }
 
     /// fx keyed at the output's size over the whole frame, as GPUImage keys it: no place, fully opaque (it may still
     /// start late or use a span of fx).
