@@ -71,7 +71,10 @@ typedef struct mw_sws mw_sws_t;
 /// interpolated at full resolution. NULL when the formats or sizes are refused.
 static inline mw_sws_t *mw_sws_get(int srcW, int srcH, enum AVPixelFormat srcFormat,
                                    int dstW, int dstH, enum AVPixelFormat dstFormat, int accurate) {
-    int flags = accurate ? (int)SWS_BICUBIC | (int)SWS_ACCURATE_RND | (int)SWS_FULL_CHR_H_INT : (int)SWS_BICUBIC;
+    // accurate: 1 exact rounding, full-resolution chroma; 0 the ffmpeg CLI's bicubic; -1 bilinear (a layer scaled
+    // down into its rectangle every frame).
+    int flags = accurate > 0 ? (int)SWS_BICUBIC | (int)SWS_ACCURATE_RND | (int)SWS_FULL_CHR_H_INT
+                             : accurate < 0 ? (int)SWS_BILINEAR : (int)SWS_BICUBIC;
     return (mw_sws_t *)sws_getContext(srcW, srcH, srcFormat, dstW, dstH, dstFormat, flags, NULL, NULL, NULL);
 }
 

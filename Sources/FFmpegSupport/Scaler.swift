@@ -22,11 +22,12 @@ public final class Scaler {
     /// `mw_sws_*`: the context's type and the flags' differ between FFmpeg versions).
     /// `accurate` rounds exactly and interpolates chroma at full resolution (for pictures that are encoded
     /// again); without it the flags are the ffmpeg CLI's own (bicubic), so a picture converts as ffmpeg shows it.
-    public init(from source: Key, to destination: Key, accurate: Bool = true) throws(FFmpegError) {
+    /// `bilinear`: bilinear filtering instead (cheaper, for a picture scaled every frame and laid over another).
+    public init(from source: Key, to destination: Key, accurate: Bool = true, bilinear: Bool = false) throws(FFmpegError) {
         self.source = source
         self.destination = destination
         context = mw_sws_get(Int32(source.width), Int32(source.height), source.format.av,
-                             Int32(destination.width), Int32(destination.height), destination.format.av, accurate ? 1 : 0)
+                             Int32(destination.width), Int32(destination.height), destination.format.av, bilinear ? -1 : accurate ? 1 : 0)
         guard context != nil else { throw FFmpegError(.invalidArgument, call: "sws_getContext") }
         mw_sws_set_colorspace(context, source.color.matrix.sws, source.color.fullRange ? 1 : 0,
                               destination.color.matrix.sws, destination.color.fullRange ? 1 : 0)

@@ -1,4 +1,5 @@
 import FFmpegSupport
+import Foundation
 
 /// fx's and base's readers and the keyer: the blend's picture at any output time. The one compositor: the blend
 /// stage encodes its pictures, `BlendStage.picture` draws one in RGB (`--frame`), and the tuning page's preview keys
@@ -60,17 +61,52 @@ final class Compositor {
 
     /// Base (its last picture held past its end) with each layer laid over it where it shows.
     func compose(at t: MediaTime) throws(MixWriteError) -> Frame {
-        let (pictures, basePicture) = try pictures(at: t)
-        return try compose(layers: pictures, base: basePicture)
+        if layers.count == 1 && layers[0].isWholeFrame {
+            let (pictures, basePicture) = try pictures(at: t)
+            return try compose(layers: pictures, base: basePicture)
+        }
+        let (laid, basePicture) = try laidPictures(at: t)
+        return try compose(layers: laid, base: basePicture, keyed: true)
+    }
+
+    /// The pictures at `t` as they are laid: base and each layer (read, and a placed one keyed and scaled) side by
+    /// side on the cores (each reader and keyer is used by one thread only; all are done on return).
+    private func laidPictures(at t: MediaTime) throws(MixWriteError) -> (layers: [Frame?], base: Frame) {
+        let results = UnsafeMutableBufferPointer<Result<Frame?, MixWriteError>>.allocate(capacity: layers.count + 1)
+        results.initialize(repeating: .success(nil))
+        defer { results.deinitialize(); results.deallocate() }
+        nonisolated(unsafe) let (base, layers, out) = (self.base, self.layers, results)
+        DispatchQueue.concurrentPerform(iterations: layers.count + 1) { i in
+            if i == layers.count {
+                out[i] = Result { () throws(MixWriteError) in try base.picture(at: t, hold: true) }
+                return
+            }
+            let layer = layers[i]
+            out[i] = Result { () throws(MixWriteError) in
+                let picture = try layer.picture(at: t)
+                guard let picture, !layer.isWholeFrame else { return picture }
+                do throws(FFmpegError) { return try layer.placedPicture(picture) } catch {
+                    throw .processing(file: layer.plan.fx.path, "the layer's picture: \(error.description)")
+                }
+            }
+        }
+        guard let basePicture = try results[layers.count].get() else {
+            throw .input(file: basePath, "video stream #\(base.stream.index) has no decodable picture")
+        }
+        var laid: [Frame?] = []
+        for i in layers.indices { laid.append(try results[i].get()) }
+        return (laid, basePicture)
     }
 
     /// The layers' pictures (nil where one does not show) laid over `base`, in order; base alone without any.
-    func compose(layers pictures: [Frame?], base basePicture: Frame) throws(MixWriteError) -> Frame {
+    /// `keyed`: the placed layers' pictures are already keyed and scaled (`LayerSource.placedPicture`).
+    func compose(layers pictures: [Frame?], base basePicture: Frame, keyed: Bool = false) throws(MixWriteError) -> Frame {
         do {
             try output.makeWritable()
             var under = basePicture
             for (layer, picture) in zip(layers, pictures) {
-                guard let picture else { continue }
+                guard var picture else { continue }
+                if !keyed && !layer.isWholeFrame { picture = try layer.placedPicture(picture) }
                 under = try hdr == nil ? lay(layer, picture, over: under) : layHDR(layer, picture, over: under)
             }
             if under === basePicture { try output.copyPlanes(from: basePicture) } else if under !== output { try output.copyPlanes(from: under) }
@@ -85,11 +121,12 @@ final class Compositor {
         try compose(layers: [fxPicture] + Array(repeating: nil, count: layers.count - 1), base: basePicture)
     }
 
-    /// One SDR layer over `under`; returns the picture it made (`output` or `scratch`).
+    /// One SDR layer over `under` (a placed one's picture keyed and scaled); returns the picture it made (`output` or
+    /// `scratch`).
     private func lay(_ layer: LayerSource, _ picture: Frame, over under: Frame) throws(FFmpegError) -> Frame {
-        if !layer.isWholeFrame {
+        if let place = layer.plan.place {
             if under !== output { try output.copyPlanes(from: under) }
-            try layer.place(picture, over: output)
+            AlphaBlend.place(picture, x: place.x, y: place.y, opacity: layer.plan.opacity, clip: layer.plan.clip, over: output)
             return output
         }
         let into: Frame
@@ -113,8 +150,7 @@ final class Compositor {
     private func layHDR(_ layer: LayerSource, _ picture: Frame, over under: Frame) throws(FFmpegError) -> Frame {
         guard let hdr else { return under }
         if let place = layer.plan.place, let canvas = hdr.canvas {
-            AlphaBlend.draw(try layer.placedPicture(picture), x: place.x, y: place.y, opacity: layer.plan.opacity,
-                            clip: layer.plan.clip, into: canvas)
+            AlphaBlend.draw(picture, x: place.x, y: place.y, opacity: layer.plan.opacity, clip: layer.plan.clip, into: canvas)
             try hdr.sdr.copyPicture(from: canvas)
             HDRBlend.blend(fx: try hdr.lift.map(hdr.sdr), base: under, alphaOf: canvas, into: output)
             return output

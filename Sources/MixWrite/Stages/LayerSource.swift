@@ -101,17 +101,14 @@ final class LayerSource {
         }
         guard let scaled = placed.scaled else { return placed.layer }
         if scaler == nil {
+            // Bilinear: a layer is scaled every frame it shows (swscale's bicubic cost as much as laying it).
             scaler = try Scaler(from: .init(width: placed.layer.width, height: placed.layer.height, format: .yuva420p, color: color),
-                                to: .init(width: place.width, height: place.height, format: .yuva420p, color: color))
+                                to: .init(width: place.width, height: place.height, format: .yuva420p, color: color), accurate: false,
+                                bilinear: true)
         }
         try scaled.makeWritable()
         try scaler!.scale(placed.layer, into: scaled)
         return scaled
     }
 
-    /// `picture` laid over `output` in place (SDR, yuv420p): a placed layer by its alpha at its rectangle.
-    func place(_ picture: Frame, over output: Frame) throws(FFmpegError) {
-        guard let place = plan.place else { return }
-        AlphaBlend.place(try placedPicture(picture), x: place.x, y: place.y, opacity: plan.opacity, clip: plan.clip, over: output)
-    }
 }
