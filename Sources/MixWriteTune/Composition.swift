@@ -134,7 +134,7 @@ final class BlendComposition: Composition {
         blend = job
         preview = try BlendPreview(job: job)
         tracks = preview.tracks.map { TuneSettings.Track(source: $0.label, name: $0.name) }
-        initial = TuneSettings(job: job, key: preview.initialKey, tracks: tracks)
+        initial = TuneSettings(job: job, key: preview.initialKey, layerKeys: preview.initialLayerKeys, tracks: tracks)
         loudness = { () throws(MixWriteError) in try job.trackLoudness() }
         let count = job.allLayers.count
         layerFiles = zip(job.allLayers.indices, preview.layerLengths).map { i, length in
@@ -166,7 +166,9 @@ final class BlendComposition: Composition {
         }
         let preview = try preview(for: settings)
         try checkTime(t, within: preview.duration)
-        do { return try preview.picture(at: t, key: settings.key, view: view) } catch { throw .failed(error.description) }
+        do { return try preview.picture(at: t, key: settings.key, layerKeys: settings.layerKeys ?? [], view: view) } catch {
+            throw .failed(error.description)
+        }
     }
 
     /// fx's colour at (x, y); the coordinates are checked as numbers before they become integers.

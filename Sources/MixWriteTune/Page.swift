@@ -152,7 +152,7 @@ function pictureParams(view) {
   const p = { t: $("t").value, ...frameParams() };
   if (info.kind === "blend") Object.assign(p, { view, keyColor: settings.keyColor, threshold: settings.threshold,
                                                 smoothing: settings.smoothing, despill: settings.despill ? "1" : "0",
-                                                layers: JSON.stringify(settings.layers) });
+                                                layers: JSON.stringify(settings.layers), layerKeys: JSON.stringify(settings.layerKeys) });
   return p;
 }
 function refresh(started = performance.now()) {
@@ -228,6 +228,7 @@ function drawLayers() {
     row.querySelector(".name").textContent = layer.name;
     row.querySelector(".file").textContent = layer.file;
     $("layers").append(row);
+    if (i > 0) keyFields(row, i - 1);
     for (const f of layerFields) $("layer" + i + f).addEventListener("change", () => {
       const l = settings.layers[i], v = $("layer" + i + f).value.trim(), x = Number(v);
       if (f === "out" && v === "") l.out = null;
@@ -252,6 +253,31 @@ function drawLayers() {
     showLayer(i);
   });
   placeBoxes(); drawSpans();
+}
+// A layer's own key (the FX's is the Key panel's): its colour, threshold, smoothing and despill.
+function keyFields(row, k) {
+  const key = settings.layerKeys[k], id = f => "layerKey" + k + f;
+  const keys = document.createElement("div");
+  keys.innerHTML = `<label style="display:inline-flex"><span style="width:auto">key</span><input id="${id("keyColor")}" size="7"></label>
+    <label style="display:inline-flex"><span style="width:auto">threshold</span><input id="${id("threshold")}" size="5"></label>
+    <label style="display:inline-flex"><span style="width:auto">smoothing</span><input id="${id("smoothing")}" size="5"></label>
+    <label style="display:inline-flex"><span style="width:auto">despill</span><input id="${id("despill")}" type="checkbox"></label>`;
+  row.append(keys);
+  const show = () => { for (const f of ["keyColor", "threshold", "smoothing"]) $(id(f)).value = key[f]; $(id("despill")).checked = key.despill; };
+  show();
+  for (const f of ["keyColor", "threshold", "smoothing", "despill"]) $(id(f)).addEventListener("change", () => {
+    const input = $(id(f));
+    if (f === "despill") key.despill = input.checked;
+    else if (f === "keyColor") {
+      if (!/^[0-9a-fA-F]{6}$/.test(input.value.trim())) { error("key must be RRGGBB, as 00FF00"); return show(); }
+      key.keyColor = input.value.trim().toUpperCase();
+    } else {
+      const x = Number(input.value);
+      if (input.value.trim() === "" || !(x >= 0 && x <= 1)) { error(f + " must be between 0 and 1"); return show(); }
+      key[f] = x;
+    }
+    show(); refresh(); settingsChanged();
+  });
 }
 // Dragging a box moves its layer (its corner: resizes it), in the picture's pixels; the picture follows on release.
 function dragLayer(event, i, resizing) {

@@ -201,6 +201,12 @@ public final class TuneServer: Sendable {
         for (name, path) in [("fit", \TuneSettings.fit), ("size", \.size), ("fps", \.fps), ("background", \.background)] {
             if let v = query[name] { s[keyPath: path] = v }
         }
+        if let text = query["layerKeys"] {
+            // The other layers' keys as the settings write them: a JSON array of {keyColor, threshold, smoothing, despill}.
+            do { s.layerKeys = try JSONDecoder().decode([KeySettings].self, from: Data(text.utf8)) } catch {
+                throw .bad("layerKeys must be a JSON array of {\"keyColor\", \"threshold\", \"smoothing\", \"despill\"}")
+            }
+        }
         if let text = query["layers"] {
             // A blend's layers as the settings write them: a JSON array of {at, in, out, place, opacity}.
             do { s.layers = try JSONDecoder().decode([LayerPlacement].self, from: Data(text.utf8)) } catch {

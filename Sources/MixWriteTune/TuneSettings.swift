@@ -26,6 +26,8 @@ struct TuneSettings: Codable, Sendable, Equatable {
     var levelMatch = false
     /// A blend's layers, the FX first: where each goes in time and space (`--at`, `--in`, `--out`, `--place`, `--opacity`).
     var layers: [LayerPlacement]?
+    /// A blend's other layers' keys, in order (the FX's is `key`).
+    var layerKeys: [KeySettings]?
 
     /// A track of the mix: its source (`fx`, `audio1`) and its own name (`fx:2`).
     struct Track: Sendable, Equatable {
@@ -46,14 +48,15 @@ struct TuneSettings: Codable, Sendable, Equatable {
     }
 
     /// A blend's: its key, and the mix.
-    init(job: BlendJob, key: KeySettings, tracks: [Track]) {
+    init(job: BlendJob, key: KeySettings, layerKeys: [KeySettings], tracks: [Track]) {
         self.init(audio: job.audio, tracks: tracks)
         self.key = key
         layers = job.allLayers.map(\.placement)
+        self.layerKeys = layerKeys
     }
 
     enum CodingKeys: String, CodingKey {
-        case clips, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch, layers
+        case clips, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch, layers, layerKeys
     }
 
     /// The page sends every key of its kind; a script may leave the mix out (a blend's key it must give).
@@ -73,6 +76,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
         duck = try c.decodeIfPresent([String: Double].self, forKey: .duck) ?? [:]
         levelMatch = try c.decodeIfPresent(Bool.self, forKey: .levelMatch) ?? false
         layers = try c.decodeIfPresent([LayerPlacement].self, forKey: .layers)
+        layerKeys = try c.decodeIfPresent([KeySettings].self, forKey: .layerKeys)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -90,6 +94,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
         try c.encode(duck, forKey: .duck)
         try c.encode(levelMatch, forKey: .levelMatch)
         try c.encodeIfPresent(layers, forKey: .layers)
+        try c.encodeIfPresent(layerKeys, forKey: .layerKeys)
     }
 
     /// The key with what a query changes, by `KeySettings`' own names (`keyColor=00FF00&threshold=0.3`): each value
@@ -195,6 +200,10 @@ struct TuneSettings: Codable, Sendable, Equatable {
             guard layers.count == job.allLayers.count else { throw .bad("layers must give each of the \(job.allLayers.count) layers") }
             j.placement = layers[0]
             for i in j.layers.indices { j.layers[i].placement = layers[i + 1] }
+        }
+        if let layerKeys {
+            guard layerKeys.count == job.layers.count else { throw .bad("layerKeys must give each of the \(job.layers.count) layers' keys") }
+            for i in j.layers.indices { (j.layers[i].key, j.layers[i].autoKeyColor) = (layerKeys[i], false) }
         }
         applyMix(to: &j.audio, tracks: tracks)
         return j

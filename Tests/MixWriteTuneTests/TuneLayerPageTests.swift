@@ -6,7 +6,7 @@ import TestSupport
 /// time slider; a box dragged with the mouse moves its layer in the picture, the command and the job entry.
 @Suite("tune: layers on the page in headless chromium")
 struct TuneLayerPageTests {
-    @Test("two layers: two boxes where they are placed and two bands; the second dragged by the mouse moves in the picture (as --frame draws it), the command and the job entry",
+    @Test("two layers: two boxes where they are placed and two bands; the second dragged by the mouse moves in the picture (as --frame draws it), the command and the job entry; its own key typed in",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
           .timeLimit(.minutes(4)))
     func dragged() throws {
@@ -65,6 +65,12 @@ struct TuneLayerPageTests {
         let (now, before) = (Oracle.psnr(shown, try gray(dir + "/frame.png").map(Double.init)), Oracle.psnr(shown, try gray(dir + "/old.png").map(Double.init)))
         print("the dragged layer's picture at \(t) s vs --frame: luma PSNR \(now) dB (the undragged one: \(before) dB)")
         #expect(now >= 35 && now > before + 3)
+        // The second layer's own key, typed into its box: the command carries it in the layer's spec.
+        let threshold = try browser.element("layerKey0threshold")
+        // (Backspaces, not WebDriver's clear: a cleared box is a change, refused and put back.)
+        try browser.keys(String(repeating: "\u{E003}", count: 6) + "0.25\u{E007}", to: threshold)
+        let keyed = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains("threshold=0.25") == true }
+        #expect((keyed as? String)?.contains("--threshold") == false, "the FX's key is unchanged: \(keyed ?? "")")
         try browser.screenshot(into: dir + "/layers.png")
         print("screenshot: \(dir)/layers.png")
     }

@@ -70,12 +70,16 @@ public final class BlendPreview {
 
     /// The key the job starts with (`--key-color auto` already picked).
     public var initialKey: KeySettings { plan.key }
+    /// The other layers' keys the job starts with (each `auto` already picked), in order.
+    public var initialLayerKeys: [KeySettings] { plan.layers.dropFirst().map(\.key) }
 
     /// The picture at `seconds` (0 ≤ t < duration) with key `settings`, as JPEG bytes (quality 2 … 31, lower is better).
-    public func picture(at seconds: Double, key settings: KeySettings, view: View,
+    /// `layerKeys`: the other layers' keys, in order (none given: as the job has them).
+    public func picture(at seconds: Double, key settings: KeySettings, layerKeys: [KeySettings] = [], view: View,
                         quality: Int = 3) throws(MixWriteError) -> [UInt8] {
         try load(seconds)
         compositor.key = settings
+        for (layer, key) in zip(compositor.layers.dropFirst(), layerKeys) { layer.key = key }
         let shown: Frame
         switch view {
         case .fx where isClassic: shown = layerPictures[0] ?? black
