@@ -18,6 +18,7 @@ runs=(
     "still $F/base.mov $F/tone.m4a -o $out/still.mp4"
     "remix $F/fx.mov --audio $F/tone.m4a -o $out/remix.mkv"
     "$F/fx.mov $F/base.mov --stems --duck base --audio-codec opus -o $out/stems.mkv"
+    "$F/fx.mov $F/base.mov --at 0.4 --in 0.2 --place 0,0,160,120 --layer $F/edges.mov:at=0.2:place=100,60,160,120:opacity=0.7 -o $out/layers.mov"
     "key $F/fx.mov -o $out/layer.webm"
     "$F/fx.mov $F/base.mov --parts 2 --part 1 -o $out/parts.mov"
     "$F/fx.mov $F/base.mov --parts 2 --part 2 -o $out/parts.mov"

@@ -46,6 +46,12 @@ struct LayerTests {
         return (fx, base)
     }
 
+    /// The md5 of each decoded picture of a movie's video.
+    static func pictures(_ path: String) throws -> [String] {
+        let f = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
+        return f.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+    }
+
     /// Mean luma of a rectangle of an RGB24 frame.
     static func brightness(_ frame: [UInt8], width: Int, _ r: (x: Int, y: Int, w: Int, h: Int)) -> Double {
         var sum = 0.0
@@ -139,11 +145,7 @@ struct LayerTests {
         try Data(entry.utf8).write(to: URL(fileURLWithPath: jobs))
         let b = try Oracle.mixwrite(["batch", jobs, "--progress", "none"], timeout: 300)
         try #require(b.status == 0, "\(b.stderr)")
-        func pictures(_ path: String) throws -> [String] {
-            let f = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
-            return f.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
-        }
-        let (words, file) = (try pictures(byWords), try pictures(byFile))
+        let (words, file) = (try Self.pictures(byWords), try Self.pictures(byFile))
         #expect(words.count == 50 && words == file)
         // The second layer shows from 0.5 s: before, the bottom-right quarter is base's; after, it is not.
         let movie = try Oracle.decodeRGB(byWords)
@@ -201,11 +203,7 @@ struct LayerTests {
         let r = try PartsTests.mixwrite(command + ["-o", one])
         try #require(r.status == 0, "\(r.stderr)")
         try PartsTests.renderParts(command, out: joined, n: 2)
-        func pictures(_ path: String) throws -> [String] {
-            let f = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
-            return f.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
-        }
-        let (a, b) = (try pictures(one), try pictures(joined))
+        let (a, b) = (try Self.pictures(one), try Self.pictures(joined))
         #expect(a.count == 50 && a == b)
         #expect(try PartsTests.audioPackets(joined) == PartsTests.audioPackets(one))
     }

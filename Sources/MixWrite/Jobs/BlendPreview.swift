@@ -94,7 +94,8 @@ public final class BlendPreview {
     /// The key colour under output pixel (x, y) of fx at `seconds`, as RGB in [0, 1] (for a click on fx).
     public func fxColor(at seconds: Double, x: Int, y: Int) throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
         try load(seconds)
-        guard isClassic, let f = layerPictures[0], (0..<width).contains(x), (0..<height).contains(y) else {
+        guard isClassic else { throw .usage("a colour is picked on a whole-frame fx alone; with --place or layers, type it") }
+        guard let f = layerPictures[0], (0..<width).contains(x), (0..<height).contains(y) else {
             throw .usage("no fx picture at \(seconds) s, (\(x), \(y))")
         }
         let luma = f.plane(0)[y * f.stride(0) + x]
