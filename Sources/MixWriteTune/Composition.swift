@@ -63,6 +63,8 @@ struct TuneInfo: Encodable, Sendable {
         var source: String
         var codec: String
         var channels: Int
+        /// The file it comes from, by its name (the page shows it beside the track).
+        var file: String
     }
     /// A concat's clip: its place on the command line, its file, its length on the output.
     struct Clip: Encodable, Sendable {
@@ -100,7 +102,8 @@ struct TuneInfo: Encodable, Sendable {
          tracks: [AudioSource]) {
         (self.kind, self.output, self.duration, self.width, self.height) = (kind, output, duration, width, height)
         (self.frameRate, self.settings) = (frameRate, settings)
-        self.tracks = tracks.map { Track(name: $0.name, source: $0.label, codec: $0.codec, channels: $0.channels) }
+        self.tracks = tracks.map { Track(name: $0.name, source: $0.label, codec: $0.codec, channels: $0.channels,
+                                         file: ($0.path as NSString).lastPathComponent) }
     }
 }
 
@@ -310,7 +313,7 @@ extension SequenceComposition where Job == ConcatJob {
                 order.firstIndex(of: e.clip).map { ClipEvent(clip: $0, time: e.time, name: e.name) }
             }
             return j
-        }, cut: { j, start, length in j.excerpt = (start, length); j.picture.preset = TuneSession.auditionPreset },
+        }, cut: { j, start, length in (j.start, j.length) = (start, length); j.picture.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
            pictureKey: { j in "\(j.clips)|\(j.picture)" },
            describe: { info, settings, p, given in
@@ -343,7 +346,7 @@ extension SequenceComposition where Job == StillJob {
             }
             s.applyMix(to: &j.audio, tracks: tracks)
             return j
-        }, cut: { j, start, length in j.excerpt = (start, length); j.picture.preset = TuneSession.auditionPreset },
+        }, cut: { j, start, length in (j.start, j.length) = (start, length); j.picture.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
            pictureKey: { j in "\(j.picture)|\(j.background)" },
            describe: { info, _, _, _ in info.image = job.image })

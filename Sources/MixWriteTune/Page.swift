@@ -449,11 +449,15 @@ function bindMix() {
     row.innerHTML = `<td></td><td class="lufs">…</td><td><input type="range" min="-60" max="24" step="0.5" value="0">
       <output>0</output></td><td><input type="checkbox"></td><td><input size="4" value="0"></td>
       <td><input size="3" value="0"></td>`;
-    // A concat clip's tracks say which file they are (clip2:1 is the second clip given, wherever it is moved).
+    // Each track says which file it is (a concat's clip2:1 is the second clip given, wherever it is moved; a still's
+    // audio2:1 the second sound file).
     const clip = info.kind === "concat" && /^clip(\d+):/.exec(track.name);
+    const file = clip ? info.clips[Number(clip[1]) - 1].name : track.file;
     row.cells[0].textContent = track.name;
-    if (clip) row.cells[0].title = info.clips[Number(clip[1]) - 1].name;
-    if (clip) row.cells[0].append(Object.assign(document.createElement("div"), { className: "file", textContent: info.clips[Number(clip[1]) - 1].name }));
+    if (file) {
+      row.cells[0].title = file;
+      row.cells[0].append(Object.assign(document.createElement("div"), { className: "file", textContent: file }));
+    }
     const [gain, mute, offset, duck] = row.querySelectorAll("input");
     const given = settings.gains[track.name] || 0;
     if (given * 2 !== Math.round(given * 2)) gain.step = "any";   // a finer gain from the command line, shown as it is

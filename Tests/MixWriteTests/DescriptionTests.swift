@@ -72,10 +72,12 @@ struct DescriptionTests {
         (concat.audio, concat.eventChapters, concat.strict, concat.overwrite) = (audio, true, true, true)
         concat.events = [ClipEvent(clip: 1, time: 0.5, name: "B")]
         (concat.parts, concat.part) = (3, 1)
+        (concat.start, concat.length) = (0.5, 1)   // described only: the job is never run (parts refuse --start)
         var still = StillJob(image: Oracle.fixture("fx.mov"), audioFiles: [Oracle.fixture("tone.m4a")], output: dir + "/still.mov")
         picture(&still.picture)
         (still.background, still.audio, still.overwrite, still.strict) = ([1, 0, 0.5], audio, true, true)
         still.audio.files = []
+        (still.start, still.length) = (0.25, 0.5)
         var remix = RemixJob(movie: Oracle.fixture("base.mov"), output: dir + "/remix.mkv")
         (remix.audio, remix.strict, remix.overwrite) = (audio, true, true)
         var blend = ExcerptTests.busyJob(output: dir + "/blend.mov")

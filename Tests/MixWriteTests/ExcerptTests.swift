@@ -38,6 +38,36 @@ struct ExcerptTests {
         #expect(late.part - early.part > 0.5, "still fading in at 0.8 s, as in the whole")
     }
 
+    @Test("concat and still --start 0.8 --length 0.6: the whole movie's frames from 0.8 s, and its mix's sound (PCM) there",
+          arguments: ["concat", "still"])
+    func sequenceExcerpt(kind: String) throws {
+        let dir = try Oracle.scratch("excerpt-\(kind)")
+        let whole = dir + "/whole.mkv", part = dir + "/part.mkv"
+        let inputs = kind == "concat" ? ["concat", Self.base, Self.fx] : ["still", Self.fx, Oracle.fixture("tone.flac")]
+        let options = ["--crf", "0", "--audio-codec", "pcm", "--fade-in", "1", "--progress", "none"]
+        for (out, extra) in [(whole, [String]()), (part, ["--start", "0.8", "--length", "0.6"])] {
+            let r = try Oracle.mixwrite(inputs + ["-o", out] + options + extra)
+            try #require(r.status == 0, "\(r.stderr)")
+        }
+        let w = try Oracle.decodeRGB(whole), p = try Oracle.decodeRGB(part)
+        let stated = try #require(try Oracle.probe(whole).video.first?.raw["r_frame_rate"]?.split(separator: "/").compactMap { Double($0) })
+        let rate = stated[0] / stated[1]
+        let first = Int((0.8 * rate).rounded(.down))
+        try #require(!p.frames.isEmpty && first + p.frames.count <= w.frames.count, "\(p.frames.count) of \(w.frames.count) frames")
+        #expect(abs(Double(p.frames.count) / rate - 0.6) <= 1 / rate + 1e-6, "\(p.frames.count) frames at \(rate)")
+        for i in p.frames.indices { #expect(p.frames[i] == w.frames[first + i], "frame \(i) of the part is not frame \(first + i) of the whole") }
+        // The sound: the whole mix's samples from the part's first frame (PCM, so exactly, to the decoder's floats).
+        let ws = Oracle.channel(try Oracle.decodeAudio(whole, channels: 2), 0, of: 2)
+        let ps = Oracle.channel(try Oracle.decodeAudio(part, channels: 2), 0, of: 2)
+        let from = Int((Double(first) / rate * 48000).rounded())
+        let n = min(ps.count, ws.count - from)
+        try #require(n > 20_000, "\(ps.count) samples")
+        let difference = (0..<n).map { ps[$0] - ws[from + $0] }
+        let level = Oracle.rms(difference[...]) - Oracle.rms(ws[from..<(from + n)])
+        print("\(kind) excerpt: \(p.frames.count) frames from \(first), sound \(level) dB from the whole's")
+        #expect(level <= -60)
+    }
+
     @Test("--start past the end, --length 0, or with --frame: exit 1, one line, no output")
     func refused() throws {
         let dir = try Oracle.scratch()

@@ -99,7 +99,7 @@ struct TuneKindsTests {
         try browser.screenshot(into: dir + "/concat-page.png")
     }
 
-    @Test("still: the picture framed as the size, fit and background say; the command's movie shows it",
+    @Test("still: its sound tracks named with their files; the picture framed as the size, fit and background say; the command's movie shows it",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
           .timeLimit(.minutes(4)))
     func stillPage() throws {
@@ -113,6 +113,9 @@ struct TuneKindsTests {
         try browser.open(tune.url)
         let first = try browser.waitForPictures(atLeast: 1)
         #expect((try browser.script("return document.getElementById('picture').naturalWidth") as? NSNumber)?.intValue == 400)
+        // Each sound track names its file beside it.
+        let row = try browser.script("return document.getElementById('mix').rows[1].cells[0].textContent") as? String
+        #expect(row == "audio1:1tone.m4a", "\(row ?? "")")
         // A square frame with red bars: the picture made again at 320×320.
         try Self.set(browser, "size", "320x320")
         try Self.set(browser, "background", "FF0000")

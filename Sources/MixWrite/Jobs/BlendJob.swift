@@ -48,15 +48,6 @@ public struct BlendJob: Sendable {
     public var parts: Int?
     public var part: Int?
 
-    /// The part asked for by `start` and `length`, if any (a time `validate` refuses reads as 0).
-    var excerpt: Excerpt? {
-        get {
-            guard start != nil || length != nil else { return nil }
-            return Excerpt(start: start.flatMap { MediaTime(seconds: $0) } ?? .zero, length: length.flatMap { MediaTime(seconds: $0) })
-        }
-        set { (start, length) = (newValue?.start.seconds, newValue?.length?.seconds) }
-    }
-
     public init(fx: String, base: String, output: String) {
         self.fx = fx
         self.base = base
@@ -68,14 +59,13 @@ public struct BlendJob: Sendable {
         try picture.validate()
         try validateKey()
         try validateLayers()
-        try Self.excerptOptions.checkRanges(self)
+        try validateExcerpt(parts: parts)
         try validateParts()
-        if parts != nil && excerpt != nil { throw .usage("--parts splits the whole movie: --start and --length do not go with it") }
         try audio.validate()
     }
 }
 
-extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
+extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
     static let kind = "blend"
     static let command = ["mixwrite"]
     static var blank: Self { BlendJob(fx: "", base: "", output: "") }
@@ -108,14 +98,6 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
             guard text == "sdr" || text == "keep" else { throw input.problem("'\(text)' is not one of sdr, keep") }
             job.keepHDR = text == "keep"
         }, write: { $0.keepHDR ? .text("keep") : nil })
-    }
-
-    /// `start` and `length`, in seconds.
-    static var excerptOptions: [JobOption<Self>] {
-        [.number("start", \.start, 0...86_400 * 366, unit: "seconds", valueName: "S",
-                 help: "Write only part of the output, from S seconds (picture and mix as the whole movie has them)."),
-         .number("length", \.length, 0...86_400 * 366, unit: "seconds", valueName: "S",
-                 help: "Write only S seconds of the output (from --start, or from 0).")]
     }
 
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
@@ -296,37 +278,6 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob {
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.video.width, height: plan.video.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds)
-    }
-}
-
-/// A part of the output's timeline (`--start`, `--length`; the tuning page's audition).
-struct Excerpt: Sendable, Equatable {
-    var start: MediaTime
-    /// nil: to the end.
-    var length: MediaTime?
-}
-
-extension Excerpt {
-    init(seconds: (start: Double, length: Double)) {
-        self.init(start: MediaTime(seconds: seconds.start) ?? .zero, length: MediaTime(seconds: seconds.length))
-    }
-
-    /// Cuts a job's whole picture and sound to the excerpt: its frames, and the sound the whole mix has there.
-    func cut(video: inout VideoPlan, audio: inout AudioMixPlan?) throws(MixWriteError) {
-        video.cut(to: try frames(rate: video.frameRate, of: video.wholeFrameCount))
-        audio?.cut(from: video.time(ofFrame: video.firstFrame), length: video.length)
-    }
-
-    /// The output frames it covers, out of `count` at `rate`: from the frame showing at `start`, at least one.
-    func frames(rate: Rational, of count: Int) throws(MixWriteError) -> Range<Int> {
-        let whole = MediaTime(frames: Int64(count), rate: rate)
-        guard start >= .zero, start < whole else {
-            throw .usage("--start \(start.seconds) is outside the output (0 to \(whole.seconds) s)")
-        }
-        let first = Int(start.ticks(in: rate.inverted, roundingUp: false))
-        guard let length else { return first..<count }
-        guard length > .zero else { throw .usage("--length must be more than 0 s") }
-        return first..<min(count, first + max(1, Int(length.ticks(in: rate.inverted))))
     }
 }
 

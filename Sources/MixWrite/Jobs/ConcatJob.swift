@@ -32,9 +32,10 @@ public struct ConcatJob: Sendable {
     /// `--parts N --part K`: render only part K of N equal parts into `OUT.parts/`, for `mixwrite join` (`PartedJob`).
     public var parts: Int?
     public var part: Int?
-    /// Only these seconds of the output (the tuning page's audition; no command-line form): the pictures and the
-    /// sound of the whole movie there, loudness measured on the whole mix.
-    @_spi(Tools) public var excerpt: (start: Double, length: Double)?
+    /// Write only part of the output (`--start`, `--length`; the tuning page's audition): from `start` (nil: 0) for
+    /// `length` (nil: to the end), the pictures and the sound of the whole movie there (`ExcerptedJob`).
+    public var start: Double?
+    public var length: Double?
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -57,7 +58,7 @@ public struct Timeline: Sendable, Codable {
     public var events: [Event]
 }
 
-extension ConcatJob: DescribedJob, CommonJob, PartedJob {
+extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
     static let kind = "concat"
     static let command = ["mixwrite", "concat"]
     static var blank: Self { ConcatJob(clips: [], output: "") }
@@ -74,7 +75,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob {
             .flag("event-chapters", \.eventChapters, help: "Also mark each event as a chapter (its clip's chapter is split there)."),
             eventsOption,
         ]
-        return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + own
+        return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + own + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
@@ -107,6 +108,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob {
     public func validate() throws(MixWriteError) {
         guard !clips.isEmpty else { throw .usage("concat needs at least one clip") }
         try picture.validate()
+        try validateExcerpt(parts: parts)
         try validateParts()
         try audio.validate()
     }
@@ -144,7 +146,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob {
         audioPlan?.strict = strict
         let timeline = try self.timeline(files, starts: starts, spans: spans)
         let chapters = chapters(files: files, starts: starts, spans: spans, total: plan.video.wholeLength)
-        if let excerpt { try Excerpt(seconds: excerpt).cut(video: &plan.video, audio: &audioPlan) }
+        if let excerpt { try excerpt.cut(video: &plan.video, audio: &audioPlan) }
         // A part's chapters are the joined movie's, in its record.
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan.video, audio: &audioPlan, chapters: chapters)

@@ -43,7 +43,7 @@ import FFmpegSupport
 
     public convenience init(job: ConcatJob) throws(MixWriteError) {
         var j = job
-        (j.overwrite, j.parts, j.part, j.excerpt, j.audio.mute, j.audio.duck) = (true, nil, nil, nil, [], [:])
+        (j.overwrite, j.parts, j.part, j.start, j.length, j.audio.mute, j.audio.duck) = (true, nil, nil, nil, nil, [], [:])
         try self.init(j.prepare())
     }
 

@@ -16,8 +16,10 @@ public struct StillJob: Sendable {
     public var strict = false
     /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
     public var threads = 0
-    /// Only these seconds of the output (the tuning page's audition; no command-line form).
-    @_spi(Tools) public var excerpt: (start: Double, length: Double)?
+    /// Write only part of the output (`--start`, `--length`; the tuning page's audition): from `start` (nil: 0) for
+    /// `length` (nil: to the end), whole frames of the picture and the sound there (`ExcerptedJob`).
+    public var start: Double?
+    public var length: Double?
 
     public init(image: String, audioFiles: [String], output: String) {
         self.image = image
@@ -26,7 +28,7 @@ public struct StillJob: Sendable {
     }
 }
 
-extension StillJob: DescribedJob, CommonJob {
+extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
     static let kind = "still"
     static let command = ["mixwrite", "still"]
     static var blank: Self { StillJob(image: "", audioFiles: [], output: "") }
@@ -53,7 +55,7 @@ extension StillJob: DescribedJob, CommonJob {
                     ? nil : .text(OptionValue.hex((job.background[0], job.background[1], job.background[2])))
             })
         return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + [background]
-            + AudioOptions.options.map { $0.lifted(\.audio) }
+            + excerptOptions + AudioOptions.options.map { $0.lifted(\.audio) }
             + commonOptions
     }
 
@@ -74,6 +76,7 @@ extension StillJob: DescribedJob, CommonJob {
     public func validate() throws(MixWriteError) {
         guard background.count == 3 else { throw .usage("--background must be RRGGBB") }
         try picture.validate()
+        try validateExcerpt()
         try audio.validate()
     }
 
@@ -130,7 +133,7 @@ extension StillJob: DescribedJob, CommonJob {
         var audioPlan = try audio.plan(sources: sources, duration: length, codec: codecs.audio)
         audioPlan?.strict = strict
         // An excerpt: whole frames of the picture, the sound cut to the same span (the last frame not cut short).
-        if let excerpt { try Excerpt(seconds: excerpt).cut(video: &plan.video, audio: &audioPlan) }
+        if let excerpt { try excerpt.cut(video: &plan.video, audio: &audioPlan) }
         return PreparedJob(output: output, duration: excerpt == nil ? length : plan.video.length, frameRate: frameRate,
                            video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings)
     }
