@@ -53,7 +53,13 @@ struct TuneServerTests {
         let (port, token) = (tune.port, tune.token)
         for (query, words) in [("t=2.5", "t must be between 0 and 2"), ("t=-1", "t must be"), ("t=nan", "t must be"),
                                ("t=1&threshold=1.5", "threshold 1.5: must be between 0 and 1"), ("t=1&view=xray", "view must be"),
-                               ("t=1&keyColor=green", "keyColor"), ("threshold=0.2", "t must be a number")] {
+                               ("t=1&keyColor=green", "keyColor"), ("threshold=0.2", "t must be a number"),
+                               // A blend's layers, as the page sends them: each checked as the command line's.
+                               ("t=1&layers=%5B%7B%22place%22%3A%5B1%2C2%5D%7D%5D", "--place 1,2: must be X,Y,W,H"),
+                               ("t=1&layers=%5B%7B%22place%22%3A%5B500%2C0%2C10%2C10%5D%7D%5D", "wholly outside the 320x240 frame"),
+                               ("t=1&layers=%5B%7B%22at%22%3A-1%7D%5D", "--at -1: must be between 0"),
+                               ("t=1&layers=%5B%5D", "layers must give each of the 1 layers"),
+                               ("t=1&layers=nope", "layers must be a JSON array")] {
             let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&\(query)")
             #expect(r.status == 400, "\(query): \(r.status)")
             #expect((r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.text)")

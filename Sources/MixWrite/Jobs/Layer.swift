@@ -57,13 +57,21 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
         ]
     }
 
-    /// What the ranges cannot say: a span that ends before it starts, a rectangle with no area. `name` names the layer.
+    /// The largest number a rectangle may hold (outputs are at most 8192 pixels a side).
+    static let largest = 65_536
+
+    /// What the ranges cannot say: a span that ends before it starts, a rectangle that is not four numbers, that is
+    /// far past any frame, or that has no area. `name` names the layer.
     func validate(_ name: String) throws(MixWriteError) {
         do { try Self.options.checkRanges(self) } catch { throw .usage(name + error.description) }
         if let to, to <= from { throw .usage("\(name)--out \(JobOption<Int>.format(to)) must be after --in \(JobOption<Int>.format(from))") }
-        if let r = place, r[2] <= 0 || r[3] <= 0 {
-            throw .usage("\(name)--place \(r.map(String.init).joined(separator: ",")): the rectangle has no area")
+        guard let r = place else { return }
+        let shown = r.map(String.init).joined(separator: ",")
+        guard r.count == 4 else { throw .usage("\(name)--place \(shown): must be X,Y,W,H") }
+        guard r.allSatisfy({ abs($0) <= Self.largest }) else {
+            throw .usage("\(name)--place \(shown): each number must be within ±\(Self.largest) pixels")
         }
+        if r[2] <= 0 || r[3] <= 0 { throw .usage("\(name)--place \(shown): the rectangle has no area") }
     }
 
     /// Where fx starts on the output, where in fx, and how long it shows when `--out` cuts it (nil: to its end).
