@@ -159,7 +159,7 @@ struct LayerTests {
           arguments: [
             (["--place", "0,0,0,120"], 1, "--place 0,0,0,120: the rectangle has no area"),
             (["--place", "320,0,100,100"], 1, "--place 320,0,100,100: the rectangle is wholly outside the 320x240 frame"),
-            (["--place", "9223372036854775807,0,100,100"], 1, "each number must be within ±65536 pixels"),
+            (["--place", "9223372036854775807,0,100,100"], 1, "each number must be within ±8192 pixels"),
             (["--in", "1", "--out", "0.5"], 1, "--out 0.5 must be after --in 1"),
             (["--at", "-1"], 1, "--at -1: must be between 0"),
             (["--at", "2.5"], 1, "--at 2.5 is past the output's end (2 s)"),

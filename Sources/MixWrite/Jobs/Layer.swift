@@ -57,8 +57,9 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
         ]
     }
 
-    /// The largest number a rectangle may hold (outputs are at most 8192 pixels a side).
-    static let largest = 65_536
+    /// The largest number a rectangle may hold: the largest output's side (`--size`), so a layer's scaled picture is
+    /// never larger than the largest frame.
+    static let largest = 8192
 
     /// What the ranges cannot say: a span that ends before it starts, a rectangle that is not four numbers, that is
     /// far past any frame, or that has no area. `name` names the layer.
