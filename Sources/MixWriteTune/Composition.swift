@@ -139,9 +139,8 @@ final class BlendComposition: Composition {
         tracks = preview.tracks.map { TuneSettings.Track(source: $0.label, name: $0.name) }
         initial = TuneSettings(job: job, key: preview.initialKey, layerKeys: preview.initialLayerKeys, tracks: tracks)
         loudness = { () throws(MixWriteError) in try job.trackLoudness() }
-        let count = job.allLayers.count
-        layerFiles = zip(job.allLayers.indices, preview.layerLengths).map { i, length in
-            TuneInfo.Layer(file: job.allLayers[i].fx, name: count == 1 ? "fx" : "fx\(i + 1)", fxDuration: length)
+        layerFiles = zip(job.allLayers.enumerated(), preview.layerLengths).map { layer, length in
+            TuneInfo.Layer(file: layer.element.fx, name: job.layerLabel(layer.offset), fxDuration: length)
         }
     }
 

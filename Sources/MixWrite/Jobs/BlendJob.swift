@@ -188,17 +188,16 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let kept = try keptHDR(base: baseFile)
         if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
         var layerPlans: [LayerPlan] = []
-        for (i, file) in files.enumerated() { layerPlans.append(try layerPlan(i, file, video: video)) }
+        for (i, (layer, file)) in zip(allLayers, files).enumerated() { layerPlans.append(try layerPlan(i, layer, file, video: video)) }
         let plan = BlendStage.Plan(layers: layerPlans, base: baseFile, video: video, hdr: kept,
                                    light: kept == nil ? nil : baseFile.firstPictureLight())
         return (baseFile, plan)
     }
 
-    /// Layer `i` as the stage lays it: its key (picked from its border with `auto`), its span on the output, its
+    /// Layer `i` (`layer`, read from `file`) as the stage lays it: its key (picked from its border with `auto`), its span on the output, its
     /// rectangle and fx fitted into it. A layer that would never show is refused, naming it.
-    func layerPlan(_ i: Int, _ file: MediaFile, video: VideoPlan) throws(MixWriteError) -> LayerPlan {
-        let layer = allLayers[i]
-        let name = layers.isEmpty ? "" : "layer \(layerLabel(i)) (\(layer.fx)): "
+    func layerPlan(_ i: Int, _ layer: Layer, _ file: MediaFile, video: VideoPlan) throws(MixWriteError) -> LayerPlan {
+        let name = messagePrefix(ofLayer: i, layer)
         let byAlpha = try compositesByAlpha(file, layer.compositing)
         var key = layer.key
         if layer.autoKeyColor && !byAlpha { key.keyColor = try KeyColorPicker.pick(fx: file) }

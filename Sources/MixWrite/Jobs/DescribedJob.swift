@@ -39,14 +39,7 @@ extension DescribedJob {
             throw JobProblem(index: index, key: "kind", what: "is '\(kind)', not \(Self.kind)")
         }
         var job = Self.blank
-        for o in Self.options {
-            let input = OptionInput(container: c, name: o.name, index: index, context: context)
-            if c.contains(JobKey(o.name)) {
-                try o.read(&job, input)
-            } else if o.declaration.required {
-                throw input.problem("is missing")
-            }
-        }
+        try Self.options.read(into: &job, from: c, index: index, context: context)
         job.useThreads(context.threads)
         self = job
     }
@@ -55,31 +48,43 @@ extension DescribedJob {
     func encodeDescription(to encoder: any Swift.Encoder) throws {
         var c = encoder.container(keyedBy: JobKey.self)
         try c.encode(Self.kind, forKey: JobKey("kind"))
-        for (o, value) in values {
-            let key = JobKey(o.name)
-            switch value {
-            case .flag: try c.encode(true, forKey: key)
-            case .number(let x): try c.encode(x, forKey: key)
-            case .text(let s): try c.encode(s, forKey: key)
-            case .path(let p): try c.encode(JobText.absolute(p), forKey: key)
-            case .texts(let list): try c.encode(list, forKey: key)
-            case .paths(let list): try c.encode(list.map(JobText.absolute), forKey: key)
-            case .pairs(let pairs): try c.encode(pairs, forKey: key)
-            case .events(let events): try c.encode(events, forKey: key)
-            case .layers(let objects):
-                var list = c.nestedUnkeyedContainer(forKey: key)
-                for object in objects {
-                    var o = list.nestedContainer(keyedBy: JobKey.self)
-                    for (name, v) in object {
-                        switch v {
-                        case .flag: try o.encode(true, forKey: JobKey(name))
-                        case .number(let x): try o.encode(x, forKey: JobKey(name))
-                        case .path(let p): try o.encode(JobText.absolute(p), forKey: JobKey(name))
-                        case .text(let s): try o.encode(s, forKey: JobKey(name))
-                        default: continue   // a layer's options are flags, numbers, texts and its path
-                        }
-                    }
-                }
+        for (o, value) in values { try value.encode(in: &c, forKey: JobKey(o.name)) }
+    }
+}
+
+extension JobValue {
+    /// The value under `key` of a job-file entry (or of one of its objects: a blend's layers), paths made absolute.
+    func encode(in c: inout KeyedEncodingContainer<JobKey>, forKey key: JobKey) throws {
+        switch self {
+        case .flag: try c.encode(true, forKey: key)
+        case .number(let x): try c.encode(x, forKey: key)
+        case .text(let s): try c.encode(s, forKey: key)
+        case .path(let p): try c.encode(JobText.absolute(p), forKey: key)
+        case .texts(let list): try c.encode(list, forKey: key)
+        case .paths(let list): try c.encode(list.map(JobText.absolute), forKey: key)
+        case .pairs(let pairs): try c.encode(pairs, forKey: key)
+        case .events(let events): try c.encode(events, forKey: key)
+        case .layers(let objects):
+            var list = c.nestedUnkeyedContainer(forKey: key)
+            for object in objects {
+                var o = list.nestedContainer(keyedBy: JobKey.self)
+                for (name, value) in object { try value.encode(in: &o, forKey: JobKey(name)) }
+            }
+        }
+    }
+}
+
+extension Array {
+    /// Every option's value in `c` read into `value`; a required one missing is a problem naming it. The keys `c`
+    /// may hold are checked by the caller (a job's entry also holds `kind`).
+    func read<T>(into value: inout T, from c: KeyedDecodingContainer<JobKey>, index: Int?,
+                 context: JobContext) throws(JobProblem) where Element == JobOption<T> {
+        for o in self {
+            let input = OptionInput(container: c, name: o.name, index: index, context: context)
+            if c.contains(JobKey(o.name)) {
+                try o.read(&value, input)
+            } else if o.declaration.required {
+                throw input.problem("is missing")
             }
         }
     }
@@ -142,17 +147,8 @@ struct OptionInput {
                 throw problem("\(n): '\(unknown)' is not one of its options")
             }
             var value = blank
-            for o in options {
-                let input = OptionInput(container: object, name: o.name, index: index, context: context)
-                do throws(JobProblem) {
-                    if object.contains(JobKey(o.name)) {
-                        try o.read(&value, input)
-                    } else if o.declaration.required {
-                        throw input.problem("is missing")
-                    }
-                } catch {
-                    throw JobProblem(index: index, key: name, what: "\(n): '\(o.name)' \(error.what)", file: error.file)
-                }
+            do { try options.read(into: &value, from: object, index: index, context: context) } catch {
+                throw JobProblem(index: index, key: name, what: "\(n): '\(error.key ?? "")' \(error.what)", file: error.file)
             }
             objects.append(value)
         }

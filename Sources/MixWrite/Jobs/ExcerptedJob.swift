@@ -42,9 +42,6 @@ struct Excerpt: Sendable, Equatable {
 }
 
 extension Excerpt {
-    init(seconds: (start: Double, length: Double)) {
-        self.init(start: MediaTime(seconds: seconds.start) ?? .zero, length: MediaTime(seconds: seconds.length))
-    }
 
     /// Cuts a job's whole picture and sound to the excerpt: its frames, and the sound the whole mix has there.
     func cut(video: inout VideoPlan, audio: inout AudioMixPlan?) throws(MixWriteError) {

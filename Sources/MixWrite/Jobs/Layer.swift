@@ -120,7 +120,13 @@ extension BlendJob {
     }
 
     /// A layer's sound's name, and the name its messages give it: `fx` for a single fx, `fx1`, `fx2` … with layers.
-    func layerLabel(_ i: Int) -> String { layers.isEmpty ? "fx" : "fx\(i + 1)" }
+    @_spi(Tools) public func layerLabel(_ i: Int) -> String { layers.isEmpty ? "fx" : "fx\(i + 1)" }
+
+    /// What a message about layer `i` starts with: nothing for a single fx (the options are its own), else
+    /// `layer fx2 (b.mov): `.
+    func messagePrefix(ofLayer i: Int, _ layer: Layer) -> String {
+        layers.isEmpty ? "" : "layer \(layerLabel(i)) (\(layer.fx)): "
+    }
 
     /// `layers`: a job file's array of layer objects; `--layer FILE[:NAME=VALUE]...` on the command line, repeatable.
     static var layersOption: JobOption<Self> {
@@ -140,7 +146,7 @@ extension BlendJob {
     /// Every layer's placement and key checked, a message naming the layer (`layer fx2 (b.mov): --at -1: …`).
     func validateLayers() throws(MixWriteError) {
         for (i, layer) in allLayers.enumerated() {
-            let name = layers.isEmpty ? "" : "layer \(layerLabel(i)) (\(layer.fx)): "
+            let name = messagePrefix(ofLayer: i, layer)
             try layer.placement.validate(name)
             if i > 0 {
                 do { try Layer.keyOptions.checkRanges(layer) } catch { throw .usage(name + error.description) }

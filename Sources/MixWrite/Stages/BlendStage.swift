@@ -16,10 +16,7 @@ struct BlendStage: VideoStage {
         var length: MediaTime { video.length }
         /// The FX (the first layer), its key and whether it is laid by its own alpha: what the preview tunes.
         var fx: MediaFile { layers[0].fx }
-        var key: KeySettings {
-            get { layers[0].key }
-            set { layers[0].key = newValue }
-        }
+        var key: KeySettings { layers[0].key }
         var byAlpha: Bool { layers[0].byAlpha }
     }
 

@@ -68,10 +68,4 @@ extension KeyAlpha {
             }
         }
     }
-
-    /// The opacity of each difference of the flats' keyings, 0…`span(ofPlane: 0)`: 255 − 255·d/span, rounded.
-    static let opacities: [UInt8] = {
-        let span = KeyAlpha.span(ofPlane: 0)
-        return (0...span).map { UInt8(255 - (255 * $0 + span / 2) / span) }
-    }()
 }

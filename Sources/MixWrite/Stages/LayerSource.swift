@@ -33,9 +33,6 @@ struct LayerPlan: Sendable {
         let r = rect ?? place ?? Placement(x: 0, y: 0, width: 0, height: 0)
         return (r.x, r.y, r.width, r.height)
     }
-
-    /// Shows from the first frame to its end over the whole frame, opaque: the blend GPUImage makes, exactly.
-    var isClassic: Bool { place == nil && opacity == 255 && start == .zero && from == .zero }
 }
 
 /// A layer's reader and keyer, and for a placed layer its pictures: fx keyed at its own size into a picture with the
@@ -92,13 +89,10 @@ final class LayerSource {
     /// with its own alpha, scaled into its rectangle (yuva420p).
     func placedPicture(_ picture: Frame) throws(FFmpegError) -> Frame {
         guard let placed, let place = plan.place else { return picture }
-        if let alpha = placed.alpha {
-            alpha.read(keyer, fx: picture)
-            _ = try placed.layer.despilled(picture, despill)
-            alpha.opacity(into: placed.layer)
-        } else {
-            _ = try placed.layer.despilled(picture, despill)
-        }
+        // Keyed: the key's matte as alpha; laid by its own: its alpha copied with its colour.
+        placed.alpha?.read(keyer, fx: picture)
+        _ = try placed.layer.despilled(picture, despill)
+        placed.alpha?.opacity(into: placed.layer)
         guard let scaled = placed.scaled else { return placed.layer }
         if scaler == nil {
             // Bilinear: a layer is scaled every frame it shows (swscale's bicubic cost as much as laying it).
