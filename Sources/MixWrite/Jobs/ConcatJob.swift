@@ -36,6 +36,12 @@ public struct ConcatJob: Sendable {
     /// `length` (nil: to the end), the pictures and the sound of the whole movie there (`ExcerptedJob`).
     public var start: Double?
     public var length: Double?
+    /// How each clip gives way to the next (`--transition`): a cut, or a transition over which the two overlap.
+    public var transition = Transition.cut
+    /// The transition between clips K and K+1 (K from 1), instead of `transition` (`--transition-at K=KIND[:S]`).
+    public var transitionsAt: [Int: Transition] = [:]
+    /// The sound's cross-fade over a transition (`--transition-curve`).
+    public var transitionCurve = FadeCurve.qsin
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -47,8 +53,11 @@ public struct ConcatJob: Sendable {
 public struct Timeline: Sendable, Codable {
     public struct Clip: Sendable, Codable {
         public var file: String
+        /// Where it first shows (a transition into it begins there).
         public var start: Double
         public var duration: Double
+        /// How the clip before gives way to it (`fade:1`); nil after a cut, and for the first.
+        public var transition: String?
     }
     public struct Event: Sendable, Codable {
         public var name: String
@@ -75,7 +84,8 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
             .flag("event-chapters", \.eventChapters, help: "Also mark each event as a chapter (its clip's chapter is split there)."),
             eventsOption,
         ]
-        return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + own + excerptOptions
+        return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + own + transitionOptions
+            + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
@@ -101,6 +111,48 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         }, write: { $0.events.isEmpty ? nil : .events($0.events) })
     }
 
+    /// `transition`, `transition-at` and `transition-curve`.
+    static var transitionOptions: [JobOption<Self>] {
+        [JobOption(OptionDeclaration("transition", .text(pattern: Transition.pattern, orNumber: false), valueName: "KIND[:S]",
+                                     default: .text("cut"),
+                                     help: "How each clip gives way to the next: cut, or an xfade transition over S seconds (1 if not given), the clips"
+                                        + " overlapping by S, the sound cross-faded: " + Transition.Kind.allCases.dropFirst().map(\.rawValue).joined(separator: ", ") + "."),
+                   read: { (job, input) throws(JobProblem) in
+                       let text: String = try input.value("must be a string like fade:1")
+                       switch Transition.parse(text) {
+                       case .success(let t): job.transition = t
+                       case .failure(let problem): throw input.problem("(every boundary): \(problem)")
+                       }
+                   }, write: { $0.transition == .cut ? nil : .text($0.transition.description) }),
+         JobOption(OptionDeclaration("transition-at", .texts, valueName: "K=KIND[:S]",
+                                     help: "The transition between clips K and K+1 (K from 1) instead of --transition's; repeatable."),
+                   read: { (job, input) throws(JobProblem) in
+                       for text in try input.texts() {
+                           let (k, t) = try Self.boundaryTransition(text, input)
+                           job.transitionsAt[k] = t
+                       }
+                   }, write: { job in
+                       job.transitionsAt.isEmpty ? nil : .texts(job.transitionsAt.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
+                   }),
+         .choice("transition-curve", \.transitionCurve, default: .qsin,
+                 help: "The sound's cross-fade over a transition, by afade's curves: qsin (equal power), tri (linear) …")]
+    }
+
+    /// `K=KIND[:S]`: boundary K's transition.
+    static func boundaryTransition(_ text: String, _ input: OptionInput) throws(JobProblem) -> (Int, Transition) {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let k = Int(parts[0]) else {
+            throw input.problem("'\(text)' must be K=KIND[:SECONDS], K the boundary's number (1: between clips 1 and 2)")
+        }
+        switch Transition.parse(parts[1]) {
+        case .success(let t): return (k, t)
+        case .failure(let problem): throw input.problem("\(text): between clips \(k) and \(k + 1), \(problem)")
+        }
+    }
+
+    /// The transition between clips `k` and `k + 1` (from 1).
+    public func transition(at k: Int) -> Transition { transitionsAt[k] ?? transition }
+
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
     public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
 
@@ -108,6 +160,10 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
     public func validate() throws(MixWriteError) {
         guard !clips.isEmpty else { throw .usage("concat needs at least one clip") }
         try picture.validate()
+        if let k = transitionsAt.keys.sorted().first(where: { !(1..<clips.count).contains($0) }) {
+            let has = clips.count < 2 ? "one clip has none" : "\(clips.count) clips have boundaries 1 to \(clips.count - 1)"
+            throw .usage("--transition-at \(k)=\(transition(at: k)): there is no boundary \(k) (\(has))")
+        }
         try validateExcerpt(parts: parts)
         try validateParts()
         try audio.validate()
@@ -127,7 +183,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         let codecs = try output.container.codecs(video: picture.codec, audio: audio.codec)
         var video = try picture.videoPlan(reference: files[0], length: nil, strict: strict, threads: threads)
         video.encoding.codec = codecs.video
-        let (pieces, starts, spans) = try Self.pieces(files, rate: video.frameRate)
+        let (pieces, starts, spans) = try pieces(files, rate: video.frameRate)
         var plan = SequenceStage.Plan(pieces: pieces, video: video)
         if let selection {
             _ = try selection.frames(of: plan.wholeFrameCount)   // refused before the part's folder is made
@@ -140,12 +196,16 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         var sources = try audio.sources(from: labelled + extra, strict: strict, warnings: &warnings)
         // The clips come first among the inputs, so a source's input index below their count is its clip's.
         for i in sources.indices where sources[i].inputIndex < files.count {
-            (sources[i].timelineStart, sources[i].span) = (starts[sources[i].inputIndex], spans[sources[i].inputIndex])
+            let c = sources[i].inputIndex
+            (sources[i].timelineStart, sources[i].span) = (starts[c], spans[c])
+            sources[i].fades = Self.fades(clip: c, pieces: pieces, starts: starts, rate: video.frameRate)
         }
         var audioPlan = try audio.plan(sources: sources, duration: plan.video.wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
+        audioPlan?.crossfadeCurve = transitionCurve
         let timeline = try self.timeline(files, starts: starts, spans: spans)
-        let chapters = chapters(files: files, starts: starts, spans: spans, total: plan.video.wholeLength)
+        let chapters = chapters(files: files, marks: Self.fullyIn(pieces: pieces, starts: starts, rate: video.frameRate),
+                                starts: starts, spans: spans, total: plan.video.wholeLength)
         if let excerpt { try excerpt.cut(video: &plan.video, audio: &audioPlan) }
         // A part's chapters are the joined movie's, in its record.
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
@@ -159,21 +219,64 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         return prepared
     }
 
-    /// Each clip as whole output frames, so the boundaries fall on frame times and never drift: the pieces, and
-    /// where each starts and how long it lasts on the output.
-    static func pieces(_ files: [MediaFile], rate: Rational) throws(MixWriteError)
+    /// Each clip as whole output frames, so the boundaries fall on frame times and never drift, each overlapping the
+    /// next by its transition's frames: the pieces, and where each starts and how long it lasts on the output.
+    func pieces(_ files: [MediaFile], rate: Rational) throws(MixWriteError)
         -> (pieces: [SequenceStage.Piece], starts: [MediaTime], spans: [MediaTime]) {
         var pieces: [SequenceStage.Piece] = [], starts: [MediaTime] = [], spans: [MediaTime] = []
         var frameIndex = 0
         for f in files {
             guard let length = f.videoDuration, length > .zero else { throw .input(file: f.path, "has no known duration") }
             let n = max(1, Int(length.ticks(in: rate.inverted)))
-            starts.append(MediaTime(frames: Int64(frameIndex), rate: rate))
-            spans.append(MediaTime(frames: Int64(n), rate: rate))
             pieces.append(.init(file: f, frames: n))
-            frameIndex += n
+        }
+        for k in 1..<max(1, files.count) {
+            pieces[k - 1].crossing = try crossing(at: k, pieces: pieces, rate: rate)
+        }
+        for piece in pieces {
+            starts.append(MediaTime(frames: Int64(frameIndex), rate: rate))
+            spans.append(MediaTime(frames: Int64(piece.frames), rate: rate))
+            frameIndex += piece.ownFrames
         }
         return (pieces, starts, spans)
+    }
+
+    /// Boundary `k`'s crossing (between pieces k − 1 and k, from 0): its frames at `rate` (at least one), refused when
+    /// it is longer than either clip, or than what the clip before leaves after its own transition in.
+    func crossing(at k: Int, pieces: [SequenceStage.Piece], rate: Rational) throws(MixWriteError) -> Crossing? {
+        let t = transition(at: k)
+        guard t.kind != .cut else { return nil }
+        let frames = max(1, Int((t.seconds * rate.doubleValue).rounded()))
+        let given = transitionsAt[k] == nil ? "--transition \(t)" : "--transition-at \(k)=\(t)"
+        func seconds(_ n: Int) -> String { NumberText.shortest(MediaTime(frames: Int64(n), rate: rate).seconds) }
+        for (i, piece) in [(k - 1, pieces[k - 1]), (k, pieces[k])] where frames > piece.frames {
+            throw .usage("\(given): between clips \(k) and \(k + 1), it is longer than clip \(i + 1) (\(piece.file.path): \(seconds(piece.frames)) s)")
+        }
+        let before = pieces[k - 1].crossing == nil && k >= 2 ? (pieces[k - 2].crossing?.frames ?? 0) : 0
+        if before + frames > pieces[k - 1].frames {
+            throw .usage("\(given): between clips \(k) and \(k + 1), it overlaps the transition into clip \(k) (\(pieces[k - 1].file.path):"
+                         + " \(seconds(pieces[k - 1].frames)) s, \(seconds(before)) s of it already shared with clip \(k - 1))")
+        }
+        return Crossing(kind: t.kind, frames: frames)
+    }
+
+    /// Clip `c`'s sound: faded in over the transition from the clip before, out over the one to the next.
+    static func fades(clip c: Int, pieces: [SequenceStage.Piece], starts: [MediaTime], rate: Rational) -> [SourceFade] {
+        var fades: [SourceFade] = []
+        if c > 0, let into = pieces[c - 1].crossing {
+            fades.append(SourceFade(fadesIn: true, start: starts[c], length: MediaTime(frames: Int64(into.frames), rate: rate)))
+        }
+        if c + 1 < pieces.count, let out = pieces[c].crossing {
+            fades.append(SourceFade(fadesIn: false, start: starts[c + 1], length: MediaTime(frames: Int64(out.frames), rate: rate)))
+        }
+        return fades
+    }
+
+    /// Where each clip is fully in: its start, after the transition into it.
+    static func fullyIn(pieces: [SequenceStage.Piece], starts: [MediaTime], rate: Rational) -> [MediaTime] {
+        starts.indices.map { c in
+            starts[c] + MediaTime(frames: Int64(c > 0 ? pieces[c - 1].crossing?.frames ?? 0 : 0), rate: rate)
+        }
     }
 
     /// Where the clips and events land on the output (an event's clip must exist, its time not be negative).
@@ -185,18 +288,22 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
             guard e.time >= 0 else { throw .usage("event '\(e.name)': time \(e.time) is negative") }
         }
         return Timeline(
-            clips: files.enumerated().map { .init(file: $0.element.path, start: starts[$0.offset].seconds, duration: spans[$0.offset].seconds) },
+            clips: files.enumerated().map { (c, f) in
+                let into = c > 0 ? transition(at: c) : .cut
+                return .init(file: f.path, start: starts[c].seconds, duration: spans[c].seconds,
+                             transition: into == .cut ? nil : into.description)
+            },
             events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
     }
 }
 
 extension ConcatJob {
-    /// A chapter a clip (by its file name), and one an event with `eventChapters`; each lasts until the next mark
-    /// (an event splits its clip's chapter).
-    func chapters(files: [MediaFile], starts: [MediaTime], spans: [MediaTime],
+    /// A chapter a clip (by its file name) from `marks` (where it is fully in, after the transition into it), and
+    /// one an event with `eventChapters`; each lasts until the next mark (an event splits its clip's chapter).
+    func chapters(files: [MediaFile], marks clipMarks: [MediaTime], starts: [MediaTime], spans: [MediaTime],
                   total: MediaTime) -> [(title: String, start: MediaTime, end: MediaTime)] {
         var marks: [(title: String, start: MediaTime)] = files.enumerated().map { (i, f) in
-            (String(f.path.split(separator: "/").last ?? Substring(f.path)), starts[i])
+            (String(f.path.split(separator: "/").last ?? Substring(f.path)), clipMarks[i])
         }
         if eventChapters {
             for e in events {

@@ -167,7 +167,7 @@ struct OptionInput {
     func text(_ what: String) throws(JobProblem) -> String {
         switch try either(String.self, Double.self, what) {
         case .first(let s): return s
-        case .second(let d): return d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+        case .second(let d): return NumberText.shortest(d)
         }
     }
 

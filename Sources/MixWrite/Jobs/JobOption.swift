@@ -44,9 +44,7 @@ struct JobOption<Job> {
         }
     }
 
-    static func format(_ x: Double) -> String {
-        x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
-    }
+    static func format(_ x: Double) -> String { NumberText.shortest(x) }
 }
 
 extension Array {

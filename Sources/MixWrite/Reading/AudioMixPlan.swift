@@ -30,6 +30,9 @@ public struct AudioSource: Sendable, Codable {
     var head: MediaTime = .zero
     /// The place of the track's file among the job's inputs (a concat clip's number), in the order given.
     var inputIndex = 0
+    /// Its fades on the output's timeline (a concat clip's transitions: in where it overlaps the clip before, out where
+    /// it overlaps the next), by the plan's `crossfadeCurve`.
+    var fades: [SourceFade] = []
 
     public var name: String { "\(label):\(track)" }
 
@@ -72,6 +75,20 @@ public struct AudioSource: Sendable, Codable {
     }
 }
 
+/// A source's fade on the output's timeline: in (from silence) or out (to silence) over `length` from `start`.
+struct SourceFade: Sendable, Equatable {
+    var fadesIn: Bool
+    var start: MediaTime
+    var length: MediaTime
+}
+
+/// The shape of a cross-fade's gains, by FFmpeg's `afade` and `acrossfade` names: `qsin` (a quarter of a sine: equal
+/// power, the default), `tri` (linear: equal gain), `hsin`, `esin`, `log`, `par`, `ipar`, `qua`, `cub`, `squ`, `cbr`,
+/// `exp`, `iqsin`, `ihsin`, `dese`, `desi`. The fade out is the fade in's mirror, as acrossfade's.
+public enum FadeCurve: String, Sendable, Codable, CaseIterable {
+    case qsin, tri, hsin, esin, log, par, ipar, qua, cub, squ, cbr, exp, iqsin, ihsin, dese, desi
+}
+
 /// How the tracks are summed.
 public enum MixMode: String, Sendable, Codable, CaseIterable {
     /// Each source at its own level, then a limiter at -1 dBFS (a mixing desk; AVFoundation's audio mix).
@@ -111,6 +128,8 @@ struct AudioMixPlan: Sendable {
     var window: Range<Int64>?
     /// Where the publishing measurements are kept between jobs, if the caller keeps them.
     var measurements: MeasurementCache?
+    /// The curve of the sources' `fades`.
+    var crossfadeCurve = FadeCurve.qsin
 
     /// Each source's integrated loudness as it enters the mix (its gain, not ducked), LUFS by track name; silent
     /// ones left out. Decodes all the sound.
@@ -244,6 +263,14 @@ struct AudioMixPlan: Sendable {
         }
         let delaySamples = (s.timelineStart + max(lead, .zero)).ticks(in: rate) + Int64((s.offsetSeconds * Double(sampleRate)).rounded())
         if delaySamples > 0 { filters.append("adelay=delays=\(delaySamples)S:all=1") }
+        if !s.fades.isEmpty {
+            // On the output's timeline: the samples counted from its start (adelay's silence included).
+            filters.append("asetpts=N/SR/TB")
+            for f in s.fades {
+                filters.append("afade=t=\(f.fadesIn ? "in" : "out"):curve=\(crossfadeCurve.rawValue)"
+                               + ":start_sample=\(f.start.ticks(in: rate)):nb_samples=\(max(1, f.length.ticks(in: rate)))")
+            }
+        }
         return filters.joined(separator: ",")
     }
 

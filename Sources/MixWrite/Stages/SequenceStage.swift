@@ -1,12 +1,17 @@
 import FFmpegSupport
 
-/// The video of `concat` (clips end to end) and of `still` (one picture): each piece read upright, fitted
-/// into the output frame and encoded as one H.264 stream.
+/// The video of `concat` (clips end to end, a cut or a transition between two) and of `still` (one picture): each
+/// piece read upright, fitted into the output frame and encoded as one stream.
 struct SequenceStage: VideoStage {
     struct Piece: Sendable {
         var file: MediaFile
-        /// Output frames this piece fills.
+        /// Output frames this piece fills (those it shares with the next included).
         var frames: Int
+        /// How it gives way to the next piece: its last `frames` shared with the next one's first; nil: a cut.
+        var crossing: Crossing?
+
+        /// Its frames not shared with the next piece.
+        var ownFrames: Int { frames - (crossing?.frames ?? 0) }
     }
 
     struct Plan: EncodingPlan {
@@ -21,11 +26,20 @@ struct SequenceStage: VideoStage {
         /// A still: the picture is read once and flattened on this background (RGB in 0 … 1).
         var background: (r: Double, g: Double, b: Double)?
 
+        /// Each piece's first frame on the output.
+        let starts: [Int]
+
         init(pieces: [Piece], video: VideoPlan, lastFrameTicks: Int64? = nil, ticksPerFrame: Int64 = 1,
              background: (r: Double, g: Double, b: Double)? = nil) {
             (self.pieces, self.video, self.lastFrameTicks, self.ticksPerFrame, self.background) =
                 (pieces, video, lastFrameTicks, ticksPerFrame, background)
-            self.video.wholeFrameCount = pieces.reduce(0) { $0 + $1.frames }
+            var starts: [Int] = [], n = 0
+            for (i, piece) in pieces.enumerated() {
+                starts.append(n)
+                n += i + 1 < pieces.count ? piece.ownFrames : piece.frames
+            }
+            self.starts = starts
+            self.video.wholeFrameCount = n
             self.video.frames = 0..<self.video.wholeFrameCount
             let rate = video.frameRate
             if ticksPerFrame != 1 { self.video.encoding.timeBase = Rational(rate.den, Int32(Int64(rate.num) * ticksPerFrame)).reduced() }
@@ -51,32 +65,16 @@ struct SequenceStage: VideoStage {
         let p = plan
         let encoder = try VideoEncoder(p.video.encoding)
         try await input.start(encoder.parameters)
-        let output = try Frame(width: p.video.width, height: p.video.height, pixelFormat: .yuv420p)
-        var damaged = 0
-        var index: Int64 = 0
-        let window = p.video.frames
-        var pieceStart = 0
-        for piece in p.pieces {
-            defer { pieceStart += piece.frames }
-            // The piece's frames inside the window; a part that starts inside a piece seeks into it.
-            let first = max(0, window.lowerBound - pieceStart), end = min(piece.frames, window.upperBound - pieceStart)
-            guard first < end else { continue }
-            let reader = try p.reader(for: piece)
-            if first > 0, let movie = reader as? VideoTrackReader { try movie.seek(to: MediaTime(frames: Int64(first), rate: p.video.frameRate)) }
-            for n in first..<end {
-                try Task.checkCancellation()
-                guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.video.frameRate), hold: true) else {
-                    throw MixWriteError.input(file: piece.file.path, "has no decodable picture")
-                }
-                try output.copyPicture(from: picture)
-                for packet in try encoder.encode(output, pts: index * p.ticksPerFrame) { try await input.append(timed(packet)) }
-                index += 1
-            }
-            damaged += reader.damagedPackets
+        let output = try Frame(width: p.video.width, height: p.video.height, pixelFormat: p.pixelFormat)
+        let readers = PieceReaders(plan: p)
+        for (index, n) in p.video.frames.enumerated() {
+            try Task.checkCancellation()
+            try readers.picture(ofFrame: n, into: output)
+            for packet in try encoder.encode(output, pts: Int64(index) * p.ticksPerFrame) { try await input.append(timed(packet)) }
         }
         for packet in try encoder.finish() { try await input.append(timed(packet)) }
         try await input.finish()
-        return damaged
+        return readers.close()
     }
 
     var written: WrittenVideo { plan.video.written }
@@ -89,5 +87,78 @@ struct SequenceStage: VideoStage {
         let isLast = endsSequence && (packet.pts ?? 0) == Int64(plan.video.frameCount - 1) * plan.ticksPerFrame
         packet.duration = isLast ? (plan.lastFrameTicks ?? plan.ticksPerFrame) : plan.ticksPerFrame
         return packet
+    }
+}
+
+extension SequenceStage.Plan {
+    /// The pictures' format: the output's own.
+    var pixelFormat: PixelFormat { .yuv420p }
+
+    /// Where output frame `n` comes from: piece `i`'s frame `n − starts[i]`, and in a crossing the piece before it too
+    /// (`shared`: the crossing's frame k).
+    func sources(ofFrame n: Int) -> (piece: Int, shared: Int?) {
+        let i = max(0, starts.lastIndex { $0 <= n } ?? 0)
+        guard i > 0, n < starts[i - 1] + pieces[i - 1].frames else { return (i, nil) }
+        return (i, n - starts[i])
+    }
+}
+
+/// The pieces' readers as a run through the output's frames needs them: each opened at its first frame needed
+/// (sought there when that is not the piece's first), closed once the output is past it; in a crossing the outgoing
+/// and the incoming piece's both open. One owner (the stage's task, or the page's preview).
+final class PieceReaders {
+    let plan: SequenceStage.Plan
+    private var open: [Int: any PictureSource] = [:]
+    private var damaged = 0
+    /// The frame each reader showed last, so a preview moving within a piece only seeks when it must.
+    private var shown: [Int: Int] = [:]
+
+    init(plan: SequenceStage.Plan) { self.plan = plan }
+
+    /// Output frame `n` (in order, for a render; anywhere, for a preview) into `output`.
+    func picture(ofFrame n: Int, into output: Frame) throws(MixWriteError) {
+        let (i, shared) = plan.sources(ofFrame: n)
+        for k in open.keys where k < i - (shared == nil ? 0 : 1) { closeReader(k) }
+        let incoming = try picture(piece: i, frame: n - plan.starts[i])
+        do {
+            if let k = shared, let crossing = plan.pieces[i - 1].crossing {
+                let outgoing = try picture(piece: i - 1, frame: n - plan.starts[i - 1])
+                try output.makeWritable()
+                crossing.draw(outgoing, incoming, into: output, at: k)
+            } else {
+                try output.copyPicture(from: incoming)
+            }
+        } catch { throw .processing(error, file: nil) }
+    }
+
+    /// Piece `k`'s frame `n`, upright and fitted: decoded on from where its reader is when that is less than two
+    /// seconds behind, else sought.
+    func picture(piece k: Int, frame n: Int) throws(MixWriteError) -> Frame {
+        let reader: any PictureSource
+        if let r = open[k] { reader = r } else {
+            reader = try plan.reader(for: plan.pieces[k])
+            open[k] = reader
+        }
+        let t = MediaTime(frames: Int64(n), rate: plan.video.frameRate)
+        let far = Int(2 * plan.video.frameRate.doubleValue)
+        if let movie = reader as? VideoTrackReader, shown[k].map({ n < $0 || n - $0 > far }) ?? (n > 0) {
+            try movie.seek(to: t)
+        }
+        guard let picture = try reader.picture(at: t, hold: true) else {
+            throw .input(file: plan.pieces[k].file.path, "has no decodable picture at \(t.seconds) s")
+        }
+        shown[k] = n
+        return picture
+    }
+
+    private func closeReader(_ k: Int) {
+        damaged += open[k]?.damagedPackets ?? 0
+        (open[k], shown[k]) = (nil, nil)
+    }
+
+    /// Every reader closed: the damaged packets they skipped.
+    func close() -> Int {
+        for k in open.keys { closeReader(k) }
+        return damaged
     }
 }

@@ -1,0 +1,92 @@
+// See TransitionKernel.h. Each kind a pixel at a time over whole rows, in xfade's expressions and order of
+// operations (so its floats round as xfade's do); the fades' loops are left for the compiler to vectorize.
+#include "TransitionKernel.h"
+
+#include <math.h>
+
+#pragma clang fp contract(off)
+
+static inline float mix(float a, float b, float m) { return a * m + b * (1.f - m); }
+
+static inline float smoothstep(float edge0, float edge1, float x) {
+    float t = (x - edge0) / (edge1 - edge0);
+    t = t < 0.f ? 0.f : t > 1.f ? 1.f : t;
+    return t * t * (3.f - 2.f * t);
+}
+
+/// x modulo n, from 0 to n − 1 (xfade's slides wrap the picture round).
+static inline int wrap(int x, int n) { return x % n + n * (x % n < 0); }
+
+#define ROW(T, base, stride, y) ((T *)((base) + (long)(y) * (stride)))
+
+// The whole plane, for samples of type T.
+#define TRANSITION_PLANE(T, NAME)                                                                              \
+static void NAME(MWTransitionKind kind, float progress, const MWTransitionPlane *p) {                          \
+    const int W = p->frameWidth, H = p->frameHeight, sx = p->shiftX, sy = p->shiftY;                           \
+    const float fadeOut = smoothstep(1.f - 0.2f, 1.f, progress), fadeIn = smoothstep(0.2f, 1.f, progress);    \
+    const float bg = kind == MW_FADEWHITE ? (float)p->white : (float)p->black;                                \
+    const float radius = hypotf(W / 2, H / 2), circle = (progress - 0.5f) * 3.f;                               \
+    int z = 0;                                                                                                  \
+    switch (kind) {                                                                                             \
+    case MW_WIPELEFT: z = W * progress; break;                                                                  \
+    case MW_WIPERIGHT: z = W * (1.f - progress); break;                                                         \
+    case MW_WIPEUP: z = H * progress; break;                                                                    \
+    case MW_WIPEDOWN: z = H * (1.f - progress); break;                                                          \
+    case MW_SLIDELEFT: z = -progress * W; break;                                                                \
+    case MW_SLIDERIGHT: z = progress * W; break;                                                                \
+    case MW_SLIDEUP: z = -progress * H; break;                                                                  \
+    case MW_SLIDEDOWN: z = progress * H; break;                                                                 \
+    default: break;                                                                                             \
+    }                                                                                                           \
+    for (int y = 0; y < p->height; y++) {                                                                       \
+        const int Y = y << sy;                                                                                  \
+        const T *a = ROW(const T, p->a, p->aStride, y), *b = ROW(const T, p->b, p->bStride, y);                \
+        T *out = ROW(T, p->out, p->outStride, y);                                                               \
+        switch (kind) {                                                                                         \
+        case MW_FADE:                                                                                           \
+            for (int x = 0; x < p->width; x++) out[x] = mix(a[x], b[x], progress);                              \
+            break;                                                                                              \
+        case MW_FADEBLACK: case MW_FADEWHITE:                                                                   \
+            for (int x = 0; x < p->width; x++)                                                                  \
+                out[x] = mix(mix(a[x], bg, fadeOut), mix(bg, b[x], fadeIn), progress);                          \
+            break;                                                                                              \
+        case MW_WIPELEFT:                                                                                       \
+            for (int x = 0; x < p->width; x++) out[x] = (x << sx) > z ? b[x] : a[x];                            \
+            break;                                                                                              \
+        case MW_WIPERIGHT:                                                                                      \
+            for (int x = 0; x < p->width; x++) out[x] = (x << sx) > z ? a[x] : b[x];                            \
+            break;                                                                                              \
+        case MW_WIPEUP:                                                                                         \
+            for (int x = 0; x < p->width; x++) out[x] = Y > z ? b[x] : a[x];                                    \
+            break;                                                                                              \
+        case MW_WIPEDOWN:                                                                                       \
+            for (int x = 0; x < p->width; x++) out[x] = Y > z ? a[x] : b[x];                                    \
+            break;                                                                                              \
+        case MW_SLIDELEFT: case MW_SLIDERIGHT:                                                                  \
+            for (int x = 0; x < p->width; x++) {                                                                \
+                const int zx = z + (x << sx), zz = wrap(zx, W) >> sx;                                           \
+                out[x] = zx >= 0 && zx < W ? b[zz] : a[zz];                                                     \
+            }                                                                                                   \
+            break;                                                                                              \
+        case MW_SLIDEUP: case MW_SLIDEDOWN: {                                                                   \
+            const int zy = z + Y, zz = wrap(zy, H) >> sy;                                                       \
+            const T *from = zy >= 0 && zy < H ? ROW(const T, p->b, p->bStride, zz) : ROW(const T, p->a, p->aStride, zz); \
+            for (int x = 0; x < p->width; x++) out[x] = from[x];                                                \
+            break;                                                                                              \
+        }                                                                                                       \
+        case MW_CIRCLEOPEN:                                                                                     \
+            for (int x = 0; x < p->width; x++) {                                                                \
+                const float smooth = hypotf((x << sx) - W / 2, Y - H / 2) / radius + circle;                    \
+                out[x] = mix(a[x], b[x], smoothstep(0.f, 1.f, smooth));                                         \
+            }                                                                                                   \
+            break;                                                                                              \
+        }                                                                                                       \
+    }                                                                                                           \
+}
+
+TRANSITION_PLANE(uint8_t, plane8)
+TRANSITION_PLANE(uint16_t, plane16)
+
+void mw_transition_plane(MWTransitionKind kind, float progress, const MWTransitionPlane *plane) {
+    if (plane->bytes == 2) plane16(kind, progress, plane); else plane8(kind, progress, plane);
+}
