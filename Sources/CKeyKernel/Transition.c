@@ -17,6 +17,21 @@ static inline float smoothstep(float edge0, float edge1, float x) {
 /// x modulo n, from 0 to n − 1 (xfade's slides wrap the picture round).
 static inline int wrap(int x, int n) { return x % n + n * (x % n < 0); }
 
+/// Where a wipe's edge is, or how far a slide has moved the pictures (xfade's z: float products truncated).
+static int edge_of(MWTransitionKind kind, float progress, int W, int H) {
+    switch (kind) {
+    case MW_WIPELEFT: return W * progress;
+    case MW_WIPERIGHT: return W * (1.f - progress);
+    case MW_WIPEUP: return H * progress;
+    case MW_WIPEDOWN: return H * (1.f - progress);
+    case MW_SLIDELEFT: return -progress * W;
+    case MW_SLIDERIGHT: return progress * W;
+    case MW_SLIDEUP: return -progress * H;
+    case MW_SLIDEDOWN: return progress * H;
+    default: return 0;
+    }
+}
+
 #define ROW(T, base, stride, y) ((T *)((base) + (long)(y) * (stride)))
 
 // The whole plane, for samples of type T.
@@ -26,18 +41,7 @@ static void NAME(MWTransitionKind kind, float progress, const MWTransitionPlane 
     const float fadeOut = smoothstep(1.f - 0.2f, 1.f, progress), fadeIn = smoothstep(0.2f, 1.f, progress);    \
     const float bg = kind == MW_FADEWHITE ? (float)p->white : (float)p->black;                                \
     const float radius = hypotf(W / 2, H / 2), circle = (progress - 0.5f) * 3.f;                               \
-    int z = 0;                                                                                                  \
-    switch (kind) {                                                                                             \
-    case MW_WIPELEFT: z = W * progress; break;                                                                  \
-    case MW_WIPERIGHT: z = W * (1.f - progress); break;                                                         \
-    case MW_WIPEUP: z = H * progress; break;                                                                    \
-    case MW_WIPEDOWN: z = H * (1.f - progress); break;                                                          \
-    case MW_SLIDELEFT: z = -progress * W; break;                                                                \
-    case MW_SLIDERIGHT: z = progress * W; break;                                                                \
-    case MW_SLIDEUP: z = -progress * H; break;                                                                  \
-    case MW_SLIDEDOWN: z = progress * H; break;                                                                 \
-    default: break;                                                                                             \
-    }                                                                                                           \
+    const int z = edge_of(kind, progress, W, H);                                                                \
     for (int y = 0; y < p->height; y++) {                                                                       \
         const int Y = y << sy;                                                                                  \
         const T *a = ROW(const T, p->a, p->aStride, y), *b = ROW(const T, p->b, p->bStride, y);                \

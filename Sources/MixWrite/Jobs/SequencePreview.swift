@@ -28,17 +28,19 @@ import FFmpegSupport
     public let trackLoudness: @Sendable () throws(MixWriteError) -> [String: Double]
 
     private let plan: SequenceStage.Plan
-    private let firstFrames: [Int]
-    private var readers: [Int: any PictureSource] = [:]
-    /// The output frame shown by each piece's reader, so a move within a piece only seeks when it must.
-    private var shown: [Int: Int] = [:]
+    /// Each piece's reader, kept open, and the crossings drawn from two.
+    private let readers: PieceReaders
+    /// An output picture drawn across a transition.
+    private var crossed: Frame?
     /// nil: no picture (a sound-only remix).
     private let pictures: JPEGPictures?
-    /// The JPEGs of the last frames shown, by output frame: a slider dragged back over them (a reader cannot
-    /// step back without seeking to a keyframe and decoding on) shows them at once. A piece's own picture at
-    /// its frame n is the output's frame `firstFrames[k] + n`, so both share it.
-    private var recent: [Int: [UInt8]] = [:]
-    private var recentOrder: [Int] = []
+    /// The JPEGs of the last frames shown, by output frame (or a piece's own frame) and quality: a slider dragged
+    /// back over them (a reader cannot step back without seeking to a keyframe and decoding on) shows them at once.
+    private var recent: [Shown: [UInt8]] = [:]
+    private var recentOrder: [Shown] = []
+
+    /// What a JPEG shows: output frame n, or piece k's own frame n (which a crossing does not change).
+    private enum Shown: Hashable { case output(Int, quality: Int), piece(Int, Int, quality: Int) }
     static let recentFrames = 120
 
     public convenience init(job: ConcatJob) throws(MixWriteError) {
@@ -85,11 +87,8 @@ import FFmpegSupport
         tracks = prepared.audio?.sources ?? []
         let audio = prepared.audio
         trackLoudness = { () throws(MixWriteError) in try audio?.trackLoudness() ?? [:] }
-        var starts: [Int] = []
-        var n = 0
-        for piece in p.pieces { starts.append(n); n += piece.frames }
-        firstFrames = starts
-        pieces = zip(p.pieces, starts).map { piece, first in
+        readers = PieceReaders(plan: p, keepsOpen: true)
+        pieces = zip(p.pieces, p.starts).map { piece, first in
             Piece(file: piece.file.path, start: MediaTime(frames: Int64(first), rate: p.video.frameRate).seconds,
                   duration: min(prepared.duration.seconds, MediaTime(frames: Int64(piece.frames), rate: p.video.frameRate).seconds))
         }
@@ -104,8 +103,17 @@ import FFmpegSupport
             throw .usage("time \(seconds) is outside the output (0 to \(duration) s)")
         }
         let frame = min(plan.wholeFrameCount - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.video.frameRate.inverted)))
-        let k = max(0, (firstFrames.lastIndex { $0 <= frame }) ?? 0)
-        return try jpeg(piece: k, frame: frame - firstFrames[k], quality: quality)
+        return try jpeg(.output(frame, quality: quality)) { () throws(MixWriteError) in
+            let (k, shared) = plan.sources(ofFrame: frame)
+            guard shared != nil else { return try readers.picture(piece: k, frame: frame - plan.starts[k]) }
+            let out: Frame
+            do { out = try crossed ?? Frame(width: width, height: height, pixelFormat: plan.pixelFormat) } catch {
+                throw .processing(error, file: nil)
+            }
+            crossed = out
+            try readers.picture(ofFrame: frame, into: out)
+            return out
+        }
     }
 
     /// Piece `k`'s picture `seconds` into it (clamped to its last frame), as the output shows it there.
@@ -114,36 +122,19 @@ import FFmpegSupport
         guard seconds.isFinite, seconds >= 0 else { throw .usage("time \(seconds) is not a time in the clip") }
         let frames = plan.pieces[k].frames
         let n = min(frames - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.video.frameRate.inverted)))
-        return try jpeg(piece: k, frame: n, quality: quality)
+        return try jpeg(.piece(k, n, quality: quality)) { () throws(MixWriteError) in try readers.picture(piece: k, frame: n) }
     }
 
-    /// Piece `k`'s frame `n` as JPEG: one of the recent ones, or decoded and kept among them.
-    private func jpeg(piece k: Int, frame n: Int, quality: Int) throws(MixWriteError) -> [UInt8] {
-        let key = (firstFrames[k] + n) * 32 + min(max(quality, 0), 31)
+    /// A picture as JPEG: one of the recent ones, or drawn and kept among them.
+    private func jpeg(_ key: Shown, _ draw: () throws(MixWriteError) -> Frame) throws(MixWriteError) -> [UInt8] {
         if let bytes = recent[key] { return bytes }
         guard let pictures else { throw .usage("there is no picture: the file is sound only") }
-        let bytes = try pictures.jpeg(try picture(piece: k, frame: n), quality: quality)
+        let quality: Int
+        switch key { case .output(_, let q), .piece(_, _, let q): quality = min(max(q, 0), 31) }
+        let bytes = try pictures.jpeg(try draw(), quality: quality)
         recent[key] = bytes
         recentOrder.append(key)
         if recentOrder.count > Self.recentFrames { recent[recentOrder.removeFirst()] = nil }
         return bytes
-    }
-
-    private func picture(piece k: Int, frame n: Int) throws(MixWriteError) -> Frame {
-        let reader: any PictureSource
-        if let r = readers[k] { reader = r } else {
-            reader = try plan.reader(for: plan.pieces[k])
-            readers[k] = reader
-        }
-        let t = MediaTime(frames: Int64(n), rate: frameRate)
-        // Forward by less than two seconds: decoded on from where the reader is; else (or backwards) sought.
-        if let movie = reader as? VideoTrackReader, shown[k].map({ n < $0 || n - $0 > Int(2 * frameRate.doubleValue) }) ?? (n > 0) {
-            try movie.seek(to: t)
-        }
-        guard let picture = try reader.picture(at: t, hold: true) else {
-            throw .input(file: plan.pieces[k].file.path, "has no decodable picture at \(t.seconds) s")
-        }
-        shown[k] = n
-        return picture
     }
 }

@@ -113,12 +113,15 @@ final class PieceReaders {
     /// The frame each reader showed last, so a preview moving within a piece only seeks when it must.
     private var shown: [Int: Int] = [:]
 
-    init(plan: SequenceStage.Plan) { self.plan = plan }
+    /// A preview keeps every reader it opened (the slider goes back as often as on); a render closes them as it passes.
+    private let keepsOpen: Bool
+
+    init(plan: SequenceStage.Plan, keepsOpen: Bool = false) { (self.plan, self.keepsOpen) = (plan, keepsOpen) }
 
     /// Output frame `n` (in order, for a render; anywhere, for a preview) into `output`.
     func picture(ofFrame n: Int, into output: Frame) throws(MixWriteError) {
         let (i, shared) = plan.sources(ofFrame: n)
-        for k in open.keys where k < i - (shared == nil ? 0 : 1) { closeReader(k) }
+        for k in open.keys where !keepsOpen && k < i - (shared == nil ? 0 : 1) { closeReader(k) }
         let incoming = try picture(piece: i, frame: n - plan.starts[i])
         do {
             if let k = shared, let crossing = plan.pieces[i - 1].crossing {
