@@ -93,6 +93,8 @@ struct TuneInfo: Encodable, Sendable {
     /// A concat's clips (every one given), and the output's timeline for the settings asked (the clips kept, in
     /// their order, and the events).
     var clips: [Clip]?
+    /// A concat's kinds of transition, `cut` first, for each boundary's choice.
+    var transitionKinds: [String]?
     var pieces: [SequencePreview.Piece]?
     var events: [Timeline.Event]?
     /// A still's picture, a remix's movie.
@@ -292,6 +294,7 @@ extension SequenceComposition where Job == ConcatJob {
         try self.init(kind: "concat", job: job, initial: { job, tracks in
             var s = TuneSettings(audio: job.audio, tracks: tracks)
             (s.clips, s.fit) = (Array(job.clips.indices), job.picture.fit.rawValue)
+            s.transitions = job.clips.indices.dropFirst().map { job.transition(at: $0).description }
             s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""
             s.fps = job.picture.frameRate?.description ?? ""
             return s
@@ -303,6 +306,7 @@ extension SequenceComposition where Job == ConcatJob {
                 throw .bad("clips must name each of the clips 0 … \(job.clips.count - 1) at most once")
             }
             j.clips = order.map { job.clips[$0] }
+            try Self.applyTransitions(s.transitions, to: &j, given: job)
             try s.applyPicture(to: &j.picture)
             // A clip's source clipN is its place on the command line; in the job, its new place.
             let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ("clip\($0.element + 1)", "clip\($0.offset + 1)") })
@@ -314,7 +318,7 @@ extension SequenceComposition where Job == ConcatJob {
             return j
         }, cut: { j, start, length in (j.start, j.length) = (start, length); j.picture.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
-           pictureKey: { j in "\(j.clips)|\(j.picture)" },
+           pictureKey: { j in "\(j.clips)|\(j.picture)|\(j.transition)|\(j.transitionsAt.sorted { $0.key < $1.key })" },
            describe: { info, settings, p, given in
             // Every clip given, its length as the output has it now (a removed one's as given).
             let order = settings.clips ?? Array(given.indices)
@@ -323,7 +327,27 @@ extension SequenceComposition where Job == ConcatJob {
                               duration: order.firstIndex(of: i).map { p.pieces[$0].duration } ?? piece.duration)
             }
             (info.pieces, info.events) = (p.pieces, p.events)
+            info.transitionKinds = Transition.Kind.allCases.map(\.rawValue)
         })
+    }
+
+    /// The page's transition at each boundary of its order (a boundary it does not give keeps the command line's
+    /// `--transition`): one `--transition` when they are all alike, else one `--transition-at` a boundary.
+    static func applyTransitions(_ given: [String]?, to j: inout ConcatJob, given job: ConcatJob) throws(RequestError) {
+        guard let given else { return }
+        guard given.count < 4096 else { throw .bad("transitions: too many") }
+        let boundaries = max(0, j.clips.count - 1)
+        var list: [Transition] = []
+        for k in 0..<boundaries {
+            guard k < given.count else { list.append(job.transition); continue }
+            do { list.append(try Transition(parsing: given[k])) } catch { throw .bad(error.description) }
+        }
+        (j.transition, j.transitionsAt) = (.cut, [:])
+        if let first = list.first, list.allSatisfy({ $0 == first }) {
+            j.transition = first
+        } else {
+            for (k, t) in list.enumerated() where t != .cut { j.transitionsAt[k + 1] = t }
+        }
     }
 }
 

@@ -42,6 +42,9 @@ enum Page {
   #timeline div { position: absolute; top: 0; height: 16px; box-sizing: border-box; border-left: 2px solid #333;
                   font-size: 10px; overflow: hidden; white-space: nowrap; padding-left: 2px; }
   #timeline .event { border-left: 2px solid #c60; height: 16px; width: 0; padding: 0; }
+  #timeline .crossing { background: rgba(200, 120, 0, 0.45); border-left: 0; padding: 0; }
+  .boundary { margin: 2px 0 2px 24px; font-size: 90%; }
+  .boundary input { width: 5em; }
   .clip { border: 1px solid #ccc; padding: 4px; margin: 4px 0; }
   .clip.removed { opacity: 0.5; }
   .clip img { display: block; width: 160px; background: #222; }
@@ -143,7 +146,7 @@ window.mwBusy = () => inFlight || pending !== null || !$("picture").complete;
 // What of the settings makes the picture, besides the time: a concat's clips and frame, a still's frame, a blend's key.
 function frameParams() {
   const p = {};
-  if (info.kind === "concat") { p.clips = settings.clips.join(","); p.fps = settings.fps; }
+  if (info.kind === "concat") { p.clips = settings.clips.join(","); p.fps = settings.fps; p.transitions = settings.transitions.join(","); }
   if (info.kind === "concat" || info.kind === "still") { p.fit = settings.fit; p.size = settings.size; }
   if (info.kind === "still") p.background = settings.background;
   return p;
@@ -329,6 +332,15 @@ function drawTimeline() {
     d.textContent = piece.file.split("/").pop(); d.title = d.textContent + " from " + piece.start.toFixed(2) + " s";
     bar.append(d);
   }
+  // Where two clips overlap: a transition.
+  info.pieces.forEach((piece, i) => {
+    const next = info.pieces[i + 1], end = piece.start + piece.duration;
+    if (!next || next.start >= end - 1e-9) return;
+    const d = document.createElement("div");
+    d.className = "crossing"; d.style.left = at(next.start); d.style.width = at(end - next.start);
+    d.title = (settings.transitions[i] || "") + " from " + next.start.toFixed(2) + " s to " + end.toFixed(2) + " s";
+    bar.append(d);
+  });
   for (const e of info.events) {
     const d = document.createElement("div");
     d.className = "event"; d.style.left = at(e.time); d.title = e.name + " at " + e.time.toFixed(2) + " s";
@@ -353,6 +365,7 @@ function drawClips() {
       <output></output></label><button data-move="-1">up</button><button data-move="1">down</button>
       <button data-remove>${kept ? "remove" : "put back"}</button>`;
     box.querySelector(".name").textContent = (kept ? (place + 1) + ". " : "") + clip.name;
+    if (kept && place > 0) list.append(boundary(place));
     const img = box.querySelector("img"), scrub = box.querySelector("input"), out = box.querySelector("output");
     scrub.max = Math.max(0, clip.duration - 1 / info.frameRate);
     scrub.value = Math.min(clipTimes[index] ?? clip.duration / 2, Number(scrub.max));
@@ -376,10 +389,39 @@ function drawClips() {
     remove.disabled = kept && settings.clips.length === 1;
     remove.addEventListener("click", () => {
       settings.clips = kept ? settings.clips.filter(i => i !== index) : [...settings.clips, index];
+      fitTransitions();
       relayout();
     });
     list.append(box);
   }
+}
+
+// The transition between the clips at places k − 1 and k of the movie: its kind and length, as --transition-at k=KIND:S.
+function boundary(k) {
+  const row = document.createElement("div");
+  row.className = "boundary"; row.dataset.boundary = k;
+  row.innerHTML = `<label>${k} → ${k + 1}: <select></select></label> <label><input type="number" min="0.04" max="60" step="0.04"> s</label>`;
+  const kind = row.querySelector("select"), length = row.querySelector("input");
+  for (const name of info.transitionKinds) kind.append(new Option(name, name));
+  const [given, seconds] = (settings.transitions[k - 1] || "cut").split(":");
+  kind.value = given; length.value = seconds ?? "1"; length.disabled = given === "cut";
+  const changed = () => {
+    const s = Number(length.value);
+    if (kind.value !== "cut" && !(s > 0)) { error("a transition's length is a number of seconds above 0"); return; }
+    settings.transitions[k - 1] = kind.value === "cut" ? "cut" : kind.value + ":" + s;
+    length.disabled = kind.value === "cut";
+    valid(); relayout();
+  };
+  kind.addEventListener("change", changed);
+  length.addEventListener("change", changed);
+  return row;
+}
+
+// One transition a boundary of the movie's clips (one added as a cut, or the last dropped, when a clip comes or goes).
+function fitTransitions() {
+  const n = Math.max(0, settings.clips.length - 1);
+  while (settings.transitions.length < n) settings.transitions.push("cut");
+  settings.transitions.length = n;
 }
 
 // A concat's or still's frame: fit, size, rate, background, each checked as typed.

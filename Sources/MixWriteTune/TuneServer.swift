@@ -198,6 +198,10 @@ public final class TuneServer: Sendable {
             guard c.count <= 4096, places.allSatisfy({ $0 != nil }) else { throw .bad("clips must be numbers separated by commas") }
             s.clips = places.compactMap { $0 }
         }
+        if let t = query["transitions"] {
+            guard t.count <= 4096 else { throw .bad("transitions must be KIND[:SECONDS]s separated by commas") }
+            s.transitions = t.isEmpty ? [] : t.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         for (name, path) in [("fit", \TuneSettings.fit), ("size", \.size), ("fps", \.fps), ("background", \.background)] {
             if let v = query[name] { s[keyPath: path] = v }
         }

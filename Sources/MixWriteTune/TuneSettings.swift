@@ -9,6 +9,9 @@ struct TuneSettings: Codable, Sendable, Equatable {
     var key = KeySettings()
     /// A concat's clips in the page's order, by their place on the command line (0-based); a removed one left out.
     var clips: [Int]?
+    /// A concat's transition at each boundary of the page's order (`KIND[:SECONDS]` or `cut`): the first between its
+    /// first and second clip.
+    var transitions: [String]?
     /// A concat's or still's `--fit`, `--size` (WIDTHxHEIGHT; "" for the job's own) and `--fps` ("" likewise);
     /// a still's `--background` (RRGGBB).
     var fit: String?
@@ -56,7 +59,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case clips, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch, layers, layerKeys
+        case clips, transitions, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch, layers, layerKeys
     }
 
     /// The page sends every key of its kind; a script may leave the mix out (a blend's key it must give).
@@ -65,6 +68,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
         let kind = decoder.userInfo[TuneSettings.kindKey] as? String ?? "blend"
         if kind == "blend" { key = try KeySettings(from: decoder) }
         clips = try c.decodeIfPresent([Int].self, forKey: .clips)
+        transitions = try c.decodeIfPresent([String].self, forKey: .transitions)
         fit = try c.decodeIfPresent(String.self, forKey: .fit)
         size = try c.decodeIfPresent(String.self, forKey: .size)
         fps = try c.decodeIfPresent(String.self, forKey: .fps)
@@ -83,6 +87,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
         try key.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(clips, forKey: .clips)
+        try c.encodeIfPresent(transitions, forKey: .transitions)
         try c.encodeIfPresent(fit, forKey: .fit)
         try c.encodeIfPresent(size, forKey: .size)
         try c.encodeIfPresent(fps, forKey: .fps)

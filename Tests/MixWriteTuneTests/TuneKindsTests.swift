@@ -99,6 +99,56 @@ struct TuneKindsTests {
         try browser.screenshot(into: dir + "/concat-page.png")
     }
 
+    @Test("concat: a transition chosen at a boundary (kind and length): the timeline shows it, the command says it, the picture inside it is the command's movie's, the audition across it the render's",
+          .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .timeLimit(.minutes(4)))
+    func concatTransitionPage() throws {
+        let dir = try Oracle.scratch("tune-concat-transition")
+        let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
+        let tune = try TuneProcess(command: ["concat", base, fx, "-o", dir + "/c.mp4", "--tune", "-q"])
+        defer { tune.stop() }
+        let browser = try Browser(width: 1400, height: 1000)
+        defer { browser.quit() }
+        try browser.open(tune.url)
+        _ = try browser.waitForPictures(atLeast: 1)
+        #expect(try browser.script("return document.querySelector('.boundary select').value") as? String == "cut")
+        _ = try browser.script("""
+            const row = document.querySelector('.boundary'), kind = row.querySelector('select'), length = row.querySelector('input');
+            kind.value = 'wipeleft'; kind.dispatchEvent(new Event('change'));
+            length.value = '0.8'; length.dispatchEvent(new Event('change')); return 0
+            """)
+        let command = try Self.command(browser, containing: "--transition wipeleft:0.8")
+        // 2 + 2 s less the 0.8 s they share.
+        _ = try browser.waitFor("return info.duration") { ($0 as? NSNumber)?.doubleValue == 3.2 }
+        #expect((try browser.script("return document.querySelectorAll('#timeline .crossing').length") as? NSNumber)?.intValue == 1)
+
+        // Inside the wipe (1.2 … 2 s): the page's picture is the command's movie's.
+        try Self.set(browser, "t", "1.6")
+        _ = try browser.waitForPictures(atLeast: 2, source: "t=1.6")
+        _ = try browser.picturePNG(into: dir + "/page.png")
+        let report = try Self.runCommand(command)
+        let clips = (report["timeline"] as? [String: Any])?["clips"] as? [[String: Any]] ?? []
+        #expect(clips.map { $0["transition"] as? String } == [nil, "wipeleft:0.8"], "\(clips)")
+        let psnr = try Self.psnr(page: dir + "/page.png", movie: dir + "/c.mp4", at: 1.6, scratch: dir)
+        print("concat page picture inside the wipe vs the command's movie: luma PSNR \(psnr) dB")
+        #expect(psnr >= 35, "the page shows what the command writes")
+
+        // The audition around 1.6 s crosses the wipe: its 3 s end with the movie's, from 0.2 s, so 1.41 s into it shows
+        // the movie's frame at 1.6 s (inside the frame: at its very start a browser may still show the one before).
+        try browser.call("POST", "/session/\(browser.session)/element/\(try browser.element("auditionButton"))/click", "{}")
+        _ = try browser.waitFor("return window.mwAudition || document.getElementById('status').textContent") { $0 is NSNumber }
+        _ = try browser.script("""
+            const v = document.getElementById('audition'); v.pause(); v.dataset.seeked = "";
+            v.onseeked = () => { v.dataset.seeked = "1"; }; v.currentTime = 1.41; return 0
+            """)
+        _ = try browser.waitFor("return document.getElementById('audition').dataset.seeked") { $0 as? String == "1" }
+        _ = try browser.canvasPNG(of: "audition", into: dir + "/audition.png")
+        let heard = try Self.psnr(page: dir + "/audition.png", movie: dir + "/c.mp4", at: 1.6, scratch: dir)
+        print("concat audition inside the wipe vs the movie: luma PSNR \(heard) dB")
+        #expect(heard >= 30, "the audition is the render's, across the transition")
+        try browser.screenshot(into: dir + "/concat-transition-page.png")
+    }
+
     @Test("still: its sound tracks named with their files; the picture framed as the size, fit and background say; the command's movie shows it",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
           .timeLimit(.minutes(4)))
@@ -187,7 +237,9 @@ struct TuneKindsTests {
         for (query, words) in [("t=1&clips=0,0", "at most once"), ("t=1&clips=0,7", "at most once"), ("t=1&clips=a", "numbers"),
                                ("t=1&clips=", "at least one clip"), ("t=1&fit=squash", "fit 'squash'"), ("t=1&size=big", "size 'big'"),
                                ("t=1&size=8x8", "--size must be between"), ("t=1&fps=fast", "fps 'fast'"), ("t=9", "t must be between 0 and 4"),
-                               ("t=1&clip=5", "clip 5 is not in the movie"), ("t=1&clips=1&clip=0", "clip 0 is not in the movie")] {
+                               ("t=1&clip=5", "clip 5 is not in the movie"), ("t=1&clips=1&clip=0", "clip 0 is not in the movie"),
+                               ("t=1&transitions=spin", "'spin' is not a transition"), ("t=1&transitions=fade:0", "more than 0"),
+                               ("t=1&transitions=fade:5", "longer than clip 1")] {
             let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&\(query)")
             #expect(r.status == 400 && (r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.status) \(r.text)")
         }

@@ -203,7 +203,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         var audioPlan = try audio.plan(sources: sources, duration: plan.video.wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
         audioPlan?.crossfadeCurve = transitionCurve
-        let timeline = try self.timeline(files, starts: starts, spans: spans)
+        let timeline = try self.timeline(files, starts: starts, spans: spans, crossings: pieces.map(\.crossing), rate: video.frameRate)
         let chapters = chapters(files: files, marks: Self.fullyIn(pieces: pieces, starts: starts, rate: video.frameRate),
                                 starts: starts, spans: spans, total: plan.video.wholeLength)
         if let excerpt { try excerpt.cut(video: &plan.video, audio: &audioPlan) }
@@ -280,7 +280,9 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
     }
 
     /// Where the clips and events land on the output (an event's clip must exist, its time not be negative).
-    func timeline(_ files: [MediaFile], starts: [MediaTime], spans: [MediaTime]) throws(MixWriteError) -> Timeline {
+    /// A clip's transition is said as it is made: its whole frames (`fade:0.52` for 0.5 s at 25 fps).
+    func timeline(_ files: [MediaFile], starts: [MediaTime], spans: [MediaTime], crossings: [Crossing?],
+                  rate: Rational) throws(MixWriteError) -> Timeline {
         for e in events {
             guard files.indices.contains(e.clip) else {
                 throw .usage("event '\(e.name)': clip \(e.clip) does not exist (clips are numbered from 0 to \(files.count - 1))")
@@ -289,9 +291,10 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         }
         return Timeline(
             clips: files.enumerated().map { (c, f) in
-                let into = c > 0 ? transition(at: c) : .cut
-                return .init(file: f.path, start: starts[c].seconds, duration: spans[c].seconds,
-                             transition: into == .cut ? nil : into.description)
+                let into = c > 0 ? crossings[c - 1] : nil
+                return .init(file: f.path, start: starts[c].seconds, duration: spans[c].seconds, transition: into.map {
+                    Transition(kind: $0.kind, seconds: MediaTime(frames: Int64($0.frames), rate: rate).seconds).description
+                })
             },
             events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
     }
