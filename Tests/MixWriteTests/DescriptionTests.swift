@@ -75,6 +75,7 @@ struct DescriptionTests {
         (concat.start, concat.length) = (0.5, 1)   // described only: the job is never run (parts refuse --start)
         (concat.transition, concat.transitionsAt, concat.transitionCurve) = (Transition(kind: .fadeblack, seconds: 0.5),
                                                                              [1: Transition(kind: .wipeleft, seconds: 0.25)], .tri)
+        concat.keepHDR = true
         var still = StillJob(image: Oracle.fixture("fx.mov"), audioFiles: [Oracle.fixture("tone.m4a")], output: dir + "/still.mov")
         picture(&still.picture)
         (still.background, still.audio, still.overwrite, still.strict) = ([1, 0, 0.5], audio, true, true)

@@ -155,6 +155,48 @@ struct TransitionTests {
         #expect(abs(loudness.integrated + 20) < 1, "integrated \(loudness.integrated) LUFS")
     }
 
+    @Test("concat --hdr keep: an HLG clip, an SDR BT.709 clip and a PQ clip (fading in) into HEVC Main 10 HLG: within 38 dB of the CLI's zscale chain (SDR at 203 cd/m², PQ to HLG at a 1000 cd/m² peak) and 10-bit xfade; an HLG clip alone kept as it is; no HDR clip, or another codec, refused")
+    func keepHDR() throws {
+        let dir = try Oracle.scratch()
+        let hlg = try ColorTests.hdrClip("arib-std-b67", in: dir), pq = try ColorTests.hdrClip("smpte2084", in: dir)
+        let sdr = dir + "/sdr.mov", out = dir + "/out.mov", reference = dir + "/reference.mov", alone = dir + "/alone.mov"
+        let m = try Oracle.ffmpeg(["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=2", "-c:v", "libx264", "-qp", "0",
+                                   "-pix_fmt", "yuv420p", "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", sdr])
+        try #require(m.status == 0, "\(m.stderr)")
+        let r = try Self.mixwrite(["concat", hlg, sdr, pq, "-o", out, "--hdr", "keep", "--transition-at", "2=fade:0.4", "--crf", "0", "--json"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let video = (try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])?["video"] as? [String: Any]
+        #expect(video?["conversions"] as? [String] == ["\(sdr): SDR placed in HDR (HLG, bt2020) at 203 cd/m²",
+                                                       "\(pq): HDR (PQ) converted to HLG by zscale (1000 cd/m² peak)"], "\(video ?? [:])")
+        let v = try #require(try Oracle.probe(out).video.first)
+        #expect(v.codec == "hevc" && v.raw["pix_fmt"] == "yuv420p10le" && v.raw["profile"] == "Main 10" && v.frames == 90, "\(v.raw)")
+        #expect([v.raw["color_space"], v.raw["color_transfer"], v.raw["color_primaries"]] == ["bt2020nc", "arib-std-b67", "bt2020"], "\(v.raw)")
+
+        // The CLI: the HLG clip as it is, the SDR clip placed by zscale, concatenated; the PQ clip converted and faded in.
+        let graph = "[0:v]settb=1/25,setpts=N[h];[1:v]zscale=tin=709:min=709:pin=709:rin=tv:t=arib-std-b67:p=2020:m=2020_ncl:r=tv:npl=203,"
+            + "format=yuv420p10le,settb=1/25,setpts=N[s];[h][s]concat=n=2:v=1:a=0,format=yuv444p10le,settb=1/25,setpts=N[hs];"
+            + "[2:v]zscale=tin=smpte2084:min=2020_ncl:pin=2020:rin=tv:t=arib-std-b67:m=2020_ncl:p=2020:r=tv:npl=1000,format=yuv444p10le,"
+            + "settb=1/25,setpts=N[p];[hs][p]xfade=transition=fade:duration=0.4:offset=2.6,format=yuv420p10le[v]"
+        let c = try Oracle.ffmpeg(["-y", "-v", "error", "-i", hlg, "-i", sdr, "-i", pq, "-filter_complex", graph, "-map", "[v]",
+                                   "-c:v", "libx265", "-x265-params", "lossless=1:log-level=error", reference])
+        try #require(c.status == 0, "\(c.stderr)")
+        let psnr = try AlphaTests.psnr(out, reference)
+        print("concat --hdr keep against the CLI's zscale + xfade: PSNR \(psnr) dB")
+        #expect(psnr >= 38)
+
+        let a = try Self.mixwrite(["concat", hlg, "-o", alone, "--hdr", "keep", "--crf", "0"])
+        try #require(a.status == 0, "\(a.stderr)")
+        let same = try AlphaTests.psnr(alone, hlg)
+        print("concat --hdr keep of one HLG clip against the clip: PSNR \(same) dB")
+        #expect(same >= 60, "kept as it is (lossless): \(same) dB")
+
+        for (words, says) in [([sdr], "no clip is HDR"), ([hlg, "--codec", "h264"], "--codec h264 cannot carry")] {
+            let bad = try Self.mixwrite(["concat"] + words + ["-o", dir + "/bad.mov", "--hdr", "keep"])
+            #expect(bad.status == 1 && bad.stderr.contains(says), "\(words): \(bad.status) \(bad.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/bad.mov"))
+        }
+    }
+
     @Test("bad transitions: exit 1 naming the boundary and the value, nothing written",
           arguments: [
             (["--transition", "spin"], ["'spin' is not a transition"]),

@@ -91,13 +91,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
 
     /// `hdr`: `sdr` or `keep`.
     static var hdrOption: JobOption<Self> {
-        JobOption(OptionDeclaration("hdr", .choice(["sdr", "keep"]), default: .text("sdr"),
-                                    help: "sdr: an HDR input tone-mapped to SDR BT.709; keep: an HDR base kept (HEVC Main 10, its HLG or PQ), fx placed at 203 cd/m²."),
-                  read: { (job, input) throws(JobProblem) in
-            let text: String = try input.value("must be \"sdr\" or \"keep\"")
-            guard text == "sdr" || text == "keep" else { throw input.problem("'\(text)' is not one of sdr, keep") }
-            job.keepHDR = text == "keep"
-        }, write: { $0.keepHDR ? .text("keep") : nil })
+        .hdr(\.keepHDR, help: "sdr: an HDR input tone-mapped to SDR BT.709; keep: an HDR base kept (HEVC Main 10, its HLG or PQ), fx placed at 203 cd/m².")
     }
 
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }

@@ -42,6 +42,9 @@ public struct ConcatJob: Sendable {
     public var transitionsAt: [Int: Transition] = [:]
     /// The sound's cross-fade over a transition (`--transition-curve`).
     public var transitionCurve = FadeCurve.qsin
+    /// `--hdr keep`: HDR clips stay HDR (HEVC Main 10, BT.2020, the first HDR clip's HLG or PQ); an SDR clip is placed
+    /// in it at 203 cd/m², a clip of the other transfer converted by zscale. false (`sdr`): HDR tone-mapped to SDR.
+    public var keepHDR = false
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -83,6 +86,8 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         let own: [JobOption<Self>] = [
             .flag("event-chapters", \.eventChapters, help: "Also mark each event as a chapter (its clip's chapter is split there)."),
             eventsOption,
+            .hdr(\.keepHDR, help: "sdr: an HDR clip tone-mapped to SDR BT.709; keep: HDR clips kept (HEVC Main 10, the first HDR clip's HLG or PQ),"
+                 + " an SDR clip placed at 203 cd/m², one of the other transfer converted by zscale."),
         ]
         return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + own + transitionOptions
             + excerptOptions
@@ -180,17 +185,20 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         }
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        let codecs = try output.container.codecs(video: picture.codec, audio: audio.codec)
+        let kept = try keptHDR(files)
+        let codecs = try output.container.codecs(video: kept == nil ? picture.codec : .hevc, audio: audio.codec)
         var video = try picture.videoPlan(reference: files[0], length: nil, strict: strict, threads: threads)
         video.encoding.codec = codecs.video
+        if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
         let (pieces, starts, spans) = try pieces(files, rate: video.frameRate)
         var plan = SequenceStage.Plan(pieces: pieces, video: video)
+        (plan.hdr, plan.light) = (kept, kept.flatMap { t in files.first { $0.mainVideo?.hdr == t }?.firstPictureLight() })
         if let selection {
             _ = try selection.frames(of: plan.wholeFrameCount)   // refused before the part's folder is made
             output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths)
         }
 
-        let conversions = ColorManagement.conversions(of: files)
+        let conversions = kept.map { Self.conversions(of: files, into: $0) } ?? ColorManagement.conversions(of: files)
         var warnings = conversions
         let labelled = files.enumerated().map { ("clip\($0.offset + 1)", $0.element) }
         var sources = try audio.sources(from: labelled + extra, strict: strict, warnings: &warnings)
@@ -217,6 +225,29 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
                                    timeline: excerpt == nil ? timeline : nil)
         prepared.part = part
         return prepared
+    }
+
+    /// `--hdr keep`'s transfer: the first HDR clip's. Refused with another codec, or when no clip is HDR.
+    func keptHDR(_ files: [MediaFile]) throws(MixWriteError) -> HDRTransfer? {
+        guard keepHDR else { return nil }
+        if let codec = picture.codec, codec != .hevc {
+            throw .usage("--hdr keep writes HEVC Main 10; --codec \(codec.rawValue) cannot carry the HDR picture here")
+        }
+        guard let transfer = files.lazy.compactMap({ $0.mainVideo?.hdr }).first else {
+            throw .usage("--hdr keep: no clip is HDR (HLG or PQ), so there is nothing to keep")
+        }
+        return transfer
+    }
+
+    /// What `--hdr keep` does to each clip not already in `transfer`, for the report.
+    static func conversions(of files: [MediaFile], into transfer: HDRTransfer) -> [String] {
+        files.compactMap { f in
+            switch f.mainVideo?.hdr {
+            case transfer?: nil
+            case nil: "\(f.path): SDR placed in HDR (\(transfer.rawValue), bt2020) at 203 cd/m²"
+            case let other?: "\(f.path): HDR (\(other.rawValue)) converted to \(transfer.rawValue) by zscale (1000 cd/m² peak)"
+            }
+        }
     }
 
     /// Each clip as whole output frames, so the boundaries fall on frame times and never drift, each overlapping the

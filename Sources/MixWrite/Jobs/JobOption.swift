@@ -250,6 +250,16 @@ extension JobOption {
              write: { $0[keyPath: path].isEmpty ? nil : .pairs($0[keyPath: path]) })
     }
 
+    /// `hdr`: `sdr` (false) or `keep` (true).
+    static func hdr(_ path: WritableKeyPath<Job, Bool>, help: String) -> Self {
+        Self(OptionDeclaration("hdr", .choice(["sdr", "keep"]), default: .text("sdr"), help: help),
+             read: { (job, input) throws(JobProblem) in
+                 let text: String = try input.value("must be \"sdr\" or \"keep\"")
+                 guard text == "sdr" || text == "keep" else { throw input.problem("'\(text)' is not one of sdr, keep") }
+                 job[keyPath: path] = text == "keep"
+             }, write: { $0[keyPath: path] ? .text("keep") : nil })
+    }
+
     static func texts(_ name: String, _ path: WritableKeyPath<Job, [String]>, valueName: String, help: String) -> Self {
         Self(OptionDeclaration(name, .texts, valueName: valueName, help: help),
              read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.texts() },

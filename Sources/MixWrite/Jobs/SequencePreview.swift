@@ -46,6 +46,7 @@ import FFmpegSupport
     public convenience init(job: ConcatJob) throws(MixWriteError) {
         var j = job
         (j.overwrite, j.parts, j.part, j.start, j.length, j.audio.mute, j.audio.duck) = (true, nil, nil, nil, nil, [], [:])
+        j.keepHDR = false   // a JPEG is SDR: the picture as `--hdr sdr` makes it
         try self.init(j.prepare())
     }
 

@@ -25,6 +25,10 @@ struct SequenceStage: VideoStage {
         var ticksPerFrame: Int64 = 1
         /// A still: the picture is read once and flattened on this background (RGB in 0 … 1).
         var background: (r: Double, g: Double, b: Double)?
+        /// `--hdr keep`: the output's HDR transfer (10 bits, BT.2020, HEVC); each piece brought into it.
+        var hdr: HDRTransfer?
+        /// With `hdr`: the first HDR clip's mastering display and light levels, passed on in the stream's SEI.
+        var light: LightMetadata?
 
         /// Each piece's first frame on the output.
         let starts: [Int]
@@ -54,8 +58,22 @@ struct SequenceStage: VideoStage {
             if let background {
                 return try StillPicture(file: piece.file, width: v.width, height: v.height, color: v.color, fit: v.fit, background: background)
             }
-            return try VideoTrackReader(file: piece.file, width: v.width, height: v.height, color: v.color, outputFrameRate: v.frameRate,
-                                        fit: v.fit, strict: v.strict)
+            guard let hdr else {
+                return try VideoTrackReader(file: piece.file, width: v.width, height: v.height, color: v.color, outputFrameRate: v.frameRate,
+                                            fit: v.fit, strict: v.strict)
+            }
+            let own = piece.file.mainVideo?.hdr
+            let sdr = ColorDescription(matrix: .bt709, fullRange: false)
+            let movie = try VideoTrackReader(file: piece.file, width: v.width, height: v.height, color: own == nil ? sdr : v.color,
+                                             outputFrameRate: v.frameRate, fit: v.fit, strict: v.strict, keepHDR: own != nil)
+            switch own {
+            case hdr?: return movie
+            case nil: return ConvertedPictures(movie, SDRToHDR(transfer: hdr, from: .bt709).map)
+            case let other?:
+                let zscale = PictureFilter("zscale=tin=\(other.zscaleName):min=2020_ncl:pin=2020:rin=tv:t=\(hdr.zscaleName):m=2020_ncl:p=2020"
+                                           + ":r=tv:npl=1000,format=yuv420p10le")
+                return ConvertedPictures(movie, zscale.apply)
+            }
         }
     }
 
@@ -63,7 +81,7 @@ struct SequenceStage: VideoStage {
 
     func run(into input: AssetWriterInput) async throws -> Int {
         let p = plan
-        let encoder = try VideoEncoder(p.video.encoding)
+        let encoder = try VideoEncoder(p.video.encoding, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
         let output = try Frame(width: p.video.width, height: p.video.height, pixelFormat: p.pixelFormat)
         let readers = PieceReaders(plan: p)
@@ -92,7 +110,7 @@ struct SequenceStage: VideoStage {
 
 extension SequenceStage.Plan {
     /// The pictures' format: the output's own.
-    var pixelFormat: PixelFormat { .yuv420p }
+    var pixelFormat: PixelFormat { hdr == nil ? .yuv420p : .yuv420p10 }
 
     /// Where output frame `n` comes from: piece `i`'s frame `n − starts[i]`, and in a crossing the piece before it too
     /// (`shared`: the crossing's frame k).
@@ -128,8 +146,10 @@ final class PieceReaders {
                 let outgoing = try picture(piece: i - 1, frame: n - plan.starts[i - 1])
                 try output.makeWritable()
                 crossing.draw(outgoing, incoming, into: output, at: k)
-            } else {
+            } else if plan.hdr == nil {
                 try output.copyPicture(from: incoming)
+            } else {
+                try output.copyPlanes(from: incoming)
             }
         } catch { throw .processing(error, file: nil) }
     }
@@ -144,7 +164,7 @@ final class PieceReaders {
         }
         let t = MediaTime(frames: Int64(n), rate: plan.video.frameRate)
         let far = Int(2 * plan.video.frameRate.doubleValue)
-        if let movie = reader as? VideoTrackReader, shown[k].map({ n < $0 || n - $0 > far }) ?? (n > 0) {
+        if let movie = (reader as? VideoTrackReader) ?? (reader as? ConvertedPictures)?.movie, shown[k].map({ n < $0 || n - $0 > far }) ?? (n > 0) {
             try movie.seek(to: t)
         }
         guard let picture = try reader.picture(at: t, hold: true) else {
@@ -164,4 +184,19 @@ final class PieceReaders {
         for k in open.keys { closeReader(k) }
         return damaged
     }
+}
+
+/// A piece's pictures brought into the output's HDR: an SDR clip lifted, a clip of the other transfer converted.
+final class ConvertedPictures: PictureSource {
+    let movie: VideoTrackReader
+    private let convert: (Frame) throws(FFmpegError) -> Frame
+
+    init(_ movie: VideoTrackReader, _ convert: @escaping (Frame) throws(FFmpegError) -> Frame) { (self.movie, self.convert) = (movie, convert) }
+
+    func picture(at t: MediaTime, hold: Bool) throws(MixWriteError) -> Frame? {
+        guard let picture = try movie.picture(at: t, hold: hold) else { return nil }
+        do { return try convert(picture) } catch { throw .processing(error, file: movie.file.path) }
+    }
+
+    var damagedPackets: Int { movie.damagedPackets }
 }
