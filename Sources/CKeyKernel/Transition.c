@@ -37,37 +37,37 @@ static int edge_of(MWTransitionKind kind, float progress, int W, int H) {
 // The whole plane, for samples of type T.
 #define TRANSITION_PLANE(T, NAME)                                                                              \
 static void NAME(MWTransitionKind kind, float progress, const MWTransitionPlane *p) {                          \
-    const int W = p->frameWidth, H = p->frameHeight, sx = p->shiftX, sy = p->shiftY;                           \
+    const int W = p->frameWidth, H = p->frameHeight, sx = p->shiftX, sy = p->shiftY, width = p->width;         \
     const float fadeOut = smoothstep(1.f - 0.2f, 1.f, progress), fadeIn = smoothstep(0.2f, 1.f, progress);    \
     const float bg = kind == MW_FADEWHITE ? (float)p->white : (float)p->black;                                \
     const float radius = hypotf(W / 2, H / 2), circle = (progress - 0.5f) * 3.f;                               \
     const int z = edge_of(kind, progress, W, H);                                                                \
-    for (int y = 0; y < p->height; y++) {                                                                       \
+    for (int y = 0, height = p->height; y < height; y++) {                                                      \
         const int Y = y << sy;                                                                                  \
-        const T *a = ROW(const T, p->a, p->aStride, y), *b = ROW(const T, p->b, p->bStride, y);                \
-        T *out = ROW(T, p->out, p->outStride, y);                                                               \
+        const T *restrict a = ROW(const T, p->a, p->aStride, y), *restrict b = ROW(const T, p->b, p->bStride, y); \
+        T *restrict out = ROW(T, p->out, p->outStride, y);                                                      \
         switch (kind) {                                                                                         \
         case MW_FADE:                                                                                           \
-            for (int x = 0; x < p->width; x++) out[x] = mix(a[x], b[x], progress);                              \
+            for (int x = 0; x < width; x++) out[x] = mix(a[x], b[x], progress);                              \
             break;                                                                                              \
         case MW_FADEBLACK: case MW_FADEWHITE:                                                                   \
-            for (int x = 0; x < p->width; x++)                                                                  \
+            for (int x = 0; x < width; x++)                                                                  \
                 out[x] = mix(mix(a[x], bg, fadeOut), mix(bg, b[x], fadeIn), progress);                          \
             break;                                                                                              \
         case MW_WIPELEFT:                                                                                       \
-            for (int x = 0; x < p->width; x++) out[x] = (x << sx) > z ? b[x] : a[x];                            \
+            for (int x = 0; x < width; x++) out[x] = (x << sx) > z ? b[x] : a[x];                            \
             break;                                                                                              \
         case MW_WIPERIGHT:                                                                                      \
-            for (int x = 0; x < p->width; x++) out[x] = (x << sx) > z ? a[x] : b[x];                            \
+            for (int x = 0; x < width; x++) out[x] = (x << sx) > z ? a[x] : b[x];                            \
             break;                                                                                              \
         case MW_WIPEUP:                                                                                         \
-            for (int x = 0; x < p->width; x++) out[x] = Y > z ? b[x] : a[x];                                    \
+            for (int x = 0; x < width; x++) out[x] = Y > z ? b[x] : a[x];                                    \
             break;                                                                                              \
         case MW_WIPEDOWN:                                                                                       \
-            for (int x = 0; x < p->width; x++) out[x] = Y > z ? a[x] : b[x];                                    \
+            for (int x = 0; x < width; x++) out[x] = Y > z ? a[x] : b[x];                                    \
             break;                                                                                              \
         case MW_SLIDELEFT: case MW_SLIDERIGHT:                                                                  \
-            for (int x = 0; x < p->width; x++) {                                                                \
+            for (int x = 0; x < width; x++) {                                                                \
                 const int zx = z + (x << sx), zz = wrap(zx, W) >> sx;                                           \
                 out[x] = zx >= 0 && zx < W ? b[zz] : a[zz];                                                     \
             }                                                                                                   \
@@ -75,11 +75,11 @@ static void NAME(MWTransitionKind kind, float progress, const MWTransitionPlane 
         case MW_SLIDEUP: case MW_SLIDEDOWN: {                                                                   \
             const int zy = z + Y, zz = wrap(zy, H) >> sy;                                                       \
             const T *from = zy >= 0 && zy < H ? ROW(const T, p->b, p->bStride, zz) : ROW(const T, p->a, p->aStride, zz); \
-            for (int x = 0; x < p->width; x++) out[x] = from[x];                                                \
+            for (int x = 0; x < width; x++) out[x] = from[x];                                                \
             break;                                                                                              \
         }                                                                                                       \
         case MW_CIRCLEOPEN:                                                                                     \
-            for (int x = 0; x < p->width; x++) {                                                                \
+            for (int x = 0; x < width; x++) {                                                                \
                 const float smooth = hypotf((x << sx) - W / 2, Y - H / 2) / radius + circle;                    \
                 out[x] = mix(a[x], b[x], smoothstep(0.f, 1.f, smooth));                                         \
             }                                                                                                   \
