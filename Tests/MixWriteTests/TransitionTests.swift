@@ -137,7 +137,7 @@ struct TransitionTests {
         for track in 0..<6 { #expect(try PartsTests.audioPackets(joined, track: track) == PartsTests.audioPackets(one, track: track), "track \(track)") }
     }
 
-    @Test("a rotated clip of another size and rate, fitted into 320×240 across a transition with --loudness: the frames and length the timeline says, the loudness reached")
+    @Test("a rotated clip of another size and rate and an HLG clip, fitted into 320×240 and tone-mapped across transitions, with --loudness: the frames and length the timeline says, the conversion reported, the loudness reached")
     func withEverythingElse() throws {
         let dir = try Oracle.scratch()
         let rotated = dir + "/rotated.mp4", out = dir + "/out.mp4"
@@ -145,12 +145,16 @@ struct TransitionTests {
                                    "-i", "sine=f=523:r=44100:d=1.5", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", rotated])
         try #require(m.status == 0, "\(m.stderr)")
         try Oracle.tagQuarterTurn(rotated, height: 160)
-        let r = try Self.mixwrite(["concat", PartsTests.base, rotated, "-o", out, "--transition", "circleopen:0.5", "--loudness", "-20", "--json"])
+        let hlg = try ColorTests.hdrClip("arib-std-b67", in: dir)
+        let r = try Self.mixwrite(["concat", PartsTests.base, rotated, hlg, "-o", out, "--transition", "circleopen:0.5", "--loudness", "-20",
+                                   "--json"])
         try #require(r.status == 0, "\(r.stderr)")
+        let video = (try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])?["video"] as? [String: Any]
+        #expect(video?["conversions"] as? [String] == ["\(hlg): HDR (HLG, bt2020) tone-mapped to SDR BT.709"], "\(video ?? [:])")
         let p = try Oracle.probe(out)
-        // 2 s (50 frames) + 1.5 s (37.5 frames at 25 fps: 38) − 0.5 s (12.5 frames: 13): 75 frames, 3 s.
-        #expect(p.video.first?.frames == 75 && p.video.first?.width == 320 && p.video.first?.height == 240)
-        #expect(abs(try Oracle.decodedDuration(out, stream: "a:0") - 3) < 0.03)
+        // 2 s (50 frames) + 1.5 s (37.5 frames at 25 fps: 38) + 1 s (25) − 2 × 0.5 s (12.5 frames: 13): 87 frames, 3.48 s.
+        #expect(p.video.first?.frames == 87 && p.video.first?.width == 320 && p.video.first?.height == 240)
+        #expect(abs(try Oracle.decodedDuration(out, stream: "a:0") - 3.48) < 0.03)
         let loudness = try Oracle.loudness(out)
         #expect(abs(loudness.integrated + 20) < 1, "integrated \(loudness.integrated) LUFS")
     }

@@ -283,7 +283,8 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         for (i, piece) in [(k - 1, pieces[k - 1]), (k, pieces[k])] where frames > piece.frames {
             throw .usage("\(given): between clips \(k) and \(k + 1), it is longer than clip \(i + 1) (\(piece.file.path): \(seconds(piece.frames)) s)")
         }
-        let before = pieces[k - 1].crossing == nil && k >= 2 ? (pieces[k - 2].crossing?.frames ?? 0) : 0
+        // The transition into clip k (pieces[k − 2]'s, made before this one) shares its first frames.
+        let before = k >= 2 ? (pieces[k - 2].crossing?.frames ?? 0) : 0
         if before + frames > pieces[k - 1].frames {
             throw .usage("\(given): between clips \(k) and \(k + 1), it overlaps the transition into clip \(k) (\(pieces[k - 1].file.path):"
                          + " \(seconds(pieces[k - 1].frames)) s, \(seconds(before)) s of it already shared with clip \(k - 1))")
