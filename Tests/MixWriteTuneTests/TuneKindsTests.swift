@@ -29,6 +29,22 @@ struct TuneKindsTests {
             """)
     }
 
+    /// The page's audition made (its button clicked), its picture at `seconds` into it against `movie`'s at `t`: the
+    /// audition's length and the luma PSNR.
+    static func audition(_ browser: Browser, at seconds: Double, against movie: String, at t: Double,
+                         scratch dir: String) throws -> (duration: Double, psnr: Double) {
+        try browser.call("POST", "/session/\(browser.session)/element/\(try browser.element("auditionButton"))/click", "{}")
+        _ = try browser.waitFor("return window.mwAudition || document.getElementById('status').textContent") { $0 is NSNumber }
+        let duration = (try browser.script("return document.getElementById('audition').duration") as? NSNumber)?.doubleValue ?? 0
+        _ = try browser.script("""
+            const v = document.getElementById('audition'); v.pause(); v.dataset.seeked = "";
+            v.onseeked = () => { v.dataset.seeked = "1"; }; v.currentTime = \(seconds); return 0
+            """)
+        _ = try browser.waitFor("return document.getElementById('audition').dataset.seeked") { $0 as? String == "1" }
+        _ = try browser.canvasPNG(of: "audition", into: dir + "/audition.png")
+        return (duration, try psnr(page: dir + "/audition.png", movie: movie, at: t, scratch: dir))
+    }
+
     static func command(_ browser: Browser, containing text: String) throws -> String {
         let c = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains(text) == true }
         return c as? String ?? ""
@@ -83,17 +99,8 @@ struct TuneKindsTests {
         // The audition around 2 s crosses the boundary: 1 s of base.mov, then fx.mov; its picture 1.52 s in is the movie's at
         // 2.52 s (inside a frame: at a frame's very start a browser may still show the one before).
         try Self.set(browser, "t", "2")
-        try browser.call("POST", "/session/\(browser.session)/element/\(try browser.element("auditionButton"))/click", "{}")
-        _ = try browser.waitFor("return window.mwAudition || document.getElementById('status').textContent") { $0 is NSNumber }
-        let duration = (try browser.script("return document.getElementById('audition').duration") as? NSNumber)?.doubleValue ?? 0
+        let (duration, heard) = try Self.audition(browser, at: 1.52, against: dir + "/c.mp4", at: 2.52, scratch: dir)
         #expect(abs(duration - 3) < 0.05, "3 s: \(duration)")
-        _ = try browser.script("""
-            const v = document.getElementById('audition'); v.pause(); v.dataset.seeked = "";
-            v.onseeked = () => { v.dataset.seeked = "1"; }; v.currentTime = 1.52; return 0
-            """)
-        _ = try browser.waitFor("return document.getElementById('audition').dataset.seeked") { $0 as? String == "1" }
-        _ = try browser.canvasPNG(of: "audition", into: dir + "/audition.png")
-        let heard = try Self.psnr(page: dir + "/audition.png", movie: dir + "/c.mp4", at: 2.52, scratch: dir)
         print("concat audition's picture 1.52 s in vs the movie at 2.52 s: luma PSNR \(heard) dB")
         #expect(heard >= 30, "the audition is the render's, across the boundary")
         try browser.screenshot(into: dir + "/concat-page.png")
@@ -135,15 +142,7 @@ struct TuneKindsTests {
 
         // The audition around 1.6 s crosses the wipe: its 3 s end with the movie's, from 0.2 s, so 1.41 s into it shows
         // the movie's frame at 1.6 s (inside the frame: at its very start a browser may still show the one before).
-        try browser.call("POST", "/session/\(browser.session)/element/\(try browser.element("auditionButton"))/click", "{}")
-        _ = try browser.waitFor("return window.mwAudition || document.getElementById('status').textContent") { $0 is NSNumber }
-        _ = try browser.script("""
-            const v = document.getElementById('audition'); v.pause(); v.dataset.seeked = "";
-            v.onseeked = () => { v.dataset.seeked = "1"; }; v.currentTime = 1.41; return 0
-            """)
-        _ = try browser.waitFor("return document.getElementById('audition').dataset.seeked") { $0 as? String == "1" }
-        _ = try browser.canvasPNG(of: "audition", into: dir + "/audition.png")
-        let heard = try Self.psnr(page: dir + "/audition.png", movie: dir + "/c.mp4", at: 1.6, scratch: dir)
+        let heard = try Self.audition(browser, at: 1.41, against: dir + "/c.mp4", at: 1.6, scratch: dir).psnr
         print("concat audition inside the wipe vs the movie: luma PSNR \(heard) dB")
         #expect(heard >= 30, "the audition is the render's, across the transition")
         try browser.screenshot(into: dir + "/concat-transition-page.png")
