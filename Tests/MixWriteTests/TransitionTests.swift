@@ -7,8 +7,10 @@ import TestSupport
 @Suite("transitions: concat's clips crossed, picture and every track, against the ffmpeg CLI's xfade and acrossfade")
 struct TransitionTests {
     static let base = Oracle.fixture("base-flac.mkv"), fx = Oracle.fixture("fx-flac.mkv"), bars = Oracle.fixture("noaudio.mov")
-    /// The kinds the CLI draws as mixwrite does in every frame (luma); slideleft and slideup differ in their first shared
-    /// frame only, where the CLI's picture has a row of zeros (5.1, 7.1 and 9.0 alike) that xfade's formula does not give.
+    /// The kinds the CLI draws as mixwrite does in every frame (luma). slideleft and slideup differ in each transition's
+    /// first shared frame only (progress 1: all the outgoing picture by xfade's formula), where the CLI's picture has a
+    /// row its formula does not give, of what its buffer held (zeros on 5.1, other values on 9.0): those frames are
+    /// left out of their comparison.
     static let exact = ["fade", "fadeblack", "fadewhite", "wipeleft", "wiperight", "wipeup", "wipedown", "slideright", "slidedown",
                         "circleopen"]
 
@@ -24,10 +26,10 @@ struct TransitionTests {
         return stride(from: 0, to: bytes.count - size + 1, by: size).map { Array(bytes[$0..<$0 + size]) }
     }
 
-    /// Luma PSNR of `a` against `b` over `frames` (99: the same).
-    static func psnr(_ a: [[UInt8]], _ b: [[UInt8]], _ frames: Range<Int>) -> Double {
+    /// Luma PSNR of `a` against `b` over `frames` but those `skipped` (99: the same).
+    static func psnr(_ a: [[UInt8]], _ b: [[UInt8]], _ frames: Range<Int>, skipped: Set<Int> = []) -> Double {
         var se = 0.0, n = 0.0
-        for f in frames {
+        for f in frames where !skipped.contains(f) {
             for (x, y) in zip(a[f], b[f]) { se += Double(Int(x) - Int(y)) * Double(Int(x) - Int(y)) }
             n += Double(a[f].count)
         }
@@ -56,7 +58,7 @@ struct TransitionTests {
         try #require(r.status == 0, "\(r.stderr)")
     }
 
-    @Test("each kind between three clips (the last without sound): the CLI's pictures (luma ≥ 40 dB through each transition and over the movie, the same bits for all but two kinds), acrossfade's sound within −40 dB, sound exactly as long as the picture",
+    @Test("each kind between three clips (the last without sound): the CLI's pictures (luma: the same bits, but for slideleft's and slideup's first shared frames), acrossfade's sound within −40 dB, sound exactly as long as the picture",
           arguments: ["fade", "fadeblack", "fadewhite", "wipeleft", "wiperight", "wipeup", "wipedown", "slideleft", "slideright",
                       "slideup", "slidedown", "circleopen"])
     func againstTheCLI(kind: String) throws {
@@ -71,12 +73,15 @@ struct TransitionTests {
         // 2 + 2 + 2 s less the overlaps: 125 frames of 25 fps.
         #expect(mine.count == 125 && theirs.count == 125, "frames: \(mine.count), the CLI's \(theirs.count)")
         guard mine.count == theirs.count else { return }
-        let first = Self.psnr(mine, theirs, 40..<50), second = Self.psnr(mine, theirs, 75..<90), whole = Self.psnr(mine, theirs, 0..<125)
-        print("\(kind) against xfade: luma PSNR \(first) dB and \(second) dB through the transitions, \(whole) dB over the movie")
+        // The transitions' first shared frames: 40 (1.6 s) and 75 (3 s).
+        let skipped: Set<Int> = Self.exact.contains(kind) ? [] : [40, 75]
+        let first = Self.psnr(mine, theirs, 40..<50, skipped: skipped), second = Self.psnr(mine, theirs, 75..<90, skipped: skipped)
+        let whole = Self.psnr(mine, theirs, 0..<125, skipped: skipped)
+        print("\(kind) against xfade: luma PSNR \(first) dB and \(second) dB through the transitions, \(whole) dB over the movie"
+              + (skipped.isEmpty ? "" : " (their first shared frames left out: \(Self.psnr(mine, theirs, 40..<41)) and \(Self.psnr(mine, theirs, 75..<76)) dB)"))
         #expect(first >= 40 && second >= 40 && whole >= 40, "\(kind): \(first), \(second), \(whole) dB")
-        if Self.exact.contains(kind) {
-            #expect(mine == theirs, "\(kind): frames \(mine.indices.filter { mine[$0] != theirs[$0] }) differ from the CLI's")
-        }
+        let differing = mine.indices.filter { mine[$0] != theirs[$0] && !skipped.contains($0) }
+        #expect(differing.isEmpty, "\(kind): frames \(differing) differ from the CLI's")
 
         let (a, b) = (try Oracle.decodeAudio(out, channels: 2), try Oracle.decodeAudio(reference, channels: 2))
         #expect(a.count == 2 * 240_000, "the sound is as long as the picture (5 s): \(a.count / 2) samples")
