@@ -11,4 +11,4 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 # The pages in chromium and the Slurm cluster are left to the plain build: what they add under ASan is the browser's
 # and the scheduler's time (the server's and the previews' code runs here through the raw-HTTP tests).
 swift test --skip-build --sanitize=address --scratch-path .build-asan --no-parallel \
-    --skip 'TunePageTests|TuneLayerPageTests|TuneKindsTests/(concat|still|remix)Page|SlurmTests' "$@"
+    --skip 'TunePageTests|TuneLayerPageTests|TuneKindsTests/(concat|concatTransition|still|remix)Page|SlurmTests' "$@"
