@@ -20,10 +20,11 @@ for n in 1 2 3; do
     fi
 done
 clips=("$work/clip1080-1.mov" "$work/clip1080-2.mov" "$work/clip1080-3.mov")
-# The CLI's graph: the same frames (settb, setpts) and the same overlaps, at 3 s and 6 s of the output; each clip's sound
+# The CLI's graph: the same overlaps, at 3 s and 6 s of the output (the clips share a time base: xfade needs no filter
+# before it); each clip's sound
 # cut to its picture's 4 s, as mixwrite cuts it (AAC decodes a little longer), so acrossfade overlaps the same seconds.
 xgraph() {  # xgraph VIDEO_TAIL AUDIO_TAIL
-    echo "[0:v]settb=1/30,setpts=N[v0];[1:v]settb=1/30,setpts=N[v1];[2:v]settb=1/30,setpts=N[v2];[v0][v1]xfade=transition=fade:duration=1:offset=3[x];[x][v2]xfade=transition=fade:duration=1:offset=6$1[v];[0:a]atrim=end_sample=192000[a0];[1:a]atrim=end_sample=192000[a1];[2:a]atrim=end_sample=192000[a2];[a0][a1]acrossfade=d=1:c1=qsin:c2=qsin[ax];[ax][a2]acrossfade=d=1:c1=qsin:c2=qsin$2[a]"
+    echo "[0:v][1:v]xfade=transition=fade:duration=1:offset=3[x];[x][2:v]xfade=transition=fade:duration=1:offset=6$1[v];[0:a]atrim=end_sample=192000[a0];[1:a]atrim=end_sample=192000[a1];[2:a]atrim=end_sample=192000[a2];[a0][a1]acrossfade=d=1:c1=qsin:c2=qsin[ax];[ax][a2]acrossfade=d=1:c1=qsin:c2=qsin$2[a]"
 }
 
 mixwrite_cmd=("$bin" concat "${clips[@]}" -o "$work/mixwrite-transitions.mov" -y -q --transition fade:1)
