@@ -166,17 +166,21 @@ def fine4(Y, U, V, p):
     mode = p.get("mode", "max")
     base = conf * ap + (1 - conf) * a0
     if mode == "max":
-        alpha = np.where(confY > 0, np.maximum(base, confY * aY + (1 - confY) * base), base)
+        lumaside = confY * aY + (1 - confY) * base
+        alpha = np.where(confY > 0, np.maximum(base, lumaside), base)
+        # How much of alpha luma alone found: there the colour is the local opaque foreground's, not the unmixed one.
+        thin = np.clip((lumaside - base) / 0.1, 0, 1)
     elif mode == "luma":
-        alpha = confY * aY + (1 - confY) * base
+        alpha, thin = confY * aY + (1 - confY) * base, np.zeros_like(base)
     else:
-        alpha = base
+        alpha, thin = base, np.zeros_like(base)
     lo, hi = p.get("lo2", 0.03), p.get("hi2", 0.97)
     alpha = np.clip((alpha - lo) / (hi - lo), 0, 1)
-    fgp = np.clip(rgb - (1 - alpha[..., None]) * S, 0, None)
-    g = np.minimum(fgp[...,1], np.maximum(fgp[...,0], fgp[...,2]))
-    fgp = np.stack([fgp[...,0], g, fgp[...,2]], -1)
-    return alpha, fgp
+    def limited(c):  # spill: green no more than max(R', B')
+        return np.stack([c[..., 0], np.minimum(c[..., 1], np.maximum(c[..., 0], c[..., 2])), c[..., 2]], -1)
+    unmixed = limited(np.clip(rgb - (1 - alpha[..., None]) * S, 0, None)) / np.maximum(alpha, 1e-3)[..., None]
+    colour = thin[..., None] * limited(F) + (1 - thin[..., None]) * unmixed
+    return alpha, alpha[..., None] * colour
 
 def run4(d, params):
     info = json.load(open(f"{d}/scene.json")); w, h = info["width"], info["height"]
