@@ -310,8 +310,9 @@ def peers(d, quick=False):
             if top is None or s["edgeError"] < top[1]["edgeError"]:
                 top = (settings, s)
         results[name] = {"settings": list(top[0]), **top[1]}
-    sims = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3] if not quick else [0.1, 0.2, 0.3]
-    smooths = [0.02, 0.05, 0.1, 0.2] if not quick else [0.05, 0.15]
+    # The full grids reach below where the best settings of the first ones sat (similarity 0.05 for the CLI's and OBS's).
+    sims = [0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3] if not quick else [0.1, 0.2, 0.3]
+    smooths = [0.01, 0.02, 0.05, 0.1, 0.2] if not quick else [0.05, 0.15]
     def over(alpha, colour):
         return alpha, alpha[..., None] * colour + (1 - alpha[..., None]) * pl
     best("gpuimage", [(t, s) for t in sims + [0.35, 0.4] for s in smooths], lambda t, s: over(*gpuimage(rgb, key, t, s)))
@@ -323,7 +324,7 @@ def peers(d, quick=False):
         raw = ffmpeg(["-i", f"{d}/fx.mov", "-i", f"{os.path.dirname(d)}/plate.mov", "-filter_complex", graph, "-map", "[v]",
                       "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         return matte, np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3).astype(np.float64) / 255
-    best("ffmpeg", [(s, b) for s in sims for b in ([0.0, 0.05, 0.1, 0.2] if not quick else [0.05, 0.15])], cli)
+    best("ffmpeg", [(s, b) for s in sims for b in ([0.0, 0.02, 0.05, 0.1, 0.2] if not quick else [0.05, 0.15])], cli)
     return results
 
 
