@@ -14,7 +14,7 @@ runs=(
     "$F/fx.mov $F/base.mov --audio $F/tone.m4a -o $out/blend.mov"
     "$F/fx.mov $F/base.mov --frame 1 --key-color auto --despill -o $out/frame.png"
     "$F/fx.mov $F/base.mov --start 0.8 --length 0.6 --loudness -16 -o $out/part.mov"
-    "concat $F/base.mov $F/noaudio.mov $F/fx.mov -o $out/concat.mp4 --size 160x120"
+    "concat $F/base.mov $F/noaudio.mov $F/fx.mov -o $out/concat.mp4 --size 160x120 --transition fade:0.4 --transition-at 2=wipeleft:0.3"
     "still $F/base.mov $F/tone.m4a -o $out/still.mp4"
     "remix $F/fx.mov --audio $F/tone.m4a -o $out/remix.mkv"
     "$F/fx.mov $F/base.mov --stems --duck base --audio-codec opus -o $out/stems.mkv"
