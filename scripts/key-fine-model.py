@@ -168,8 +168,9 @@ def fine4(Y, U, V, p):
     if mode == "max":
         lumaside = confY * aY + (1 - confY) * base
         alpha = np.where(confY > 0, np.maximum(base, lumaside), base)
-        # How much of alpha luma alone found: there the colour is the local opaque foreground's, not the unmixed one.
-        thin = np.clip((lumaside - base) / 0.1, 0, 1)
+        # Where luma alone found much more of alpha (0.15 and up: thin detail, not a blurred edge the chroma resolves),
+        # the colour is the local opaque foreground's, not the unmixed one.
+        thin = np.clip((lumaside - base - 0.15) / 0.2, 0, 1)
     elif mode == "luma":
         alpha, thin = confY * aY + (1 - confY) * base, np.zeros_like(base)
     else:
