@@ -279,7 +279,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         guard t.kind != .cut else { return nil }
         let frames = max(1, Int((t.seconds * rate.doubleValue).rounded()))
         let given = transitionsAt[k] == nil ? "--transition \(t)" : "--transition-at \(k)=\(t)"
-        func seconds(_ n: Int) -> String { NumberText.shortest(MediaTime(frames: Int64(n), rate: rate).seconds) }
+        func seconds(_ n: Int) -> String { NumberText.milliseconds(MediaTime(frames: Int64(n), rate: rate).seconds) }
         for (i, piece) in [(k - 1, pieces[k - 1]), (k, pieces[k])] where frames > piece.frames {
             throw .usage("\(given): between clips \(k) and \(k + 1), it is longer than clip \(i + 1) (\(piece.file.path): \(seconds(piece.frames)) s)")
         }
@@ -312,7 +312,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
     }
 
     /// Where the clips and events land on the output (an event's clip must exist, its time not be negative).
-    /// A clip's transition is said as it is made: its whole frames (`fade:0.52` for 0.5 s at 25 fps).
+    /// A clip's transition is said as it is made: its whole frames, to the millisecond (`fade:0.52` for 0.5 s at 25 fps).
     func timeline(_ files: [MediaFile], starts: [MediaTime], spans: [MediaTime], crossings: [Crossing?],
                   rate: Rational) throws(MixWriteError) -> Timeline {
         for e in events {
@@ -325,7 +325,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
             clips: files.enumerated().map { (c, f) in
                 let into = c > 0 ? crossings[c - 1] : nil
                 return .init(file: f.path, start: starts[c].seconds, duration: spans[c].seconds, transition: into.map {
-                    Transition(kind: $0.kind, seconds: MediaTime(frames: Int64($0.frames), rate: rate).seconds).description
+                    "\($0.kind.rawValue):\(NumberText.milliseconds(MediaTime(frames: Int64($0.frames), rate: rate).seconds))"
                 })
             },
             events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
