@@ -49,6 +49,7 @@ def up2(a):
     return out
 
 def fine(Y, U, V, params):
+    """Steps (1) and (2): the colour-difference matte against the screen field, brought to full resolution by luma."""
     n, h, w = Y.shape
     Yc = Y.reshape(n, h//2, 2, w//2, 2).mean((2, 4))
     rgbc = rgb709(Yc, U, V)
@@ -89,20 +90,6 @@ def fine(Y, U, V, params):
         fgp = np.stack([fgp[...,0], g, fgp[...,2]], -1)
     return alpha, fgp
 
-def run(d, params, detail=False):
-    info = json.load(open(f"{d}/scene.json")); w, h = info["width"], info["height"]
-    Y, U, V = yuv(f"{d}/fx.mov", w, h)
-    pl = kt.decode_rgb(f"{d}/../plate.mov", w, h)[:len(Y)]
-    a, fgp = fine(Y, U, V, params)
-    comp = np.clip(fgp + (1 - a[..., None]) * pl, 0, 1)
-    s = kt.scores(d, a, comp)
-    if detail:
-        t = np.load(f"{d}/alpha.npy"); e = np.abs(a - t)
-        for name, m in [("screen", t <= 0.02), ("solid", t >= 0.98), ("edge", (t > 0.02) & (t < 0.98))]:
-            s[name] = round(float(e[m].sum()/e.size*1000), 2)
-    return s
-
-
 def fill(values, weight, r, rounds=8):
     num = box2(values * weight[..., None], r); den = box2(weight, r)[..., None]
     for _ in range(rounds):
@@ -111,42 +98,8 @@ def fill(values, weight, r, rounds=8):
         num = np.where(miss[..., None], box2(num, r), num); den = np.where(miss[..., None], box2(den, r), den)
     return num / np.maximum(den, 1e-9), den[..., 0]
 
-def fine3(Y, U, V, p):
-    a0, _ = fine(Y, U, V, p)            # colour difference, guided
-    rgb = rgb709(Y, up2(U), up2(V))
-    n, h, w = Y.shape
-    # screen field at full res
-    D = rgb[...,1] - np.maximum(rgb[...,0], rgb[...,2])
-    S, _ = fill(rgb, (a0 < 0.02).astype(float), p.get("sr", 12))
-    F, fw = fill(rgb, (a0 > 0.98).astype(float), p.get("fr", 6))
-    FS = F - S
-    L2 = (FS ** 2).sum(-1)
-    ap = ((rgb - S) * FS).sum(-1) / np.maximum(L2, 1e-6)
-    ap = np.clip(ap, 0, 1)
-    resid = np.sqrt((((rgb - S) - ap[..., None] * FS) ** 2).sum(-1))
-    conf = np.clip(1 - resid / p.get("rmax", 0.06), 0, 1) * np.clip(np.sqrt(L2) / 0.15, 0, 1)
-    alpha = conf * ap + (1 - conf) * a0
-    lo, hi = p.get("lo2", 0.03), p.get("hi2", 0.97)
-    alpha = np.clip((alpha - lo) / (hi - lo), 0, 1)
-    fgp = np.clip(rgb - (1 - alpha[..., None]) * S, 0, None)
-    g = np.minimum(fgp[...,1], np.maximum(fgp[...,0], fgp[...,2]))
-    fgp = np.stack([fgp[...,0], g, fgp[...,2]], -1)
-    return alpha, fgp
-
-def run3(d, params):
-    info = json.load(open(f"{d}/scene.json")); w, h = info["width"], info["height"]
-    Y, U, V = yuv(f"{d}/fx.mov", w, h)
-    pl = kt.decode_rgb(f"{d}/../plate.mov", w, h)[:len(Y)]
-    a, fgp = fine3(Y, U, V, params)
-    comp = np.clip(fgp + (1 - a[..., None]) * pl, 0, 1)
-    s = kt.scores(d, a, comp)
-    t = np.load(f"{d}/alpha.npy"); e = np.abs(a - t)
-    for name, m in [("screen", t <= 0.02), ("solid", t >= 0.98), ("edge", (t > 0.02) & (t < 0.98))]:
-        s[name] = float(e[m].sum()/e.size*1000)
-    return s
-
-
 def fine4(Y, U, V, p):
+    """Every step: the matte and the premultiplied foreground."""
     a0, _ = fine(Y, U, V, p)
     rgb = rgb709(Y, up2(U), up2(V))
     S, _ = fill(rgb, (a0 < 0.02).astype(float), p.get("sr", 12))
@@ -184,6 +137,7 @@ def fine4(Y, U, V, p):
     return alpha, alpha[..., None] * colour
 
 def run4(d, params):
+    """The model on one scene of the truth: its scores, and its matte's error by region (screen, solid, edge)."""
     info = json.load(open(f"{d}/scene.json")); w, h = info["width"], info["height"]
     Y, U, V = yuv(f"{d}/fx.mov", w, h)
     pl = kt.decode_rgb(f"{d}/../plate.mov", w, h)[:len(Y)]
