@@ -18,16 +18,23 @@ public final class Scaler {
         }
     }
 
+    /// How a picture is filtered (the shim's `accurate`: 1, 0, −1).
+    public enum Filter: Int32, Sendable {
+        /// Exact rounding, chroma interpolated at full resolution: for pictures that are encoded again.
+        case accurate = 1
+        /// The ffmpeg CLI's own flags (bicubic), so a picture converts as ffmpeg shows it.
+        case cli = 0
+        /// Bilinear: cheaper, for a picture scaled every frame and laid over another.
+        case bilinear = -1
+    }
+
     /// The corresponding FFmpeg calls are `sws_getContext` and `sws_setColorspaceDetails` (through the shim's
     /// `mw_sws_*`: the context's type and the flags' differ between FFmpeg versions).
-    /// `accurate` rounds exactly and interpolates chroma at full resolution (for pictures that are encoded
-    /// again); without it the flags are the ffmpeg CLI's own (bicubic), so a picture converts as ffmpeg shows it.
-    /// `bilinear`: bilinear filtering instead (cheaper, for a picture scaled every frame and laid over another).
-    public init(from source: Key, to destination: Key, accurate: Bool = true, bilinear: Bool = false) throws(FFmpegError) {
+    public init(from source: Key, to destination: Key, filter: Filter = .accurate) throws(FFmpegError) {
         self.source = source
         self.destination = destination
         context = mw_sws_get(Int32(source.width), Int32(source.height), source.format.av,
-                             Int32(destination.width), Int32(destination.height), destination.format.av, bilinear ? -1 : accurate ? 1 : 0)
+                             Int32(destination.width), Int32(destination.height), destination.format.av, filter.rawValue)
         guard context != nil else { throw FFmpegError(.invalidArgument, call: "sws_getContext") }
         mw_sws_set_colorspace(context, source.color.matrix.sws, source.color.fullRange ? 1 : 0,
                               destination.color.matrix.sws, destination.color.fullRange ? 1 : 0)

@@ -14,14 +14,14 @@ final class JPEGPictures {
             rgb = try Frame(width: width, height: height, pixelFormat: .rgb24)
             jpeg = try Frame(width: width, height: height, pixelFormat: .yuvj420p)
             toRGB = try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: color),
-                               to: .init(width: width, height: height, format: .rgb24, color: color), accurate: false)
+                               to: .init(width: width, height: height, format: .rgb24, color: color), filter: .cli)
             let jpegColor = ColorDescription(matrix: .bt601, fullRange: true)
             direct = color.matrix == .bt601
                 ? try Scaler(from: .init(width: width, height: height, format: .yuv420p, color: color),
-                             to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
+                             to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), filter: .cli)
                 : nil
             toJPEG = try Scaler(from: .init(width: width, height: height, format: .rgb24, color: jpegColor),
-                                to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), accurate: false)
+                                to: .init(width: width, height: height, format: .yuvj420p, color: jpegColor), filter: .cli)
         } catch {
             throw .processing(file: nil, "the preview's pictures: \(error.description)")
         }

@@ -97,8 +97,7 @@ final class LayerSource {
         if scaler == nil {
             // Bilinear: a layer is scaled every frame it shows (swscale's bicubic cost as much as laying it).
             scaler = try Scaler(from: .init(width: placed.layer.width, height: placed.layer.height, format: .yuva420p, color: color),
-                                to: .init(width: place.width, height: place.height, format: .yuva420p, color: color), accurate: false,
-                                bilinear: true)
+                                to: .init(width: place.width, height: place.height, format: .yuva420p, color: color), filter: .bilinear)
         }
         try scaled.makeWritable()
         try scaler!.scale(placed.layer, into: scaled)
