@@ -104,10 +104,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let wholeLength = videoPlan.length
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        if keepHDR, let codec = picture.codec, codec != .hevc {
-            throw .usage("--hdr keep writes HEVC Main 10; --codec \(codec.rawValue) cannot carry the HDR picture here")
-        }
-        let codecs = try output.container.codecs(video: keepHDR ? .hevc : picture.codec, audio: audio.codec)
+        let codecs = try output.container.codecs(video: try picture.codec(keepingHDR: keepHDR), audio: audio.codec)
         if let selection {
             _ = try selection.frames(of: videoPlan.video.wholeFrameCount)   // refused before the part's folder is made
             output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths)

@@ -185,8 +185,9 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         }
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        let videoCodec = try picture.codec(keepingHDR: keepHDR)
         let kept = try keptHDR(files)
-        let codecs = try output.container.codecs(video: kept == nil ? picture.codec : .hevc, audio: audio.codec)
+        let codecs = try output.container.codecs(video: videoCodec, audio: audio.codec)
         var video = try picture.videoPlan(reference: files[0], length: nil, strict: strict, threads: threads)
         video.encoding.codec = codecs.video
         if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
@@ -227,12 +228,9 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         return prepared
     }
 
-    /// `--hdr keep`'s transfer: the first HDR clip's. Refused with another codec, or when no clip is HDR.
+    /// `--hdr keep`'s transfer: the first HDR clip's. Refused when no clip is HDR.
     func keptHDR(_ files: [MediaFile]) throws(MixWriteError) -> HDRTransfer? {
         guard keepHDR else { return nil }
-        if let codec = picture.codec, codec != .hevc {
-            throw .usage("--hdr keep writes HEVC Main 10; --codec \(codec.rawValue) cannot carry the HDR picture here")
-        }
         guard let transfer = files.lazy.compactMap({ $0.mainVideo?.hdr }).first else {
             throw .usage("--hdr keep: no clip is HDR (HLG or PQ), so there is nothing to keep")
         }

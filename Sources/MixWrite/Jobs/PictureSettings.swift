@@ -66,6 +66,16 @@ public struct PictureSettings: Sendable, Equatable {
         if let r = frameRate, !(r.isValid && r.doubleValue <= 240) { throw .usage("--fps must be between 0 and 240") }
     }
 
+    /// The codec to write: with `--hdr keep` HEVC (Main 10, the one that carries the HDR picture here; another `--codec`
+    /// is refused), else `codec` (nil: the container's).
+    func codec(keepingHDR keep: Bool) throws(MixWriteError) -> VideoCodec? {
+        guard keep else { return codec }
+        if let codec, codec != .hevc {
+            throw .usage("--hdr keep writes HEVC Main 10; --codec \(codec.rawValue) cannot carry the HDR picture here")
+        }
+        return .hevc
+    }
+
     /// The output's size: as asked, else the reference's as shown (upright), made even (yuv420p needs even sizes,
     /// so an odd one is scaled to the even size below).
     func size(shown: (width: Int, height: Int)) -> (width: Int, height: Int) {
