@@ -288,6 +288,12 @@ public final class Encoder {
     /// `avcodec_send_frame` and `avcodec_receive_packet`.
     public func encode(_ frame: Frame?) throws(FFmpegError) -> [EncodedPacket] {
         if frame == nil { drained = true }
+        if let f = frame?.pointer {
+            // The picture's colour is the stream's: ProRes writes it from each frame's own into its frame headers (the
+            // only place a .mov's ProRes carries it), which a converted picture leaves unspecified.
+            (f.pointee.color_primaries, f.pointee.color_trc) = (context.pointee.color_primaries, context.pointee.color_trc)
+            (f.pointee.colorspace, f.pointee.color_range) = (context.pointee.colorspace, context.pointee.color_range)
+        }
         let sent = avcodec_send_frame(context, frame?.pointer)
         // The end sent twice: the encoder is drained already, and has nothing more (a value, not a failure).
         if frame == nil && sent == FFmpegError.Code.endOfFile.rawValue { return [] }
