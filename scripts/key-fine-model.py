@@ -38,7 +38,7 @@ def rgb709(Y, U, V):
     return np.stack([r, g, b], -1)
 
 def up2(a):
-    """bilinear 2x upsampling (centre-sited chroma; MPEG-2 left siting ignored)"""
+    """bilinear 2x upsampling (centre-sited chroma, as swscale wrote it: left siting scored worse)"""
     n, h, w = a.shape[:3]
     p = np.pad(a, [(0,0),(1,1),(1,1)] + [(0,0)]*(a.ndim-3), mode="edge")
     out = np.empty((n, 2*h, 2*w) + a.shape[3:])
@@ -128,10 +128,14 @@ def fine4(Y, U, V, p):
         alpha, thin = confY * aY + (1 - confY) * base, np.zeros_like(base)
     else:
         alpha, thin = base, np.zeros_like(base)
+    if p.get("solid", 0) > 0:  # where the colour difference says opaque, the projection's doubt is spill's
+        alpha = np.where(a0 >= p["solid"], np.maximum(alpha, a0), alpha)
     lo, hi = p.get("lo2", 0.03), p.get("hi2", 0.97)
     alpha = np.clip((alpha - lo) / (hi - lo), 0, 1)
-    def limited(c):  # spill: green no more than max(R', B')
-        return np.stack([c[..., 0], np.minimum(c[..., 1], np.maximum(c[..., 0], c[..., 2])), c[..., 2]], -1)
+    wmax = p.get("wmax", 1.0)
+    def limited(c):  # spill: green no more than a mix of max(R', B') and their mean
+        m = wmax * np.maximum(c[..., 0], c[..., 2]) + (1 - wmax) * 0.5 * (c[..., 0] + c[..., 2])
+        return np.stack([c[..., 0], np.minimum(c[..., 1], m), c[..., 2]], -1)
     unmixed = limited(np.clip(rgb - (1 - alpha[..., None]) * S, 0, None)) / np.maximum(alpha, 1e-3)[..., None]
     colour = thin[..., None] * limited(F) + (1 - thin[..., None]) * unmixed
     return alpha, alpha[..., None] * colour

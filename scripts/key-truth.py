@@ -9,6 +9,8 @@
       (SCENE/scene.json).
   scripts/key-truth.py score OUTDIR SCENE --matte MATTE.mov|npy --composite COMP.mov|npy
       The scores of one keyer's matte (a `key` layer's alpha, or an array) and composite over the plate, as JSON.
+  scripts/key-truth.py layer OUTDIR SCENE LAYER.mov
+      The scores of a keyed layer (`mixwrite key`'s: straight colour and its alpha), laid over the plate by its alpha.
   scripts/key-truth.py peers OUTDIR SCENE [--quick]
       The peers on the scene, each given the true screen colour and the best (lowest edge-band error) of a grid of its
       own settings: GPUImage's formula, the ffmpeg CLI's chromakey + despill + overlay, OBS's chroma key v2 (its
@@ -328,6 +330,15 @@ def peers(d, quick=False):
     return results
 
 
+def layer_scores(d, path):
+    """A keyed layer's scores: its alpha the matte, its colour laid over the plate by that alpha."""
+    info = json.load(open(f"{d}/scene.json"))
+    w, h = info["width"], info["height"]
+    matte, colour = decode_alpha(path, w, h), decode_rgb(path, w, h)
+    pl = decode_rgb(f"{os.path.dirname(d)}/plate.mov", w, h)[: len(matte)]
+    return scores(d, matte, matte[..., None] * colour + (1 - matte[..., None]) * pl)
+
+
 def decode_alpha_filtered(path, filters, w, h):
     raw = ffmpeg(["-i", path, "-map", "0:v", "-vf", f"{filters},format=yuva444p16le,alphaextract,format=gray16le",
                   "-f", "rawvideo", "-"])
@@ -349,6 +360,9 @@ def main(argv):
         matte = np.load(m) if m.endswith(".npy") else decode_alpha(m, w, h)
         composite = np.load(c) if c.endswith(".npy") else decode_rgb(c, w, h)
         print(json.dumps(scores(d, matte, composite)))
+    elif len(argv) >= 4 and argv[0] == "layer":
+        d = f"{argv[1]}/{argv[2]}"
+        print(json.dumps(layer_scores(d, argv[3])))
     elif len(argv) >= 3 and argv[0] == "peers":
         print(json.dumps(peers(f"{argv[1]}/{argv[2]}", quick="--quick" in argv)))
     else:

@@ -9,6 +9,8 @@ public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
     public static let yuv420p = PixelFormat(AV_PIX_FMT_YUV420P)
     /// yuv420p and a full-size alpha plane (plane 3): an fx picture that carries its own transparency.
     public static let yuva420p = PixelFormat(AV_PIX_FMT_YUVA420P)
+    /// Each pixel's own chroma, and alpha: the fine keyer's layer (`mixwrite key`).
+    public static let yuva444p = PixelFormat(AV_PIX_FMT_YUVA444P)
     /// 10 bits a sample in 16 (little-endian): an HDR picture kept as it is.
     public static let yuv420p10 = PixelFormat(AV_PIX_FMT_YUV420P10LE)
     public static let rgb24 = PixelFormat(AV_PIX_FMT_RGB24)

@@ -11,6 +11,9 @@ extension KeyedJob {
     /// The checks every keying job makes of its key.
     func validateKey() throws(MixWriteError) {
         try Self.keyOptions.checkRanges(self)
+        if key.keyer == .fine && !autoKeyColor && FineKeyer.channels(of: key.keyColor) == nil {
+            throw .usage("--keyer fine: --key-color \(key.keyColorHex) is no screen's colour (its green, blue or red must stand above the others)")
+        }
         try KeyKernel.check()
     }
 
@@ -35,7 +38,27 @@ extension KeyedJob {
             .number("threshold", \.key.threshold, default: defaults.threshold, 0...1,
                     help: "How far from the key colour a pixel is still keyed out, 0 to 1 (GPUImage's thresholdSensitivity)."),
             .number("smoothing", \.key.smoothing, default: defaults.smoothing, 0...1, help: "The width of the soft edge past the threshold, 0 to 1."),
-            .flag("despill", \.key.despill, help: "Pull the key colour's spill out of fx's kept pixels near the key."),
+            .flag("despill", \.key.despill, help: "Pull the key colour's spill out of fx's kept pixels near the key (--keyer gpuimage)."),
+            .choice("keyer", \.key.keyer, default: .gpuimage,
+                    help: "gpuimage (GPUImage's formula, exactly) or fine (for real screens: uneven, noisy, 4:2:0, spilling; learns the screen"
+                        + " around each pixel from the key colour, best with --key-color auto)."),
+            .number("despill-strength", \.key.despillStrength, default: 1, 0...1,
+                    help: "--keyer fine: how much of the screen's spill near it is taken out, 0 to 1."),
+            JobOption(OptionDeclaration("garbage", .texts, valueName: "X,Y,W,H",
+                                        help: "Keep fx only inside this rectangle (fx's pixels as keyed); outside it is always cut; repeatable."),
+                      read: { (job, input) throws(JobProblem) in
+                          job.key.garbage = try input.texts().map { (text) throws(JobProblem) in
+                              guard let r = OptionValue.rect(text), r.count == 4, r[2] > 0, r[3] > 0,
+                                    r.allSatisfy({ abs($0) <= LayerPlacement.largest }) else {
+                                  throw input.problem("'\(text)' must be X,Y,W,H in pixels, the width and height above 0, e.g. \"100,0,800,1080\"")
+                              }
+                              return r
+                          }
+                      }, write: { job in
+                          job.key.garbage.isEmpty ? nil : .texts(job.key.garbage.map { $0.map(String.init).joined(separator: ",") })
+                      }),
+            .integer("choke", \.key.choke, default: 0, 0...64, help: "Shrink the matte by this many pixels."),
+            .integer("feather", \.key.feather, default: 0, 0...64, help: "Soften the matte's edge over this many pixels."),
         ]
     }
 }

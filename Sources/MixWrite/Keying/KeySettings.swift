@@ -1,30 +1,71 @@
-/// How fx is keyed: GPUImage's chroma-key settings (key colour, threshold, smoothing) and the despill. Their
-/// defaults are GPUImage's `init`'s, written here alone (the options, the page and the reports read them).
+/// Which keyer keys fx: GPUImage's formula (the default, bit for bit GPUImage's blend) or the fine keyer for real
+/// screens (`FineKeyer`: uneven, noisy, 4:2:0, spilling).
+public enum Keyer: String, Sendable, Hashable, Codable, CaseIterable {
+    case gpuimage, fine
+}
+
+/// How fx is keyed: the keyer, GPUImage's chroma-key settings (key colour, threshold, smoothing) and the despill, and
+/// the matte's refinements (garbage rectangles, choke, feather). GPUImage's defaults are its `init`'s, written here
+/// alone (the options, the page and the reports read them).
 public struct KeySettings: Sendable, Hashable, Codable {
+    public var keyer: Keyer
     /// The screen's colour. GPUImage's default: pure green.
     public var keyColor: KeyColor
+    /// GPUImage's formula's (the fine keyer learns the screen's spread itself).
     public var threshold: Double
     public var smoothing: Double
-    /// Pull the key colour's cast out of kept fx pixels near the key (GPUImage has none).
+    /// GPUImage's keyer: pull the key colour's cast out of kept fx pixels near the key (GPUImage has none).
     public var despill: Bool
+    /// The fine keyer: how much of the screen's spill it takes out near the screen, 0 … 1.
+    public var despillStrength: Double
+    /// Rectangles (x, y, width, height in fx's pixels as it is keyed) outside which fx is always cut; none: no garbage
+    /// matte.
+    public var garbage: [[Int]]
+    /// Pixels the matte shrinks by, and over which it is softened.
+    public var choke: Int
+    public var feather: Int
 
     public init(keyColor: KeyColor = KeyColor(r: 0, g: 1, b: 0), threshold: Double = 0.4, smoothing: Double = 0.1,
                 despill: Bool = false) {
+        self.keyer = .gpuimage
         self.keyColor = keyColor
         self.threshold = threshold
         self.smoothing = smoothing
         self.despill = despill
+        (despillStrength, garbage, choke, feather) = (1, [], 0, 0)
     }
 
-    enum CodingKeys: String, CodingKey { case keyColor, threshold, smoothing, despill }
+    /// The matte is made as a picture of its own (the fine keyer's, or GPUImage's refined) rather than GPUImage's
+    /// blend keying each pixel as it blends.
+    public var makesMatte: Bool { keyer == .fine || !garbage.isEmpty || choke > 0 || feather > 0 }
 
-    /// A report's key: `despill` may be left out (false).
+    enum CodingKeys: String, CodingKey { case keyer, keyColor, threshold, smoothing, despill, despillStrength, garbage, choke, feather }
+
+    /// A report's key: what is left out is the default.
     public init(from decoder: any Swift.Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        keyColor = try c.decode(KeyColor.self, forKey: .keyColor)
-        threshold = try c.decode(Double.self, forKey: .threshold)
-        smoothing = try c.decode(Double.self, forKey: .smoothing)
-        despill = try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false
+        self.init(keyColor: try c.decode(KeyColor.self, forKey: .keyColor), threshold: try c.decode(Double.self, forKey: .threshold),
+                  smoothing: try c.decode(Double.self, forKey: .smoothing),
+                  despill: try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false)
+        keyer = try c.decodeIfPresent(Keyer.self, forKey: .keyer) ?? .gpuimage
+        despillStrength = try c.decodeIfPresent(Double.self, forKey: .despillStrength) ?? 1
+        garbage = try c.decodeIfPresent([[Int]].self, forKey: .garbage) ?? []
+        choke = try c.decodeIfPresent(Int.self, forKey: .choke) ?? 0
+        feather = try c.decodeIfPresent(Int.self, forKey: .feather) ?? 0
+    }
+
+    /// GPUImage's key as it always was written; the fine keyer's and the matte's settings where they are not the default.
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        if keyer != .gpuimage { try c.encode(keyer, forKey: .keyer) }
+        try c.encode(keyColor, forKey: .keyColor)
+        try c.encode(threshold, forKey: .threshold)
+        try c.encode(smoothing, forKey: .smoothing)
+        try c.encode(despill, forKey: .despill)
+        if despillStrength != 1 { try c.encode(despillStrength, forKey: .despillStrength) }
+        if !garbage.isEmpty { try c.encode(garbage, forKey: .garbage) }
+        if choke != 0 { try c.encode(choke, forKey: .choke) }
+        if feather != 0 { try c.encode(feather, forKey: .feather) }
     }
 
     /// "RRGGBB" as in the key colour, for reports.

@@ -139,6 +139,8 @@ final class Compositor {
         }
         if layer.plan.byAlpha {
             AlphaBlend.blend(fx: picture, base: under, into: into, despill: layer.despill)
+        } else if layer.laidByAlpha {
+            AlphaBlend.blend(fx: try layer.mattedPicture(picture), base: under, into: into)
         } else {
             layer.keyer.blend(fx: picture, base: under, into: into)
         }
@@ -153,6 +155,11 @@ final class Compositor {
             AlphaBlend.draw(picture, x: place.x, y: place.y, opacity: layer.plan.opacity, clip: layer.plan.clip, into: canvas)
             try hdr.sdr.copyPicture(from: canvas)
             HDRBlend.blend(fx: try hdr.lift.map(hdr.sdr), base: under, alphaOf: canvas, into: output)
+            return output
+        }
+        if layer.laidByAlpha && !layer.plan.byAlpha {
+            let matted = try layer.mattedPicture(picture)
+            HDRBlend.blend(fx: try hdr.lift.map(try hdr.sdr.despilled(matted, nil)), base: under, alphaOf: matted, into: output)
             return output
         }
         let despill = layer.despill
@@ -174,7 +181,7 @@ final class Compositor {
         do { rgb = try Frame(width: output.width, height: output.height, pixelFormat: .rgb24) } catch {
             throw .processing(file: nil, "the RGB picture: \(error.description)")
         }
-        if layers.count > 1 || byAlpha || !layers[0].isWholeFrame {
+        if layers.count > 1 || layers[0].laidByAlpha || !layers[0].isWholeFrame {
             let picture = try compose(layers: pictures, base: basePicture)
             do {
                 let key = Scaler.Key(width: output.width, height: output.height, format: .yuv420p, color: color)

@@ -1,9 +1,9 @@
 import FFmpegSupport
 
-/// The video of `mixwrite key`: fx's picture with the key's matte as its alpha (straight: fx's own colour, despilled
-/// when asked, and opacity 1 − the key's alpha), for an editor to lay over anything. The matte is the keyer's own
-/// (`KeyAlpha`: fx keyed over two flat pictures, GPUImage's per-pixel alpha at the edges), so the layer laid over a
-/// base by its alpha gives the blend's picture.
+/// The video of `mixwrite key`: fx's picture with the key's matte as its alpha (`MattedPictures`: with GPUImage's
+/// keyer fx's own colour, despilled when asked, and opacity 1 − the key's alpha, the keyer's own per-pixel alpha at
+/// the edges; with the fine keyer its unmixed colour and matte), for an editor to lay over anything: the layer laid
+/// over a base by its alpha gives the blend's picture.
 struct KeyLayerStage: VideoStage {
     struct Plan: EncodingPlan {
         var fx: MediaFile
@@ -24,24 +24,15 @@ struct KeyLayerStage: VideoStage {
         let reader = try VideoTrackReader(file: p.fx, width: p.video.width, height: p.video.height, color: p.video.color,
                                           outputFrameRate: p.video.frameRate, fit: p.video.fit, strict: p.video.strict)
         let keyer = ChromaKeyBlend(settings: p.key, color: p.video.color)
-        let despill = p.key.despill ? keyer.despillTable : nil
-        let alpha: KeyAlpha, layer: Frame
-        do {
-            alpha = try KeyAlpha(width: p.video.width, height: p.video.height)
-            layer = try Frame(width: p.video.width, height: p.video.height, pixelFormat: .yuva420p)
-        } catch {
-            throw MixWriteError.processing(file: nil, "cannot allocate the layer's pictures: \(error.description)")
-        }
+        // The fine keyer's colour is each pixel's own: written so (the encoder brings it to the codec's 4:4:4 or 4:2:0).
+        let matted = try MattedPictures(key: p.key, color: p.video.color, width: p.video.width, height: p.video.height, fullChroma: true)
         for n in 0..<p.video.frameCount {
             try Task.checkCancellation()
             guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.video.frameRate), hold: true) else {
                 throw MixWriteError.input(file: p.fx.path, "has no decodable picture")
             }
-            do {
-                alpha.read(keyer, fx: picture)
-                _ = try layer.despilled(picture, despill)
-                alpha.opacity(into: layer)
-            } catch {
+            let layer: Frame
+            do { layer = try matted.matted(picture, keyer: keyer) } catch {
                 throw MixWriteError.processing(file: nil, "the layer's picture: \(error.description)")
             }
             for packet in try encoder.encode(layer, pts: Int64(n)) { try await input.append(packet.lastingOneTickAtLeast) }

@@ -36,29 +36,37 @@ struct LayerPlan: Sendable {
 }
 
 /// A layer's reader and keyer, and for a placed layer its pictures: fx keyed at its own size into a picture with the
-/// key's matte as alpha (as `mixwrite key` writes it), scaled into its rectangle, laid over by that alpha.
+/// key's matte as alpha (as `mixwrite key` writes it), scaled into its rectangle, laid over by that alpha. A whole-frame
+/// layer whose key makes a matte (the fine keyer, or a refined one: `KeySettings.makesMatte`) is keyed so too, at the
+/// output's size.
 final class LayerSource {
     let plan: LayerPlan
     let reader: VideoTrackReader
     private(set) var keyer: ChromaKeyBlend
     /// The colour fx is keyed in.
     let color: ColorDescription
-    private let placed: (alpha: KeyAlpha?, layer: Frame, scaled: Frame?)?
+    /// fx's size as it is keyed.
+    private let size: (width: Int, height: Int)
+    /// The matte's pictures (nil: GPUImage's blend keys as it blends, or fx has its own alpha).
+    private var matte: MattedPictures?
+    /// A placed layer by its own alpha: its picture copied (despilled when asked); a placed one scaled.
+    private let placed: (layer: Frame?, scaled: Frame?)?
     private var scaler: Scaler?
 
     init(_ plan: LayerPlan, video: VideoPlan, color: ColorDescription) throws(MixWriteError) {
         self.plan = plan
         self.color = color
-        let size = plan.place == nil ? (video.width, video.height) : plan.ownSize
+        size = plan.place == nil ? (video.width, video.height) : plan.ownSize
         reader = try VideoTrackReader(file: plan.fx, width: size.0, height: size.1, color: color, outputFrameRate: video.frameRate,
                                       fit: plan.place == nil ? video.fit : .stretch, strict: video.strict, keepAlpha: plan.byAlpha)
         keyer = ChromaKeyBlend(settings: plan.key, color: color)
+        if !plan.byAlpha && (plan.place != nil || plan.key.makesMatte) {
+            matte = try MattedPictures(key: plan.key, color: color, width: size.width, height: size.height)
+        }
         guard let place = plan.place else { placed = nil; return }
         do {
-            let own = plan.ownSize
-            placed = (plan.byAlpha ? nil : try KeyAlpha(width: own.width, height: own.height),
-                      try Frame(width: own.width, height: own.height, pixelFormat: .yuva420p),
-                      own == (place.width, place.height) ? nil : try Frame(width: place.width, height: place.height, pixelFormat: .yuva420p))
+            placed = (plan.byAlpha ? try Frame(width: size.width, height: size.height, pixelFormat: .yuva420p) : nil,
+                      size == (place.width, place.height) ? nil : try Frame(width: place.width, height: place.height, pixelFormat: .yuva420p))
         } catch {
             throw .processing(file: plan.fx.path, "cannot allocate the layer's pictures: \(error.description)")
         }
@@ -66,10 +74,27 @@ final class LayerSource {
 
     var isWholeFrame: Bool { plan.place == nil }
 
-    /// The key; a new one builds the keyer's tables again.
+    /// The key; a new one builds the keyer's tables again (and the matte's pictures, for a key that makes one).
     var key: KeySettings {
         get { keyer.settings }
-        set { if newValue != keyer.settings { keyer = ChromaKeyBlend(settings: newValue, color: color) } }
+        set {
+            guard newValue != keyer.settings else { return }
+            keyer = ChromaKeyBlend(settings: newValue, color: color)
+            if !plan.byAlpha && (plan.place != nil || newValue.makesMatte) {
+                matte = try? MattedPictures(key: newValue, color: color, width: size.width, height: size.height)
+            } else {
+                matte = nil
+            }
+        }
+    }
+
+    /// Whether the layer is laid by a matte picture (its own alpha, or its key's matte) rather than GPUImage's blend.
+    var laidByAlpha: Bool { plan.byAlpha || matte != nil }
+
+    /// A whole-frame layer's picture as it is laid: with its key's matte when its key makes one, else as read.
+    func mattedPicture(_ picture: Frame) throws(FFmpegError) -> Frame {
+        guard let matte, plan.place == nil else { return picture }
+        return try matte.matted(picture, keyer: keyer)
     }
 
     var despill: [UInt16]? { keyer.settings.despill ? keyer.despillTable : nil }
@@ -90,17 +115,16 @@ final class LayerSource {
     func placedPicture(_ picture: Frame) throws(FFmpegError) -> Frame {
         guard let placed, let place = plan.place else { return picture }
         // Keyed: the key's matte as alpha; laid by its own: its alpha copied with its colour.
-        placed.alpha?.read(keyer, fx: picture)
-        _ = try placed.layer.despilled(picture, despill)
-        placed.alpha?.opacity(into: placed.layer)
-        guard let scaled = placed.scaled else { return placed.layer }
+        let layer: Frame
+        if let matte { layer = try matte.matted(picture, keyer: keyer) } else { layer = try placed.layer!.despilled(picture, despill) }
+        guard let scaled = placed.scaled else { return layer }
         if scaler == nil {
             // Bilinear: a layer is scaled every frame it shows (swscale's bicubic cost as much as laying it).
-            scaler = try Scaler(from: .init(width: placed.layer.width, height: placed.layer.height, format: .yuva420p, color: color),
+            scaler = try Scaler(from: .init(width: layer.width, height: layer.height, format: .yuva420p, color: color),
                                 to: .init(width: place.width, height: place.height, format: .yuva420p, color: color), filter: .bilinear)
         }
         try scaled.makeWritable()
-        try scaler!.scale(placed.layer, into: scaled)
+        try scaler!.scale(layer, into: scaled)
         return scaled
     }
 

@@ -1,0 +1,92 @@
+// The fine keyer's per-pixel core (FineKeyer.h, step 5), one INLINE function that FineKeyer.c compiles at each level
+// and FineKeyerRef.c compiles once with vectorizing turned off: the scalar reference. Only elementwise float
+// arithmetic, no FMA (fp contract off), so every compilation rounds alike.
+#ifndef MIXWRITE_FINE_CORE_H
+#define MIXWRITE_FINE_CORE_H
+
+#include "FineKeyer.h"
+
+#include <math.h>
+
+#pragma clang fp contract(off)
+
+/// The tuned constants (scripts/key-fine-model.py's choices, then the C keyer's own scores): how far off the screen →
+/// foreground line a colour may lie and still be read by its projection, the line's length at which it is trusted,
+/// the luma difference from which luma's own alpha is trusted (over what width), how much more it must find to be a
+/// thin strand's, the matte's final stretch, and the alpha under which a pixel's colour leans to the foreground field's.
+#define FINE_RESIDUAL 0.1f
+#define FINE_LINE 0.15f
+#define FINE_LUMA_MIN 0.08f
+#define FINE_LUMA_WIDTH 0.1f
+#define FINE_THIN 0.15f
+#define FINE_THIN_WIDTH 0.2f
+#define FINE_LOW 0.05f
+#define FINE_HIGH 0.97f
+#define FINE_SHOWN 0.2f
+
+static inline __attribute__((always_inline)) float fine_clamp01(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
+
+/// Channel 1 (the screen's) no more than the others' mean, by `strength`.
+static inline __attribute__((always_inline)) float fine_limited(float c0, float c1, float c2, float strength) {
+    float excess = c1 - 0.5f * (c0 + c2);
+    return excess > 0.f ? c1 - strength * excess : c1;
+}
+
+/// The matte (projection, colour-difference, luma) at one pixel; `thin` how much its colour is the foreground
+/// field's.
+static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams *p, const float c[3], const float s[3],
+                                                              const float f[3], float yl, float a0, float *thin) {
+    float fs[3] = {f[0] - s[0], f[1] - s[1], f[2] - s[2]}, d[3] = {c[0] - s[0], c[1] - s[1], c[2] - s[2]};
+    float l2 = fs[0] * fs[0] + fs[1] * fs[1] + fs[2] * fs[2];
+    float ap = fine_clamp01((d[0] * fs[0] + d[1] * fs[1] + d[2] * fs[2]) / (l2 > 1e-6f ? l2 : 1e-6f));
+    float e0 = d[0] - ap * fs[0], e1 = d[1] - ap * fs[1], e2 = d[2] - ap * fs[2];
+    float conf = fine_clamp01(1.f - sqrtf(e0 * e0 + e1 * e1 + e2 * e2) / FINE_RESIDUAL) * fine_clamp01(sqrtf(l2) / FINE_LINE);
+    float ys = p->luma[0] * s[0] + p->luma[1] * s[1] + p->luma[2] * s[2];
+    float dy = p->luma[0] * fs[0] + p->luma[1] * fs[1] + p->luma[2] * fs[2];
+    float ady = fabsf(dy);
+    float ay = fine_clamp01((yl - ys) / (ady < 1e-3f ? 1e-3f : dy));
+    float confY = fine_clamp01((ady - FINE_LUMA_MIN) / FINE_LUMA_WIDTH);
+    float base = conf * ap + (1.f - conf) * a0;
+    float side = confY * ay + (1.f - confY) * base;
+    float alpha = confY > 0.f && side > base ? side : base;
+    *thin = fine_clamp01((side - base - FINE_THIN) / FINE_THIN_WIDTH);
+    return fine_clamp01((alpha - FINE_LOW) / (FINE_HIGH - FINE_LOW));
+}
+
+/// One row: each pixel's matte and straight colour (unmixed, spill limited), as luma and alpha-weighted u, v.
+static inline __attribute__((always_inline)) void fine_core(const MWFineParams *p, const MWFineRow *row, int level) {
+    (void)level;
+    const long width = row->width;
+    const uint8_t *restrict luma = row->luma;
+    const float *restrict ga = row->guideA, *restrict gb = row->guideB, *restrict u = row->u, *restrict v = row->v;
+    const float *restrict near = row->near, *restrict solid = row->core;
+    const float *restrict s0 = row->screen[0], *restrict s1 = row->screen[1], *restrict s2 = row->screen[2];
+    const float *restrict f0 = row->fore[0], *restrict f1s = row->fore[1], *restrict f2 = row->fore[2];
+    float *restrict outA = row->alpha, *restrict outY = row->outY, *restrict outU = row->outU, *restrict outV = row->outV;
+    for (long x = 0; x < width; x++) {
+        float yl = ((float)luma[x] - p->lumaZero) * p->lumaScale;
+        float c[3], s[3] = {s0[x], s1[x], s2[x]}, f[3] = {f0[x], f1s[x], f2[x]}, thin;
+        for (int k = 0; k < 3; k++) c[k] = yl + u[x] * p->perU[k] + v[x] * p->perV[k];
+        float a0 = fine_clamp01(ga[x] * (float)luma[x] + gb[x]);
+        float alpha = fine_alpha(p, c, s, f, yl, a0, &thin);
+        alpha = alpha > solid[x] ? alpha : solid[x];
+        float strength = p->despill * near[x], inv = 1.f / (alpha > 1e-3f ? alpha : 1e-3f), o[3];
+        for (int k = 0; k < 3; k++) {
+            float m = c[k] - (1.f - alpha) * s[k];
+            o[k] = m > 0.f ? m : 0.f;
+        }
+        o[1] = fine_limited(o[0], o[1], o[2], strength);
+        float f1 = fine_limited(f[0], f[1], f[2], strength);
+        // Where next to nothing shows, the foreground's colour rather than an unmixing of noise: a transparent
+        // pixel's colour is what scaling and chroma's averaging mix into its neighbours (no green fringe).
+        float shown = fine_clamp01(alpha / FINE_SHOWN), own = (1.f - thin) * shown;
+        for (int k = 0; k < 3; k++) o[k] = (1.f - own) * (k == 1 ? f1 : f[k]) + own * (o[k] * inv);
+        float weight = alpha + 1e-3f;
+        outA[x] = alpha;
+        outY[x] = p->lumaZero + (p->luma[0] * o[0] + p->luma[1] * o[1] + p->luma[2] * o[2]) / p->lumaScale;
+        outU[x] = weight * (p->toU[0] * o[0] + p->toU[1] * o[1] + p->toU[2] * o[2]);
+        outV[x] = weight * (p->toV[0] * o[0] + p->toV[1] * o[1] + p->toV[2] * o[2]);
+    }
+}
+
+#endif

@@ -1,0 +1,81 @@
+// `--keyer fine` (see FineKeyer in MixWrite): a keyer for real screens, chosen by its scores against a ground truth
+// (scripts/key-truth.py, scripts/key-fine-model.py). A picture at a time, 8-bit 4:2:0 in, straight colour and a
+// matte out (yuva420p):
+//  1. at chroma resolution, the colour difference D = S − max(O1, O2) (S the screen's channel, O the others);
+//  2. a screen field: the colour of the clear screen (D > 0.7 · the key's D) around each place, by normalized
+//     convolution on a grid of 2×2 chroma samples (holes filled from farther out; none at all: the key colour), so
+//     an uneven screen keys evenly; the colour-difference matte 1 − D / D(field), stretched;
+//  3. a foreground field, likewise from the samples that matte calls opaque;
+//  4. that matte brought to full resolution by a guided filter on luma (alpha ≈ a·Y + b in each 3×3 window), so
+//     4:2:0's edges follow luma's;
+//  5. per pixel (the core, `mw_fine_core`): the colour's projection on the line from the local screen to the local
+//     foreground where it lies near that line; luma's own alpha where luma separates the two and finds more (a
+//     strand thinner than a chroma sample); the foreground unmixed (less the screen's share), its screen channel
+//     limited to the mean of the others (spill) where the screen is near, by the despill strength;
+//  6. the matte's garbage rectangles, choke and feather.
+// The core is compiled at every level of the key kernel (Levels.h) and once as its scalar reference; multiply and add
+// are never fused, so every level gives the reference's bits.
+#ifndef MIXWRITE_FINE_KEYER_H
+#define MIXWRITE_FINE_KEYER_H
+
+#include <stdint.h>
+
+/// The pictures' colour and the key. Channels are permuted so that channel 1 is the screen's (green or blue):
+/// c[k] = (Y − lumaZero)·lumaScale + u·perU[k] + v·perV[k], with u = (U − 128)·chromaScale (likewise v).
+typedef struct {
+    float lumaZero, lumaScale, chromaScale;
+    float perU[3], perV[3];
+    /// Luma, u and v of the channels c: y = Σ luma[k]·c[k], u = Σ toU[k]·c[k], v = Σ toV[k]·c[k].
+    float luma[3], toU[3], toV[3];
+    /// The key colour in the channels' order (0 … 1).
+    float key[3];
+    /// How much of the spill is taken out, 0 … 1.
+    float despill;
+    /// The matte: garbage rectangles (x, y, width, height in pixels; outside all of them alpha is 0; none: no
+    /// garbage matte), choke (pixels the matte shrinks by) and feather (pixels it is softened over).
+    const int32_t *garbage;
+    int garbageCount;
+    int choke, feather;
+} MWFineParams;
+
+/// One luma row of the core's inputs and outputs (floats a pixel, `width` of each).
+typedef struct {
+    const uint8_t *luma;
+    /// The guided filter's a and b, u and v: upsampled to this row.
+    const float *guideA, *guideB, *u, *v;
+    /// The screen field's and the foreground field's channels, and where the screen is near (0 … 1): this row's.
+    const float *screen[3], *fore[3], *near;
+    /// 1 inside the solid core (alpha 1 there), else 0.
+    const float *core;
+    /// Out: alpha (0 … 1), luma (8-bit units, unrounded), and u, v times (alpha + 0.001) (chroma's weighted mean).
+    float *alpha, *outY, *outU, *outV;
+    long width;
+} MWFineRow;
+
+/// The core at `level` (0 the scalar reference, 1 … 4 as `mw_key_kernel`'s), or NULL above this CPU's best.
+typedef void (*MWFineCore)(const MWFineParams *p, const MWFineRow *row);
+MWFineCore mw_fine_core(int level);
+
+/// A keyer's scratch for pictures of one size.
+typedef struct MWFineKeyer MWFineKeyer;
+MWFineKeyer *mw_fine_create(int width, int height);
+void mw_fine_free(MWFineKeyer *k);
+
+/// Keys one picture: luma and chroma planes in, yuva420p planes out (the picture's size), with the core of `level`.
+typedef struct {
+    const uint8_t *plane[3];
+    long stride[3];
+} MWFineInput;
+typedef struct {
+    uint8_t *plane[4];
+    long stride[4];
+    /// Chroma planes of the picture's size (yuva444p: each pixel's own colour), else 4:2:0's.
+    int fullChroma;
+} MWFineOutput;
+int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level);
+
+/// Step 6 alone, on any matte (w × h bytes, 0 transparent … 255 opaque): the garbage rectangles, then choke and
+/// feather. `line`: scratch of max(w, h) bytes.
+void mw_fine_matte(const MWFineParams *p, uint8_t *alpha, long stride, int w, int h, uint8_t *line);
+
+#endif

@@ -1,0 +1,133 @@
+internal import CKeyKernel
+import FFmpegSupport
+
+/// `--keyer fine`: a keyer for real screens (uneven, noisy, 4:2:0, spilling onto the subject), in C
+/// (`Sources/CKeyKernel/include/FineKeyer.h` says its steps). It makes fx's picture with its matte as alpha
+/// (yuva420p, straight colour: unmixed from the screen, its spill limited), which is laid over as an fx with its own
+/// alpha is. Its steps and constants were chosen by their scores against a ground truth (`scripts/key-truth.py`,
+/// `scripts/key-fine-model.py`; README, "Keyers").
+final class FineKeyer {
+    let settings: KeySettings
+    let level: Int32
+    private let keyer: OpaquePointer
+    private var params: MWFineParams
+    private let garbage: [Int32]
+
+    /// A keyer for pictures of `width` × `height` read with `color`. Nil when the key colour has no channel above the
+    /// others (a screen is green, blue or red; grey is not one).
+    init?(settings: KeySettings, color: ColorDescription, width: Int, height: Int, level: Int32 = KeyKernel.level) {
+        guard let order = Self.channels(of: settings.keyColor), let k = mw_fine_create(Int32(width), Int32(height)) else { return nil }
+        keyer = k
+        self.settings = settings
+        self.level = level
+        garbage = settings.garbage.flatMap { $0.map { Int32(clamping: $0) } }
+        params = Self.params(settings, color, order)
+    }
+
+    deinit { mw_fine_free(keyer) }
+
+    /// The channel order that puts the screen's channel in the middle (R, G, B for green; R, B, G for blue; G, R, B
+    /// for red), nil for a key colour with no channel 0.05 above the others.
+    static func channels(of key: KeyColor) -> [Int]? {
+        let c = [key.r, key.g, key.b]
+        let top = c.indices.max { c[$0] < c[$1] }!
+        guard c.indices.allSatisfy({ $0 == top || c[top] - c[$0] >= 0.05 }) else { return nil }
+        return top == 1 ? [0, 1, 2] : top == 2 ? [0, 2, 1] : [1, 0, 2]
+    }
+
+    /// The C keyer's parameters: the matrix's channels from luma, u and v and back, in `order`.
+    private static func params(_ s: KeySettings, _ color: ColorDescription, _ order: [Int]) -> MWFineParams {
+        let (kr, kb) = color.matrix.lumaWeights
+        let kg = 1 - kr - kb
+        let gU: Double = -2 * kb * (1 - kb) / kg, gV: Double = -2 * kr * (1 - kr) / kg
+        let perU: [Double] = [0, gU, 2 * (1 - kb)], perV: [Double] = [2 * (1 - kr), gV, 0]
+        let uScale: Double = 2 * (1 - kb), vScale: Double = 2 * (1 - kr)
+        let luma: [Double] = [kr, kg, kb]
+        let toU: [Double] = [-kr / uScale, -kg / uScale, (1 - kb) / uScale], toV: [Double] = [(1 - kr) / vScale, -kg / vScale, -kb / vScale]
+        let key = [s.keyColor.r, s.keyColor.g, s.keyColor.b]
+        func three(_ a: [Double]) -> (Float, Float, Float) { (Float(a[order[0]]), Float(a[order[1]]), Float(a[order[2]])) }
+        var p = MWFineParams()
+        let full = color.fullRange
+        p.lumaZero = full ? 0 : 16
+        p.lumaScale = 1 / (full ? 255 : 219)
+        p.chromaScale = 1 / (full ? 255 : 224)
+        (p.perU, p.perV, p.luma, p.toU, p.toV, p.key) = (three(perU), three(perV), three(luma), three(toU), three(toV), three(key))
+        p.despill = Float(s.despillStrength)
+        (p.choke, p.feather) = (Int32(s.choke), Int32(s.feather))
+        return p
+    }
+
+    /// `fx` (yuv420p, this keyer's size) keyed into `out` (yuva420p or yuva444p, the same size).
+    func key(_ fx: Frame, into out: Frame) {
+        garbage.withUnsafeBufferPointer { g in
+            params.garbage = g.baseAddress
+            params.garbageCount = Int32(g.count / 4)
+            var input = MWFineInput(plane: (UnsafePointer(fx.plane(0)), UnsafePointer(fx.plane(1)), UnsafePointer(fx.plane(2))),
+                                    stride: (fx.stride(0), fx.stride(1), fx.stride(2)))
+            var output = MWFineOutput(plane: (out.plane(0), out.plane(1), out.plane(2), out.plane(3)),
+                                      stride: (out.stride(0), out.stride(1), out.stride(2), out.stride(3)),
+                                      fullChroma: out.pixelFormat == .yuva444p ? 1 : 0)
+            let status = mw_fine_key(keyer, &params, &input, &output, level)
+            precondition(status == 0, "fine keyer level \(level) is above this CPU's")
+            params.garbage = nil
+        }
+    }
+
+    /// The garbage rectangles, choke and feather of `settings` on `picture`'s alpha (yuva420p): the refinements of a
+    /// matte GPUImage's keyer made.
+    static func refine(_ picture: Frame, _ settings: KeySettings) {
+        var p = MWFineParams()
+        (p.choke, p.feather) = (Int32(settings.choke), Int32(settings.feather))
+        let garbage = settings.garbage.flatMap { $0.map { Int32(clamping: $0) } }
+        let line = UnsafeMutablePointer<UInt8>.allocate(capacity: max(picture.width, picture.height))
+        defer { line.deallocate() }
+        garbage.withUnsafeBufferPointer { g in
+            p.garbage = g.baseAddress
+            p.garbageCount = Int32(g.count / 4)
+            mw_fine_matte(&p, picture.plane(3), picture.stride(3), Int32(picture.width), Int32(picture.height), line)
+        }
+    }
+}
+
+/// fx's picture with the key's matte as its alpha (yuva420p, straight colour), by either keyer: GPUImage's (its
+/// per-pixel alpha read by keying over two flats, `KeyAlpha`; fx's colour, despilled when asked) refined by the
+/// garbage rectangles, choke and feather, or the fine keyer's. What `mixwrite key` writes, a placed layer is laid by,
+/// and a whole-frame fx is laid by when its key makes a matte (`KeySettings.makesMatte`).
+final class MattedPictures {
+    let picture: Frame
+    private let keyAlpha: KeyAlpha?
+    private let fine: FineKeyer?
+
+    /// `fullChroma`: the fine keyer's picture with each pixel's own chroma (yuva444p), for a layer written as it is.
+    init(key: KeySettings, color: ColorDescription, width: Int, height: Int, fullChroma: Bool = false) throws(MixWriteError) {
+        do {
+            picture = try Frame(width: width, height: height, pixelFormat: fullChroma && key.keyer == .fine ? .yuva444p : .yuva420p)
+            keyAlpha = key.keyer == .gpuimage ? try KeyAlpha(width: width, height: height) : nil
+        } catch {
+            throw .processing(file: nil, "cannot allocate the matte's pictures: \(error.description)")
+        }
+        if key.keyer == .fine {
+            guard let f = FineKeyer(settings: key, color: color, width: width, height: height) else {
+                throw .usage("--keyer fine: key colour \(key.keyColorHex) is no screen's colour (its green, blue or red must stand above the others)")
+            }
+            fine = f
+        } else {
+            fine = nil
+        }
+    }
+
+    /// `fx` (yuv420p) with its matte, by `keyer` (GPUImage's, for its key; the fine keyer has its own).
+    func matted(_ fx: Frame, keyer: ChromaKeyBlend) throws(FFmpegError) -> Frame {
+        try picture.makeWritable()
+        if let fine {
+            fine.key(fx, into: picture)
+            return picture
+        }
+        guard let keyAlpha else { return picture }
+        keyAlpha.read(keyer, fx: fx)
+        _ = try picture.despilled(fx, keyer.settings.despill ? keyer.despillTable : nil)
+        keyAlpha.opacity(into: picture)
+        FineKeyer.refine(picture, keyer.settings)
+        return picture
+    }
+}
