@@ -4,6 +4,8 @@
 # The peer does the same with chromakey + overlay + amix in one filter graph.
 # Prints each run, then the medians, the ratio (mixwrite / ffmpeg), CPU over wall, and peak memory.
 # Usage: Benchmarks/compare-blend.sh [ROUNDS]   (default 3)
+# MIXWRITE_FINE=1: also the same blend with --keyer fine --key-color auto, each round (its ratio to the default blend
+# is the fine keyer's cost).
 set -euo pipefail
 rounds="${1:-3}"
 source "$(dirname "$0")/common.sh"
@@ -31,6 +33,10 @@ for i in $(seq "$rounds"); do
         echo "baseline $(measure "$MIXWRITE_BASELINE" "${mixwrite_cmd[@]:1}")" | tee -a "$work/blend-runs.txt"
     fi
     echo "mixwrite $(measure "${mixwrite_cmd[@]}")" | tee -a "$work/blend-runs.txt"
+    if [ -n "${MIXWRITE_FINE:-}" ]; then
+        echo "fine     $(measure "${mixwrite_cmd[@]}" --keyer fine --key-color auto)" | tee -a "$work/blend-runs.txt"
+    fi
     echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/blend-runs.txt"
 done
-summarize "$work/blend-runs.txt" ffmpeg baseline mixwrite
+summarize "$work/blend-runs.txt" ffmpeg baseline mixwrite fine
+if [ -n "${MIXWRITE_FINE:-}" ]; then summarize "$work/blend-runs.txt" mixwrite fine | tail -1; fi

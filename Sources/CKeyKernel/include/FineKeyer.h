@@ -74,6 +74,12 @@ typedef struct {
 } MWFineOutput;
 int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level);
 
+/// The same in parts, for two threads: `prepare` (the picture-wide steps), then `tiles` for part 0 and part 1 of
+/// `parts` (1 or 2) at once (each its own rows of tiles and scratch), then `mw_fine_matte`.
+void mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in);
+int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level, int part,
+                  int parts);
+
 /// Step 6 alone, on any matte (w × h bytes, 0 transparent … 255 opaque): the garbage rectangles, then choke and
 /// feather. `line`: scratch of max(w, h) bytes.
 void mw_fine_matte(const MWFineParams *p, uint8_t *alpha, long stride, int w, int h, uint8_t *line);

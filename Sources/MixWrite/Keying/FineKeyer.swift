@@ -1,4 +1,5 @@
 internal import CKeyKernel
+import Dispatch
 import FFmpegSupport
 
 /// `--keyer fine`: a keyer for real screens (uneven, noisy, 4:2:0, spilling onto the subject), in C
@@ -12,6 +13,8 @@ final class FineKeyer {
     private let keyer: OpaquePointer
     private var params: MWFineParams
     private let garbage: [Int32]
+    /// The matte filters' scratch line.
+    private let line: UnsafeMutablePointer<UInt8>
 
     /// A keyer for pictures of `width` × `height` read with `color`. Nil when the key colour has no channel above the
     /// others (a screen is green, blue or red; grey is not one).
@@ -22,9 +25,13 @@ final class FineKeyer {
         self.level = level
         garbage = settings.garbage.flatMap { $0.map { Int32(clamping: $0) } }
         params = Self.params(settings, color, order)
+        line = .allocate(capacity: max(width, height))
     }
 
-    deinit { mw_fine_free(keyer) }
+    deinit {
+        mw_fine_free(keyer)
+        line.deallocate()
+    }
 
     /// The channel order that puts the screen's channel in the middle (R, G, B for green; R, B, G for blue; G, R, B
     /// for red), nil for a key colour with no channel 0.05 above the others.
@@ -64,11 +71,20 @@ final class FineKeyer {
             params.garbageCount = Int32(g.count / 4)
             var input = MWFineInput(plane: (UnsafePointer(fx.plane(0)), UnsafePointer(fx.plane(1)), UnsafePointer(fx.plane(2))),
                                     stride: (fx.stride(0), fx.stride(1), fx.stride(2)))
-            var output = MWFineOutput(plane: (out.plane(0), out.plane(1), out.plane(2), out.plane(3)),
+            let output = MWFineOutput(plane: (out.plane(0), out.plane(1), out.plane(2), out.plane(3)),
                                       stride: (out.stride(0), out.stride(1), out.stride(2), out.stride(3)),
                                       fullChroma: out.pixelFormat == .yuva444p ? 1 : 0)
-            let status = mw_fine_key(keyer, &params, &input, &output, level)
-            precondition(status == 0, "fine keyer level \(level) is above this CPU's")
+            // The picture-wide steps, then the tiles on both cores (each part its own rows of tiles and scratch),
+            // then the matte's refinements.
+            mw_fine_prepare(keyer, &params, &input)
+            nonisolated(unsafe) let (k, p, i, o) = (keyer, params, input, output)
+            let level = level
+            DispatchQueue.concurrentPerform(iterations: 2) { part in
+                var (p, i, o) = (p, i, o)
+                let status = mw_fine_tiles(k, &p, &i, &o, level, Int32(part), 2)
+                precondition(status == 0, "fine keyer level \(level) is above this CPU's")
+            }
+            mw_fine_matte(&params, out.plane(3), out.stride(3), Int32(out.width), Int32(out.height), line)
             params.garbage = nil
         }
     }
