@@ -50,7 +50,7 @@ enum { WORKERS = 2 };
 
 struct MWFineKeyer {
     int w, h, cw, ch, gw, gh;
-    float *c[C_COUNT], *g[G_COUNT], *pyramid;
+    float *c[C_COUNT], *g[G_COUNT], *pyramid, *cells;
     Tile tiles[WORKERS];
     uint8_t *line, *chosen;
 };
@@ -66,6 +66,7 @@ MWFineKeyer *mw_fine_create(int width, int height) {
     ok &= (k->pyramid = malloc(sizeof(float) * 8 * (k->gw + 2) * (k->gh + 2))) != 0;
     ok &= (k->line = malloc(width > height ? width : height)) != 0;
     ok &= (k->chosen = malloc((size_t)k->cw * k->ch)) != 0;
+    ok &= (k->cells = malloc(sizeof(float) * k->cw)) != 0;
     if (!ok) { mw_fine_free(k); return 0; }
     return k;
 }
@@ -77,6 +78,7 @@ void mw_fine_free(MWFineKeyer *k) {
     free(k->pyramid);
     free(k->line);
     free(k->chosen);
+    free(k->cells);
     free(k);
 }
 
@@ -233,7 +235,7 @@ static void cell_row(const MWFineKeyer *k, int cy, float scale, int inverse, flo
 static void fields(MWFineKeyer *k, const MWFineParams *p) {
     long n = (long)k->cw * k->ch;
     uint8_t *chosen = k->chosen;
-    float keyDiff = difference(p->key[0], p->key[1], p->key[2]), *row = k->g[G_TMP];
+    float keyDiff = difference(p->key[0], p->key[1], p->key[2]), *row = k->cells;
     for (long i = 0; i < n; i++) chosen[i] = k->c[C_DIFF][i] > CLEAR_KEY * keyDiff;
     screen_field(k, p, chosen);
     for (int cy = 0; cy < k->ch; cy++) {

@@ -42,6 +42,11 @@ final class FineKeyer {
         return top == 1 ? [0, 1, 2] : top == 2 ? [0, 2, 1] : [1, 0, 2]
     }
 
+    /// The C keyer's parameters for `settings` (nil for a key colour that is no screen's).
+    static func parameters(_ settings: KeySettings, _ color: ColorDescription) -> MWFineParams? {
+        channels(of: settings.keyColor).map { params(settings, color, $0) }
+    }
+
     /// The C keyer's parameters: the matrix's channels from luma, u and v and back, in `order`.
     private static func params(_ s: KeySettings, _ color: ColorDescription, _ order: [Int]) -> MWFineParams {
         let (kr, kb) = color.matrix.lumaWeights

@@ -1,0 +1,140 @@
+import CKeyKernel
+import FFmpegSupport
+import Testing
+import TestSupport
+@testable import MixWrite
+
+/// The fine keyer's C checked as the keyer's kernel is: its per-pixel core at every level this CPU runs against the
+/// scalar reference (level 0), bit for bit, on seeded random rows of every width from 1 to 40 and wider, each array
+/// at an unaligned start with guard bytes around it; and whole pictures (a lit, noisy screen with a subject, odd
+/// sizes, 4:2:0 and 4:4:4 out) keyed at every level and in two parts as in one, the same bits.
+@Suite("fine keyer: every level against the scalar reference")
+struct FineKeyerCheckTests {
+    static let levels = Array(1...max(1, KeyKernel.best)).filter { $0 <= KeyKernel.best }
+
+    /// Floats as guarded 32-bit words.
+    static func floats(_ count: Int, _ rng: inout SplitMix64, _ range: ClosedRange<Float>) -> Guarded<UInt32> {
+        Guarded((0..<count).map { _ in Float.random(in: range, using: &rng).bitPattern }, misalign: Int.random(in: 0..<8, using: &rng))
+    }
+
+    /// The parameters of a green screen read as BT.709 limited range, with the key and spill as a user gives them.
+    static func params(_ key: KeyColor = KeyColor(r: 0.22, g: 0.63, b: 0.3), despill: Double = 1) -> MWFineParams {
+        var s = KeySettings(keyColor: key)
+        (s.keyer, s.despillStrength) = (.fine, despill)
+        return FineKeyer.parameters(s, ColorDescription(matrix: .bt709, fullRange: false))!
+    }
+
+    /// One row's inputs and outputs.
+    final class Row {
+        let width: Int
+        let luma: Guarded<UInt8>
+        let inputs: [Guarded<UInt32>]
+        let outputs: [Guarded<UInt32>]
+
+        init(width: Int, _ rng: inout SplitMix64) {
+            self.width = width
+            luma = .random(width, &rng)
+            // guideA, guideB, u, v, screen ×3, fore ×3, near, core.
+            let ranges: [ClosedRange<Float>] = [-0.05...0.05, -1...2, -0.5...0.5, -0.5...0.5, 0...1, 0...1, 0...1, 0...1, 0...1, 0...1, 0...1]
+            var inputs = ranges.map { FineKeyerCheckTests.floats(width, &rng, $0) }
+            inputs.append(Guarded((0..<width).map { _ in (Bool.random(using: &rng) ? Float(1) : 0).bitPattern }, misalign: 3))
+            self.inputs = inputs
+            outputs = (0..<4).map { _ in FineKeyerCheckTests.floats(width, &rng, -9...9) }
+        }
+
+        init(copying r: Row) {
+            width = r.width
+            (luma, inputs, outputs) = (r.luma.copy(), r.inputs.map { $0.copy() }, r.outputs.map { $0.copy() })
+        }
+
+        func run(_ core: MWFineCore, _ params: MWFineParams) {
+            func f(_ g: Guarded<UInt32>) -> UnsafeMutablePointer<Float> { UnsafeMutableRawPointer(g.pointer).assumingMemoryBound(to: Float.self) }
+            let i = inputs.map { UnsafePointer(f($0)) }
+            var row = MWFineRow(luma: UnsafePointer(luma.pointer), guideA: i[0], guideB: i[1], u: i[2], v: i[3],
+                                screen: (i[4], i[5], i[6]), fore: (i[7], i[8], i[9]), near: i[10], core: i[11],
+                                alpha: f(outputs[0]), outY: f(outputs[1]), outU: f(outputs[2]), outV: f(outputs[3]), width: width)
+            var p = params
+            core(&p, &row)
+        }
+    }
+
+    @Test("core: every pixel's matte and colour", .enabled(if: KeyKernel.best >= 1, "no vector level on this CPU"), arguments: levels)
+    func core(level: Int32) throws {
+        var rng = SplitMix64(seed: 0x6669_6e65 + UInt64(level))
+        let reference = try #require(mw_fine_core(0)), kernel = try #require(mw_fine_core(level))
+        for width in Array(1...40) + [64, 127, 1920] {
+            let params = Self.params(despill: [0, 0.5, 1].randomElement(using: &rng)!)
+            let want = Row(width: width, &rng), got = Row(copying: want)
+            want.run(reference, params)
+            got.run(kernel, params)
+            for (g, w) in zip(got.outputs, want.outputs) { try g.expectSame(as: w, "level \(level), width \(width)") }
+            for (g, w) in zip(got.inputs, want.inputs) { try g.expectSame(as: w, "level \(level), width \(width): an input") }
+        }
+    }
+
+    /// A picture as a camera gives it: a screen lit unevenly with noise, a subject (a disc and thin strands of
+    /// another colour) over it; yuv420p planes without padding.
+    static func picture(width: Int, height: Int, _ rng: inout SplitMix64) -> (y: [UInt8], u: [UInt8], v: [UInt8]) {
+        let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
+        var y = [UInt8](repeating: 0, count: width * height), u = [UInt8](repeating: 0, count: cw * ch), v = u
+        for py in 0..<height {
+            for px in 0..<width {
+                let dx = Double(px) - Double(width) * 0.4, dy = Double(py) - Double(height) * 0.5
+                let inside = dx * dx + dy * dy < Double(width * height) * 0.04 || px % 11 == 0
+                let light = 0.9 + 0.2 * Double(px) / Double(width)
+                let noise = Double.random(in: -2...2, using: &rng)
+                y[py * width + px] = UInt8(clamping: Int((inside ? 60 : 130 * light) + noise))
+                if py % 2 == 0 && px % 2 == 0 {
+                    u[py / 2 * cw + px / 2] = UInt8(clamping: Int((inside ? 120 : 100) + noise))
+                    v[py / 2 * cw + px / 2] = UInt8(clamping: Int((inside ? 150 : 95) + noise))
+                }
+            }
+        }
+        return (y, u, v)
+    }
+
+    /// A picture keyed at `level` in `parts` parts (4:2:0 out, or 4:4:4 with `full`): the output's four planes.
+    static func keyed(_ pic: (y: [UInt8], u: [UInt8], v: [UInt8]), width: Int, height: Int, level: Int32, parts: Int32,
+                      full: Bool) throws -> [[UInt8]] {
+        let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
+        let (ow, oh) = full ? (width, height) : (cw, ch)
+        let sizes = [width * height, ow * oh, ow * oh, width * height]
+        let planes = sizes.map { UnsafeMutableBufferPointer<UInt8>.allocate(capacity: $0) }
+        defer { for p in planes { p.deallocate() } }
+        for p in planes { p.initialize(repeating: 7) }
+        let keyer = try #require(mw_fine_create(Int32(width), Int32(height)))
+        defer { mw_fine_free(keyer) }
+        var p = Self.params()
+        try pic.y.withUnsafeBufferPointer { y in
+            try pic.u.withUnsafeBufferPointer { u in
+                try pic.v.withUnsafeBufferPointer { v in
+                    var input = MWFineInput(plane: (y.baseAddress, u.baseAddress, v.baseAddress), stride: (width, cw, cw))
+                    var out = MWFineOutput(plane: (planes[0].baseAddress, planes[1].baseAddress, planes[2].baseAddress, planes[3].baseAddress),
+                                           stride: (width, ow, ow, width), fullChroma: full ? 1 : 0)
+                    mw_fine_prepare(keyer, &p, &input)
+                    for part in 0..<parts { try #require(mw_fine_tiles(keyer, &p, &input, &out, level, part, parts) == 0) }
+                }
+            }
+        }
+        return planes.map { Array($0) }
+    }
+
+    @Test("whole pictures: every level and two parts give the reference's bits", arguments: [67, 320, 130])
+    func pictures(width: Int) throws {
+        let size = (width, [67: 45, 320: 240, 130: 2][width]!)
+        var rng = SplitMix64(seed: 0x7069_6374 + UInt64(size.0))
+        let pic = Self.picture(width: size.0, height: size.1, &rng)
+        for full in [false, true] {
+            let want = try Self.keyed(pic, width: size.0, height: size.1, level: 0, parts: 1, full: full)
+            // The alpha is not all one value: the picture has screen, subject and edges.
+            #expect(Set(want[3]).count > 10, "\(size) full \(full): alphas \(Set(want[3]).sorted().prefix(12))")
+            for level in [0] + Self.levels {
+                let got = try Self.keyed(pic, width: size.0, height: size.1, level: level, parts: 2, full: full)
+                for p in 0..<4 {
+                    let first = zip(got[p], want[p]).enumerated().first { $0.element.0 != $0.element.1 }
+                    #expect(first == nil, "\(size) level \(level) full \(full) plane \(p): sample \(first?.offset ?? -1)")
+                }
+            }
+        }
+    }
+}
