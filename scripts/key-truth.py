@@ -11,10 +11,11 @@
       The scores of one keyer's matte (a `key` layer's alpha, or an array) and composite over the plate, as JSON.
   scripts/key-truth.py layer OUTDIR SCENE LAYER.mov
       The scores of a keyed layer (`mixwrite key`'s: straight colour and its alpha), laid over the plate by its alpha.
-  scripts/key-truth.py peers OUTDIR SCENE [--quick]
+  scripts/key-truth.py peers OUTDIR SCENE [--grid full|test|quick]
       The peers on the scene, each given the true screen colour and the best (lowest edge-band error) of a grid of its
       own settings: GPUImage's formula, the ffmpeg CLI's chromakey + despill + overlay, OBS's chroma key v2 (its
-      shader's formula, ported here). JSON: each peer's settings and scores.
+      shader's formula, ported here). JSON: each peer's settings and scores. The full grid is the benchmark's; `test`
+      (the test suite's) keeps the part of it where every peer's best settings fell on the benchmark's set.
 
 Everything is made here from formulas (no downloads). Needs Debian's python3-numpy and the ffmpeg CLI.
 """
@@ -297,7 +298,7 @@ def gpuimage(rgb, key, threshold, smoothing):
     return t * t * (3 - 2 * t), rgb
 
 
-def peers(d, quick=False):
+def peers(d, grid="full"):
     info = json.load(open(f"{d}/scene.json"))
     w, h = info["width"], info["height"]
     key = np.array([int(info["screen"][i:i + 2], 16) / 255 for i in (0, 2, 4)])
@@ -313,11 +314,14 @@ def peers(d, quick=False):
                 top = (settings, s)
         results[name] = {"settings": list(top[0]), **top[1]}
     # The full grids reach below where the best settings of the first ones sat (similarity 0.05 for the CLI's and OBS's).
-    sims = [0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3] if not quick else [0.1, 0.2, 0.3]
-    smooths = [0.01, 0.02, 0.05, 0.1, 0.2] if not quick else [0.05, 0.15]
+    sims = {"full": [0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3], "test": [0.01, 0.02, 0.03, 0.05, 0.1],
+            "quick": [0.1, 0.2, 0.3]}[grid]
+    smooths = {"full": [0.01, 0.02, 0.05, 0.1, 0.2], "test": [0.02, 0.05, 0.1], "quick": [0.05, 0.15]}[grid]
+    blends = {"full": [0.0, 0.02, 0.05, 0.1, 0.2], "test": [0.0, 0.05, 0.1], "quick": [0.05, 0.15]}[grid]
     def over(alpha, colour):
         return alpha, alpha[..., None] * colour + (1 - alpha[..., None]) * pl
-    best("gpuimage", [(t, s) for t in sims + [0.35, 0.4] for s in smooths], lambda t, s: over(*gpuimage(rgb, key, t, s)))
+    best("gpuimage", [(t, s) for t in sims + ([0.35, 0.4] if grid == "full" else []) for s in smooths],
+         lambda t, s: over(*gpuimage(rgb, key, t, s)))
     best("obs", [(t, s) for t in sims for s in smooths], lambda t, s: over(*obs(rgb, key, t, s)))
     def cli(similarity, blend):
         k = f"chromakey=color=0x{info['screen']}:similarity={similarity}:blend={blend}"
@@ -326,7 +330,7 @@ def peers(d, quick=False):
         raw = ffmpeg(["-i", f"{d}/fx.mov", "-i", f"{os.path.dirname(d)}/plate.mov", "-filter_complex", graph, "-map", "[v]",
                       "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         return matte, np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3).astype(np.float64) / 255
-    best("ffmpeg", [(s, b) for s in sims for b in ([0.0, 0.02, 0.05, 0.1, 0.2] if not quick else [0.05, 0.15])], cli)
+    best("ffmpeg", [(s, b) for s in sims for b in blends], cli)
     return results
 
 
@@ -364,7 +368,8 @@ def main(argv):
         d = f"{argv[1]}/{argv[2]}"
         print(json.dumps(layer_scores(d, argv[3])))
     elif len(argv) >= 3 and argv[0] == "peers":
-        print(json.dumps(peers(f"{argv[1]}/{argv[2]}", quick="--quick" in argv)))
+        grid = argv[argv.index("--grid") + 1] if "--grid" in argv else "quick" if "--quick" in argv else "full"
+        print(json.dumps(peers(f"{argv[1]}/{argv[2]}", grid)))
     else:
         raise SystemExit(__doc__)
 
