@@ -316,7 +316,7 @@ def peers(d, grid="full"):
     # The full grids reach below where the best settings of the first ones sat (similarity 0.05 for the CLI's and OBS's).
     sims = {"full": [0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3], "test": [0.01, 0.02, 0.03, 0.05, 0.1],
             "quick": [0.1, 0.2, 0.3]}[grid]
-    smooths = {"full": [0.01, 0.02, 0.05, 0.1, 0.2], "test": [0.02, 0.05, 0.1], "quick": [0.05, 0.15]}[grid]
+    smooths = {"full": [0.01, 0.02, 0.05, 0.1, 0.2], "test": [0.02, 0.05, 0.1, 0.2], "quick": [0.05, 0.15]}[grid]
     blends = {"full": [0.0, 0.02, 0.05, 0.1, 0.2], "test": [0.0, 0.05, 0.1], "quick": [0.05, 0.15]}[grid]
     def over(alpha, colour):
         return alpha, alpha[..., None] * colour + (1 - alpha[..., None]) * pl

@@ -22,7 +22,7 @@
 #define FINE_THIN_WIDTH 0.2f
 #define FINE_LOW 0.05f
 #define FINE_HIGH 0.97f
-#define FINE_SHOWN 0.2f
+#define FINE_SHOWN 0.3f
 
 static inline __attribute__((always_inline)) float fine_clamp01(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
 

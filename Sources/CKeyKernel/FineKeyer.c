@@ -33,7 +33,8 @@ enum { TILE = 8, APRON = 3, WIN = TILE + 2 * APRON, WIN_N = WIN * WIN };
 
 /// Planes at chroma resolution (cw × ch), on the fields' grid (gw × gh: CELL × CELL samples a cell), a window's, a row's.
 enum { C_LUMA, C_0, C_1, C_2, C_DIFF, C_MATTE, C_COUNT };
-enum { G_N0, G_N1, G_N2, G_DEN, G_S0, G_S1, G_S2, G_F0, G_F1, G_F2, G_NEAR, G_YS, G_FY, G_FU, G_FV, G_TMP, G_COUNT };
+enum { G_N0, G_N1, G_N2, G_DEN, G_S0, G_S1, G_S2, G_F0, G_F1, G_F2, G_NEAR, G_YS, G_FY, G_FU, G_FV, G_MMIN, G_MMAX, G_LMIN, G_LMAX,
+       G_TMP, G_COUNT };
 enum { W_LUMA, W_0, W_1, W_2, W_DIFF, W_S0, W_S1, W_S2, W_F0, W_F1, W_F2, W_NEAR, W_MATTE, W_CORE, W_GA, W_GB, W_U, W_V,
        W_UA, W_UB, W_VA, W_VB, W_UFIT, W_VFIT, W_T0, W_T1, W_T2, W_T3, W_COUNT };
 enum { R_A, R_B, R_U, R_V, R_FIT, R_T, R_S0, R_S1, R_S2, R_F0, R_F1, R_F2, R_NEAR, R_CORE, R_ALPHA, R_Y, R_OU, R_OV, R_COUNT };
@@ -133,6 +134,14 @@ static void chroma_colours(MWFineKeyer *k, const MWFineParams *p, const MWFineIn
         float *restrict luma = k->c[C_LUMA] + at, *restrict c0 = k->c[C_0] + at, *restrict c1 = k->c[C_1] + at;
         float *restrict c2 = k->c[C_2] + at, *restrict diff = k->c[C_DIFF] + at;
         int even = k->w / 2;
+        float *restrict lmin = k->g[G_LMIN] + (long)(cy / CELL) * k->gw, *restrict lmax = k->g[G_LMAX] + (long)(cy / CELL) * k->gw;
+        if (cy % CELL == 0)
+            for (int gx = 0; gx < k->gw; gx++) lmin[gx] = 255.f, lmax[gx] = 0.f;
+        for (int x = 0; x < k->w; x++) {
+            float a = (float)(y0[x] < y1[x] ? y0[x] : y1[x]), b = (float)(y0[x] < y1[x] ? y1[x] : y0[x]);
+            int gx = x / (2 * CELL);
+            lmin[gx] = a < lmin[gx] ? a : lmin[gx], lmax[gx] = b > lmax[gx] ? b : lmax[gx];
+        }
         for (int cx = 0; cx < k->cw; cx++) {
             int x1 = cx < even ? 2 * cx + 1 : 2 * cx;
             float l = 0.25f * (float)(y0[2 * cx] + y0[x1] + y1[2 * cx] + y1[x1]);
@@ -159,10 +168,13 @@ static void grid_sums(MWFineKeyer *k, const uint8_t *chosen, int r) {
             long at = (long)cy * cw;
             const uint8_t *restrict m = chosen + at;
             const float *restrict c0 = k->c[C_0] + at, *restrict c1 = k->c[C_1] + at, *restrict c2 = k->c[C_2] + at;
-            for (int cx = 0; cx < cw; cx++) {
-                float a = share * (float)m[cx];
-                int gx = cx / CELL;
-                n0[gx] += a * c0[cx], n1[gx] += a * c1[cx], n2[gx] += a * c2[cx], den[gx] += a;
+            for (int gx = 0; gx < gw; gx++) {
+                float s0 = 0.f, s1 = 0.f, s2 = 0.f, sd = 0.f;
+                for (int cx = CELL * gx; cx < CELL * gx + CELL && cx < cw; cx++) {
+                    float a = (float)m[cx];
+                    s0 += a * c0[cx], s1 += a * c1[cx], s2 += a * c2[cx], sd += a;
+                }
+                n0[gx] += share * s0, n1[gx] += share * s1, n2[gx] += share * s2, den[gx] += share * sd;
             }
         }
     }
@@ -255,6 +267,16 @@ static void fields(MWFineKeyer *k, const MWFineParams *p) {
             m[cx] = matte[cx] >= OPAQUE;
         }
     }
+    for (int gy = 0; gy < k->gh; gy++)
+        for (int gx = 0; gx < k->gw; gx++) {
+            float lo = 1.f, hi = 0.f;
+            for (int cy = CELL * gy; cy < CELL * gy + CELL && cy < k->ch; cy++)
+                for (int cx = CELL * gx; cx < CELL * gx + CELL && cx < k->cw; cx++) {
+                    float m = k->c[C_MATTE][(long)cy * k->cw + cx];
+                    lo = m < lo ? m : lo, hi = m > hi ? m : hi;
+                }
+            k->g[G_MMIN][gy * k->gw + gx] = lo, k->g[G_MMAX][gy * k->gw + gx] = hi;
+        }
     grid_sums(k, chosen, FORE_CELLS);
     // No opaque sample anywhere: the foreground is the screen (the projection then has no line and says nothing).
     grid_means(k, G_F0, p->key);
@@ -461,30 +483,23 @@ enum { MIXED, SCREEN, SOLID };
 
 /// What a tile is: plain screen (its window's colour-difference matte 0 and every pixel's luma the screen's there),
 /// plain subject (its window's matte 1, no screen near), or neither.
-static int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in, int tx, int ty) {
-    int zero = 1, one = 1;
-    for (int y = t->wy; y < t->wy + t->wh && (zero || one); y++)
-        for (int x = t->wx; x < t->wx + t->ww; x++) {
-            float m = k->c[C_MATTE][(long)y * k->cw + x];
-            zero &= m <= 0.f, one &= m >= 1.f;
+static int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int tx, int ty) {
+    // The cells over the window (a little more than it: a tile is called plain only when it surely is).
+    int zero = 1, one = 1, near = 0;
+    for (int gy = t->wy / CELL; gy <= (t->wy + t->wh - 1) / CELL; gy++)
+        for (int gx = t->wx / CELL; gx <= (t->wx + t->ww - 1) / CELL; gx++) {
+            long g = (long)gy * k->gw + gx;
+            zero &= k->g[G_MMAX][g] <= 0.f, one &= k->g[G_MMIN][g] >= 1.f, near |= k->g[G_NEAR][g] > 0.f;
         }
-    if (one) {
-        for (int gy = t->wy / CELL; gy <= (t->wy + t->wh - 1) / CELL; gy++)
-            for (int gx = t->wx / CELL; gx <= (t->wx + t->ww - 1) / CELL; gx++) one &= k->g[G_NEAR][gy * k->gw + gx] <= 0.f;
-        return one ? SOLID : MIXED;
-    }
+    if (one) return near ? MIXED : SOLID;
     if (!zero) return MIXED;
-    int x0 = 2 * TILE * tx, x1 = clampi(x0 + 2 * TILE, 0, k->w), y0 = 2 * TILE * ty, y1 = clampi(y0 + 2 * TILE, 0, k->h);
-    for (int y = y0; y < y1; y++) {
-        const uint8_t *row = in->plane[0] + (long)y * in->stride[0];
-        const float *ys = k->g[G_YS] + (long)(y / (2 * CELL)) * k->gw;
-        for (int x = x0; x < x1; x += 2 * CELL) {
-            // The screen's luma there, in 8-bit units, and how far a pixel may stray from it.
-            float lo = ys[x / (2 * CELL)] - SCREEN_LUMA / p->lumaScale, hi = ys[x / (2 * CELL)] + SCREEN_LUMA / p->lumaScale;
-            for (int i = x; i < x + 2 * CELL && i < x1; i++)
-                if ((float)row[i] < lo || (float)row[i] > hi) return MIXED;
+    // Every pixel's luma near the screen's there (no strand thinner than chroma over it).
+    float spread = SCREEN_LUMA / p->lumaScale;
+    for (int gy = TILE * ty / CELL; gy <= (TILE * ty + TILE - 1) / CELL && gy < k->gh; gy++)
+        for (int gx = TILE * tx / CELL; gx <= (TILE * tx + TILE - 1) / CELL && gx < k->gw; gx++) {
+            long g = (long)gy * k->gw + gx;
+            if (k->g[G_LMIN][g] < k->g[G_YS][g] - spread || k->g[G_LMAX][g] > k->g[G_YS][g] + spread) return MIXED;
         }
-    }
     return SCREEN;
 }
 
@@ -497,15 +512,12 @@ static void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFine
         uint8_t *oa = out->plane[3] + (long)y * out->stride[3], *oy = out->plane[0] + (long)y * out->stride[0];
         memset(oa + x0, kind == SOLID ? 255 : 0, x1 - x0);
         if (kind == SOLID) { memcpy(oy + x0, in->plane[0] + (long)y * in->stride[0] + x0, x1 - x0); continue; }
-        long g = (long)(y / span) * k->gw;
-        for (int x = x0; x < x1; x += span) {
-            int n = clampi(x1 - x, 0, span);
-            memset(oy + x, (int)k->g[G_FY][g + x / span], n);
-            if (sub && y % 2) continue;
-            long at = (long)(y >> sub) * out->stride[1] + (x >> sub);
-            memset(out->plane[1] + at, (int)k->g[G_FU][g + x / span], (n + sub) >> sub);
-            memset(out->plane[2] + at, (int)k->g[G_FV][g + x / span], (n + sub) >> sub);
-        }
+        const float *fy = k->g[G_FY] + (long)(y / span) * k->gw, *fu = k->g[G_FU] + (long)(y / span) * k->gw;
+        const float *fv = k->g[G_FV] + (long)(y / span) * k->gw;
+        for (int x = x0; x < x1; x++) oy[x] = (uint8_t)fy[x / span];
+        if (sub && y % 2) continue;
+        uint8_t *ou = out->plane[1] + (long)(y >> sub) * out->stride[1], *ov = out->plane[2] + (long)(y >> sub) * out->stride[2];
+        for (int x = x0 >> sub; x < (x1 + sub) >> sub; x++) ou[x] = (uint8_t)fu[(x << sub) / span], ov[x] = (uint8_t)fv[(x << sub) / span];
     }
     if (kind != SOLID) return;
     for (int cy = y0 / 2; cy < (y1 + 1) / 2; cy++)
@@ -579,7 +591,7 @@ int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, 
     for (int ty = part; ty * TILE < k->ch; ty += parts)
         for (int tx = 0; tx * TILE < k->cw; tx++) {
             place_window(k, t, tx, ty);
-            int kind = tile_kind(k, t, p, in, tx, ty);
+            int kind = tile_kind(k, t, p, tx, ty);
             // With full chroma a subject's own tile is upsampled as any (its colour's resolution is the point).
             if (kind == MIXED || (kind == SOLID && out->fullChroma)) mixed_tile(k, t, p, in, out, core, tx, ty);
             else plain_tile(k, in, out, kind, tx, ty);

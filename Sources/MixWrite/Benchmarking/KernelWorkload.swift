@@ -101,4 +101,31 @@ public final class KernelWorkload {
         }
     }
 }
+
+/// `--keyer fine` on one picture and the picture laid over base by its matte (what the blend does with it), for the
+/// keyer benchmark (`Benchmarks/Benchmarks/Keyer`). Not part of the library's API.
+@_spi(Benchmarks)
+public final class FineKeyerWorkload {
+    private let keyer: FineKeyer
+    private let matted: FFmpegSupport.Frame
+    private let fx: FFmpegSupport.Frame, base: FFmpegSupport.Frame, output: FFmpegSupport.Frame
+
+    /// fx's key colour `key`, read as BT.709 limited range.
+    public init(fx: FFmpegSupport.Frame, base: FFmpegSupport.Frame, output: FFmpegSupport.Frame, key: KeyColor) throws {
+        var settings = KeySettings(keyColor: key)
+        settings.keyer = .fine
+        keyer = FineKeyer(settings: settings, color: ColorDescription(matrix: .bt709, fullRange: false), width: fx.width, height: fx.height)!
+        matted = try FFmpegSupport.Frame(width: fx.width, height: fx.height, pixelFormat: .yuva420p)
+        (self.fx, self.base, self.output) = (fx, base, output)
+    }
+
+    /// Keys fx (both cores, as the blend does).
+    public func key() { keyer.key(fx, into: matted) }
+
+    /// Keys fx and lays it over base.
+    public func blend() {
+        keyer.key(fx, into: matted)
+        AlphaBlend.blend(fx: matted, base: base, into: output)
+    }
+}
 #endif
