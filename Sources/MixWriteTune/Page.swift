@@ -93,7 +93,10 @@ enum Page {
     <button id="pickButton" title="then click on the fx view">pick on fx</button></label>
   <label><span>threshold</span><input id="threshold" type="range" min="0" max="1" step="0.005"><output id="thresholdOut"></output></label>
   <label><span>smoothing</span><input id="smoothing" type="range" min="0" max="1" step="0.005"><output id="smoothingOut"></output></label>
-  <label><span>despill</span><input id="despill" type="checkbox"></label></div>
+  <label><span>despill</span><input id="despill" type="checkbox"></label>
+  <label><span>keyer</span><select id="keyer"><option value="gpuimage">gpuimage</option><option value="fine">fine</option></select></label>
+  <label><span>choke px</span><input id="choke" size="3"></label>
+  <label><span>feather px</span><input id="feather" size="3"></label></div>
   <h2>Mix</h2>
   <table id="mix"><tr><th>track</th><th>LUFS</th><th>gain dB</th><th>mute</th><th>offset s</th>
     <th title="lowered this many dB while the others play; 0: not ducked">duck dB</th></tr></table>
@@ -155,6 +158,7 @@ function pictureParams(view) {
   const p = { t: $("t").value, ...frameParams() };
   if (info.kind === "blend") Object.assign(p, { view, keyColor: settings.keyColor, threshold: settings.threshold,
                                                 smoothing: settings.smoothing, despill: settings.despill ? "1" : "0",
+                                                keyer: settings.keyer || "gpuimage", choke: settings.choke || 0, feather: settings.feather || 0,
                                                 layers: JSON.stringify(settings.layers), layerKeys: JSON.stringify(settings.layerKeys) });
   return p;
 }
@@ -463,6 +467,13 @@ function bindKey() {
   }
   $("despill").checked = settings.despill;
   $("despill").addEventListener("change", () => { settings.despill = $("despill").checked; refresh(); settingsChanged(); });
+  $("keyer").value = settings.keyer || "gpuimage";
+  $("keyer").addEventListener("change", () => { settings.keyer = $("keyer").value; refresh(); settingsChanged(); });
+  for (const name of ["choke", "feather"]) {
+    $(name).value = settings[name] || 0;
+    checked($(name), text => /^[0-9]+$/.test(text) && Number(text) <= 64 ? Number(text) : undefined, "0 to 64 pixels",
+            value => { settings[name] = value; refresh(); }, () => settings[name] || 0);
+  }
   const showKey = () => { $("key").value = settings.keyColor; $("swatch").style.background = "#" + settings.keyColor; };
   showKey();
   checked($("key"), text => /^[0-9a-fA-F]{6}$/.test(text) ? text.toUpperCase() : undefined, "RRGGBB, as 00FF00",

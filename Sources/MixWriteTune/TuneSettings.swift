@@ -109,6 +109,11 @@ struct TuneSettings: Codable, Sendable, Equatable {
         do { fields = try JSONSerialization.jsonObject(with: JSONEncoder().encode(key)) as? [String: Any] ?? [:] } catch {
             throw .failed("the key cannot be written: \(error)")
         }
+        // The fields a default key leaves out of its JSON, so that a query may still set them.
+        for (name, value) in [("keyer", "gpuimage" as Any), ("despillStrength", 1.0 as Any), ("choke", 0 as Any), ("feather", 0 as Any)]
+        where fields[name] == nil {
+            fields[name] = value
+        }
         for (name, old) in fields {
             guard let text = query[name] else { continue }
             if old is Bool {

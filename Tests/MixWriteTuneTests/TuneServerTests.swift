@@ -86,6 +86,30 @@ struct TuneServerTests {
         #expect(try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1").status == 200)
     }
 
+    @Test("the matte view shows either keyer's matte: with keyer=fine and a choke, the key layer's alpha; a grey key refused (400)",
+          .timeLimit(.minutes(3)))
+    func fineMatte() throws {
+        let dir = try Oracle.scratch()
+        let tune = try Self.start(output: dir + "/tuned.mov")
+        defer { tune.stop() }
+        let (port, token) = (tune.port, tune.token)
+        let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1.2&view=matte&keyer=fine&keyColor=00FF00&choke=2")
+        try #require(r.status == 200 && r.headers["content-type"] == "image/jpeg", "\(r.status) \(r.text.prefix(200))")
+        try r.body.write(to: URL(fileURLWithPath: "\(dir)/matte.jpg"))
+        let layer = dir + "/layer.mov"
+        let k = try Oracle.mixwrite(["key", Oracle.fixture("fx.mov"), "-o", layer, "--keyer", "fine", "--key-color", "00FF00", "--choke", "2",
+                                     "--progress", "none"])
+        try #require(k.status == 0, "\(k.stderr)")
+        // The layer's alpha at 1.2 s (frame 30) as the page draws a matte: white where fx is kept (the JPEG's full range).
+        let alpha = try Oracle.decodeRGB(layer, extraFilters: "select=eq(n\\,30),alphaextract,format=gray", frames: 1).frames[0]
+        let shown = try Oracle.decodeRGB(dir + "/matte.jpg", extraFilters: "format=gray").frames[0]
+        let psnr = Oracle.psnr(shown, alpha.map(Double.init))
+        print("the page's fine matte vs the key layer's alpha: PSNR \(psnr) dB")
+        #expect(psnr >= 30 && Set(alpha).count > 8, "\(psnr) dB, \(Set(alpha).count) alpha values")
+        let grey = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1.2&view=matte&keyer=fine&keyColor=808080")
+        #expect(grey.status == 400 && grey.text.contains("no screen's colour"), "\(grey.status) \(grey.text.prefix(200))")
+    }
+
     @Test("the picture matches --frame with the same settings; fx, base and matte views are what they say", .timeLimit(.minutes(3)))
     func pictureMatchesFrame() throws {
         let dir = try Oracle.scratch()

@@ -135,13 +135,19 @@ public final class BlendPreview {
 
     /// What the key keeps of fx, as grey: white where fx is kept, black where the screen is keyed out (as OBS and
     /// compositing tools show a matte): 235 less the luma `KeyAlpha` reads (219 × GPUImage's blend value, which is
-    /// 1 where base shows); with an fx's own alpha, that alpha.
+    /// 1 where base shows); with an fx's own alpha, or a key that makes a matte (`--keyer fine`, a refined one), that.
     private func matte() throws(MixWriteError) -> Frame {
         guard isClassic else { return try layersMatte() }
         guard let f = layerPictures[0] else { return black }
-        if plan.byAlpha {
-            do { try compositor.output.makeWritable() } catch { throw .processing(file: nil, "the preview picture: \(error.description)") }
-            AlphaBlend.matte(fx: f, into: compositor.output)
+        if plan.byAlpha || compositor.layers[0].laidByAlpha {
+            // Its own alpha, or its key's matte as a picture (the fine keyer's, or a refined one).
+            do {
+                let matted = plan.byAlpha ? f : try compositor.layers[0].mattedPicture(f)
+                try compositor.output.makeWritable()
+                AlphaBlend.matte(fx: matted, into: compositor.output)
+            } catch {
+                throw .processing(file: nil, "the preview picture: \(error.description)")
+            }
             return compositor.output
         }
         keyAlpha.read(compositor.keyer, fx: f)
