@@ -99,7 +99,7 @@ struct SourceRulesTests {
 
     /// The modules each target may import (the compiler lets a target import any module built before it, so the
     /// package's own dependency lists are held here): the command line and the page never see FFmpeg's types, only
-    /// FFmpegSupport imports CFFmpeg, and CKeyKernel is the keyer's, the tone mapper's and the transitions'.
+    /// FFmpegSupport imports CFFmpeg, and CKeyKernel is the keyers', the tone mapper's and the transitions'.
     static let imports: [String: Set<String>] = [
         "mixwrite": ["ArgumentParser", "MixWrite", "MixWriteTune", "Foundation", "Glibc", "Darwin", "Dispatch", "Synchronization"],
         "MixWriteTune": ["MixWrite", "HummingbirdCore", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOHTTPTypes", "NIOHTTPTypesHTTP1",
@@ -108,7 +108,8 @@ struct SourceRulesTests {
         "FFmpegSupport": ["CFFmpeg", "Foundation", "Glibc", "Darwin", "Synchronization"],
     ]
     static let kernelFiles: Set<String> = ["KeyKernel.swift", "Keying/EdgeMap.swift", "Keying/EdgeSpan.swift",
-                                           "Keying/ChromaKeyBlend.swift", "Reading/ToneMapper.swift", "Stages/Transition.swift", "Benchmarking/KernelWorkload.swift"]
+                                           "Keying/ChromaKeyBlend.swift", "Keying/FineKeyer.swift", "Reading/ToneMapper.swift", "Stages/Transition.swift",
+                                           "Benchmarking/KernelWorkload.swift"]
 
     /// Imports against the table: (file, module).
     static func wrongImports(_ files: [(target: String, path: String, text: String)]) -> [(String, String)] {
@@ -223,13 +224,13 @@ struct SourceRulesTests {
 
     /// The aim was 32; ARCHITECTURE.md says why there are more, and lists them: a new public type fails this test
     /// until the list (and its reason) is written there.
-    @Test("the library's public types are exactly those ARCHITECTURE.md lists (scripts/public-types.sh), at most 44")
+    @Test("the library's public types are exactly those ARCHITECTURE.md lists (scripts/public-types.sh), at most 45")
     func publicTypes() throws {
         let r = try Oracle.run("/usr/bin/env", ["bash", Oracle.root.path + "/scripts/public-types.sh"])
         try #require(r.status == 0, "\(r.stderr)")
         let line = r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
         let count = try #require(Int(line.split(separator: " ").first ?? ""), "\(line)")
-        #expect(count > 0 && count <= 44, "\(line)")
+        #expect(count > 0 && count <= 45, "\(line)")
         let architecture = try String(contentsOf: Oracle.root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
         #expect(architecture.contains(line), "ARCHITECTURE.md does not list the public types as they are: \(line)")
     }
