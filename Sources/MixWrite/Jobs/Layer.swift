@@ -132,7 +132,7 @@ extension BlendJob {
     static var layersOption: JobOption<Self> {
         JobOption(OptionDeclaration("layers", .layers(Layer.declarations), valueName: "FILE[:NAME=VALUE...]",
                                     help: "Another fx over base, laid over FX and the layers before it; repeatable (--layer). "
-                                        + "NAME: at, in, out, place (X,Y,W,H), opacity, key-color, threshold, smoothing, despill, key."),
+                                        + "NAME: at, in, out, place (X,Y,W,H), opacity, key-color, threshold, smoothing, despill, keyer, despill-strength, garbage, choke, feather, key."),
                   read: { (job, input) throws(JobProblem) in
                       job.layers = try input.objects(Layer(fx: ""), Layer.options) { "layer fx\($0 + 2)" }
                   },
