@@ -88,6 +88,10 @@ static inline float clampf(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; 
 static inline uint8_t byte_of(float x) { return x <= 0.f ? 0 : x >= 255.f ? 255 : (uint8_t)(x + 0.5f); }
 static inline float difference(float c0, float c1, float c2) { return c1 - (c0 > c2 ? c0 : c2); }
 
+/// The colour-difference matte: 1 − D / D(screen) (`inverse`: 1 / D(screen)), stretched from 0.05 … 0.95 to 0 … 1.
+static inline float colour_matte(float diff, float inverse) { return clampf((1.f - diff * inverse - 0.05f) / 0.9f); }
+static inline float inverse_of(float screenDiff) { return 1.f / (screenDiff > 1e-3f ? screenDiff : 1e-3f); }
+
 /// The mean over 2r + 1 samples of n, `step` apart, the edge repeated outside, into out (a running sum).
 static void box_line(const float *src, long step, int n, int r, float *out, long outStep) {
     float sum = 0.f, scale = 1.f / (float)(2 * r + 1);
@@ -236,7 +240,7 @@ static void cell_row(const MWFineKeyer *k, int cy, float scale, int inverse, flo
     const long g = (long)(cy / CELL) * k->gw;
     for (int gx = 0; gx < k->gw; gx++) {
         float ds = difference(k->g[G_S0][g + gx], k->g[G_S1][g + gx], k->g[G_S2][g + gx]);
-        float v = inverse ? scale / (ds > 1e-3f ? ds : 1e-3f) : scale * ds;
+        float v = inverse ? scale * inverse_of(ds) : scale * ds;
         for (int i = CELL * gx; i < CELL * gx + CELL && i < k->cw; i++) out[i] = v;
     }
 }
@@ -263,7 +267,7 @@ static void fields(MWFineKeyer *k, const MWFineParams *p) {
         float *restrict matte = k->c[C_MATTE] + (long)cy * k->cw;
         uint8_t *restrict m = chosen + (long)cy * k->cw;
         for (int cx = 0; cx < k->cw; cx++) {
-            matte[cx] = clampf((1.f - d[cx] * row[cx] - 0.05f) / 0.9f);
+            matte[cx] = colour_matte(d[cx], row[cx]);
             m[cx] = matte[cx] >= OPAQUE;
         }
     }
@@ -325,7 +329,7 @@ static void load_window(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MW
     field_to_window(k, t, G_NEAR, 1, W_NEAR);
     for (int i = 0; i < t->ww * t->wh; i++) {
         float ds = difference(t->win[W_S0][i], t->win[W_S1][i], t->win[W_S2][i]);
-        t->win[W_MATTE][i] = clampf((1.f - t->win[W_DIFF][i] / (ds > 1e-3f ? ds : 1e-3f) - 0.05f) / 0.9f);
+        t->win[W_MATTE][i] = colour_matte(t->win[W_DIFF][i], inverse_of(ds));
     }
 }
 
