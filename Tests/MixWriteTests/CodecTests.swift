@@ -32,11 +32,12 @@ struct CodecTests {
         return levels
     }
 
-    @Test("each video codec (HEVC in .mp4, ProRes in .mov, AV1 in .mkv, VP9 in .webm by default): its stream, a clean decode, the same frames as the H.264 render within 35 dB; a .webm's sound Opus")
+    @Test("each video codec (HEVC in .mp4, ProRes in .mov, AV1 in .mkv, VP9 in .webm by default): its stream and colour tags, a clean decode, the same frames as the H.264 render within 35 dB; a .webm's sound Opus")
     func videoCodecs() throws {
         let dir = try Oracle.scratch()
         let reference = try Self.render(dir, "h264.mov", ["--crf", "10"])
         let frames = try Oracle.decodeRGB(reference).frames
+        let tags = try #require(try Oracle.probe(reference).video.first).raw
         let cases: [(String, [String], String, String?)] = [
             ("hevc.mp4", ["--codec", "hevc"], "hevc", "yuv420p"),
             ("prores.mov", ["--codec", "prores"], "prores", "yuv422p10le"),
@@ -49,6 +50,10 @@ struct CodecTests {
             let probe = try Oracle.probe(out)
             let v = try #require(probe.video.first, "\(name)")
             #expect(v.codec == codec && v.raw["pix_fmt"] == format, "\(name): \(v.raw)")
+            // The colour tags the H.264 render has (ProRes carries them in its frame headers, from each picture's own).
+            for tag in ["color_space", "color_primaries", "color_transfer"] {
+                #expect(v.raw[tag] == tags[tag] && tags[tag] != nil && tags[tag] != "unknown", "\(name): \(tag) \(v.raw[tag] ?? "none"), H.264's \(tags[tag] ?? "none")")
+            }
             #expect(probe.audio.first?.codec == (name.hasSuffix(".webm") ? "opus" : "aac"), "\(name): \(probe.audio.map(\.codec))")
             let got = try Oracle.decodeRGB(out).frames
             #expect(got.count == frames.count, "\(name): \(got.count) frames, the H.264 render \(frames.count)")
