@@ -91,13 +91,15 @@ struct FineKeyerTests {
         #expect(String(decoding: fmt.stdout, as: UTF8.self).hasPrefix("yuva444p"), "\(String(decoding: fmt.stdout, as: UTF8.self))")
     }
 
-    @Test("refused before any work (exit 1, one line, nothing written): a key colour no screen has, a bad rectangle, out of range")
+    @Test("refused before any work (exit 1, one line, nothing written): a key colour no screen has (the FX's or a layer's), a bad rectangle, out of range")
     func refused() throws {
         let dir = try Oracle.scratch()
         for (options, message) in [(["--keyer", "fine", "--key-color", "808080"], "808080 is no screen's colour"),
                                    (["--garbage", "1,2,3"], "must be X,Y,W,H"), (["--garbage", "0,0,0,10"], "must be X,Y,W,H"),
                                    (["--choke", "65"], "--choke"), (["--feather", "-1"], "--feather"), (["--despill-strength", "2"], "--despill-strength"),
-                                   (["--keyer", "finer"], "--keyer")] {
+                                   (["--keyer", "finer"], "--keyer"),
+                                   (["--layer", Oracle.fixture("edges.mov") + ":keyer=fine:key-color=808080:place=0,0,160,120"],
+                                    "layer fx2 (\(Oracle.fixture("edges.mov"))): --keyer fine: --key-color 808080 is no screen's colour")] {
             let out = dir + "/out.mov"
             let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", out, "--progress", "none"] + options)
             #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(message), "\(options): \(r.status) \(r.stderr)")

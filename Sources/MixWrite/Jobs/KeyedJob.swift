@@ -11,10 +11,15 @@ extension KeyedJob {
     /// The checks every keying job makes of its key.
     func validateKey() throws(MixWriteError) {
         try Self.keyOptions.checkRanges(self)
+        try checkFineKey()
+        try KeyKernel.check()
+    }
+
+    /// The fine keyer's key colour is a screen's: one channel above the others.
+    func checkFineKey() throws(MixWriteError) {
         if key.keyer == .fine && !autoKeyColor && FineKeyer.channels(of: key.keyColor) == nil {
             throw .usage("--keyer fine: --key-color \(key.keyColorHex) is no screen's colour (its green, blue or red must stand above the others)")
         }
-        try KeyKernel.check()
     }
 
     /// The key: `key-color` (RRGGBB or auto), `threshold`, `smoothing`, `despill`; GPUImage's defaults left out.

@@ -150,6 +150,7 @@ extension BlendJob {
             try layer.placement.validate(name)
             if i > 0 {
                 do { try Layer.keyOptions.checkRanges(layer) } catch { throw .usage(name + error.description) }
+                do { try layer.checkFineKey() } catch { throw .usage(name + error.description) }
             }
         }
     }

@@ -97,6 +97,7 @@ final class FineKeyer {
     /// The garbage rectangles, choke and feather of `settings` on `picture`'s alpha (yuva420p): the refinements of a
     /// matte GPUImage's keyer made.
     static func refine(_ picture: Frame, _ settings: KeySettings) {
+        guard !settings.garbage.isEmpty || settings.choke > 0 || settings.feather > 0 else { return }
         var p = MWFineParams()
         (p.choke, p.feather) = (Int32(settings.choke), Int32(settings.feather))
         let garbage = settings.garbage.flatMap { $0.map { Int32(clamping: $0) } }

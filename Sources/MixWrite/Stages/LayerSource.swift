@@ -80,11 +80,9 @@ final class LayerSource {
         set {
             guard newValue != keyer.settings else { return }
             keyer = ChromaKeyBlend(settings: newValue, color: color)
-            if !plan.byAlpha && (plan.place != nil || newValue.makesMatte) {
-                matte = try? MattedPictures(key: newValue, color: color, width: size.width, height: size.height)
-            } else {
-                matte = nil
-            }
+            guard !plan.byAlpha && (plan.place != nil || newValue.makesMatte) else { matte = nil; return }
+            // A key the fine keyer cannot take (the page checks each before it is set) keeps the matte it had.
+            if let pictures = try? MattedPictures(key: newValue, color: color, width: size.width, height: size.height) { matte = pictures }
         }
     }
 
