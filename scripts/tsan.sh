@@ -20,6 +20,7 @@ runs=(
     "$F/fx.mov $F/base.mov --stems --duck base --audio-codec opus -o $out/stems.mkv"
     "$F/fx.mov $F/base.mov --at 0.4 --in 0.2 --place 0,0,160,120 --layer $F/edges.mov:at=0.2:place=100,60,160,120:opacity=0.7 -o $out/layers.mov"
     "key $F/fx.mov -o $out/layer.webm"
+    "$F/fx.mov $F/base.mov --keyer fine --key-color auto --choke 1 --layer $F/edges.mov:keyer=fine:place=80,60,160,120 -o $out/fine.mov"
     "$F/fx.mov $F/base.mov --parts 2 --part 1 -o $out/parts.mov"
     "$F/fx.mov $F/base.mov --parts 2 --part 2 -o $out/parts.mov"
     "join $out/parts.mov --keep-parts"
