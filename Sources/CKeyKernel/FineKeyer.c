@@ -35,7 +35,7 @@ enum { TILE = 8, APRON = 3, WIN = TILE + 2 * APRON, WIN_N = WIN * WIN };
 enum { C_LUMA, C_0, C_1, C_2, C_DIFF, C_MATTE, C_COUNT };
 enum { G_N0, G_N1, G_N2, G_DEN, G_S0, G_S1, G_S2, G_F0, G_F1, G_F2, G_NEAR, G_YS, G_FY, G_FU, G_FV, G_MMIN, G_MMAX, G_LMIN, G_LMAX,
        G_TMP, G_COUNT };
-enum { W_LUMA, W_0, W_1, W_2, W_DIFF, W_S0, W_S1, W_S2, W_F0, W_F1, W_F2, W_NEAR, W_MATTE, W_CORE, W_GA, W_GB, W_U, W_V,
+enum { W_LUMA, W_DIFF, W_S0, W_S1, W_S2, W_F0, W_F1, W_F2, W_NEAR, W_MATTE, W_CORE, W_GA, W_GB, W_U, W_V,
        W_UA, W_UB, W_VA, W_VB, W_UFIT, W_VFIT, W_T0, W_T1, W_T2, W_T3, W_COUNT };
 enum { R_A, R_B, R_U, R_V, R_FIT, R_T, R_S0, R_S1, R_S2, R_F0, R_F1, R_F2, R_NEAR, R_CORE, R_ALPHA, R_Y, R_OU, R_OV, R_COUNT };
 enum { ROW = 2 * TILE };
@@ -311,12 +311,13 @@ static void field_to_window(MWFineKeyer *k, Tile *t, int from, int count, int fi
     }
 }
 
-/// The window's own planes: the samples' luma, channels and difference, u and v, the fields, the colour-difference
-/// matte by the field's screen.
+/// The window's own planes: the samples' luma and colour difference, u and v, the fields, the colour-difference matte
+/// by the field's screen.
 static void load_window(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in) {
     for (int y = 0; y < t->wh; y++) {
         long from = (long)(t->wy + y) * k->cw + t->wx;
-        for (int j = 0; j < 5; j++) memcpy(t->win[W_LUMA + j] + y * t->ww, k->c[C_LUMA + j] + from, sizeof(float) * t->ww);
+        memcpy(t->win[W_LUMA] + y * t->ww, k->c[C_LUMA] + from, sizeof(float) * t->ww);
+        memcpy(t->win[W_DIFF] + y * t->ww, k->c[C_DIFF] + from, sizeof(float) * t->ww);
         const uint8_t *u = in->plane[1] + (long)(t->wy + y) * in->stride[1] + t->wx;
         const uint8_t *v = in->plane[2] + (long)(t->wy + y) * in->stride[2] + t->wx;
         for (int x = 0; x < t->ww; x++) {

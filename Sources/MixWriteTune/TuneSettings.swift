@@ -109,10 +109,12 @@ struct TuneSettings: Codable, Sendable, Equatable {
         do { fields = try JSONSerialization.jsonObject(with: JSONEncoder().encode(key)) as? [String: Any] ?? [:] } catch {
             throw .failed("the key cannot be written: \(error)")
         }
-        // The fields a default key leaves out of its JSON, so that a query may still set them.
-        for (name, value) in [("keyer", "gpuimage" as Any), ("despillStrength", 1.0 as Any), ("choke", 0 as Any), ("feather", 0 as Any)]
-        where fields[name] == nil {
-            fields[name] = value
+        // The fields a key leaves out of its JSON at their defaults, when the query sets them: a placeholder of their
+        // kind (a name or a number) for the loop below to replace; the ones it does not set stay out (KeySettings'
+        // own defaults).
+        for (name, kind) in [("keyer", "" as Any), ("despillStrength", 0 as Any), ("choke", 0 as Any), ("feather", 0 as Any)]
+        where fields[name] == nil && query[name] != nil {
+            fields[name] = kind
         }
         for (name, old) in fields {
             guard let text = query[name] else { continue }

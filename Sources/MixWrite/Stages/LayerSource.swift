@@ -60,9 +60,7 @@ final class LayerSource {
         reader = try VideoTrackReader(file: plan.fx, width: size.0, height: size.1, color: color, outputFrameRate: video.frameRate,
                                       fit: plan.place == nil ? video.fit : .stretch, strict: video.strict, keepAlpha: plan.byAlpha)
         keyer = ChromaKeyBlend(settings: plan.key, color: color)
-        if !plan.byAlpha && (plan.place != nil || plan.key.makesMatte) {
-            matte = try MattedPictures(key: plan.key, color: color, width: size.width, height: size.height)
-        }
+        if Self.needsMatte(plan, plan.key) { matte = try MattedPictures(key: plan.key, color: color, width: size.width, height: size.height) }
         guard let place = plan.place else { placed = nil; return }
         do {
             placed = (plan.byAlpha ? try Frame(width: size.width, height: size.height, pixelFormat: .yuva420p) : nil,
@@ -80,10 +78,16 @@ final class LayerSource {
         set {
             guard newValue != keyer.settings else { return }
             keyer = ChromaKeyBlend(settings: newValue, color: color)
-            guard !plan.byAlpha && (plan.place != nil || newValue.makesMatte) else { matte = nil; return }
+            guard Self.needsMatte(plan, newValue) else { matte = nil; return }
             // A key the fine keyer cannot take (the page checks each before it is set) keeps the matte it had.
             if let pictures = try? MattedPictures(key: newValue, color: color, width: size.width, height: size.height) { matte = pictures }
         }
+    }
+
+    /// A layer keyed with `key` is laid by its matte as a picture: placed (keyed at its own size, then scaled), or a
+    /// key that makes one; not an fx with its own alpha.
+    private static func needsMatte(_ plan: LayerPlan, _ key: KeySettings) -> Bool {
+        !plan.byAlpha && (plan.place != nil || key.makesMatte)
     }
 
     /// Whether the layer is laid by a matte picture (its own alpha, or its key's matte) rather than GPUImage's blend.
