@@ -31,29 +31,38 @@ static const float MATTE_EPS = 8.f, CHROMA_EPS = 8.f, CHROMA_FIT = 0.02f, SCREEN
 /// box filters and the core's reach need them), WIN samples square.
 enum { TILE = 8, APRON = 3, WIN = TILE + 2 * APRON, WIN_N = WIN * WIN };
 
-/// Planes at chroma resolution (cw × ch), on the fields' grid (gw × gh: CELL × CELL samples a cell), a window's, a row's.
-enum { C_LUMA, C_0, C_1, C_2, C_DIFF, C_MATTE, C_COUNT };
-enum { G_N0, G_N1, G_N2, G_DEN, G_S0, G_S1, G_S2, G_F0, G_F1, G_F2, G_NEAR, G_YS, G_FY, G_FU, G_FV, G_MMIN, G_MMAX, G_LMIN, G_LMAX,
-       G_TMP, G_COUNT };
-enum { W_LUMA, W_DIFF, W_S0, W_S1, W_S2, W_F0, W_F1, W_F2, W_NEAR, W_MATTE, W_CORE, W_GA, W_GB, W_U, W_V,
-       W_UA, W_UB, W_VA, W_VB, W_UFIT, W_VFIT, W_T0, W_T1, W_T2, W_T3, W_COUNT };
-enum { R_A, R_B, R_U, R_V, R_FIT, R_T, R_S0, R_S1, R_S2, R_F0, R_F1, R_F2, R_NEAR, R_CORE, R_ALPHA, R_Y, R_OU, R_OV, R_COUNT };
-enum { ROW = 2 * TILE };
+/// Planes at chroma resolution (cw × ch), on the fields' grid (gw × gh: CELL × CELL samples a cell), a window's, a
+/// tile's. The grid's sums and means are of luma and chroma (y, u, v: the channels are linear in them).
+enum { C_LUMA, C_DIFF, C_COUNT };
+enum { G_NY, G_NU, G_NV, G_DEN, G_MY, G_MU, G_MV, G_S0, G_S1, G_S2, G_F0, G_F1, G_F2, G_NEAR, G_YS, G_MMIN, G_MMAX, G_LMIN,
+       G_LMAX, G_TMP, G_COUNT };
+enum { W_LUMA, W_DIFF, W_S0, W_S1, W_S2, W_F0, W_F1, W_F2, W_NEAR, W_MATTE, W_CORE, W_MY, W_MYY, W_GA, W_GB, W_U, W_V,
+       W_UA, W_UB, W_VA, W_VB, W_UFIT, W_VFIT, W_T0, W_T3, W_COUNT };
+/// A tile's planes at its pixels (rows as wide as the tile, PIX × PIX at most): the core's inputs and outputs.
+enum { P_A, P_B, P_U, P_V, P_T, P_FIT, P_BIL, P_S0, P_S1, P_S2, P_F0, P_F1, P_F2, P_NEAR, P_CORE, P_ALPHA, P_Y, P_OU, P_OV,
+       P_COUNT };
+enum { PIX = 2 * TILE, PIX_N = PIX * PIX };
 
-/// One thread's tiles' scratch: a window's planes, a row's, the even row's chroma, and the window's place.
+/// One thread's tiles' scratch: a window's planes and its place, the tile's pixel planes, its luma and its place
+/// (pixels px0, py0 on, pn × pm).
 typedef struct {
     float win[W_COUNT][WIN_N];
-    float r[R_COUNT][ROW], chroma[3][ROW];
-    int wx, wy, ww, wh;
+    float px[P_COUNT][PIX_N];
+    uint8_t luma[PIX_N];
+    int wx, wy, ww, wh, px0, py0, pn, pm;
 } Tile;
 
 enum { WORKERS = 2 };
 
 struct MWFineKeyer {
     int w, h, cw, ch, gw, gh;
-    float *c[C_COUNT], *g[G_COUNT], *pyramid, *cells;
+    float *c[C_COUNT], *g[G_COUNT], *pyramid;
+    /// A row of sums per sample column (y, u, v, count; the matte's least and most), a row of thresholds.
+    float *sums, *cells;
     Tile tiles[WORKERS];
-    uint8_t *line, *chosen;
+    /// The matte's scratch line; each pixel column's least and most luma over a cell's rows; each cell's foreground
+    /// colour in bytes (luma, u, v: a plain screen tile's).
+    uint8_t *line, *lumaLow, *lumaHigh, *foreY, *foreU, *foreV;
 };
 
 MWFineKeyer *mw_fine_create(int width, int height) {
@@ -61,13 +70,16 @@ MWFineKeyer *mw_fine_create(int width, int height) {
     if (!k) return 0;
     k->w = width, k->h = height, k->cw = (width + 1) / 2, k->ch = (height + 1) / 2;
     k->gw = (k->cw + CELL - 1) / CELL, k->gh = (k->ch + CELL - 1) / CELL;
+    long gn = (long)k->gw * k->gh;
     int ok = 1;
     for (int i = 0; i < C_COUNT; i++) ok &= (k->c[i] = malloc(sizeof(float) * k->cw * k->ch)) != 0;
-    for (int i = 0; i < G_COUNT; i++) ok &= (k->g[i] = malloc(sizeof(float) * k->gw * k->gh)) != 0;
+    for (int i = 0; i < G_COUNT; i++) ok &= (k->g[i] = malloc(sizeof(float) * gn)) != 0;
     ok &= (k->pyramid = malloc(sizeof(float) * 8 * (k->gw + 2) * (k->gh + 2))) != 0;
+    ok &= (k->sums = malloc(sizeof(float) * 6 * CELL * k->gw)) != 0;
+    ok &= (k->cells = malloc(sizeof(float) * CELL * k->gw)) != 0;
     ok &= (k->line = malloc(width > height ? width : height)) != 0;
-    ok &= (k->chosen = malloc((size_t)k->cw * k->ch)) != 0;
-    ok &= (k->cells = malloc(sizeof(float) * k->cw)) != 0;
+    ok &= (k->lumaLow = malloc(2 * CELL * k->gw)) != 0 && (k->lumaHigh = malloc(2 * CELL * k->gw)) != 0;
+    ok &= (k->foreY = malloc(gn)) != 0 && (k->foreU = malloc(gn)) != 0 && (k->foreV = malloc(gn)) != 0;
     if (!ok) { mw_fine_free(k); return 0; }
     return k;
 }
@@ -77,23 +89,28 @@ void mw_fine_free(MWFineKeyer *k) {
     for (int i = 0; i < C_COUNT; i++) free(k->c[i]);
     for (int i = 0; i < G_COUNT; i++) free(k->g[i]);
     free(k->pyramid);
-    free(k->line);
-    free(k->chosen);
+    free(k->sums);
     free(k->cells);
+    free(k->line);
+    free(k->lumaLow);
+    free(k->lumaHigh);
+    free(k->foreY);
+    free(k->foreU);
+    free(k->foreV);
     free(k);
 }
 
-static inline int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
-static inline float clampf(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
-static inline uint8_t byte_of(float x) { return x <= 0.f ? 0 : x >= 255.f ? 255 : (uint8_t)(x + 0.5f); }
-static inline float difference(float c0, float c1, float c2) { return c1 - (c0 > c2 ? c0 : c2); }
+INLINE int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
+INLINE float clampf(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
+INLINE uint8_t byte_of(float x) { return x <= 0.f ? 0 : x >= 255.f ? 255 : (uint8_t)(x + 0.5f); }
+INLINE float difference(float c0, float c1, float c2) { return c1 - (c0 > c2 ? c0 : c2); }
 
 /// The colour-difference matte: 1 − D / D(screen) (`inverse`: 1 / D(screen)), stretched from 0.05 … 0.95 to 0 … 1.
-static inline float colour_matte(float diff, float inverse) { return clampf((1.f - diff * inverse - 0.05f) / 0.9f); }
-static inline float inverse_of(float screenDiff) { return 1.f / (screenDiff > 1e-3f ? screenDiff : 1e-3f); }
+INLINE float colour_matte(float diff, float inverse) { return clampf((1.f - diff * inverse - 0.05f) / 0.9f); }
+INLINE float inverse_of(float screenDiff) { return 1.f / (screenDiff > 1e-3f ? screenDiff : 1e-3f); }
 
 /// The mean over 2r + 1 samples of n, `step` apart, the edge repeated outside, into out (a running sum).
-static void box_line(const float *src, long step, int n, int r, float *out, long outStep) {
+INLINE void box_line(const float *src, long step, int n, int r, float *out, long outStep) {
     float sum = 0.f, scale = 1.f / (float)(2 * r + 1);
     for (int i = -r; i <= r; i++) sum += src[clampi(i, 0, n - 1) * step];
     for (int i = 0; i < n; i++) {
@@ -102,99 +119,138 @@ static void box_line(const float *src, long step, int n, int r, float *out, long
     }
 }
 
-/// The mean over 3 × 3 samples of a w × h plane (w, h ≥ 2), the edge repeated outside: rows into tmp, then whole rows
-/// of tmp at once (loops the compiler vectorizes).
-static void box3(const float *src, float *dst, float *restrict tmp, int w, int h) {
+/// The mean over 3 × 3 samples of a w × h plane (w, h ≥ 2), the edge repeated outside: along rows into tmp (the whole
+/// plane as one line, then each row's ends mended), then between rows (loops the compiler vectorizes).
+INLINE void box3(const float *src, float *dst, float *restrict tmp, int w, int h) {
     const float third = 1.f / 3.f;
+    int n = w * h;
+    for (int i = 1; i < n - 1; i++) tmp[i] = (src[i - 1] + src[i] + src[i + 1]) * third;
     for (int y = 0; y < h; y++) {
         const float *s = src + (long)y * w;
-        float *restrict o = tmp + (long)y * w;
+        float *o = tmp + (long)y * w;
         o[0] = (2.f * s[0] + s[1]) * third;
-        for (int x = 1; x < w - 1; x++) o[x] = (s[x - 1] + s[x] + s[x + 1]) * third;
         o[w - 1] = (s[w - 2] + 2.f * s[w - 1]) * third;
     }
-    for (int y = 0; y < h; y++) {
-        const float *restrict a = tmp + (long)(y > 0 ? y - 1 : 0) * w, *restrict b = tmp + (long)y * w;
-        const float *restrict c = tmp + (long)(y + 1 < h ? y + 1 : y) * w;
-        float *o = dst + (long)y * w;
-        for (int x = 0; x < w; x++) o[x] = (a[x] + b[x] + c[x]) * third;
-    }
+    for (int x = 0; x < w; x++) dst[x] = (tmp[x] + tmp[x] + tmp[w + x]) * third;
+    for (int i = w; i < n - w; i++) dst[i] = (tmp[i - w] + tmp[i] + tmp[i + w]) * third;
+    for (int i = n - w; i < n; i++) dst[i] = (tmp[i - w] + tmp[i] + tmp[i]) * third;
 }
 
 /// The mean over (2r + 1)² samples of a w × h plane, the edge repeated outside (rows into tmp, then columns).
-static void box(const float *src, float *dst, float *tmp, int w, int h, int r) {
+INLINE void box(const float *src, float *dst, float *tmp, int w, int h, int r) {
     if (r == 1 && w >= 2 && h >= 2) { box3(src, dst, tmp, w, h); return; }
     for (int y = 0; y < h; y++) box_line(src + (long)y * w, 1, w, r, tmp + (long)y * w, 1);
     for (int x = 0; x < w; x++) box_line(tmp + x, w, h, r, dst + x, w);
 }
 
-/// Step 1: each chroma sample's luma (its 2×2 pixels' mean, in 8-bit units), channels and colour difference.
-static void chroma_colours(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in) {
+/// Step 1: each chroma sample's luma (its 2×2 pixels' mean, in 8-bit units) and colour difference; each cell's least
+/// and most pixel luma.
+INLINE void chroma_colours(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in) {
+    // Sizes in locals: a byte's store may alias any field of k, which would keep these loops from being vectorized.
+    int w = k->w, even = w / 2;
+    uint8_t *restrict low = k->lumaLow, *restrict high = k->lumaHigh;
     for (int cy = 0; cy < k->ch; cy++) {
         const uint8_t *restrict y0 = in->plane[0] + (long)(2 * cy) * in->stride[0];
         const uint8_t *restrict y1 = in->plane[0] + (long)(2 * cy + 1 < k->h ? 2 * cy + 1 : 2 * cy) * in->stride[0];
         const uint8_t *restrict u = in->plane[1] + (long)cy * in->stride[1], *restrict v = in->plane[2] + (long)cy * in->stride[2];
-        long at = (long)cy * k->cw;
-        float *restrict luma = k->c[C_LUMA] + at, *restrict c0 = k->c[C_0] + at, *restrict c1 = k->c[C_1] + at;
-        float *restrict c2 = k->c[C_2] + at, *restrict diff = k->c[C_DIFF] + at;
-        int even = k->w / 2;
-        float *restrict lmin = k->g[G_LMIN] + (long)(cy / CELL) * k->gw, *restrict lmax = k->g[G_LMAX] + (long)(cy / CELL) * k->gw;
-        if (cy % CELL == 0)
-            for (int gx = 0; gx < k->gw; gx++) lmin[gx] = 255.f, lmax[gx] = 0.f;
-        for (int x = 0; x < k->w; x++) {
-            float a = (float)(y0[x] < y1[x] ? y0[x] : y1[x]), b = (float)(y0[x] < y1[x] ? y1[x] : y0[x]);
-            int gx = x / (2 * CELL);
-            lmin[gx] = a < lmin[gx] ? a : lmin[gx], lmax[gx] = b > lmax[gx] ? b : lmax[gx];
+        float *restrict luma = k->c[C_LUMA] + (long)cy * k->cw, *restrict diff = k->c[C_DIFF] + (long)cy * k->cw;
+        if (cy % CELL == 0) memset(low, 255, w), memset(high, 0, w);
+        for (int x = 0; x < w; x++) {
+            uint8_t a = y0[x] < y1[x] ? y0[x] : y1[x], b = y0[x] < y1[x] ? y1[x] : y0[x];
+            low[x] = a < low[x] ? a : low[x], high[x] = b > high[x] ? b : high[x];
         }
+        for (int cx = 0; cx < even; cx++) luma[cx] = 0.25f * (float)(y0[2 * cx] + y0[2 * cx + 1] + y1[2 * cx] + y1[2 * cx + 1]);
+        // The last sample of an odd width has one pixel across.
+        if (even < k->cw) luma[even] = 0.25f * (float)(2 * y0[2 * even] + 2 * y1[2 * even]);
         for (int cx = 0; cx < k->cw; cx++) {
-            int x1 = cx < even ? 2 * cx + 1 : 2 * cx;
-            float l = 0.25f * (float)(y0[2 * cx] + y0[x1] + y1[2 * cx] + y1[x1]);
-            float yl = (l - p->lumaZero) * p->lumaScale;
+            float yl = (luma[cx] - p->lumaZero) * p->lumaScale;
             float uu = ((float)u[cx] - 128.f) * p->chromaScale, vv = ((float)v[cx] - 128.f) * p->chromaScale;
             float a = yl + uu * p->perU[0] + vv * p->perV[0], b = yl + uu * p->perU[1] + vv * p->perV[1];
             float c = yl + uu * p->perU[2] + vv * p->perV[2];
-            luma[cx] = l, c0[cx] = a, c1[cx] = b, c2[cx] = c;
             diff[cx] = difference(a, b, c);
         }
-    }
-}
-
-/// The grid's sums of the chosen samples' channels (G_N0 … G_N2) and their share (G_DEN), box-filtered by r cells.
-static void grid_sums(MWFineKeyer *k, const uint8_t *chosen, int r) {
-    int gw = k->gw, gh = k->gh, cw = k->cw;
-    const float share = 1.f / (CELL * CELL);
-    for (int gy = 0; gy < gh; gy++) {
-        float *restrict n0 = k->g[G_N0] + (long)gy * gw, *restrict n1 = k->g[G_N1] + (long)gy * gw;
-        float *restrict n2 = k->g[G_N2] + (long)gy * gw, *restrict den = k->g[G_DEN] + (long)gy * gw;
-        memset(n0, 0, sizeof(float) * gw), memset(n1, 0, sizeof(float) * gw), memset(n2, 0, sizeof(float) * gw);
-        memset(den, 0, sizeof(float) * gw);
-        for (int cy = CELL * gy; cy < CELL * gy + CELL && cy < k->ch; cy++) {
-            long at = (long)cy * cw;
-            const uint8_t *restrict m = chosen + at;
-            const float *restrict c0 = k->c[C_0] + at, *restrict c1 = k->c[C_1] + at, *restrict c2 = k->c[C_2] + at;
-            for (int gx = 0; gx < gw; gx++) {
-                float s0 = 0.f, s1 = 0.f, s2 = 0.f, sd = 0.f;
-                for (int cx = CELL * gx; cx < CELL * gx + CELL && cx < cw; cx++) {
-                    float a = (float)m[cx];
-                    s0 += a * c0[cx], s1 += a * c1[cx], s2 += a * c2[cx], sd += a;
-                }
-                n0[gx] += share * s0, n1[gx] += share * s1, n2[gx] += share * s2, den[gx] += share * sd;
-            }
+        if (cy % CELL != CELL - 1 && cy != k->ch - 1) continue;
+        float *lmin = k->g[G_LMIN] + (long)(cy / CELL) * k->gw, *lmax = k->g[G_LMAX] + (long)(cy / CELL) * k->gw;
+        for (int gx = 0; gx < k->gw; gx++) {
+            uint8_t a = 255, b = 0;
+            for (int x = 2 * CELL * gx; x < 2 * CELL * (gx + 1) && x < k->w; x++) a = low[x] < a ? low[x] : a, b = high[x] > b ? high[x] : b;
+            lmin[gx] = a, lmax[gx] = b;
         }
     }
-    for (int i = 0; i < 4; i++) box(k->g[G_N0 + i], k->g[G_N0 + i], k->g[G_TMP], gw, gh, r);
 }
 
-/// Normalized convolution's means (into g[first …]): the grid's sums over their share where a cell saw enough, else
-/// its parent's in a pyramid of 2×2 sums (push-pull: a hole takes the colour of what is nearest at the coarsest
-/// level that sees any; none at all: `fallback`).
-static void grid_means(MWFineKeyer *k, int first, const float fallback[3]) {
+/// Each sample's cell's screen difference in grid row gy (scaled; `inverse`: its inverse, scaled) into a row of samples.
+INLINE void cell_row(const MWFineKeyer *k, int gy, float scale, int inverse, float *out) {
+    const long g = (long)gy * k->gw;
+    for (int gx = 0; gx < k->gw; gx++) {
+        float ds = difference(k->g[G_S0][g + gx], k->g[G_S1][g + gx], k->g[G_S2][g + gx]);
+        float v = inverse ? scale * inverse_of(ds) : scale * ds;
+        for (int i = CELL * gx; i < CELL * gx + CELL; i++) out[i] = v;
+    }
+}
+
+/// Which samples a pass of the fields sums: clear against the key colour, clear against the screen field there, opaque.
+enum { CLEAR_AGAINST_KEY, CLEAR_AGAINST_FIELD, OPAQUE_SAMPLES };
+
+/// The grid's sums (G_NY … G_NV, G_DEN: shares of a cell) of the luma and chroma of the samples `pass` picks,
+/// box-filtered by r cells; for the opaque pass also each cell's least and most colour-difference matte (G_MMIN,
+/// G_MMAX). Each sample column summed over a cell's rows, then each cell's columns.
+INLINE void grid_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int r) {
+    int gw = k->gw, cw = k->cw;
+    float keyDiff = difference(p->key[0], p->key[1], p->key[2]), share = 1.f / (CELL * CELL);
+    float *restrict sy = k->sums, *restrict su = sy + CELL * gw, *restrict sv = su + CELL * gw, *restrict sn = sv + CELL * gw;
+    float *restrict low = sn + CELL * gw, *restrict high = low + CELL * gw, *restrict limit = k->cells;
+    for (int gy = 0; gy < k->gh; gy++) {
+        memset(sy, 0, sizeof(float) * 4 * CELL * gw);
+        if (pass == OPAQUE_SAMPLES)
+            for (int cx = 0; cx < CELL * gw; cx++) low[cx] = 1.f, high[cx] = 0.f;
+        if (pass == CLEAR_AGAINST_KEY)
+            for (int cx = 0; cx < cw; cx++) limit[cx] = CLEAR_KEY * keyDiff;
+        else
+            cell_row(k, gy, pass == CLEAR_AGAINST_FIELD ? CLEAR_LOCAL : 1.f, pass == OPAQUE_SAMPLES, limit);
+        for (int cy = CELL * gy; cy < CELL * gy + CELL && cy < k->ch; cy++) {
+            const float *restrict d = k->c[C_DIFF] + (long)cy * cw, *restrict l = k->c[C_LUMA] + (long)cy * cw;
+            const uint8_t *restrict u = in->plane[1] + (long)cy * in->stride[1], *restrict v = in->plane[2] + (long)cy * in->stride[2];
+            for (int cx = 0; cx < cw; cx++) {
+                float a;
+                if (pass == OPAQUE_SAMPLES) {
+                    float m = colour_matte(d[cx], limit[cx]);
+                    low[cx] = m < low[cx] ? m : low[cx], high[cx] = m > high[cx] ? m : high[cx];
+                    a = m >= OPAQUE ? 1.f : 0.f;
+                } else {
+                    a = d[cx] > limit[cx] ? 1.f : 0.f;
+                }
+                sy[cx] += a * ((l[cx] - p->lumaZero) * p->lumaScale);
+                su[cx] += a * (((float)u[cx] - 128.f) * p->chromaScale), sv[cx] += a * (((float)v[cx] - 128.f) * p->chromaScale);
+                sn[cx] += a;
+            }
+        }
+        long at = (long)gy * gw;
+        for (int gx = 0; gx < gw; gx++) {
+            const int c = CELL * gx;
+            k->g[G_NY][at + gx] = share * (sy[c] + sy[c + 1] + sy[c + 2] + sy[c + 3]);
+            k->g[G_NU][at + gx] = share * (su[c] + su[c + 1] + su[c + 2] + su[c + 3]);
+            k->g[G_NV][at + gx] = share * (sv[c] + sv[c + 1] + sv[c + 2] + sv[c + 3]);
+            k->g[G_DEN][at + gx] = share * (sn[c] + sn[c + 1] + sn[c + 2] + sn[c + 3]);
+            if (pass != OPAQUE_SAMPLES) continue;
+            float lo = low[c], hi = high[c];
+            for (int i = 1; i < CELL && c + i < cw; i++) lo = low[c + i] < lo ? low[c + i] : lo, hi = high[c + i] > hi ? high[c + i] : hi;
+            k->g[G_MMIN][at + gx] = lo, k->g[G_MMAX][at + gx] = hi;
+        }
+    }
+    for (int i = 0; i < 4; i++) box(k->g[G_NY + i], k->g[G_NY + i], k->g[G_TMP], gw, k->gh, r);
+}
+
+/// Normalized convolution's means (y, u, v into G_MY …): the grid's sums over their share where a cell saw enough,
+/// else its parent's in a pyramid of 2×2 sums (push-pull: a hole takes the colour of what is nearest at the coarsest
+/// level that sees any; none at all: `fallback`); then the channels (into g[first …]).
+INLINE void grid_means(MWFineKeyer *k, const MWFineParams *p, int first, const float fallback[3]) {
     int w[24], h[24], levels = 1;
     long at[24];
     float *pyr = k->pyramid;
     w[0] = k->gw, h[0] = k->gh, at[0] = 0;
     for (long i = 0; i < (long)w[0] * h[0]; i++)
-        for (int j = 0; j < 4; j++) pyr[4 * i + j] = k->g[G_N0 + j][i];
+        for (int j = 0; j < 4; j++) pyr[4 * i + j] = k->g[G_NY + j][i];
     while (w[levels - 1] > 1 || h[levels - 1] > 1) {
         int l = levels++;
         w[l] = (w[l - 1] + 1) / 2, h[l] = (h[l - 1] + 1) / 2, at[l] = at[l - 1] + 4L * w[l - 1] * h[l - 1];
@@ -221,99 +277,77 @@ static void grid_means(MWFineKeyer *k, int first, const float fallback[3]) {
                     cell[j] = own > 0.f ? own * (cell[j] / cell[3]) + (1.f - own) * outer : outer;
                 }
             }
-    for (long i = 0; i < (long)w[0] * h[0]; i++)
-        for (int j = 0; j < 3; j++) k->g[first + j][i] = pyr[4 * i + j];
+    for (long i = 0; i < (long)w[0] * h[0]; i++) {
+        const float *m = pyr + 4 * i;
+        for (int j = 0; j < 3; j++) k->g[first + j][i] = m[0] + m[1] * p->perU[j] + m[2] * p->perV[j];
+    }
 }
 
-/// Step 2: the screen field (g[G_S0 …]) from the samples `chosen` calls clear, and where the screen is near (G_NEAR:
+/// The key colour's luma and chroma (the means where nothing is seen).
+INLINE void key_yuv(const MWFineParams *p, float out[3]) {
+    const float *c = p->key;
+    out[0] = p->luma[0] * c[0] + p->luma[1] * c[1] + p->luma[2] * c[2];
+    out[1] = p->toU[0] * c[0] + p->toU[1] * c[1] + p->toU[2] * c[2];
+    out[2] = p->toV[0] * c[0] + p->toV[1] * c[1] + p->toV[2] * c[2];
+}
+
+/// Step 2: the screen field (g[G_S0 …]) from the samples `pass` calls clear, and where the screen is near (G_NEAR:
 /// its share of clear samples around, full from 5 %: the spill limit acts there, a green shirt far from it keeps
 /// its green).
-static void screen_field(MWFineKeyer *k, const MWFineParams *p, const uint8_t *chosen) {
+INLINE void screen_field(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass) {
     long gn = (long)k->gw * k->gh;
-    grid_sums(k, chosen, SCREEN_CELLS);
+    float key[3];
+    key_yuv(p, key);
+    grid_sums(k, p, in, pass, SCREEN_CELLS);
     for (long i = 0; i < gn; i++) k->g[G_NEAR][i] = k->g[G_DEN][i] >= 0.05f ? 1.f : k->g[G_DEN][i] / 0.05f;
-    grid_means(k, G_S0, p->key);
+    grid_means(k, p, G_S0, key);
 }
 
-/// Each sample's cell's value of `f` (the screen field's difference, scaled) into a row of samples.
-static void cell_row(const MWFineKeyer *k, int cy, float scale, int inverse, float *out) {
-    const long g = (long)(cy / CELL) * k->gw;
-    for (int gx = 0; gx < k->gw; gx++) {
-        float ds = difference(k->g[G_S0][g + gx], k->g[G_S1][g + gx], k->g[G_S2][g + gx]);
-        float v = inverse ? scale * inverse_of(ds) : scale * ds;
-        for (int i = CELL * gx; i < CELL * gx + CELL && i < k->cw; i++) out[i] = v;
-    }
-}
-
-/// Steps 2 and 3 on the grid: the screen field (clear against the key, then against the screen there), the
-/// colour-difference matte at each sample (C_MATTE: 1 − D / D(its cell's screen), stretched), the foreground field
-/// from the opaque.
-static void fields(MWFineKeyer *k, const MWFineParams *p) {
-    long n = (long)k->cw * k->ch;
-    uint8_t *chosen = k->chosen;
-    float keyDiff = difference(p->key[0], p->key[1], p->key[2]), *row = k->cells;
-    for (long i = 0; i < n; i++) chosen[i] = k->c[C_DIFF][i] > CLEAR_KEY * keyDiff;
-    screen_field(k, p, chosen);
-    for (int cy = 0; cy < k->ch; cy++) {
-        cell_row(k, cy, CLEAR_LOCAL, 0, row);
-        const float *restrict d = k->c[C_DIFF] + (long)cy * k->cw;
-        uint8_t *restrict m = chosen + (long)cy * k->cw;
-        for (int cx = 0; cx < k->cw; cx++) m[cx] = d[cx] > row[cx];
-    }
-    screen_field(k, p, chosen);
-    for (int cy = 0; cy < k->ch; cy++) {
-        cell_row(k, cy, 1.f, 1, row);
-        const float *restrict d = k->c[C_DIFF] + (long)cy * k->cw;
-        float *restrict matte = k->c[C_MATTE] + (long)cy * k->cw;
-        uint8_t *restrict m = chosen + (long)cy * k->cw;
-        for (int cx = 0; cx < k->cw; cx++) {
-            matte[cx] = colour_matte(d[cx], row[cx]);
-            m[cx] = matte[cx] >= OPAQUE;
-        }
-    }
-    for (int gy = 0; gy < k->gh; gy++)
-        for (int gx = 0; gx < k->gw; gx++) {
-            float lo = 1.f, hi = 0.f;
-            for (int cy = CELL * gy; cy < CELL * gy + CELL && cy < k->ch; cy++)
-                for (int cx = CELL * gx; cx < CELL * gx + CELL && cx < k->cw; cx++) {
-                    float m = k->c[C_MATTE][(long)cy * k->cw + cx];
-                    lo = m < lo ? m : lo, hi = m > hi ? m : hi;
-                }
-            k->g[G_MMIN][gy * k->gw + gx] = lo, k->g[G_MMAX][gy * k->gw + gx] = hi;
-        }
-    grid_sums(k, chosen, FORE_CELLS);
+/// Steps 2 and 3 on the grid: the screen field (clear against the key, then against the screen there), the foreground
+/// field from the samples the colour-difference matte (1 − D / D(the cell's screen), stretched) calls opaque.
+INLINE void fields(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in) {
+    float key[3];
+    key_yuv(p, key);
+    screen_field(k, p, in, CLEAR_AGAINST_KEY);
+    screen_field(k, p, in, CLEAR_AGAINST_FIELD);
+    grid_sums(k, p, in, OPAQUE_SAMPLES, FORE_CELLS);
     // No opaque sample anywhere: the foreground is the screen (the projection then has no line and says nothing).
-    grid_means(k, G_F0, p->key);
+    grid_means(k, p, G_F0, key);
 }
 
-/// A grid field at the window's samples (into win[first …], `count` channels from g[from …]): bilinear between cell
-/// centres.
-static void field_to_window(MWFineKeyer *k, Tile *t, int from, int count, int first) {
-    int x0[WIN], x1[WIN];
-    float tx[WIN];
-    for (int x = 0; x < t->ww; x++) {
-        float gx = (t->wx + x - 0.5f * (CELL - 1)) / CELL;
+/// A grid field at window samples rx … rx + rw − 1, ry … ry + rh − 1 (into win[first …], `count` channels from
+/// g[from …]): bilinear between cell centres, each grid row the samples reach interpolated along x once, then between
+/// rows.
+INLINE void field_to_window(MWFineKeyer *k, Tile *t, int from, int count, int first, int rx, int ry, int rw, int rh) {
+    int x0[WIN], x1[WIN], y0[WIN], y1[WIN];
+    float tx[WIN], ty[WIN], across[WIN / CELL + 3][WIN];
+    for (int x = 0; x < rw; x++) {
+        float gx = (t->wx + rx + x - 0.5f * (CELL - 1)) / CELL;
         x0[x] = clampi((int)(gx < 0 ? -1 : gx), 0, k->gw - 1), x1[x] = clampi(x0[x] + 1, 0, k->gw - 1);
         tx[x] = gx < 0 ? 0.f : gx - (float)(int)gx;
     }
-    for (int y = 0; y < t->wh; y++) {
-        float gy = (t->wy + y - 0.5f * (CELL - 1)) / CELL;
-        int y0 = clampi((int)(gy < 0 ? -1 : gy), 0, k->gh - 1), y1 = clampi(y0 + 1, 0, k->gh - 1);
-        float ty = gy < 0 ? 0.f : gy - (float)(int)gy;
-        for (int j = 0; j < count; j++) {
-            const float *top = k->g[from + j] + (long)y0 * k->gw, *bottom = k->g[from + j] + (long)y1 * k->gw;
-            float *out = t->win[first + j] + y * t->ww;
-            for (int x = 0; x < t->ww; x++) {
-                float a = top[x0[x]] + (top[x1[x]] - top[x0[x]]) * tx[x], b = bottom[x0[x]] + (bottom[x1[x]] - bottom[x0[x]]) * tx[x];
-                out[x] = a + (b - a) * ty;
-            }
+    for (int y = 0; y < rh; y++) {
+        float gy = (t->wy + ry + y - 0.5f * (CELL - 1)) / CELL;
+        y0[y] = clampi((int)(gy < 0 ? -1 : gy), 0, k->gh - 1), y1[y] = clampi(y0[y] + 1, 0, k->gh - 1);
+        ty[y] = gy < 0 ? 0.f : gy - (float)(int)gy;
+    }
+    int lo = y0[0], rows = y1[rh - 1] - lo + 1;
+    for (int j = 0; j < count; j++) {
+        for (int g = 0; g < rows; g++) {
+            const float *row = k->g[from + j] + (long)(lo + g) * k->gw;
+            for (int x = 0; x < rw; x++) across[g][x] = row[x0[x]] + (row[x1[x]] - row[x0[x]]) * tx[x];
+        }
+        for (int y = 0; y < rh; y++) {
+            const float *a = across[y0[y] - lo], *b = across[y1[y] - lo];
+            float *out = t->win[first + j] + (ry + y) * t->ww + rx;
+            for (int x = 0; x < rw; x++) out[x] = a[x] + (b[x] - a[x]) * ty[y];
         }
     }
 }
 
-/// The window's own planes: the samples' luma and colour difference, u and v, the fields, the colour-difference matte
-/// by the field's screen.
-static void load_window(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in) {
+/// The window's own planes: the samples' luma and colour difference, u and v, the screen field and the colour-
+/// difference matte by it; the foreground field and where the screen is near at the tile's samples.
+INLINE void load_window(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in) {
     for (int y = 0; y < t->wh; y++) {
         long from = (long)(t->wy + y) * k->cw + t->wx;
         memcpy(t->win[W_LUMA] + y * t->ww, k->c[C_LUMA] + from, sizeof(float) * t->ww);
@@ -325,9 +359,10 @@ static void load_window(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MW
             t->win[W_V][y * t->ww + x] = ((float)v[x] - 128.f) * p->chromaScale;
         }
     }
-    field_to_window(k, t, G_S0, 3, W_S0);
-    field_to_window(k, t, G_F0, 3, W_F0);
-    field_to_window(k, t, G_NEAR, 1, W_NEAR);
+    field_to_window(k, t, G_S0, 3, W_S0, 0, 0, t->ww, t->wh);
+    int rx = t->px0 / 2 - t->wx, ry = t->py0 / 2 - t->wy, rw = (t->pn + 1) / 2, rh = (t->pm + 1) / 2;
+    field_to_window(k, t, G_F0, 3, W_F0, rx, ry, rw, rh);
+    field_to_window(k, t, G_NEAR, 1, W_NEAR, rx, ry, rw, rh);
     for (int i = 0; i < t->ww * t->wh; i++) {
         float ds = difference(t->win[W_S0][i], t->win[W_S1][i], t->win[W_S2][i]);
         t->win[W_MATTE][i] = colour_matte(t->win[W_DIFF][i], inverse_of(ds));
@@ -336,7 +371,7 @@ static void load_window(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MW
 
 /// The solid core: 1 where every sample within CORE_SAMPLES of this one has a colour-difference matte of
 /// CORE_LEAST or more (spill's doubt inside a subject is not transparency), else 0.
-static void solid_core(Tile *t) {
+INLINE void solid_core(Tile *t) {
     float *c = t->win[W_CORE], *rows = t->win[W_T0];
     const float *m = t->win[W_MATTE];
     int w = t->ww, h = t->wh, r = CORE_SAMPLES;
@@ -356,23 +391,23 @@ static void solid_core(Tile *t) {
 
 /// Step 4's coefficients over the window: in each 3×3 window of samples, `a` ≈ ga·luma + gb (least squares, ε), both
 /// then averaged over 3×3 again; `fit` (if asked) how well that line fits (1 − its residual's spread / CHROMA_FIT).
-static void guided(MWFineKeyer *k, Tile *t, const float *a, float eps, float *ga, float *gb, float *fit) {
+/// Luma's own means (W_MY, W_MYY: of luma and its square) are the window's, made once.
+INLINE void guided(Tile *t, const float *a, float eps, float *ga, float *gb, float *fit) {
     int w = t->ww, h = t->wh, n = w * h;
-    float *y = t->win[W_LUMA], *t0 = t->win[W_T0], *t1 = t->win[W_T1], *t2 = t->win[W_T2], *tmp = t->win[W_T3];
-    for (int i = 0; i < n; i++) t0[i] = y[i] * a[i], t1[i] = y[i] * y[i];
+    const float *y = t->win[W_LUMA], *my = t->win[W_MY], *myy = t->win[W_MYY];
+    float *t0 = t->win[W_T0], *tmp = t->win[W_T3];
+    for (int i = 0; i < n; i++) t0[i] = y[i] * a[i];
     box(t0, t0, tmp, w, h, 1);
-    box(t1, t1, tmp, w, h, 1);
-    box(y, t2, tmp, w, h, 1);
     if (fit) {
         for (int i = 0; i < n; i++) fit[i] = a[i] * a[i];
         box(fit, fit, tmp, w, h, 1);
     }
     box(a, gb, tmp, w, h, 1);
     for (int i = 0; i < n; i++) {
-        float my = t2[i], ma = gb[i];
-        float cov = t0[i] - my * ma, var = t1[i] - my * my;
+        float ma = gb[i];
+        float cov = t0[i] - my[i] * ma, var = myy[i] - my[i] * my[i];
         ga[i] = cov / (var + eps);
-        gb[i] = ma - ga[i] * my;
+        gb[i] = ma - ga[i] * my[i];
         if (fit) {
             float e = fit[i] - ma * ma - ga[i] * cov;
             e = e > 0.f ? sqrtf(e) / CHROMA_FIT : 0.f;
@@ -384,43 +419,71 @@ static void guided(MWFineKeyer *k, Tile *t, const float *a, float eps, float *ga
     if (fit) box(fit, fit, tmp, w, h, 1);
 }
 
-/// A window plane at luma row y, pixels x0 … x0 + n − 1, bilinear (centre-sited: 3/4 of the nearest sample, 1/4 of
-/// the next), the window's edge repeated.
-static void upsampled(const MWFineKeyer *k, Tile *t, const float *plane, int y, int x0, int n, float *out) {
-    int cy = y / 2 - t->wy, other = clampi(y % 2 ? cy + 1 : cy - 1, 0, t->wh - 1);
-    const float *near = plane + cy * t->ww, *far = plane + other * t->ww;
-    for (int i = 0; i < n; i++) {
-        int x = x0 + i, cx = x / 2 - t->wx, ox = clampi(x % 2 ? cx + 1 : cx - 1, 0, t->ww - 1);
-        float a = 0.75f * near[cx] + 0.25f * far[cx], b = 0.75f * near[ox] + 0.25f * far[ox];
-        out[i] = 0.75f * a + 0.25f * b;
+/// The three guided filters (the matte; u and v with their fit) over the window, luma's means made once for them.
+INLINE void guided_filters(Tile *t) {
+    int w = t->ww, h = t->wh, n = w * h;
+    float *y = t->win[W_LUMA], *myy = t->win[W_MYY];
+    for (int i = 0; i < n; i++) myy[i] = y[i] * y[i];
+    box(myy, myy, t->win[W_T3], w, h, 1);
+    box(y, t->win[W_MY], t->win[W_T3], w, h, 1);
+    guided(t, t->win[W_MATTE], MATTE_EPS, t->win[W_GA], t->win[W_GB], 0);
+    guided(t, t->win[W_U], CHROMA_EPS, t->win[W_UA], t->win[W_UB], t->win[W_UFIT]);
+    guided(t, t->win[W_V], CHROMA_EPS, t->win[W_VA], t->win[W_VB], t->win[W_VFIT]);
+}
+
+/// A window plane at the tile's pixels (into out), bilinear (centre-sited: 3/4 of the nearest sample, 1/4 of the
+/// next), the window's edge repeated: each row's samples between the two nearest rows first, then along the row.
+INLINE void upsampled(const Tile *t, const float *plane, float *out) {
+    int n = t->pn, c0 = t->px0 / 2 - t->wx, columns = (n + 1) / 2 + 2;
+    float v[TILE + 2];
+    for (int j = 0; j < t->pm; j++) {
+        int y = t->py0 + j, cy = y / 2 - t->wy, other = clampi(y % 2 ? cy + 1 : cy - 1, 0, t->wh - 1);
+        const float *near = plane + cy * t->ww, *far = plane + other * t->ww;
+        for (int i = 0; i < columns; i++) {
+            int c = clampi(c0 - 1 + i, 0, t->ww - 1);
+            v[i] = 0.75f * near[c] + 0.25f * far[c];
+        }
+        float *o = out + j * n;
+        for (int i = 0; i + 1 < n; i += 2) {
+            o[i] = 0.75f * v[i / 2 + 1] + 0.25f * v[i / 2];
+            o[i + 1] = 0.75f * v[i / 2 + 1] + 0.25f * v[i / 2 + 2];
+        }
+        if (n % 2) o[n - 1] = 0.75f * v[n / 2 + 1] + 0.25f * v[n / 2];
     }
 }
 
-/// A window plane at luma row y, each sample over its two pixels.
-static void repeated(const MWFineKeyer *k, Tile *t, const float *plane, int y, int x0, int n, float *out) {
-    const float *row = plane + (y / 2 - t->wy) * t->ww;
-    for (int i = 0; i < n; i++) out[i] = row[(x0 + i) / 2 - t->wx];
+/// A window plane at the tile's pixels, each sample over its 2 × 2 pixels.
+INLINE void repeated(const Tile *t, const float *plane, float *out) {
+    int n = t->pn, c0 = t->px0 / 2 - t->wx;
+    for (int j = 0; j < t->pm; j++) {
+        float *o = out + j * n;
+        if (j % 2) { memcpy(o, o - n, sizeof(float) * n); continue; }
+        const float *row = plane + ((t->py0 + j) / 2 - t->wy) * t->ww + c0;
+        for (int i = 0; i < n; i++) o[i] = row[i / 2];
+    }
 }
 
-/// A row's u and v brought to full resolution by luma where the window's chroma follows a line in luma (a 4:2:0 edge
-/// between two colours), bilinear where it does not (more colours than two in the window).
-static void guided_chroma(MWFineKeyer *k, Tile *t, const uint8_t *luma, int y, int x0, int n) {
+/// The tile's u and v brought to full resolution by luma where the window's chroma follows a line in luma (a 4:2:0
+/// edge between two colours), bilinear where it does not (more colours than two in the window).
+INLINE void guided_chroma(Tile *t) {
+    int n = t->pn * t->pm;
+    float *b = t->px[P_T], *f = t->px[P_FIT], *bilinear = t->px[P_BIL];
     for (int j = 0; j < 2; j++) {
-        float *out = t->r[j ? R_V : R_U];
-        upsampled(k, t, t->win[j ? W_VA : W_UA], y, x0, n, out);
-        upsampled(k, t, t->win[j ? W_VB : W_UB], y, x0, n, t->r[R_T]);
-        upsampled(k, t, t->win[j ? W_VFIT : W_UFIT], y, x0, n, t->r[R_FIT]);
-        upsampled(k, t, t->win[j ? W_V : W_U], y, x0, n, t->r[R_Y]);
+        float *out = t->px[j ? P_V : P_U];
+        upsampled(t, t->win[j ? W_VA : W_UA], out);
+        upsampled(t, t->win[j ? W_VB : W_UB], b);
+        upsampled(t, t->win[j ? W_VFIT : W_UFIT], f);
+        upsampled(t, t->win[j ? W_V : W_U], bilinear);
         for (int i = 0; i < n; i++) {
-            float g = out[i] * (float)luma[i] + t->r[R_T][i], f = t->r[R_FIT][i];
-            out[i] = f * g + (1.f - f) * t->r[R_Y][i];
+            float g = out[i] * (float)t->luma[i] + b[i];
+            out[i] = f[i] * g + (1.f - f[i]) * bilinear[i];
         }
     }
 }
 
 /// One chroma sample's u and v written: the mean of its pixels' weighted by their alphas (equal shares where none
 /// shows: the core's weights are alpha + 0.001).
-static void chroma_sample(const MWFineParams *p, const float *rows[2][3], int i0, int i1, uint8_t *u, uint8_t *v) {
+INLINE void chroma_sample(const MWFineParams *p, const float *rows[2][3], int i0, int i1, uint8_t *u, uint8_t *v) {
     float a = rows[0][0][i0] + rows[0][0][i1] + rows[1][0][i0] + rows[1][0][i1] + 4e-3f;
     float uu = (rows[0][1][i0] + rows[0][1][i1] + rows[1][1][i0] + rows[1][1][i1]) / a;
     float vv = (rows[0][2][i0] + rows[0][2][i1] + rows[1][2][i0] + rows[1][2][i1]) / a;
@@ -428,58 +491,57 @@ static void chroma_sample(const MWFineParams *p, const float *rows[2][3], int i0
     *v = byte_of(128.f + vv / p->chromaScale);
 }
 
-/// Step 5 over one luma row of a tile (pixels x0 … x0 + n − 1): the row's inputs, the core, its luma and alpha (and
-/// with full chroma its u and v) written.
-static void tile_row(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, MWFineCore core,
-                     int y, int x0, int n) {
-    float (*r)[ROW] = t->r;
-    const uint8_t *luma = in->plane[0] + (long)y * in->stride[0] + x0;
-    upsampled(k, t, t->win[W_GA], y, x0, n, r[R_A]);
-    upsampled(k, t, t->win[W_GB], y, x0, n, r[R_B]);
-    guided_chroma(k, t, luma, y, x0, n);
-    for (int j = 0; j < 3; j++) repeated(k, t, t->win[W_S0 + j], y, x0, n, r[R_S0 + j]), repeated(k, t, t->win[W_F0 + j], y, x0, n, r[R_F0 + j]);
-    repeated(k, t, t->win[W_NEAR], y, x0, n, r[R_NEAR]);
-    repeated(k, t, t->win[W_CORE], y, x0, n, r[R_CORE]);
-    MWFineRow row = {luma, r[R_A], r[R_B], r[R_U], r[R_V], {r[R_S0], r[R_S1], r[R_S2]}, {r[R_F0], r[R_F1], r[R_F2]},
-                     r[R_NEAR], r[R_CORE], r[R_ALPHA], r[R_Y], r[R_OU], r[R_OV], n};
-    core(p, &row);
-    uint8_t *oy = out->plane[0] + (long)y * out->stride[0] + x0, *oa = out->plane[3] + (long)y * out->stride[3] + x0;
-    for (int i = 0; i < n; i++) oy[i] = byte_of(r[R_Y][i]), oa[i] = byte_of(r[R_ALPHA][i] * 255.f);
-    if (!out->fullChroma) return;
-    uint8_t *ou = out->plane[1] + (long)y * out->stride[1] + x0, *ov = out->plane[2] + (long)y * out->stride[2] + x0;
-    const float *rows[2][3] = {{r[R_ALPHA], r[R_OU], r[R_OV]}, {r[R_ALPHA], r[R_OU], r[R_OV]}};
-    for (int i = 0; i < n; i++) chroma_sample(p, rows, i, i, ou + i, ov + i);
-}
-
-/// Steps 3 to 5 for a tile that is neither plain screen nor plain subject: its window's planes, the solid core, the
-/// guided filters, then its rows.
-static void mixed_tile(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out,
-                       MWFineCore core, int tx, int ty) {
-    load_window(k, t, p, in);
-    solid_core(t);
-    guided(k, t, t->win[W_MATTE], MATTE_EPS, t->win[W_GA], t->win[W_GB], 0);
-    guided(k, t, t->win[W_U], CHROMA_EPS, t->win[W_UA], t->win[W_UB], t->win[W_UFIT]);
-    guided(k, t, t->win[W_V], CHROMA_EPS, t->win[W_VA], t->win[W_VB], t->win[W_VFIT]);
-    int x0 = 2 * TILE * tx, x1 = clampi(x0 + 2 * TILE, 0, k->w), y0 = 2 * TILE * ty, y1 = clampi(y0 + 2 * TILE, 0, k->h);
-    for (int y = y0; y < y1; y++) {
-        tile_row(k, t, p, in, out, core, y, x0, x1 - x0);
-        if (out->fullChroma) continue;
-        if (y % 2 == 0 && y + 1 < y1) {
-            for (int j = 0; j < 3; j++) memcpy(t->chroma[j], t->r[j == 0 ? R_ALPHA : j == 1 ? R_OU : R_OV], sizeof(float) * ROW);
-            continue;
-        }
-        const float *rows[2][3] = {{t->chroma[0], t->chroma[1], t->chroma[2]}, {t->r[R_ALPHA], t->r[R_OU], t->r[R_OV]}};
-        if (y % 2 == 0) for (int j = 0; j < 3; j++) rows[0][j] = rows[1][j];
-        uint8_t *ou = out->plane[1] + (long)(y / 2) * out->stride[1], *ov = out->plane[2] + (long)(y / 2) * out->stride[2];
-        for (int cx = x0 / 2; cx < (x1 + 1) / 2; cx++) {
-            int i0 = 2 * cx - x0, i1 = 2 * cx + 1 < x1 ? i0 + 1 : i0;
-            chroma_sample(p, rows, i0, i1, ou + cx, ov + cx);
-        }
+/// The core's results written: luma and alpha, and u and v (each sample's pixels' weighted mean; with full chroma
+/// each pixel's own).
+INLINE void write_tile(Tile *t, const MWFineParams *p, const MWFineOutput *out) {
+    int n = t->pn, m = t->pm, sub = out->fullChroma ? 0 : 1;
+    const float *alpha = t->px[P_ALPHA], *ly = t->px[P_Y], *cu = t->px[P_OU], *cv = t->px[P_OV];
+    for (int j = 0; j < m; j++) {
+        long y = t->py0 + j;
+        uint8_t *oy = out->plane[0] + y * out->stride[0] + t->px0, *oa = out->plane[3] + y * out->stride[3] + t->px0;
+        for (int i = 0; i < n; i++) oy[i] = byte_of(ly[j * n + i]), oa[i] = byte_of(alpha[j * n + i] * 255.f);
+    }
+    for (int j = 0; j < m; j += 1 + sub) {
+        int j1 = sub && j + 1 < m ? j + 1 : j;
+        const float *rows[2][3] = {{alpha + j * n, cu + j * n, cv + j * n}, {alpha + j1 * n, cu + j1 * n, cv + j1 * n}};
+        long cy = (t->py0 + j) >> sub;
+        uint8_t *ou = out->plane[1] + cy * out->stride[1] + (t->px0 >> sub), *ov = out->plane[2] + cy * out->stride[2] + (t->px0 >> sub);
+        for (int i = 0; i < n; i += 1 + sub) chroma_sample(p, rows, i, sub && i + 1 < n ? i + 1 : i, ou + (i >> sub), ov + (i >> sub));
     }
 }
 
+/// Step 5 over the tile's pixels: their inputs (luma; the guided filters', the fields and the solid core brought to
+/// them), the core once over them all, its results written.
+INLINE void tile_pixels(Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, MWFineCore core) {
+    int n = t->pn, m = t->pm;
+    float (*q)[PIX_N] = t->px;
+    for (int j = 0; j < m; j++) memcpy(t->luma + j * n, in->plane[0] + (long)(t->py0 + j) * in->stride[0] + t->px0, n);
+    upsampled(t, t->win[W_GA], q[P_A]);
+    upsampled(t, t->win[W_GB], q[P_B]);
+    guided_chroma(t);
+    for (int j = 0; j < 3; j++) repeated(t, t->win[W_S0 + j], q[P_S0 + j]), repeated(t, t->win[W_F0 + j], q[P_F0 + j]);
+    repeated(t, t->win[W_NEAR], q[P_NEAR]);
+    repeated(t, t->win[W_CORE], q[P_CORE]);
+    MWFineRow row = {t->luma, q[P_A], q[P_B], q[P_U], q[P_V], {q[P_S0], q[P_S1], q[P_S2]}, {q[P_F0], q[P_F1], q[P_F2]},
+                     q[P_NEAR], q[P_CORE], q[P_ALPHA], q[P_Y], q[P_OU], q[P_OV], (long)n * m};
+    core(p, &row);
+    write_tile(t, p, out);
+}
+
+/// Steps 3 to 5 for a tile that is neither plain screen nor plain subject: its window's planes, the solid core, the
+/// guided filters, then its pixels.
+INLINE void mixed_tile(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out,
+                       MWFineCore core, int tx, int ty) {
+    t->px0 = 2 * TILE * tx, t->py0 = 2 * TILE * ty;
+    t->pn = clampi(t->px0 + 2 * TILE, 0, k->w) - t->px0, t->pm = clampi(t->py0 + 2 * TILE, 0, k->h) - t->py0;
+    load_window(k, t, p, in);
+    solid_core(t);
+    guided_filters(t);
+    tile_pixels(t, p, in, out, core);
+}
+
 /// The window of tile (tx, ty): its samples and APRON more each side, within the picture.
-static void place_window(MWFineKeyer *k, Tile *t, int tx, int ty) {
+INLINE void place_window(MWFineKeyer *k, Tile *t, int tx, int ty) {
     t->wx = clampi(TILE * tx - APRON, 0, k->cw), t->wy = clampi(TILE * ty - APRON, 0, k->ch);
     t->ww = clampi(TILE * tx + TILE + APRON, 0, k->cw) - t->wx, t->wh = clampi(TILE * ty + TILE + APRON, 0, k->ch) - t->wy;
 }
@@ -488,7 +550,7 @@ enum { MIXED, SCREEN, SOLID };
 
 /// What a tile is: plain screen (its window's colour-difference matte 0 and every pixel's luma the screen's there),
 /// plain subject (its window's matte 1, no screen near), or neither.
-static int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int tx, int ty) {
+INLINE int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int tx, int ty) {
     // The cells over the window (a little more than it: a tile is called plain only when it surely is).
     int zero = 1, one = 1, near = 0;
     for (int gy = t->wy / CELL; gy <= (t->wy + t->wh - 1) / CELL; gy++)
@@ -510,19 +572,21 @@ static int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int t
 
 /// A plain tile written: screen (alpha 0, the colour the foreground field has there, so no green bleeds when the
 /// picture is scaled or its chroma averaged) or subject (alpha 1, its own colour).
-static void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFineOutput *out, int kind, int tx, int ty) {
+INLINE void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFineOutput *out, int kind, int tx, int ty) {
     int x0 = 2 * TILE * tx, x1 = clampi(x0 + 2 * TILE, 0, k->w), y0 = 2 * TILE * ty, y1 = clampi(y0 + 2 * TILE, 0, k->h);
     int sub = out->fullChroma ? 0 : 1, span = 2 * CELL;
     for (int y = y0; y < y1; y++) {
         uint8_t *oa = out->plane[3] + (long)y * out->stride[3], *oy = out->plane[0] + (long)y * out->stride[0];
         memset(oa + x0, kind == SOLID ? 255 : 0, x1 - x0);
         if (kind == SOLID) { memcpy(oy + x0, in->plane[0] + (long)y * in->stride[0] + x0, x1 - x0); continue; }
-        const float *fy = k->g[G_FY] + (long)(y / span) * k->gw, *fu = k->g[G_FU] + (long)(y / span) * k->gw;
-        const float *fv = k->g[G_FV] + (long)(y / span) * k->gw;
-        for (int x = x0; x < x1; x++) oy[x] = (uint8_t)fy[x / span];
-        if (sub && y % 2) continue;
+        long g = (long)(y / span) * k->gw;
         uint8_t *ou = out->plane[1] + (long)(y >> sub) * out->stride[1], *ov = out->plane[2] + (long)(y >> sub) * out->stride[2];
-        for (int x = x0 >> sub; x < (x1 + sub) >> sub; x++) ou[x] = (uint8_t)fu[(x << sub) / span], ov[x] = (uint8_t)fv[(x << sub) / span];
+        for (int x = x0; x < x1; x += span) {
+            int n = x + span < x1 ? span : x1 - x, gx = x / span;
+            memset(oy + x, k->foreY[g + gx], n);
+            if (sub && y % 2) continue;
+            memset(ou + (x >> sub), k->foreU[g + gx], (n + sub) >> sub), memset(ov + (x >> sub), k->foreV[g + gx], (n + sub) >> sub);
+        }
     }
     if (kind != SOLID) return;
     for (int cy = y0 / 2; cy < (y1 + 1) / 2; cy++)
@@ -572,26 +636,37 @@ void mw_fine_matte(const MWFineParams *p, uint8_t *alpha, long stride, int w, in
 }
 
 /// Each cell's screen luma and the foreground field's colour as 8-bit luma, u and v (a plain screen tile's).
-static void cell_colours(MWFineKeyer *k, const MWFineParams *p) {
+INLINE void cell_colours(MWFineKeyer *k, const MWFineParams *p) {
     for (long i = 0; i < (long)k->gw * k->gh; i++) {
         const float s[3] = {k->g[G_S0][i], k->g[G_S1][i], k->g[G_S2][i]}, f[3] = {k->g[G_F0][i], k->g[G_F1][i], k->g[G_F2][i]};
         k->g[G_YS][i] = p->lumaZero + (p->luma[0] * s[0] + p->luma[1] * s[1] + p->luma[2] * s[2]) / p->lumaScale;
-        k->g[G_FY][i] = byte_of(p->lumaZero + (p->luma[0] * f[0] + p->luma[1] * f[1] + p->luma[2] * f[2]) / p->lumaScale);
-        k->g[G_FU][i] = byte_of(128.f + (p->toU[0] * f[0] + p->toU[1] * f[1] + p->toU[2] * f[2]) / p->chromaScale);
-        k->g[G_FV][i] = byte_of(128.f + (p->toV[0] * f[0] + p->toV[1] * f[1] + p->toV[2] * f[2]) / p->chromaScale);
+        k->foreY[i] = byte_of(p->lumaZero + (p->luma[0] * f[0] + p->luma[1] * f[1] + p->luma[2] * f[2]) / p->lumaScale);
+        k->foreU[i] = byte_of(128.f + (p->toU[0] * f[0] + p->toU[1] * f[1] + p->toU[2] * f[2]) / p->chromaScale);
+        k->foreV[i] = byte_of(128.f + (p->toV[0] * f[0] + p->toV[1] * f[1] + p->toV[2] * f[2]) / p->chromaScale);
     }
 }
 
-void mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in) {
+/// The picture-wide steps (see mw_fine_prepare), compiled at each level.
+INLINE void fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level) {
+    (void)level;
     chroma_colours(k, p, in);
-    fields(k, p);
+    fields(k, p, in);
     cell_colours(k, p);
 }
+COMPILED_AT_LEVELS(void, fine_prepare, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in), k, p, in)
 
-int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level, int part,
-                  int parts) {
-    MWFineCore core = mw_fine_core(level);
-    if (!core || part < 0 || part >= WORKERS || parts > WORKERS) return -1;
+int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level) {
+    typedef void (*Prepare)(MWFineKeyer *, const MWFineParams *, const MWFineInput *);
+    static const Prepare prepare[5] = {mw_fine_prepare_1, mw_fine_prepare_1, mw_fine_prepare_2, mw_fine_prepare_3, mw_fine_prepare_4};
+    if (level < 0 || level > mw_key_best_level()) return -1;
+    prepare[level](k, p, in);
+    return 0;
+}
+
+/// A part's tiles (see mw_fine_tiles), compiled at each level with every step it takes.
+INLINE void fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, MWFineCore core,
+                       int part, int parts, int level) {
+    (void)level;
     Tile *t = &k->tiles[part];
     for (int ty = part; ty * TILE < k->ch; ty += parts)
         for (int tx = 0; tx * TILE < k->cw; tx++) {
@@ -601,12 +676,22 @@ int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, 
             if (kind == MIXED || (kind == SOLID && out->fullChroma)) mixed_tile(k, t, p, in, out, core, tx, ty);
             else plain_tile(k, in, out, kind, tx, ty);
         }
+}
+COMPILED_AT_LEVELS(void, fine_tiles, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out,
+                                      MWFineCore core, int part, int parts), k, p, in, out, core, part, parts)
+
+int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level, int part,
+                  int parts) {
+    typedef void (*Tiles)(MWFineKeyer *, const MWFineParams *, const MWFineInput *, const MWFineOutput *, MWFineCore, int, int);
+    static const Tiles tiles[5] = {mw_fine_tiles_1, mw_fine_tiles_1, mw_fine_tiles_2, mw_fine_tiles_3, mw_fine_tiles_4};
+    MWFineCore core = mw_fine_core(level);
+    if (!core || part < 0 || part >= WORKERS || parts > WORKERS) return -1;
+    tiles[level](k, p, in, out, core, part, parts);
     return 0;
 }
 
 int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level) {
-    mw_fine_prepare(k, p, in);
-    if (mw_fine_tiles(k, p, in, out, level, 0, 1) != 0) return -1;
+    if (mw_fine_prepare(k, p, in, level) != 0 || mw_fine_tiles(k, p, in, out, level, 0, 1) != 0) return -1;
     mw_fine_matte(p, out->plane[3], out->stride[3], k->w, k->h, k->line);
     return 0;
 }

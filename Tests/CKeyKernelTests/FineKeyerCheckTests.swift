@@ -111,7 +111,7 @@ struct FineKeyerCheckTests {
                     var input = MWFineInput(plane: (y.baseAddress, u.baseAddress, v.baseAddress), stride: (width, cw, cw))
                     var out = MWFineOutput(plane: (planes[0].baseAddress, planes[1].baseAddress, planes[2].baseAddress, planes[3].baseAddress),
                                            stride: (width, ow, ow, width), fullChroma: full ? 1 : 0)
-                    mw_fine_prepare(keyer, &p, &input)
+                    try #require(mw_fine_prepare(keyer, &p, &input, level) == 0)
                     for part in 0..<parts { try #require(mw_fine_tiles(keyer, &p, &input, &out, level, part, parts) == 0) }
                 }
             }

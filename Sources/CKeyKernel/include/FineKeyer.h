@@ -75,8 +75,9 @@ typedef struct {
 int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level);
 
 /// The same in parts, for two threads: `prepare` (the picture-wide steps), then `tiles` for part 0 and part 1 of
-/// `parts` (1 or 2) at once (each its own rows of tiles and scratch), then `mw_fine_matte`.
-void mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in);
+/// `parts` (1 or 2) at once (each its own rows of tiles and scratch), then `mw_fine_matte`. Each at `level` as the
+/// core (every level gives the same bits; −1 for a level above this CPU's best).
+int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level);
 int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level, int part,
                   int parts);
 

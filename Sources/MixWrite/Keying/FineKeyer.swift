@@ -81,7 +81,7 @@ final class FineKeyer {
                                       fullChroma: out.pixelFormat == .yuva444p ? 1 : 0)
             // The picture-wide steps, then the tiles on both cores (each part its own rows of tiles and scratch),
             // then the matte's refinements.
-            mw_fine_prepare(keyer, &params, &input)
+            precondition(mw_fine_prepare(keyer, &params, &input, level) == 0, "fine keyer level \(level) is above this CPU's")
             nonisolated(unsafe) let (k, p, i, o) = (keyer, params, input, output)
             let level = level
             DispatchQueue.concurrentPerform(iterations: 2) { part in
