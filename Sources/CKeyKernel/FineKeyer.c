@@ -572,26 +572,36 @@ INLINE int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int t
 
 /// A plain tile written: screen (alpha 0, the colour the foreground field has there, so no green bleeds when the
 /// picture is scaled or its chroma averaged) or subject (alpha 1, its own colour).
+/// memset and memcpy a tile's row: of a constant length (stores the compiler writes in place of a call) when whole.
+INLINE void fill(uint8_t *p, uint8_t v, int n, const int whole) {
+    if (n == whole) memset(p, v, whole); else memset(p, v, n);
+}
+INLINE void copy(uint8_t *p, const uint8_t *from, int n, const int whole) {
+    if (n == whole) memcpy(p, from, whole); else memcpy(p, from, n);
+}
+
 INLINE void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFineOutput *out, int kind, int tx, int ty) {
     int x0 = 2 * TILE * tx, x1 = clampi(x0 + 2 * TILE, 0, k->w), y0 = 2 * TILE * ty, y1 = clampi(y0 + 2 * TILE, 0, k->h);
     int sub = out->fullChroma ? 0 : 1, span = 2 * CELL;
     for (int y = y0; y < y1; y++) {
         uint8_t *oa = out->plane[3] + (long)y * out->stride[3], *oy = out->plane[0] + (long)y * out->stride[0];
-        memset(oa + x0, kind == SOLID ? 255 : 0, x1 - x0);
-        if (kind == SOLID) { memcpy(oy + x0, in->plane[0] + (long)y * in->stride[0] + x0, x1 - x0); continue; }
+        fill(oa + x0, kind == SOLID ? 255 : 0, x1 - x0, 2 * TILE);
+        if (kind == SOLID) { copy(oy + x0, in->plane[0] + (long)y * in->stride[0] + x0, x1 - x0, 2 * TILE); continue; }
         long g = (long)(y / span) * k->gw;
         uint8_t *ou = out->plane[1] + (long)(y >> sub) * out->stride[1], *ov = out->plane[2] + (long)(y >> sub) * out->stride[2];
         for (int x = x0; x < x1; x += span) {
             int n = x + span < x1 ? span : x1 - x, gx = x / span;
-            memset(oy + x, k->foreY[g + gx], n);
+            fill(oy + x, k->foreY[g + gx], n, 2 * CELL);
             if (sub && y % 2) continue;
-            memset(ou + (x >> sub), k->foreU[g + gx], (n + sub) >> sub), memset(ov + (x >> sub), k->foreV[g + gx], (n + sub) >> sub);
+            if (sub) fill(ou + (x >> 1), k->foreU[g + gx], (n + 1) >> 1, CELL), fill(ov + (x >> 1), k->foreV[g + gx], (n + 1) >> 1, CELL);
+            else fill(ou + x, k->foreU[g + gx], n, 2 * CELL), fill(ov + x, k->foreV[g + gx], n, 2 * CELL);
         }
     }
     if (kind != SOLID) return;
     for (int cy = y0 / 2; cy < (y1 + 1) / 2; cy++)
         for (int j = 1; j < 3; j++)
-            memcpy(out->plane[j] + (long)cy * out->stride[j] + x0 / 2, in->plane[j] + (long)cy * in->stride[j] + x0 / 2, (x1 + 1) / 2 - x0 / 2);
+            copy(out->plane[j] + (long)cy * out->stride[j] + x0 / 2, in->plane[j] + (long)cy * in->stride[j] + x0 / 2,
+                 (x1 + 1) / 2 - x0 / 2, TILE);
 }
 
 /// Step 6: outside every garbage rectangle, alpha 0.

@@ -108,7 +108,7 @@ struct SourceRulesTests {
         "FFmpegSupport": ["CFFmpeg", "Foundation", "Glibc", "Darwin", "Synchronization"],
     ]
     static let kernelFiles: Set<String> = ["KeyKernel.swift", "Keying/EdgeMap.swift", "Keying/EdgeSpan.swift",
-                                           "Keying/ChromaKeyBlend.swift", "Keying/FineKeyer.swift", "Reading/ToneMapper.swift", "Stages/Transition.swift",
+                                           "Keying/ChromaKeyBlend.swift", "Keying/FineKeyer.swift", "Keying/AlphaBlend.swift", "Reading/ToneMapper.swift", "Stages/Transition.swift",
                                            "Benchmarking/KernelWorkload.swift"]
 
     /// Imports against the table: (file, module).

@@ -1,9 +1,11 @@
+internal import CKeyKernel
 import FFmpegSupport
 
 /// fx composited over base by fx's own alpha (straight, not premultiplied), on yuv420p pictures, as FFmpeg's
 /// `overlay` filter does it: out = (fx·a + base·(255 − a)) / 255 with overlay's rounding, a chroma sample's alpha
 /// the mean of its 2×2 luma alphas. For an fx that carries its transparency (ProRes 4444, VP9 with alpha, PNG,
-/// QuickTime Animation): what is transparent shows base, whatever its colour.
+/// QuickTime Animation): what is transparent shows base, whatever its colour. The whole-frame blend is C's
+/// (`AlphaBlendKernel.h`, at the key kernel's level).
 enum AlphaBlend {
     /// overlay's division by 255 (`FAST_DIV255`): exact for every product of two 8-bit values.
     @inline(__always)
@@ -12,35 +14,18 @@ enum AlphaBlend {
     /// `fx` (yuva420p) over `base` (yuv420p, the same size) into `output`. `despill` (the keyer's table, U << 8 | V
     /// to the despilled U << 8 | V): fx's chroma pulled away from the key colour first (the key's despill), as the keyer
     /// does to kept pixels near the key: a green-lit edge of a pre-matted layer turns neutral.
-    static func blend(fx: Frame, base: Frame, into output: Frame, despill: [UInt16]? = nil) {
-        let w = output.width, h = output.height
-        let alpha = fx.plane(3), aStride = fx.stride(3)
-        for y in 0..<h {
-            let f = fx.plane(0) + y * fx.stride(0), b = base.plane(0) + y * base.stride(0)
-            let o = output.plane(0) + y * output.stride(0), a = alpha + y * aStride
-            for x in 0..<w {
-                let av = Int(a[x])
-                o[x] = div255(Int(f[x]) * av + Int(b[x]) * (255 - av))
-            }
+    static func blend(fx: Frame, base: Frame, into output: Frame, despill: [UInt16]? = nil, level: Int32 = KeyKernel.level) {
+        func run(_ table: UnsafePointer<UInt16>?) {
+            var b = MWAlphaBlend(fx: (UnsafePointer(fx.plane(0)), UnsafePointer(fx.plane(1)), UnsafePointer(fx.plane(2)), UnsafePointer(fx.plane(3))),
+                                 base: (UnsafePointer(base.plane(0)), UnsafePointer(base.plane(1)), UnsafePointer(base.plane(2))),
+                                 out: (output.plane(0), output.plane(1), output.plane(2)),
+                                 fxStride: (fx.stride(0), fx.stride(1), fx.stride(2), fx.stride(3)),
+                                 baseStride: (base.stride(0), base.stride(1), base.stride(2)),
+                                 outStride: (output.stride(0), output.stride(1), output.stride(2)),
+                                 width: Int32(output.width), height: Int32(output.height), despill: table)
+            precondition(mw_alpha_blend(&b, level) == 0, "alpha blend level \(level) is above this CPU's")
         }
-        let cw = (w + 1) / 2, ch = (h + 1) / 2
-        for cy in 0..<ch {
-            let a0 = alpha + 2 * cy * aStride, a1 = alpha + min(2 * cy + 1, h - 1) * aStride
-            let fu = fx.plane(1) + cy * fx.stride(1), fv = fx.plane(2) + cy * fx.stride(2)
-            let bu = base.plane(1) + cy * base.stride(1), bv = base.plane(2) + cy * base.stride(2)
-            let ou = output.plane(1) + cy * output.stride(1), ov = output.plane(2) + cy * output.stride(2)
-            for cx in 0..<cw {
-                let x0 = 2 * cx, x1 = min(2 * cx + 1, w - 1)
-                let av = (Int(a0[x0]) + Int(a0[x1]) + Int(a1[x0]) + Int(a1[x1])) >> 2
-                var (u, v) = (Int(fu[cx]), Int(fv[cx]))
-                if let despill {
-                    let d = Int(despill[u << 8 | v])
-                    (u, v) = (d >> 8, d & 0xFF)
-                }
-                ou[cx] = div255(u * av + Int(bu[cx]) * (255 - av))
-                ov[cx] = div255(v * av + Int(bv[cx]) * (255 - av))
-            }
-        }
+        if let despill { despill.withUnsafeBufferPointer { run($0.baseAddress) } } else { run(nil) }
     }
 
     /// fx's alpha as grey into `output` (yuv420p): white where fx is opaque, black where base shows (alpha 0).
