@@ -70,6 +70,8 @@ static inline __attribute__((always_inline)) void fine_core(const MWFineParams *
         float a0 = fine_clamp01(ga[x] * (float)luma[x] + gb[x]);
         float alpha = fine_alpha(p, c, s, f, yl, a0, &thin);
         alpha = alpha > solid[x] ? alpha : solid[x];
+        // Inside the solid core a pixel's colour is its own (a strand's lean to the foreground is transparency's).
+        thin = solid[x] > 0.f ? 0.f : thin;
         float strength = p->despill * near[x], inv = 1.f / (alpha > 1e-3f ? alpha : 1e-3f), o[3];
         for (int k = 0; k < 3; k++) {
             float m = c[k] - (1.f - alpha) * s[k];

@@ -4,6 +4,7 @@
 #include "FineKeyer.h"
 #include "FineCore.h"
 #include "Levels.h"
+#include "Vectors.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -120,12 +121,15 @@ INLINE void box_line(const float *src, long step, int n, int r, float *out, long
 }
 
 /// The mean over 3 × 3 samples of a w × h plane (w, h ≥ 2), the edge repeated outside: along rows into tmp (the whole
-/// plane as one line, then each row's ends mended), then between rows (loops the compiler vectorizes).
-INLINE void box3(const float *src, float *dst, float *restrict tmp, int w, int h) {
+/// plane as one line, then each row's ends mended), then between rows (loops the compiler vectorizes). Unless `mend`,
+/// each row's first and last sample are left as the line made them (a window whose edge columns no used sample
+/// reaches).
+INLINE void box3(const float *src, float *dst, float *restrict tmp, int w, int h, int mend) {
     const float third = 1.f / 3.f;
     int n = w * h;
     for (int i = 1; i < n - 1; i++) tmp[i] = (src[i - 1] + src[i] + src[i + 1]) * third;
-    for (int y = 0; y < h; y++) {
+    tmp[0] = (2.f * src[0] + src[1]) * third, tmp[n - 1] = (src[n - 2] + 2.f * src[n - 1]) * third;
+    for (int y = 0; y < h && mend; y++) {
         const float *s = src + (long)y * w;
         float *o = tmp + (long)y * w;
         o[0] = (2.f * s[0] + s[1]) * third;
@@ -138,7 +142,7 @@ INLINE void box3(const float *src, float *dst, float *restrict tmp, int w, int h
 
 /// The mean over (2r + 1)² samples of a w × h plane, the edge repeated outside (rows into tmp, then columns).
 INLINE void box(const float *src, float *dst, float *tmp, int w, int h, int r) {
-    if (r == 1 && w >= 2 && h >= 2) { box3(src, dst, tmp, w, h); return; }
+    if (r == 1 && w >= 2 && h >= 2) { box3(src, dst, tmp, w, h, 1); return; }
     for (int y = 0; y < h; y++) box_line(src + (long)y * w, 1, w, r, tmp + (long)y * w, 1);
     for (int x = 0; x < w; x++) box_line(tmp + x, w, h, r, dst + x, w);
 }
@@ -192,7 +196,7 @@ INLINE void cell_row(const MWFineKeyer *k, int gy, float scale, int inverse, flo
 /// Which samples a pass of the fields sums: clear against the key colour, clear against the screen field there, opaque.
 enum { CLEAR_AGAINST_KEY, CLEAR_AGAINST_FIELD, OPAQUE_SAMPLES };
 
-/// The grid's sums (G_NY … G_NV, G_DEN: shares of a cell) of the luma and chroma of the samples `pass` picks,
+/// The grid's sums (G_NY … G_NV, G_DEN: shares of a cell) of the y, u and v of the samples `pass` picks,
 /// box-filtered by r cells; for the opaque pass also each cell's least and most colour-difference matte (G_MMIN,
 /// G_MMAX). Each sample column summed over a cell's rows, then each cell's columns.
 INLINE void grid_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int r) {
@@ -220,18 +224,18 @@ INLINE void grid_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *
                 } else {
                     a = d[cx] > limit[cx] ? 1.f : 0.f;
                 }
-                sy[cx] += a * ((l[cx] - p->lumaZero) * p->lumaScale);
-                su[cx] += a * (((float)u[cx] - 128.f) * p->chromaScale), sv[cx] += a * (((float)v[cx] - 128.f) * p->chromaScale);
-                sn[cx] += a;
+                sy[cx] += a * l[cx], su[cx] += a * (float)u[cx], sv[cx] += a * (float)v[cx], sn[cx] += a;
             }
         }
         long at = (long)gy * gw;
+        // The columns' sums of luma (8-bit units) and chroma (bytes) to the grid's, as y, u and v (offset and scaled).
         for (int gx = 0; gx < gw; gx++) {
             const int c = CELL * gx;
-            k->g[G_NY][at + gx] = share * (sy[c] + sy[c + 1] + sy[c + 2] + sy[c + 3]);
-            k->g[G_NU][at + gx] = share * (su[c] + su[c + 1] + su[c + 2] + su[c + 3]);
-            k->g[G_NV][at + gx] = share * (sv[c] + sv[c + 1] + sv[c + 2] + sv[c + 3]);
-            k->g[G_DEN][at + gx] = share * (sn[c] + sn[c + 1] + sn[c + 2] + sn[c + 3]);
+            float count = sn[c] + sn[c + 1] + sn[c + 2] + sn[c + 3];
+            k->g[G_NY][at + gx] = share * p->lumaScale * (sy[c] + sy[c + 1] + sy[c + 2] + sy[c + 3] - p->lumaZero * count);
+            k->g[G_NU][at + gx] = share * p->chromaScale * (su[c] + su[c + 1] + su[c + 2] + su[c + 3] - 128.f * count);
+            k->g[G_NV][at + gx] = share * p->chromaScale * (sv[c] + sv[c + 1] + sv[c + 2] + sv[c + 3] - 128.f * count);
+            k->g[G_DEN][at + gx] = share * count;
             if (pass != OPAQUE_SAMPLES) continue;
             float lo = low[c], hi = high[c];
             for (int i = 1; i < CELL && c + i < cw; i++) lo = low[c + i] < lo ? low[c + i] : lo, hi = high[c + i] > hi ? high[c + i] : hi;
@@ -241,16 +245,34 @@ INLINE void grid_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *
     for (int i = 0; i < 4; i++) box(k->g[G_NY + i], k->g[G_NY + i], k->g[G_TMP], gw, k->gh, r);
 }
 
-/// Normalized convolution's means (y, u, v into G_MY …): the grid's sums over their share where a cell saw enough,
-/// else its parent's in a pyramid of 2×2 sums (push-pull: a hole takes the colour of what is nearest at the coarsest
-/// level that sees any; none at all: `fallback`); then the channels (into g[first …]).
+/// One cell's means (y, u, v) from its sums (n: y, u, v, share), leaning to `outer` (its parent's means) as its share
+/// falls under 0.001.
+INLINE void cell_means(const float n[4], const float outer[3], float out[3]) {
+    float own = n[3] >= 1e-3f ? 1.f : n[3] / 1e-3f, inverse = own > 0.f ? own / n[3] : 0.f;
+    for (int j = 0; j < 3; j++) out[j] = own > 0.f ? inverse * n[j] + (1.f - own) * outer[j] : outer[j];
+}
+
+/// Normalized convolution's means, as the screen's or the foreground's channels (into g[first …]): the grid's sums
+/// (G_NY …) over their share where a cell saw enough, else its parent's in a pyramid of 2×2 sums (push-pull: a hole
+/// takes the colour of what is nearest at the coarsest level that sees any; none at all: `fallback`). The pyramid
+/// above the grid holds each cell's four sums together; the grid's own level is read and written in its planes.
 INLINE void grid_means(MWFineKeyer *k, const MWFineParams *p, int first, const float fallback[3]) {
-    int w[24], h[24], levels = 1;
+    int w[24], h[24], levels = 2, gw = k->gw, gh = k->gh;
     long at[24];
     float *pyr = k->pyramid;
-    w[0] = k->gw, h[0] = k->gh, at[0] = 0;
-    for (long i = 0; i < (long)w[0] * h[0]; i++)
-        for (int j = 0; j < 4; j++) pyr[4 * i + j] = k->g[G_NY + j][i];
+    const float *sums[4] = {k->g[G_NY], k->g[G_NU], k->g[G_NV], k->g[G_DEN]};
+    w[1] = (gw + 1) / 2, h[1] = (gh + 1) / 2, at[1] = 0;
+    for (int y = 0; y < h[1]; y++)
+        for (int x = 0; x < w[1]; x++) {
+            float *out = pyr + 4L * (y * w[1] + x);
+            for (int j = 0; j < 4; j++) {
+                const float *g = sums[j];
+                int x1 = 2 * x + 1 < gw ? 2 * x + 1 : -1, y1 = 2 * y + 1 < gh ? 2 * y + 1 : -1;
+                float top = g[(long)(2 * y) * gw + 2 * x] + (x1 >= 0 ? g[(long)(2 * y) * gw + x1] : 0.f);
+                float bottom = y1 >= 0 ? g[(long)y1 * gw + 2 * x] + (x1 >= 0 ? g[(long)y1 * gw + x1] : 0.f) : 0.f;
+                out[j] = top + bottom;
+            }
+        }
     while (w[levels - 1] > 1 || h[levels - 1] > 1) {
         int l = levels++;
         w[l] = (w[l - 1] + 1) / 2, h[l] = (h[l - 1] + 1) / 2, at[l] = at[l - 1] + 4L * w[l - 1] * h[l - 1];
@@ -266,21 +288,20 @@ INLINE void grid_means(MWFineKeyer *k, const MWFineParams *p, int first, const f
                 }
             }
     }
-    for (int l = levels - 1; l >= 0; l--)
+    for (int l = levels - 1; l >= 1; l--)
         for (int y = 0; y < h[l]; y++)
             for (int x = 0; x < w[l]; x++) {
                 float *cell = pyr + at[l] + 4L * (y * w[l] + x);
-                const float *parent = l + 1 < levels ? pyr + at[l + 1] + 4L * ((y / 2) * w[l + 1] + x / 2) : 0;
-                float own = cell[3] >= 1e-3f ? 1.f : cell[3] / 1e-3f;
-                for (int j = 0; j < 3; j++) {
-                    float outer = parent ? parent[j] : fallback[j];
-                    cell[j] = own > 0.f ? own * (cell[j] / cell[3]) + (1.f - own) * outer : outer;
-                }
+                cell_means(cell, l + 1 < levels ? pyr + at[l + 1] + 4L * ((y / 2) * w[l + 1] + x / 2) : fallback, cell);
             }
-    for (long i = 0; i < (long)w[0] * h[0]; i++) {
-        const float *m = pyr + 4 * i;
-        for (int j = 0; j < 3; j++) k->g[first + j][i] = m[0] + m[1] * p->perU[j] + m[2] * p->perV[j];
-    }
+    float *out[3] = {k->g[first], k->g[first + 1], k->g[first + 2]};
+    for (int y = 0; y < gh; y++)
+        for (int x = 0; x < gw; x++) {
+            long i = (long)y * gw + x;
+            float n[4] = {sums[0][i], sums[1][i], sums[2][i], sums[3][i]}, m[3];
+            cell_means(n, pyr + 4L * ((y / 2) * w[1] + x / 2), m);
+            for (int j = 0; j < 3; j++) out[j][i] = m[0] + m[1] * p->perU[j] + m[2] * p->perV[j];
+        }
 }
 
 /// The key colour's luma and chroma (the means where nothing is seen).
@@ -389,20 +410,27 @@ INLINE void solid_core(Tile *t) {
         }
 }
 
+/// box() over the window, its rows' ends mended only where the window is cut by the picture's side (elsewhere the
+/// guided filters' two boxes and the upsampling reach no sample of its two outer columns).
+INLINE void window_box(Tile *t, const float *src, float *dst) {
+    if (t->ww >= 2 && t->wh >= 2) box3(src, dst, t->win[W_T3], t->ww, t->wh, t->ww < WIN);
+    else box(src, dst, t->win[W_T3], t->ww, t->wh, 1);
+}
+
 /// Step 4's coefficients over the window: in each 3×3 window of samples, `a` ≈ ga·luma + gb (least squares, ε), both
 /// then averaged over 3×3 again; `fit` (if asked) how well that line fits (1 − its residual's spread / CHROMA_FIT).
 /// Luma's own means (W_MY, W_MYY: of luma and its square) are the window's, made once.
 INLINE void guided(Tile *t, const float *a, float eps, float *ga, float *gb, float *fit) {
     int w = t->ww, h = t->wh, n = w * h;
     const float *y = t->win[W_LUMA], *my = t->win[W_MY], *myy = t->win[W_MYY];
-    float *t0 = t->win[W_T0], *tmp = t->win[W_T3];
+    float *t0 = t->win[W_T0];
     for (int i = 0; i < n; i++) t0[i] = y[i] * a[i];
-    box(t0, t0, tmp, w, h, 1);
+    window_box(t, t0, t0);
     if (fit) {
         for (int i = 0; i < n; i++) fit[i] = a[i] * a[i];
-        box(fit, fit, tmp, w, h, 1);
+        window_box(t, fit, fit);
     }
-    box(a, gb, tmp, w, h, 1);
+    window_box(t, a, gb);
     for (int i = 0; i < n; i++) {
         float ma = gb[i];
         float cov = t0[i] - my[i] * ma, var = myy[i] - my[i] * my[i];
@@ -414,9 +442,9 @@ INLINE void guided(Tile *t, const float *a, float eps, float *ga, float *gb, flo
             fit[i] = e > 1.f ? 0.f : 1.f - e;
         }
     }
-    box(ga, ga, tmp, w, h, 1);
-    box(gb, gb, tmp, w, h, 1);
-    if (fit) box(fit, fit, tmp, w, h, 1);
+    window_box(t, ga, ga);
+    window_box(t, gb, gb);
+    if (fit) window_box(t, fit, fit);
 }
 
 /// The three guided filters (the matte; u and v with their fit) over the window, luma's means made once for them.
@@ -424,11 +452,26 @@ INLINE void guided_filters(Tile *t) {
     int w = t->ww, h = t->wh, n = w * h;
     float *y = t->win[W_LUMA], *myy = t->win[W_MYY];
     for (int i = 0; i < n; i++) myy[i] = y[i] * y[i];
-    box(myy, myy, t->win[W_T3], w, h, 1);
-    box(y, t->win[W_MY], t->win[W_T3], w, h, 1);
+    window_box(t, myy, myy);
+    window_box(t, y, t->win[W_MY]);
     guided(t, t->win[W_MATTE], MATTE_EPS, t->win[W_GA], t->win[W_GB], 0);
     guided(t, t->win[W_U], CHROMA_EPS, t->win[W_UA], t->win[W_UB], t->win[W_UFIT]);
     guided(t, t->win[W_V], CHROMA_EPS, t->win[W_VA], t->win[W_VB], t->win[W_VFIT]);
+}
+
+typedef float f32x8 __attribute__((vector_size(32)));
+
+INLINE f32x8 load_f32x8(const float *p) {
+    f32x8 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/// A whole tile away from the window's edge (its samples and one more each side inside it): its rows of pixels are
+/// made eight samples at a time.
+INLINE int inner_tile(const Tile *t) {
+    int c0 = t->px0 / 2 - t->wx, r0 = t->py0 / 2 - t->wy;
+    return TILE == 8 && t->pn == PIX && t->pm == PIX && c0 >= 1 && c0 + TILE < t->ww && r0 >= 1 && r0 + TILE < t->wh;
 }
 
 /// A window plane at the tile's pixels (into out), bilinear (centre-sited: 3/4 of the nearest sample, 1/4 of the
@@ -436,6 +479,19 @@ INLINE void guided_filters(Tile *t) {
 INLINE void upsampled(const Tile *t, const float *plane, float *out) {
     int n = t->pn, c0 = t->px0 / 2 - t->wx, columns = (n + 1) / 2 + 2;
     float v[TILE + 2];
+    if (inner_tile(t)) {
+        for (int j = 0; j < PIX; j++) {
+            int cy = (t->py0 + j) / 2 - t->wy, other = j % 2 ? cy + 1 : cy - 1;
+            const float *near = plane + cy * t->ww + c0 - 1, *far = plane + other * t->ww + c0 - 1;
+            f32x8 v0 = 0.75f * load_f32x8(near) + 0.25f * load_f32x8(far);
+            f32x8 v1 = 0.75f * load_f32x8(near + 1) + 0.25f * load_f32x8(far + 1);
+            f32x8 v2 = 0.75f * load_f32x8(near + 2) + 0.25f * load_f32x8(far + 2);
+            f32x8 even = 0.75f * v1 + 0.25f * v0, odd = 0.75f * v1 + 0.25f * v2;
+            f32x16 row = __builtin_shufflevector(even, odd, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+            memcpy(out + j * PIX, &row, sizeof row);
+        }
+        return;
+    }
     for (int j = 0; j < t->pm; j++) {
         int y = t->py0 + j, cy = y / 2 - t->wy, other = clampi(y % 2 ? cy + 1 : cy - 1, 0, t->wh - 1);
         const float *near = plane + cy * t->ww, *far = plane + other * t->ww;
@@ -459,6 +515,12 @@ INLINE void repeated(const Tile *t, const float *plane, float *out) {
         float *o = out + j * n;
         if (j % 2) { memcpy(o, o - n, sizeof(float) * n); continue; }
         const float *row = plane + ((t->py0 + j) / 2 - t->wy) * t->ww + c0;
+        if (n == PIX && TILE == 8) {
+            f32x8 r = load_f32x8(row);
+            f32x16 pairs = __builtin_shufflevector(r, r, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+            memcpy(o, &pairs, sizeof pairs);
+            continue;
+        }
         for (int i = 0; i < n; i++) o[i] = row[i / 2];
     }
 }
@@ -546,7 +608,7 @@ INLINE void place_window(MWFineKeyer *k, Tile *t, int tx, int ty) {
     t->ww = clampi(TILE * tx + TILE + APRON, 0, k->cw) - t->wx, t->wh = clampi(TILE * ty + TILE + APRON, 0, k->ch) - t->wy;
 }
 
-enum { MIXED, SCREEN, SOLID };
+enum { MIXED, SCREEN, SOLID, OPAQUE_NEAR };
 
 /// What a tile is: plain screen (its window's colour-difference matte 0 and every pixel's luma the screen's there),
 /// plain subject (its window's matte 1, no screen near), or neither.
@@ -558,7 +620,7 @@ INLINE int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int t
             long g = (long)gy * k->gw + gx;
             zero &= k->g[G_MMAX][g] <= 0.f, one &= k->g[G_MMIN][g] >= 1.f, near |= k->g[G_NEAR][g] > 0.f;
         }
-    if (one) return near ? MIXED : SOLID;
+    if (one) return near ? OPAQUE_NEAR : SOLID;
     if (!zero) return MIXED;
     // Every pixel's luma near the screen's there (no strand thinner than chroma over it).
     float spread = SCREEN_LUMA / p->lumaScale;
@@ -602,6 +664,37 @@ INLINE void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFine
         for (int j = 1; j < 3; j++)
             copy(out->plane[j] + (long)cy * out->stride[j] + x0 / 2, in->plane[j] + (long)cy * in->stride[j] + x0 / 2,
                  (x1 + 1) / 2 - x0 / 2, TILE);
+}
+
+/// A tile of plain subject near the screen: alpha 1, each sample's own colour with its screen channel limited to the
+/// others' mean by the despill strength times how near the screen is (the core's limit, which is on chroma alone:
+/// luma cancels in it, so a sample's pixels take it alike).
+INLINE void opaque_tile(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int tx,
+                        int ty) {
+    int cx0 = TILE * tx, cy0 = TILE * ty, cn = clampi(k->cw - cx0, 0, TILE), cm = clampi(k->ch - cy0, 0, TILE), w = k->w, h = k->h;
+    field_to_window(k, t, G_NEAR, 1, W_NEAR, cx0 - t->wx, cy0 - t->wy, cn, cm);
+    float eu = p->perU[1] - 0.5f * (p->perU[0] + p->perU[2]), ev = p->perV[1] - 0.5f * (p->perV[0] + p->perV[2]);
+    float dy = p->luma[1] / p->lumaScale, du = p->toU[1] / p->chromaScale, dv = p->toV[1] / p->chromaScale;
+    for (int j = 0; j < cm; j++) {
+        int cy = cy0 + j, rows = 2 * cy + 1 < h ? 2 : 1;
+        const float *near = t->win[W_NEAR] + (cy - t->wy) * t->ww + cx0 - t->wx;
+        const uint8_t *u = in->plane[1] + (long)cy * in->stride[1] + cx0, *v = in->plane[2] + (long)cy * in->stride[2] + cx0;
+        uint8_t *ou = out->plane[1] + (long)cy * out->stride[1] + cx0, *ov = out->plane[2] + (long)cy * out->stride[2] + cx0;
+        float excess[TILE];
+        for (int i = 0; i < cn; i++) {
+            float e = ((float)u[i] - 128.f) * p->chromaScale * eu + ((float)v[i] - 128.f) * p->chromaScale * ev;
+            excess[i] = e > 0.f ? p->despill * near[i] * e : 0.f;
+            ou[i] = byte_of((float)u[i] - excess[i] * du), ov[i] = byte_of((float)v[i] - excess[i] * dv);
+        }
+        for (int r = 0; r < rows; r++) {
+            long y = 2 * cy + r;
+            const uint8_t *ly = in->plane[0] + y * in->stride[0] + 2 * cx0;
+            uint8_t *oy = out->plane[0] + y * out->stride[0] + 2 * cx0, *oa = out->plane[3] + y * out->stride[3] + 2 * cx0;
+            int n = clampi(w - 2 * cx0, 0, 2 * TILE);
+            fill(oa, 255, n, 2 * TILE);
+            for (int x = 0; x < n; x++) oy[x] = byte_of((float)ly[x] - excess[x / 2] * dy);
+        }
+    }
 }
 
 /// Step 6: outside every garbage rectangle, alpha 0.
@@ -683,7 +776,8 @@ INLINE void fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput 
             place_window(k, t, tx, ty);
             int kind = tile_kind(k, t, p, tx, ty);
             // With full chroma a subject's own tile is upsampled as any (its colour's resolution is the point).
-            if (kind == MIXED || (kind == SOLID && out->fullChroma)) mixed_tile(k, t, p, in, out, core, tx, ty);
+            if (kind == MIXED || (kind != SCREEN && out->fullChroma)) mixed_tile(k, t, p, in, out, core, tx, ty);
+            else if (kind == OPAQUE_NEAR) opaque_tile(k, t, p, in, out, tx, ty);
             else plain_tile(k, in, out, kind, tx, ty);
         }
 }
