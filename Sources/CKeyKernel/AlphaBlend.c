@@ -2,12 +2,10 @@
 // store may alias anything, which would keep them from being vectorized).
 #include "AlphaBlendKernel.h"
 #include "Levels.h"
-
-/// overlay's (fx·a + base·(255 − a)) / 255, its division exact for every product of two bytes (`FAST_DIV255`).
-INLINE uint8_t over(uint32_t f, uint32_t b, uint32_t a) { return (uint8_t)(((f * a + b * (255 - a) + 128) * 257) >> 16); }
+#include "Vectors.h"
 
 INLINE void luma_row(const uint8_t *restrict f, const uint8_t *restrict a, const uint8_t *restrict b, uint8_t *restrict o, int w) {
-    for (int x = 0; x < w; x++) o[x] = over(f[x], b[x], a[x]);
+    for (int x = 0; x < w; x++) o[x] = mw_over(f[x], b[x], a[x]);
 }
 
 /// One chroma row: its alpha from the two luma rows a0, a1 (the last sample of an odd width has one pixel across).
@@ -24,17 +22,17 @@ INLINE void chroma_row(const MWAlphaBlend *r, int cy) {
             int x0 = 2 * cx, x1 = cx < even ? 2 * cx + 1 : 2 * cx;
             uint32_t av = ((uint32_t)a0[x0] + a0[x1] + a1[x0] + a1[x1]) >> 2;
             uint16_t d = despill[fu[cx] << 8 | fv[cx]];
-            ou[cx] = over(d >> 8, bu[cx], av), ov[cx] = over(d & 0xFF, bv[cx], av);
+            ou[cx] = mw_over(d >> 8, bu[cx], av), ov[cx] = mw_over(d & 0xFF, bv[cx], av);
         }
         return;
     }
     for (int cx = 0; cx < even; cx++) {
         uint32_t av = ((uint32_t)a0[2 * cx] + a0[2 * cx + 1] + a1[2 * cx] + a1[2 * cx + 1]) >> 2;
-        ou[cx] = over(fu[cx], bu[cx], av), ov[cx] = over(fv[cx], bv[cx], av);
+        ou[cx] = mw_over(fu[cx], bu[cx], av), ov[cx] = mw_over(fv[cx], bv[cx], av);
     }
     if (even < cw) {
         uint32_t av = (2 * (uint32_t)a0[2 * even] + 2 * (uint32_t)a1[2 * even]) >> 2;
-        ou[even] = over(fu[even], bu[even], av), ov[even] = over(fv[even], bv[even], av);
+        ou[even] = mw_over(fu[even], bu[even], av), ov[even] = mw_over(fv[even], bv[even], av);
     }
 }
 

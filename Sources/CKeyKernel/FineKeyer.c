@@ -553,11 +553,43 @@ INLINE void chroma_sample(const MWFineParams *p, const float *rows[2][3], int i0
     *v = byte_of(128.f + vv / p->chromaScale);
 }
 
+/// The core's results laid over the base (4:2:0): each as the picture would hold it (bytes), then overlay's formula
+/// by its alpha (a chroma sample's the mean of its pixels'), as AlphaBlendKernel.h lays a whole picture.
+INLINE void laid_tile(Tile *t, const MWFineParams *p, const MWFineOutput *out) {
+    int n = t->pn, m = t->pm;
+    const float *alpha = t->px[P_ALPHA], *ly = t->px[P_Y], *cu = t->px[P_OU], *cv = t->px[P_OV];
+    uint8_t a8[PIX_N];
+    for (int j = 0; j < m; j++) {
+        long y = t->py0 + j;
+        uint8_t *oy = out->plane[0] + y * out->stride[0] + t->px0;
+        const uint8_t *by = out->base[0] + y * out->baseStride[0] + t->px0;
+        for (int i = 0; i < n; i++) {
+            a8[j * n + i] = byte_of(alpha[j * n + i] * 255.f);
+            oy[i] = mw_over(byte_of(ly[j * n + i]), by[i], a8[j * n + i]);
+        }
+    }
+    for (int j = 0; j < m; j += 2) {
+        int j1 = j + 1 < m ? j + 1 : j;
+        const float *rows[2][3] = {{alpha + j * n, cu + j * n, cv + j * n}, {alpha + j1 * n, cu + j1 * n, cv + j1 * n}};
+        long cy = (t->py0 + j) >> 1, cx0 = t->px0 >> 1;
+        uint8_t *ou = out->plane[1] + cy * out->stride[1] + cx0, *ov = out->plane[2] + cy * out->stride[2] + cx0;
+        const uint8_t *bu = out->base[1] + cy * out->baseStride[1] + cx0, *bv = out->base[2] + cy * out->baseStride[2] + cx0;
+        for (int i = 0; i < n; i += 2) {
+            int i1 = i + 1 < n ? i + 1 : i;
+            uint8_t u, v;
+            chroma_sample(p, rows, i, i1, &u, &v);
+            uint32_t av = ((uint32_t)a8[j * n + i] + a8[j * n + i1] + a8[j1 * n + i] + a8[j1 * n + i1]) >> 2;
+            ou[i >> 1] = mw_over(u, bu[i >> 1], av), ov[i >> 1] = mw_over(v, bv[i >> 1], av);
+        }
+    }
+}
+
 /// The core's results written: luma and alpha, and u and v (each sample's pixels' weighted mean; with full chroma
 /// each pixel's own).
 INLINE void write_tile(Tile *t, const MWFineParams *p, const MWFineOutput *out) {
     int n = t->pn, m = t->pm, sub = out->fullChroma ? 0 : 1;
     const float *alpha = t->px[P_ALPHA], *ly = t->px[P_Y], *cu = t->px[P_OU], *cv = t->px[P_OV];
+    if (out->base[0]) { laid_tile(t, p, out); return; }
     for (int j = 0; j < m; j++) {
         long y = t->py0 + j;
         uint8_t *oy = out->plane[0] + y * out->stride[0] + t->px0, *oa = out->plane[3] + y * out->stride[3] + t->px0;
@@ -632,8 +664,6 @@ INLINE int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int t
     return SCREEN;
 }
 
-/// A plain tile written: screen (alpha 0, the colour the foreground field has there, so no green bleeds when the
-/// picture is scaled or its chroma averaged) or subject (alpha 1, its own colour).
 /// memset and memcpy a tile's row: of a constant length (stores the compiler writes in place of a call) when whole.
 INLINE void fill(uint8_t *p, uint8_t v, int n, const int whole) {
     if (n == whole) memset(p, v, whole); else memset(p, v, n);
@@ -642,13 +672,29 @@ INLINE void copy(uint8_t *p, const uint8_t *from, int n, const int whole) {
     if (n == whole) memcpy(p, from, whole); else memcpy(p, from, n);
 }
 
+/// Pixels x0 … x1 − 1, y0 … y1 − 1 of a 4:2:0 picture's three planes copied (y0 and x0 even).
+INLINE void copy_tile(uint8_t *const to[3], const long toStride[3], const uint8_t *const from[3], const long fromStride[3], int x0,
+                      int x1, int y0, int y1) {
+    for (int y = y0; y < y1; y++) copy(to[0] + (long)y * toStride[0] + x0, from[0] + (long)y * fromStride[0] + x0, x1 - x0, 2 * TILE);
+    for (int cy = y0 / 2; cy < (y1 + 1) / 2; cy++)
+        for (int j = 1; j < 3; j++)
+            copy(to[j] + (long)cy * toStride[j] + x0 / 2, from[j] + (long)cy * fromStride[j] + x0 / 2, (x1 + 1) / 2 - x0 / 2, TILE);
+}
+
+/// A plain tile written: screen (alpha 0, the colour the foreground field has there, so no green bleeds when the
+/// picture is scaled or its chroma averaged) or subject (alpha 1, its own colour). Laid over a base: base's pixels or
+/// fx's.
 INLINE void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFineOutput *out, int kind, int tx, int ty) {
     int x0 = 2 * TILE * tx, x1 = clampi(x0 + 2 * TILE, 0, k->w), y0 = 2 * TILE * ty, y1 = clampi(y0 + 2 * TILE, 0, k->h);
     int sub = out->fullChroma ? 0 : 1, span = 2 * CELL;
+    if (out->base[0]) {
+        copy_tile(out->plane, out->stride, kind == SOLID ? in->plane : out->base, kind == SOLID ? in->stride : out->baseStride, x0, x1, y0, y1);
+        return;
+    }
+    for (int y = y0; y < y1; y++) fill(out->plane[3] + (long)y * out->stride[3] + x0, kind == SOLID ? 255 : 0, x1 - x0, 2 * TILE);
+    if (kind == SOLID) { copy_tile(out->plane, out->stride, in->plane, in->stride, x0, x1, y0, y1); return; }
     for (int y = y0; y < y1; y++) {
-        uint8_t *oa = out->plane[3] + (long)y * out->stride[3], *oy = out->plane[0] + (long)y * out->stride[0];
-        fill(oa + x0, kind == SOLID ? 255 : 0, x1 - x0, 2 * TILE);
-        if (kind == SOLID) { copy(oy + x0, in->plane[0] + (long)y * in->stride[0] + x0, x1 - x0, 2 * TILE); continue; }
+        uint8_t *oy = out->plane[0] + (long)y * out->stride[0];
         long g = (long)(y / span) * k->gw;
         uint8_t *ou = out->plane[1] + (long)(y >> sub) * out->stride[1], *ov = out->plane[2] + (long)(y >> sub) * out->stride[2];
         for (int x = x0; x < x1; x += span) {
@@ -659,16 +705,11 @@ INLINE void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFine
             else fill(ou + x, k->foreU[g + gx], n, 2 * CELL), fill(ov + x, k->foreV[g + gx], n, 2 * CELL);
         }
     }
-    if (kind != SOLID) return;
-    for (int cy = y0 / 2; cy < (y1 + 1) / 2; cy++)
-        for (int j = 1; j < 3; j++)
-            copy(out->plane[j] + (long)cy * out->stride[j] + x0 / 2, in->plane[j] + (long)cy * in->stride[j] + x0 / 2,
-                 (x1 + 1) / 2 - x0 / 2, TILE);
 }
 
 /// A tile of plain subject near the screen: alpha 1, each sample's own colour with its screen channel limited to the
 /// others' mean by the despill strength times how near the screen is (the core's limit, which is on chroma alone:
-/// luma cancels in it, so a sample's pixels take it alike).
+/// luma cancels in it, so a sample's pixels take it alike). Laid over a base, those pixels as they are.
 INLINE void opaque_tile(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int tx,
                         int ty) {
     int cx0 = TILE * tx, cy0 = TILE * ty, cn = clampi(k->cw - cx0, 0, TILE), cm = clampi(k->ch - cy0, 0, TILE), w = k->w, h = k->h;
@@ -691,7 +732,8 @@ INLINE void opaque_tile(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MW
             const uint8_t *ly = in->plane[0] + y * in->stride[0] + 2 * cx0;
             uint8_t *oy = out->plane[0] + y * out->stride[0] + 2 * cx0, *oa = out->plane[3] + y * out->stride[3] + 2 * cx0;
             int n = clampi(w - 2 * cx0, 0, 2 * TILE);
-            fill(oa, 255, n, 2 * TILE);
+            // Laid over a base: alpha 1 lays fx's pixels as they are.
+            if (!out->base[0]) fill(oa, 255, n, 2 * TILE);
             for (int x = 0; x < n; x++) oy[x] = byte_of((float)ly[x] - excess[x / 2] * dy);
         }
     }
@@ -789,13 +831,13 @@ int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, 
     typedef void (*Tiles)(MWFineKeyer *, const MWFineParams *, const MWFineInput *, const MWFineOutput *, MWFineCore, int, int);
     static const Tiles tiles[5] = {mw_fine_tiles_1, mw_fine_tiles_1, mw_fine_tiles_2, mw_fine_tiles_3, mw_fine_tiles_4};
     MWFineCore core = mw_fine_core(level);
-    if (!core || part < 0 || part >= WORKERS || parts > WORKERS) return -1;
+    if (!core || part < 0 || part >= WORKERS || parts > WORKERS || (out->base[0] && out->fullChroma)) return -1;
     tiles[level](k, p, in, out, core, part, parts);
     return 0;
 }
 
 int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level) {
     if (mw_fine_prepare(k, p, in, level) != 0 || mw_fine_tiles(k, p, in, out, level, 0, 1) != 0) return -1;
-    mw_fine_matte(p, out->plane[3], out->stride[3], k->w, k->h, k->line);
+    if (!out->base[0]) mw_fine_matte(p, out->plane[3], out->stride[3], k->w, k->h, k->line);
     return 0;
 }

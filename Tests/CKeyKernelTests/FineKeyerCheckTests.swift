@@ -7,7 +7,8 @@ import TestSupport
 /// The fine keyer's C checked as the keyer's kernel is: its per-pixel core at every level this CPU runs against the
 /// scalar reference (level 0), bit for bit, on seeded random rows of every width from 1 to 40 and wider, each array
 /// at an unaligned start with guard bytes around it; and whole pictures (a lit, noisy screen with a subject, odd
-/// sizes, 4:2:0 and 4:4:4 out) keyed at every level and in two parts as in one, the same bits.
+/// sizes, 4:2:0 and 4:4:4 out) keyed at every level and in two parts as in one, the same bits; laid over a base as
+/// they are keyed, the bits of keying then laying by the matte.
 @Suite("fine keyer: every level against the scalar reference")
 struct FineKeyerCheckTests {
     static let levels = Array(1...max(1, KeyKernel.best)).filter { $0 <= KeyKernel.best }
@@ -93,33 +94,66 @@ struct FineKeyerCheckTests {
         return (y, u, v)
     }
 
-    /// A picture keyed at `level` in `parts` parts (4:2:0 out, or 4:4:4 with `full`): the output's four planes.
+    /// A picture keyed at `level` in `parts` parts (4:2:0 out, or 4:4:4 with `full`): the output's four planes; or laid
+    /// as it is keyed over `base` (4:2:0): the output's three.
     static func keyed(_ pic: (y: [UInt8], u: [UInt8], v: [UInt8]), width: Int, height: Int, level: Int32, parts: Int32,
-                      full: Bool) throws -> [[UInt8]] {
+                      full: Bool, over base: (y: [UInt8], u: [UInt8], v: [UInt8])? = nil) throws -> [[UInt8]] {
         let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
         let (ow, oh) = full ? (width, height) : (cw, ch)
-        let sizes = [width * height, ow * oh, ow * oh, width * height]
+        let sizes = [width * height, ow * oh, ow * oh] + (base == nil ? [width * height] : [])
         let planes = sizes.map { UnsafeMutableBufferPointer<UInt8>.allocate(capacity: $0) }
         defer { for p in planes { p.deallocate() } }
         for p in planes { p.initialize(repeating: 7) }
         let keyer = try #require(mw_fine_create(Int32(width), Int32(height)))
         defer { mw_fine_free(keyer) }
         var p = Self.params()
-        try pic.y.withUnsafeBufferPointer { y in
-            try pic.u.withUnsafeBufferPointer { u in
-                try pic.v.withUnsafeBufferPointer { v in
-                    var input = MWFineInput(plane: (y.baseAddress, u.baseAddress, v.baseAddress), stride: (width, cw, cw))
-                    var out = MWFineOutput(plane: (planes[0].baseAddress, planes[1].baseAddress, planes[2].baseAddress, planes[3].baseAddress),
-                                           stride: (width, ow, ow, width), fullChroma: full ? 1 : 0)
-                    try #require(mw_fine_prepare(keyer, &p, &input, level) == 0)
-                    for part in 0..<parts { try #require(mw_fine_tiles(keyer, &p, &input, &out, level, part, parts) == 0) }
-                }
+        let under = base ?? ([], [], [])
+        var input = MWFineInput(), out = MWFineOutput()
+        out.plane = (planes[0].baseAddress, planes[1].baseAddress, planes[2].baseAddress, base == nil ? planes[3].baseAddress : nil)
+        out.stride = (width, ow, ow, base == nil ? width : 0)
+        out.fullChroma = full ? 1 : 0
+        for (i, plane) in [pic.y, pic.u, pic.v, under.y, under.u, under.v].enumerated() {
+            let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, plane.count))
+            _ = copy.initialize(from: plane)
+            switch i {
+            case 0: (input.plane.0, input.stride.0) = (UnsafePointer(copy.baseAddress), width)
+            case 1: (input.plane.1, input.stride.1) = (UnsafePointer(copy.baseAddress), cw)
+            case 2: (input.plane.2, input.stride.2) = (UnsafePointer(copy.baseAddress), cw)
+            case 3: if base != nil { (out.base.0, out.baseStride.0) = (UnsafePointer(copy.baseAddress), width) }
+            case 4: if base != nil { (out.base.1, out.baseStride.1) = (UnsafePointer(copy.baseAddress), cw) }
+            default: if base != nil { (out.base.2, out.baseStride.2) = (UnsafePointer(copy.baseAddress), cw) }
             }
         }
+        defer {
+            for q in [input.plane.0, input.plane.1, input.plane.2, out.base.0, out.base.1, out.base.2] { UnsafeMutablePointer(mutating: q)?.deallocate() }
+        }
+        try #require(mw_fine_prepare(keyer, &p, &input, level) == 0)
+        for part in 0..<parts { try #require(mw_fine_tiles(keyer, &p, &input, &out, level, part, parts) == 0) }
         return planes.map { Array($0) }
     }
 
-    @Test("whole pictures: every level and two parts give the reference's bits", arguments: [67, 320, 130])
+    /// A keyed picture's four planes (4:2:0) laid over `base` by overlay's formula (AlphaBlendKernel.h's, checked
+    /// against it by AlphaBlendCheckTests).
+    static func laid(_ keyed: [[UInt8]], over base: (y: [UInt8], u: [UInt8], v: [UInt8]), width: Int, height: Int) -> [[UInt8]] {
+        let cw = (width + 1) / 2, ch = (height + 1) / 2, sizes = [width * height, cw * ch, cw * ch]
+        let ins = (keyed + [base.y, base.u, base.v]).map { a in
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, a.count))
+            p.initialize(from: a, count: a.count)
+            return p
+        }
+        let outs = sizes.map { UnsafeMutablePointer<UInt8>.allocate(capacity: $0) }
+        defer { for p in ins + outs { p.deallocate() } }
+        var b = MWAlphaBlend()
+        b.fx = (UnsafePointer(ins[0]), UnsafePointer(ins[1]), UnsafePointer(ins[2]), UnsafePointer(ins[3]))
+        b.base = (UnsafePointer(ins[4]), UnsafePointer(ins[5]), UnsafePointer(ins[6]))
+        b.out = (outs[0], outs[1], outs[2])
+        (b.fxStride, b.baseStride, b.outStride) = ((width, cw, cw, width), (width, cw, cw), (width, cw, cw))
+        (b.width, b.height) = (Int32(width), Int32(height))
+        _ = mw_alpha_blend(&b, 1)
+        return zip(outs, sizes).map { Array(UnsafeBufferPointer(start: $0, count: $1)) }
+    }
+
+    @Test("whole pictures: every level and two parts give the reference's bits, keyed or laid over a base as it is keyed", arguments: [67, 320, 130])
     func pictures(width: Int) throws {
         let size = (width, [67: 45, 320: 240, 130: 2][width]!)
         var rng = SplitMix64(seed: 0x7069_6374 + UInt64(size.0))
@@ -134,6 +168,17 @@ struct FineKeyerCheckTests {
                     let first = zip(got[p], want[p]).enumerated().first { $0.element.0 != $0.element.1 }
                     #expect(first == nil, "\(size) level \(level) full \(full) plane \(p): sample \(first?.offset ?? -1)")
                 }
+            }
+        }
+        // Laid as it is keyed over a base: the bits of keying, then laying by the matte.
+        let base = Self.picture(width: size.0, height: size.1, &rng)
+        let want = Self.laid(try Self.keyed(pic, width: size.0, height: size.1, level: 0, parts: 1, full: false), over: base,
+                             width: size.0, height: size.1)
+        for level in [0] + Self.levels {
+            let got = try Self.keyed(pic, width: size.0, height: size.1, level: level, parts: 2, full: false, over: base)
+            for p in 0..<3 {
+                let first = zip(got[p], want[p]).enumerated().first { $0.element.0 != $0.element.1 }
+                #expect(first == nil, "\(size) level \(level) laid plane \(p): sample \(first?.offset ?? -1)")
             }
         }
     }

@@ -71,6 +71,11 @@ typedef struct {
     long stride[4];
     /// Chroma planes of the picture's size (yuva444p: each pixel's own colour), else 4:2:0's.
     int fullChroma;
+    /// NULL; or a picture (yuv420p, the same size) the keyed one is laid over as it is made, into plane[0 … 2] (no
+    /// alpha written): the bits of keying into a yuva420p picture and laying it by AlphaBlendKernel.h, for a matte
+    /// the garbage rectangles, choke and feather leave as it is.
+    const uint8_t *base[3];
+    long baseStride[3];
 } MWFineOutput;
 int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level);
 

@@ -69,16 +69,27 @@ final class FineKeyer {
         return p
     }
 
-    /// `fx` (yuv420p, this keyer's size) keyed into `out` (yuva420p or yuva444p, the same size).
-    func key(_ fx: Frame, into out: Frame) {
+    /// Whether `key(_:over:into:)` lays as it keys: no garbage rectangle, choke or feather to refine the whole matte first.
+    var laysAsItKeys: Bool { garbage.isEmpty && settings.choke == 0 && settings.feather == 0 }
+
+    /// `fx` (yuv420p, this keyer's size) keyed into `out` (yuva420p or yuva444p, the same size); or, given `base`
+    /// (yuv420p, the same size; only when `laysAsItKeys`), laid over it into `out` (yuv420p) as it is keyed: the bits
+    /// of keying into a picture, then `AlphaBlend.blend` by its matte.
+    func key(_ fx: Frame, over base: Frame? = nil, into out: Frame) {
+        precondition(base == nil || laysAsItKeys, "a refined matte is laid after it is made")
         garbage.withUnsafeBufferPointer { g in
             params.garbage = g.baseAddress
             params.garbageCount = Int32(g.count / 4)
             var input = MWFineInput(plane: (UnsafePointer(fx.plane(0)), UnsafePointer(fx.plane(1)), UnsafePointer(fx.plane(2))),
                                     stride: (fx.stride(0), fx.stride(1), fx.stride(2)))
-            let output = MWFineOutput(plane: (out.plane(0), out.plane(1), out.plane(2), out.plane(3)),
-                                      stride: (out.stride(0), out.stride(1), out.stride(2), out.stride(3)),
-                                      fullChroma: out.pixelFormat == .yuva444p ? 1 : 0)
+            var output = MWFineOutput()
+            output.plane = (out.plane(0), out.plane(1), out.plane(2), base == nil ? out.plane(3) : nil)
+            output.stride = (out.stride(0), out.stride(1), out.stride(2), base == nil ? out.stride(3) : 0)
+            output.fullChroma = out.pixelFormat == .yuva444p ? 1 : 0
+            if let base {
+                output.base = (UnsafePointer(base.plane(0)), UnsafePointer(base.plane(1)), UnsafePointer(base.plane(2)))
+                output.baseStride = (base.stride(0), base.stride(1), base.stride(2))
+            }
             // The picture-wide steps, then the tiles on both cores (each part its own rows of tiles and scratch),
             // then the matte's refinements.
             precondition(mw_fine_prepare(keyer, &params, &input, level) == 0, "fine keyer level \(level) is above this CPU's")
@@ -89,7 +100,7 @@ final class FineKeyer {
                 let status = mw_fine_tiles(k, &p, &i, &o, level, Int32(part), 2)
                 precondition(status == 0, "fine keyer level \(level) is above this CPU's")
             }
-            mw_fine_matte(&params, out.plane(3), out.stride(3), Int32(out.width), Int32(out.height), line)
+            if base == nil { mw_fine_matte(&params, out.plane(3), out.stride(3), Int32(out.width), Int32(out.height), line) }
             params.garbage = nil
         }
     }
@@ -151,5 +162,15 @@ final class MattedPictures {
         keyAlpha.opacity(into: picture)
         FineKeyer.refine(picture, keyer.settings)
         return picture
+    }
+
+    /// `fx` (yuv420p) with its matte laid over `base` into `output` (yuv420p, the same size): the fine keyer lays as it
+    /// keys when nothing refines its matte (no picture of the matte made), else `matted` then `AlphaBlend.blend`.
+    func lay(_ fx: Frame, keyer: ChromaKeyBlend, over base: Frame, into output: Frame) throws(FFmpegError) {
+        if let fine, fine.laysAsItKeys, picture.pixelFormat == .yuva420p {
+            fine.key(fx, over: base, into: output)
+            return
+        }
+        AlphaBlend.blend(fx: try matted(fx, keyer: keyer), base: base, into: output)
     }
 }

@@ -140,7 +140,7 @@ final class Compositor {
         if layer.plan.byAlpha {
             AlphaBlend.blend(fx: picture, base: under, into: into, despill: layer.despill)
         } else if layer.laidByAlpha {
-            AlphaBlend.blend(fx: try layer.mattedPicture(picture), base: under, into: into)
+            try layer.lay(picture, over: under, into: into)
         } else {
             layer.keyer.blend(fx: picture, base: under, into: into)
         }

@@ -99,6 +99,12 @@ final class LayerSource {
         return try matte.matted(picture, keyer: keyer)
     }
 
+    /// A whole-frame layer whose key makes a matte, laid over `base` into `output` by it (see `MattedPictures.lay`).
+    func lay(_ picture: Frame, over base: Frame, into output: Frame) throws(FFmpegError) {
+        guard let matte, plan.place == nil else { return AlphaBlend.blend(fx: picture, base: base, into: output) }
+        try matte.lay(picture, keyer: keyer, over: base, into: output)
+    }
+
     var despill: [UInt16]? { keyer.settings.despill ? keyer.despillTable : nil }
 
     /// Made ready for output time `t` and on: the reader at fx's time then, or at the span's start if it shows later.
