@@ -193,56 +193,91 @@ INLINE void cell_row(const MWFineKeyer *k, int gy, float scale, int inverse, flo
     }
 }
 
+
 /// Which samples a pass of the fields sums: clear against the key colour, clear against the screen field there, opaque.
 enum { CLEAR_AGAINST_KEY, CLEAR_AGAINST_FIELD, OPAQUE_SAMPLES };
 
-/// The grid's sums (G_NY … G_NV, G_DEN: shares of a cell) of the y, u and v of the samples `pass` picks,
-/// box-filtered by r cells; for the opaque pass also each cell's least and most colour-difference matte (G_MMIN,
-/// G_MMAX). Each sample column summed over a cell's rows, then each cell's columns.
-INLINE void grid_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int r) {
-    int gw = k->gw, cw = k->cw;
-    float keyDiff = difference(p->key[0], p->key[1], p->key[2]), share = 1.f / (CELL * CELL);
-    float *restrict sy = k->sums, *restrict su = sy + CELL * gw, *restrict sv = su + CELL * gw, *restrict sn = sv + CELL * gw;
-    float *restrict low = sn + CELL * gw, *restrict high = low + CELL * gw, *restrict limit = k->cells;
-    for (int gy = 0; gy < k->gh; gy++) {
-        memset(sy, 0, sizeof(float) * 4 * CELL * gw);
-        if (pass == OPAQUE_SAMPLES)
-            for (int cx = 0; cx < CELL * gw; cx++) low[cx] = 1.f, high[cx] = 0.f;
-        if (pass == CLEAR_AGAINST_KEY)
-            for (int cx = 0; cx < cw; cx++) limit[cx] = CLEAR_KEY * keyDiff;
-        else
-            cell_row(k, gy, pass == CLEAR_AGAINST_FIELD ? CLEAR_LOCAL : 1.f, pass == OPAQUE_SAMPLES, limit);
-        for (int cy = CELL * gy; cy < CELL * gy + CELL && cy < k->ch; cy++) {
-            const float *restrict d = k->c[C_DIFF] + (long)cy * cw, *restrict l = k->c[C_LUMA] + (long)cy * cw;
-            const uint8_t *restrict u = in->plane[1] + (long)cy * in->stride[1], *restrict v = in->plane[2] + (long)cy * in->stride[2];
-            for (int cx = 0; cx < cw; cx++) {
-                float a;
-                if (pass == OPAQUE_SAMPLES) {
-                    float m = colour_matte(d[cx], limit[cx]);
-                    low[cx] = m < low[cx] ? m : low[cx], high[cx] = m > high[cx] ? m : high[cx];
-                    a = m >= OPAQUE ? 1.f : 0.f;
-                } else {
-                    a = d[cx] > limit[cx] ? 1.f : 0.f;
-                }
-                sy[cx] += a * l[cx], su[cx] += a * (float)u[cx], sv[cx] += a * (float)v[cx], sn[cx] += a;
-            }
-        }
-        long at = (long)gy * gw;
-        // The columns' sums of luma (8-bit units) and chroma (bytes) to the grid's, as y, u and v (offset and scaled).
-        for (int gx = 0; gx < gw; gx++) {
-            const int c = CELL * gx;
-            float count = sn[c] + sn[c + 1] + sn[c + 2] + sn[c + 3];
-            k->g[G_NY][at + gx] = share * p->lumaScale * (sy[c] + sy[c + 1] + sy[c + 2] + sy[c + 3] - p->lumaZero * count);
-            k->g[G_NU][at + gx] = share * p->chromaScale * (su[c] + su[c + 1] + su[c + 2] + su[c + 3] - 128.f * count);
-            k->g[G_NV][at + gx] = share * p->chromaScale * (sv[c] + sv[c + 1] + sv[c + 2] + sv[c + 3] - 128.f * count);
-            k->g[G_DEN][at + gx] = share * count;
-            if (pass != OPAQUE_SAMPLES) continue;
-            float lo = low[c], hi = high[c];
-            for (int i = 1; i < CELL && c + i < cw; i++) lo = low[c + i] < lo ? low[c + i] : lo, hi = high[c + i] > hi ? high[c + i] : hi;
-            k->g[G_MMIN][at + gx] = lo, k->g[G_MMAX][at + gx] = hi;
-        }
+/// Each sample column's sums over `rows` rows from cy0 (y, u, v, count; for the opaque pass also the least and most
+/// matte) of the samples `pass` picks against `limit` (a row of thresholds, or of the screen's inverse difference):
+/// into sy … high. Written once a column, the rows' loop inside (unrolled for a whole cell's rows).
+INLINE void column_sums(MWFineKeyer *k, const MWFineInput *in, int pass, const float *restrict limit, int cy0, const int rows,
+                        float *restrict sy, float *restrict su, float *restrict sv, float *restrict sn, float *restrict low,
+                        float *restrict high) {
+    const int cw = k->cw;
+    const float *d[CELL], *l[CELL];
+    const uint8_t *u[CELL], *v[CELL];
+    for (int r = 0; r < rows; r++) {
+        long cy = cy0 + r;
+        d[r] = k->c[C_DIFF] + cy * cw, l[r] = k->c[C_LUMA] + cy * cw;
+        u[r] = in->plane[1] + cy * in->stride[1], v[r] = in->plane[2] + cy * in->stride[2];
     }
-    for (int i = 0; i < 4; i++) box(k->g[G_NY + i], k->g[G_NY + i], k->g[G_TMP], gw, k->gh, r);
+    for (int cx = 0; cx < cw; cx++) {
+        float y = 0.f, uu = 0.f, vv = 0.f, n = 0.f, lo = 1.f, hi = 0.f;
+        for (int r = 0; r < rows; r++) {
+            float a;
+            if (pass == OPAQUE_SAMPLES) {
+                float m = colour_matte(d[r][cx], limit[cx]);
+                lo = m < lo ? m : lo, hi = m > hi ? m : hi;
+                a = m >= OPAQUE ? 1.f : 0.f;
+            } else {
+                a = d[r][cx] > limit[cx] ? 1.f : 0.f;
+            }
+            y += a * l[r][cx], uu += a * (float)u[r][cx], vv += a * (float)v[r][cx], n += a;
+        }
+        sy[cx] = y, su[cx] = uu, sv[cx] = vv, sn[cx] = n;
+        if (pass == OPAQUE_SAMPLES) low[cx] = lo, high[cx] = hi;
+    }
+}
+
+/// The sums' scratch rows ready for a pass: the columns past the picture's last (a cell's) add nothing; against the
+/// key, one threshold everywhere.
+INLINE void begin_sums(MWFineKeyer *k, const MWFineParams *p, int pass) {
+    int gw = k->gw, cw = k->cw;
+    float *sy = k->sums, *su = sy + CELL * gw, *sv = su + CELL * gw, *sn = sv + CELL * gw, *low = sn + CELL * gw, *high = low + CELL * gw;
+    for (int cx = cw; cx < CELL * gw; cx++) sy[cx] = su[cx] = sv[cx] = sn[cx] = 0.f, low[cx] = 1.f, high[cx] = 0.f;
+    float keyDiff = difference(p->key[0], p->key[1], p->key[2]);
+    if (pass == CLEAR_AGAINST_KEY)
+        for (int cx = 0; cx < cw; cx++) k->cells[cx] = CLEAR_KEY * keyDiff;
+}
+
+/// Grid row gy's sums (G_NY … G_NV, G_DEN: shares of a cell) of the y, u and v of the samples `pass` picks; for the
+/// opaque pass also each cell's least and most colour-difference matte (G_MMIN, G_MMAX). Each sample column summed
+/// over the cell's rows, then each cell's columns.
+INLINE void cell_row_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int gy) {
+    int gw = k->gw;
+    float share = 1.f / (CELL * CELL);
+    float *restrict sy = k->sums, *restrict su = sy + CELL * gw, *restrict sv = su + CELL * gw, *restrict sn = sv + CELL * gw;
+    float *restrict low = sn + CELL * gw, *restrict high = low + CELL * gw;
+    if (pass != CLEAR_AGAINST_KEY) cell_row(k, gy, pass == CLEAR_AGAINST_FIELD ? CLEAR_LOCAL : 1.f, pass == OPAQUE_SAMPLES, k->cells);
+    int rows = k->ch - CELL * gy;
+    if (rows >= CELL) column_sums(k, in, pass, k->cells, CELL * gy, CELL, sy, su, sv, sn, low, high);
+    else column_sums(k, in, pass, k->cells, CELL * gy, rows, sy, su, sv, sn, low, high);
+    long at = (long)gy * gw;
+    // The columns' sums of luma (8-bit units) and chroma (bytes) to the grid's, as y, u and v (offset and scaled).
+    for (int gx = 0; gx < gw; gx++) {
+        const int c = CELL * gx;
+        float count = sn[c] + sn[c + 1] + sn[c + 2] + sn[c + 3];
+        k->g[G_NY][at + gx] = share * p->lumaScale * (sy[c] + sy[c + 1] + sy[c + 2] + sy[c + 3] - p->lumaZero * count);
+        k->g[G_NU][at + gx] = share * p->chromaScale * (su[c] + su[c + 1] + su[c + 2] + su[c + 3] - 128.f * count);
+        k->g[G_NV][at + gx] = share * p->chromaScale * (sv[c] + sv[c + 1] + sv[c + 2] + sv[c + 3] - 128.f * count);
+        k->g[G_DEN][at + gx] = share * count;
+        if (pass != OPAQUE_SAMPLES) continue;
+        float lo = low[c], hi = high[c];
+        for (int i = 1; i < CELL; i++) lo = low[c + i] < lo ? low[c + i] : lo, hi = high[c + i] > hi ? high[c + i] : hi;
+        k->g[G_MMIN][at + gx] = lo, k->g[G_MMAX][at + gx] = hi;
+    }
+}
+
+/// The grid's sums box-filtered by r cells.
+INLINE void box_sums(MWFineKeyer *k, int r) {
+    for (int i = 0; i < 4; i++) box(k->g[G_NY + i], k->g[G_NY + i], k->g[G_TMP], k->gw, k->gh, r);
+}
+
+/// A pass's sums over the whole grid, box-filtered by r cells.
+INLINE void grid_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int r) {
+    begin_sums(k, p, pass);
+    for (int gy = 0; gy < k->gh; gy++) cell_row_sums(k, p, in, pass, gy);
+    box_sums(k, r);
 }
 
 /// One cell's means (y, u, v) from its sums (n: y, u, v, share), leaning to `outer` (its parent's means) as its share
