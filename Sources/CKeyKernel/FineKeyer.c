@@ -35,8 +35,8 @@ enum { TILE = 8, APRON = 3, WIN = TILE + 2 * APRON, WIN_N = WIN * WIN };
 /// Planes at chroma resolution (cw × ch), on the fields' grid (gw × gh: CELL × CELL samples a cell), a window's, a
 /// tile's. The grid's sums and means are of luma and chroma (y, u, v: the channels are linear in them).
 enum { C_LUMA, C_DIFF, C_COUNT };
-enum { G_NY, G_NU, G_NV, G_DEN, G_MY, G_MU, G_MV, G_S0, G_S1, G_S2, G_F0, G_F1, G_F2, G_NEAR, G_YS, G_MMIN, G_MMAX, G_LMIN,
-       G_LMAX, G_TMP, G_COUNT };
+enum { G_NY, G_NU, G_NV, G_DEN, G_S0, G_S1, G_S2, G_F0, G_F1, G_F2, G_NEAR, G_YS, G_MMIN, G_MMAX, G_LMIN, G_LMAX, G_TMP,
+       G_COUNT };
 enum { W_LUMA, W_DIFF, W_S0, W_S1, W_S2, W_F0, W_F1, W_F2, W_NEAR, W_MATTE, W_CORE, W_MY, W_MYY, W_GA, W_GB, W_U, W_V,
        W_UA, W_UB, W_VA, W_VB, W_UFIT, W_VFIT, W_T0, W_T3, W_COUNT };
 /// A tile's planes at its pixels (rows as wide as the tile, PIX × PIX at most): the core's inputs and outputs.

@@ -29,8 +29,9 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("ChromaKeyBlend 1080p typical, despill") { benchmark in
         for _ in benchmark.scaledIterations { despill.blend(fx: typical, base: base, into: output) }
     }
-    // --keyer fine on the same pictures (its key colour the typical screen's, 150/44/21 in YUV), and the picture laid over
-    // base by its matte as the blend does; the fine keyer runs on both cores.
+    // --keyer fine on the same pictures (its key colour the typical screen's, 150/44/21 in YUV): keyed alone, laid over base
+    // as it is keyed (the blend's way), and keyed then laid (the way of a matte refined by garbage, choke or feather);
+    // the fine keyer runs on both cores.
     let screen = color.rgb(y: 150, u: 44, v: 21)
     let fine = try! FineKeyerWorkload(fx: typical, base: base, output: output, key: KeyColor(r: screen.r, g: screen.g, b: screen.b))
     let fineWorst = try! FineKeyerWorkload(fx: worst, base: base, output: output, key: KeyColor(r: screen.r, g: screen.g, b: screen.b))
@@ -39,6 +40,9 @@ let benchmarks: @Sendable () -> Void = {
     }
     Benchmark("FineKeyer 1080p typical, key and lay") { benchmark in
         for _ in benchmark.scaledIterations { fine.blend() }
+    }
+    Benchmark("FineKeyer 1080p typical, key then lay (a refined matte's two steps)") { benchmark in
+        for _ in benchmark.scaledIterations { fine.keyThenLay() }
     }
     Benchmark("FineKeyer 1080p worst case, key and lay") { benchmark in
         for _ in benchmark.scaledIterations { fineWorst.blend() }

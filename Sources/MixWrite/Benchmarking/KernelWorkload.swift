@@ -122,8 +122,11 @@ public final class FineKeyerWorkload {
     /// Keys fx (both cores, as the blend does).
     public func key() { keyer.key(fx, into: matted) }
 
-    /// Keys fx and lays it over base.
-    public func blend() {
+    /// Keys fx and lays it over base as it keys (what the blend does without garbage, choke or feather).
+    public func blend() { keyer.key(fx, over: base, into: output) }
+
+    /// Keys fx into a picture, then lays that over base by its matte (a refined matte's way).
+    public func keyThenLay() {
         keyer.key(fx, into: matted)
         AlphaBlend.blend(fx: matted, base: base, into: output)
     }
