@@ -193,7 +193,6 @@ INLINE void cell_row(const MWFineKeyer *k, int gy, float scale, int inverse, flo
     }
 }
 
-
 /// Which samples a pass of the fields sums: clear against the key colour, clear against the screen field there, opaque.
 enum { CLEAR_AGAINST_KEY, CLEAR_AGAINST_FIELD, OPAQUE_SAMPLES };
 

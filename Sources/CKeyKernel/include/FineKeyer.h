@@ -2,9 +2,10 @@
 // (scripts/key-truth.py, scripts/key-fine-model.py). A picture at a time, 8-bit 4:2:0 in, straight colour and a
 // matte out (yuva420p):
 //  1. at chroma resolution, the colour difference D = S − max(O1, O2) (S the screen's channel, O the others);
-//  2. a screen field: the colour of the clear screen (D > 0.7 · the key's D) around each place, by normalized
-//     convolution on a grid of 2×2 chroma samples (holes filled from farther out; none at all: the key colour), so
-//     an uneven screen keys evenly; the colour-difference matte 1 − D / D(field), stretched;
+//  2. a screen field: the colour of the clear screen (D > 0.7 · the key's D, then > 0.95 · the field's D there)
+//     around each place, by normalized convolution on a grid of 4×4 chroma samples (holes filled from farther out by
+//     push-pull; none at all: the key colour), so an uneven screen keys evenly; the colour-difference matte
+//     1 − D / D(field), stretched;
 //  3. a foreground field, likewise from the samples that matte calls opaque;
 //  4. that matte brought to full resolution by a guided filter on luma (alpha ≈ a·Y + b in each 3×3 window), so
 //     4:2:0's edges follow luma's;
@@ -13,8 +14,10 @@
 //     strand thinner than a chroma sample); the foreground unmixed (less the screen's share), its screen channel
 //     limited to the mean of the others (spill) where the screen is near, by the despill strength;
 //  6. the matte's garbage rectangles, choke and feather.
-// The core is compiled at every level of the key kernel (Levels.h) and once as its scalar reference; multiply and add
-// are never fused, so every level gives the reference's bits.
+// Steps 3 to 5 go by tiles of 16×16 pixels: a tile of plain screen or plain subject (by its cells' mattes and luma) is
+// written as it is (a subject's near the screen with its spill limited), the rest in a window around the tile. The
+// whole is compiled at every level of the key kernel (Levels.h), the core also once as its scalar reference; multiply
+// and add are never fused, so every level gives the reference's bits.
 #ifndef MIXWRITE_FINE_KEYER_H
 #define MIXWRITE_FINE_KEYER_H
 
