@@ -107,21 +107,20 @@ struct FineKeyerCheckTests {
         let keyer = try #require(mw_fine_create(Int32(width), Int32(height)))
         defer { mw_fine_free(keyer) }
         var p = Self.params()
-        let under = base ?? ([], [], [])
         var input = MWFineInput(), out = MWFineOutput()
         out.plane = (planes[0].baseAddress, planes[1].baseAddress, planes[2].baseAddress, base == nil ? planes[3].baseAddress : nil)
         out.stride = (width, ow, ow, base == nil ? width : 0)
         out.fullChroma = full ? 1 : 0
-        for (i, plane) in [pic.y, pic.u, pic.v, under.y, under.u, under.v].enumerated() {
+        for (i, plane) in ([pic.y, pic.u, pic.v] + (base.map { [$0.y, $0.u, $0.v] } ?? [])).enumerated() {
             let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, plane.count))
             _ = copy.initialize(from: plane)
             switch i {
             case 0: (input.plane.0, input.stride.0) = (UnsafePointer(copy.baseAddress), width)
             case 1: (input.plane.1, input.stride.1) = (UnsafePointer(copy.baseAddress), cw)
             case 2: (input.plane.2, input.stride.2) = (UnsafePointer(copy.baseAddress), cw)
-            case 3: if base != nil { (out.base.0, out.baseStride.0) = (UnsafePointer(copy.baseAddress), width) }
-            case 4: if base != nil { (out.base.1, out.baseStride.1) = (UnsafePointer(copy.baseAddress), cw) }
-            default: if base != nil { (out.base.2, out.baseStride.2) = (UnsafePointer(copy.baseAddress), cw) }
+            case 3: (out.base.0, out.baseStride.0) = (UnsafePointer(copy.baseAddress), width)
+            case 4: (out.base.1, out.baseStride.1) = (UnsafePointer(copy.baseAddress), cw)
+            default: (out.base.2, out.baseStride.2) = (UnsafePointer(copy.baseAddress), cw)
             }
         }
         defer {
