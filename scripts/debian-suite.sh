@@ -40,7 +40,7 @@ swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
 toolchain=$(cd "$swift_bin/../.." && pwd)   # /opt/swift for /opt/swift/usr/bin/swift
 
 # The machine's own Debian mirror (its deb822 or one-line sources), else Debian's.
-mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)\/\?$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)\/\?$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | awk 'NR == 1')
 [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 ~ /debian\/?$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
 [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
 
@@ -121,7 +121,9 @@ for _ in 1 2 3 4; do
                                  [ -e "$b" ] && ldd "$b"; done | awk "/not found/ { print \$1 }" | sort -u' "$toolchain")
     [ -n "$missing" ] || break
     for so in $missing; do
-        src=$(ldconfig -p | awk -v so="$so" -v ma="$multiarch" '$1 == so && index($NF, ma) { print $NF; exit }')
+        # awk reads ldconfig's whole list (no `exit` at the first match): a reader that stops early kills ldconfig
+        # with SIGPIPE, which pipefail and set -e turn into the end of the run (exit 141, seen on a new machine).
+        src=$(ldconfig -p | awk -v so="$so" -v ma="$multiarch" '!found && $1 == so && index($NF, ma) { print $NF; found = 1 }')
         [ -n "$src" ] || { echo "error: the toolchain needs $so, which neither $suite nor this machine has" >&2; exit 1; }
         echo "debian-suite: $so for the toolchain, from this machine ($src)" >&2
         cp -L "$src" "$libs/$so"
@@ -140,7 +142,7 @@ case "${1:-}" in
     --) shift; inner=("$@") ;;
     "") inner=(bash -c "set -e
         sed 's/^/debian-suite: Debian /' /etc/debian_version
-        ffmpeg -hide_banner -version | head -n 1 | sed 's/^/debian-suite: /'
+        ffmpeg -hide_banner -version | sed -n '1s/^/debian-suite: /p'
         swift build --build-tests --scratch-path $scratch
         MIXWRITE_BIN=$scratch/debug/mixwrite MIXWRITE_ALLOWED_SKIPS=\"$allowed\" scripts/run-tests.sh --skip-build --scratch-path $scratch") ;;
     *) echo "usage: scripts/debian-suite.sh trixie|sid [shell | -- command args]" >&2; exit 2 ;;

@@ -13,7 +13,7 @@ need=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswresa
 if [ "${1:-}" = test ]; then need+=(slurm-wlm chromium chromium-driver curl python3-jsonschema python3-numpy); fi
 missing=()
 for p in "${need[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
 done
 if ((${#missing[@]})); then
     echo "installing: ${missing[*]}" >&2

@@ -9,13 +9,13 @@ scripts/install-deps.sh deb
 command -v dpkg-deb >/dev/null || { echo "make deb needs dpkg-deb (Debian or Ubuntu)" >&2; exit 2; }
 swift build -c release --product mixwrite --static-swift-stdlib --scratch-path .build-static
 bin=.build-static/release/mixwrite
-if ldd "$bin" | grep -q libswift; then echo "the binary still needs the Swift runtime: $(ldd "$bin" | grep libswift)" >&2; exit 1; fi
+if ldd "$bin" | grep libswift >/dev/null; then echo "the binary still needs the Swift runtime: $(ldd "$bin" | grep libswift)" >&2; exit 1; fi
 swift package --allow-writing-to-package-directory generate-manual >/dev/null
-version=$("$bin" --version | head -n 1 | awk '{ print $NF }')   # "mixwrite 0.1.0", then the FFmpeg libraries
+version=$("$bin" --version | awk 'NR == 1 { print $NF }')   # "mixwrite 0.1.0", then the FFmpeg libraries
 # The package and upstream version of each FFmpeg library the binary links (libavformat.so.61 → libavformat61 (>= 7:7.1)).
 depends=$(for lib in avformat avcodec avfilter swresample swscale avutil; do
-    so=$(ldd "$bin" | awk -v l="lib$lib.so" 'index($1, l) == 1 { print $3; exit }')
-    pkg=$(dpkg -S "$(readlink -f "$so")" 2>/dev/null | head -n 1 | cut -d: -f1)
+    so=$(ldd "$bin" | awk -v l="lib$lib.so" '!found && index($1, l) == 1 { print $3; found = 1 }')
+    pkg=$(dpkg -S "$(readlink -f "$so")" 2>/dev/null | awk -F: 'NR == 1 { print $1 }')
     [ -n "$pkg" ] || { echo "cannot tell which package holds $so" >&2; exit 1; }
     upstream=$(dpkg-query -W -f='${Version}' "$pkg" | sed 's/-[^-]*$//')
     printf '%s (>= %s), ' "$pkg" "$upstream"

@@ -31,7 +31,7 @@ for args in "${runs[@]}"; do
         # shellcheck disable=SC2086
         # A hand-over of 2 packets makes the stages wait on each other all the time, where races show.
         if ! MIXWRITE_WRITER_QUEUE=2 TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$bin" $args -y -q 2> "$out/tsan.txt"; then
-            echo "mixwrite $args failed:"; grep -E "WARNING: ThreadSanitizer|#[0-3] " "$out/tsan.txt" | head -12
+            echo "mixwrite $args failed:"; grep -E "WARNING: ThreadSanitizer|#[0-3] " "$out/tsan.txt" | awk 'NR <= 12'
             races=$((races + 1))
             break
         fi
