@@ -19,10 +19,14 @@ public enum VideoCodec: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// ProRes's profiles (`--prores-profile`), prores_ks's numbers 0 … 4.
+/// ProRes's profiles (`--prores-profile`), prores_ks's numbers 0 … 5.
 public enum ProResProfile: String, Sendable, Codable, CaseIterable {
     case proxy, lt, standard, hq
     case p4444 = "4444"
+    case p4444xq = "4444xq"
+
+    /// 4444 and 4444 XQ: 4:4:4, with an alpha channel when the picture has one.
+    public var isFourFourFourFour: Bool { self == .p4444 || self == .p4444xq }
 
     var number: Int { Self.allCases.firstIndex(of: self)! }
 }
@@ -164,7 +168,7 @@ public final class Encoder {
     public static func pixelFormat(for s: VideoSettings) -> PixelFormat {
         switch (s.codec, s.alpha) {
         case (.prores, true): PixelFormat(AV_PIX_FMT_YUVA444P10LE)
-        case (.prores, false): s.proresProfile == .p4444 ? PixelFormat(AV_PIX_FMT_YUV444P10LE) : PixelFormat(AV_PIX_FMT_YUV422P10LE)
+        case (.prores, false): s.proresProfile.isFourFourFourFour ? PixelFormat(AV_PIX_FMT_YUV444P10LE) : PixelFormat(AV_PIX_FMT_YUV422P10LE)
         case (_, true): .yuva420p
         case (_, false): .yuv420p
         }

@@ -51,6 +51,11 @@ public final class Muxer {
             st.pointee.codecpar.pointee.codec_tag = UInt32(UInt8(ascii: "h")) | UInt32(UInt8(ascii: "v")) << 8
                 | UInt32(UInt8(ascii: "c")) << 16 | UInt32(UInt8(ascii: "1")) << 24
         }
+        // ProRes's tag names its profile (apco, apcs, apcn, apch, ap4h, ap4x), and editors read the profile from the
+        // sample description: prores_ks sets the tag of the profile it encodes, kept here (the muxer's default is apch).
+        if parameters.encoded && st.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_PRORES && format == "mov" {
+            st.pointee.codecpar.pointee.codec_tag = parameters.pointer.pointee.codec_tag
+        }
         st.pointee.time_base = parameters.timeBase.av
         if let m = parameters.displayMatrix {
             try check(m.withUnsafeBufferPointer { mw_stream_set_display_matrix(st, $0.baseAddress!) }, "av_stream_new_side_data")

@@ -84,6 +84,32 @@ struct CodecTests {
         }
     }
 
+    @Test("each ProRes profile's .mov carries its own sample description (apco … ap4x) and profile, as the ffmpeg CLI's prores_ks writes it; key's 4444 layer is ap4h")
+    func proresProfilesTagged() throws {
+        let dir = try Oracle.scratch()
+        func tag(_ path: String) throws -> (String, String) {
+            let v = try #require(try Oracle.probe(path).video.first, "\(path)")
+            return (v.raw["codec_tag_string"] ?? "none", v.raw["profile"] ?? "none")
+        }
+        for (n, (profile, fourcc)) in [("proxy", "apco"), ("lt", "apcs"), ("standard", "apcn"), ("hq", "apch"), ("4444", "ap4h"),
+                                      ("4444xq", "ap4x")].enumerated() {
+            let out = dir + "/\(profile).mov", peer = dir + "/cli-\(profile).mov"
+            let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", out, "-q", "--progress", "none",
+                                         "--codec", "prores", "--prores-profile", profile, "--length", "0.2"])
+            try #require(r.status == 0, "\(profile): \(r.stderr)")
+            let cli = try Oracle.ffmpeg(["-v", "error", "-i", Oracle.fixture("base.mov"), "-t", "0.2", "-an", "-c:v", "prores_ks",
+                                         "-profile:v", "\(n)", peer])
+            try #require(cli.status == 0, "the CLI's prores_ks \(profile): \(cli.stderr)")
+            let (ours, theirs) = (try tag(out), try tag(peer))
+            #expect(ours.0 == fourcc && ours == theirs, "\(profile): ours \(ours), the CLI's \(theirs), expected \(fourcc)")
+        }
+        let layer = dir + "/layer.mov"
+        let r = try Oracle.mixwrite(["key", Oracle.fixture("fx.mov"), "-o", layer, "-q", "--progress", "none"])
+        try #require(r.status == 0, "key: \(r.stderr)")
+        let (fourcc, profile) = try tag(layer)
+        #expect(fourcc == "ap4h" && profile == "4444", "key's layer: \(fourcc) \(profile)")
+    }
+
     @Test("what the container cannot hold is refused before any work: exit 1, one line naming what works, no output")
     func refused() throws {
         let dir = try Oracle.scratch()

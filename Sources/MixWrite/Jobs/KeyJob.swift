@@ -54,8 +54,8 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         }
         let codec = asked ?? (container == .webm ? .vp9 : .prores)
         guard codec == .prores || codec == .vp9 else { throw .usage("--codec \(codec.rawValue) drops the layer's alpha; \(keeps)") }
-        if codec == .prores && profile != .p4444 {
-            throw .usage("--prores-profile \(profile.rawValue) drops the layer's alpha; ProRes keeps it in 4444")
+        if codec == .prores && !profile.isFourFourFourFour {
+            throw .usage("--prores-profile \(profile.rawValue) drops the layer's alpha; ProRes keeps it in 4444 or 4444xq")
         }
         return codec
     }

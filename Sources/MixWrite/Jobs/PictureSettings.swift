@@ -50,7 +50,7 @@ public struct PictureSettings: Sendable, Equatable {
                     help: "How an input of another shape fits the frame: stretch (as GPUImage), fit (bars) or fill (crop)."),
             .choice("codec", \.codec, help: "Video codec: h264, hevc, prores, av1 or vp9 (default: h264; a .webm's vp9)."),
             .choice("prores-profile", \.proresProfile, default: defaults.proresProfile,
-                    help: "ProRes profile with --codec prores: proxy, lt, standard, hq or 4444."),
+                    help: "ProRes profile with --codec prores: proxy, lt, standard, hq, 4444 or 4444xq."),
         ]
     }
 
