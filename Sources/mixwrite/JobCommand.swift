@@ -72,6 +72,9 @@ extension CommonOptions {
     }
 
     func printFrameReport(_ report: FrameReport, auto: Bool) {
+        if !quiet {
+            for w in report.warnings { writeError("mixwrite: warning: \(w)\n") }
+        }
         if json {
             printJSON(report)
         } else if !quiet {

@@ -59,6 +59,62 @@ struct KeyTuningTests {
         #expect(none.stderr.contains("base.mov: no green or blue screen"), "\(none.stderr)")
     }
 
+    /// A 320×240 green screen of `screen` (a real one's less saturated green) with a white and a pale yellow box, and
+    /// a red one: the subject GPUImage's chroma-only distance would take with the screen's colour as the key.
+    static func screenWithSubject(_ screen: String, in dir: String, name: String) throws -> String {
+        let out = dir + "/" + name
+        let r = try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x\(screen):s=320x240:r=25:d=0.6",
+                                   "-vf", "drawbox=x=40:y=60:w=80:h=60:c=0xF4F4F4:t=fill,drawbox=x=140:y=60:w=80:h=60:c=0xF0E070:t=fill,"
+                                       + "drawbox=x=240:y=60:w=60:h=60:c=0xC02020:t=fill",
+                                   "-c:v", "libx264", "-crf", "12", "-pix_fmt", "yuv420p", out])
+        try #require(r.status == 0, "\(r.stderr)")
+        return out
+    }
+
+    @Test("--key-color auto never keys away what 00FF00 keeps: a less saturated screen's whites and yellows stay, said in a warning naming fx")
+    func autoKeepsTheSubject() throws {
+        let dir = try Oracle.scratch()
+        let fx = try Self.screenWithSubject("1EDB00", in: dir, name: "gs.mp4")
+        let base = dir + "/base.mp4"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x202060:s=320x240:r=25:d=0.6", base]).status == 0)
+        func picture(_ key: String) throws -> (pixels: [UInt8], stderr: String) {
+            let png = dir + "/\(key).png"
+            let r = try Oracle.mixwrite([fx, base, "--key-color", key, "--frame", "0.2", "-o", png])
+            try #require(r.status == 0, "\(key): \(r.stderr)")
+            return (try Oracle.decodeRGB(png).frames[0], r.stderr)
+        }
+        // Pixels of a box (inset by 4 from its edges) whose colour is fx's, within 12 levels a channel.
+        func kept(_ p: [UInt8], x: Int, y: Int, w: Int, h: Int, _ c: (Int, Int, Int)) -> Int {
+            var n = 0
+            for yy in y + 4 ..< y + h - 4 {
+                for xx in x + 4 ..< x + w - 4 {
+                    let i = 3 * (yy * 320 + xx)
+                    if abs(Int(p[i]) - c.0) <= 12 && abs(Int(p[i + 1]) - c.1) <= 12 && abs(Int(p[i + 2]) - c.2) <= 12 { n += 1 }
+                }
+            }
+            return n
+        }
+        let green = try picture("00FF00").pixels, (auto, said) = try picture("auto")
+        for (what, box, colour) in [("white", (40, 60), (0xF4, 0xF4, 0xF4)), ("yellow", (140, 60), (0xF0, 0xE0, 0x70))] {
+            let g = kept(green, x: box.0, y: box.1, w: 80, h: 60, colour), a = kept(auto, x: box.0, y: box.1, w: 80, h: 60, colour)
+            #expect(g > 3000 && a >= g * 99 / 100, "\(what): \(a) pixels kept with auto, \(g) with 00FF00")
+        }
+        // The screen is still keyed: base's colour where only the screen was.
+        #expect(kept(auto, x: 20, y: 150, w: 280, h: 80, (0x20, 0x20, 0x60)) > 270 * 70 * 95 / 100, "the screen shows base")
+        #expect(said.contains("gs.mp4: its screen is 1EDB00") && said.contains("--keyer fine"), "\(said)")
+
+        // With no neutral or yellow subject the screen's own colour is the key, as before.
+        let red = dir + "/red.mp4"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x1EDB00:s=320x240:r=25:d=0.6", "-vf",
+                                        "drawbox=x=100:y=60:w=120:h=120:c=0xC02020:t=fill", "-c:v", "libx264", "-crf", "12", red]).status == 0)
+        let r = try Oracle.mixwrite([red, base, "--key-color", "auto", "--frame", "0.2", "-o", dir + "/red.png", "--json"])
+        let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+        let hex = (report?["key"] as? [String: Any])?["keyColor"] as? String ?? ""
+        let v = UInt32(hex, radix: 16) ?? 0
+        #expect(abs(Int(v >> 16 & 0xFF) - 0x1E) <= 6 && abs(Int(v >> 8 & 0xFF) - 0xDB) <= 6 && !r.stderr.contains("its screen is"),
+                "picked \(hex): \(r.stderr)")
+    }
+
     @Test("--despill changes only fx's kept pixels near the key")
     func despill() throws {
         let dir = try Oracle.scratch()

@@ -114,7 +114,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let conversions = videoPlan.hdr.map { h in
             ColorManagement.conversions(of: fxFiles) + fxFiles.map { "\($0.path): SDR placed in HDR (\(h.rawValue), bt2020) at 203 cd/m²" }
         } ?? ColorManagement.conversions(of: fxFiles + [baseFile])
-        var warnings = conversions + offsetWarnings
+        var warnings = conversions + videoPlan.layers.compactMap(\.keyNote) + offsetWarnings
         let sources = try audioSources(videoPlan, base: baseFile, extra: extra, audio: audio, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
@@ -191,7 +191,12 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let name = messagePrefix(ofLayer: i, layer)
         let byAlpha = try compositesByAlpha(file, layer.compositing)
         var key = layer.key
-        if layer.autoKeyColor && !byAlpha { key.keyColor = try KeyColorPicker.pick(fx: file) }
+        var keyNote: String?
+        if layer.autoKeyColor && !byAlpha {
+            let pick = try KeyColorPicker.pick(fx: file, key: key)
+            key.keyColor = pick.color
+            if pick.pulled { keyNote = KeyColorPicker.pulledNote(pick, file: file.path) }
+        }
         let (start, from, length) = layer.placement.span
         let (at, whole) = (JobText.number(layer.placement.at), JobText.number(video.wholeLength.seconds))
         guard start < video.wholeLength else { throw .usage("\(name)--at \(at) is past the output's end (\(whole) s)") }
@@ -199,6 +204,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
             throw .usage("\(name)--in \(JobText.number(layer.placement.from)) is past fx's end (\(JobText.number(fxLength.seconds)) s)")
         }
         var plan = LayerPlan(fx: file, key: key, byAlpha: byAlpha, start: start, from: from, length: length)
+        plan.keyNote = keyNote
         plan.opacity = Int((layer.placement.opacity * 255).rounded())
         guard !layer.placement.isWholeFrame else { return plan }
         let r = layer.placement.place ?? [0, 0, video.width, video.height]
@@ -267,7 +273,8 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         do { bytes = try Encoder.png(picture) } catch { throw .processing(error, file: output.path) }
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.video.width, height: plan.video.height,
-                           key: plan.key, seconds: (ContinuousClock.now - started).seconds)
+                           key: plan.key, seconds: (ContinuousClock.now - started).seconds,
+                           warnings: plan.layers.compactMap(\.keyNote))
     }
 }
 
@@ -280,4 +287,6 @@ public struct FrameReport: Sendable, Codable {
     public var height: Int
     public var key: KeySettings
     public var seconds: Double
+    /// What the picture's user should know (an auto key colour moved off the screen's).
+    public var warnings: [String] = []
 }

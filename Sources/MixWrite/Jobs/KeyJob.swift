@@ -74,11 +74,16 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         var video = try picture.videoPlan(reference: fxFile, length: length, strict: strict, threads: threads)
         video.encoding.codec = codec
         var key = self.key
-        if autoKeyColor { key.keyColor = try KeyColorPicker.pick(fx: fxFile) }
+        var warnings: [String] = []
+        if autoKeyColor {
+            let pick = try KeyColorPicker.pick(fx: fxFile, key: key)
+            key.keyColor = pick.color
+            if pick.pulled { warnings.append(KeyColorPicker.pulledNote(pick, file: fx)) }
+        }
         let plan = KeyLayerStage.Plan(fx: fxFile, video: video, key: key)
         let (rate, outLength) = (video.frameRate, video.length)
         let conversions = ColorManagement.conversions(of: [fxFile])
-        var warnings = conversions
+        warnings = conversions + warnings
         let sources = try audio.sources(from: [("fx", fxFile)] + extra, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: outLength, codec: audioCodec)
         audioPlan?.strict = strict

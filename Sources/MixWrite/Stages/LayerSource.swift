@@ -18,6 +18,8 @@ struct LayerPlan: Sendable {
     var rect: Placement?
     /// 0…255.
     var opacity = 255
+    /// With `--key-color auto`: why the key colour is not the screen's own, when it is not.
+    var keyNote: String?
     /// fx's size as it is keyed when placed: its own, upright and even.
     var ownSize: (width: Int, height: Int) = (0, 0)
 
