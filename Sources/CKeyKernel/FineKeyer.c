@@ -788,7 +788,7 @@ static void garbage(const MWFineParams *p, uint8_t *alpha, long stride, int w, i
     }
 }
 
-/// The minimum (choke) or mean (feather) over 2r + 1 samples of n, `step` bytes apart, the edge repeated.
+/// The minimum (choke) or mean over 2r + 1 samples of n, `step` bytes apart, the edge repeated.
 static void filter_line(uint8_t *p, long step, int n, int r, int mean, uint8_t *scratch) {
     for (int i = 0; i < n; i++) scratch[i] = p[i * step];
     for (int i = 0; i < n; i++) {
@@ -802,16 +802,12 @@ static void filter_line(uint8_t *p, long step, int n, int r, int mean, uint8_t *
     }
 }
 
-/// See FineKeyer.h. The matte shrunk by `choke` pixels (a square's minimum) and softened over `feather` (a box twice:
-/// near a Gaussian).
+/// See FineKeyer.h. The matte shrunk by `choke` pixels (a square's minimum); the feather is mw_matte_feather's.
 void mw_fine_matte(const MWFineParams *p, uint8_t *alpha, long stride, int w, int h, uint8_t *line) {
     if (p->garbageCount > 0) garbage(p, alpha, stride, w, h, line);
-    for (int pass = 0; pass < 3; pass++) {
-        int r = pass == 0 ? p->choke : p->feather, mean = pass > 0;
-        if (r <= 0) continue;
-        for (int y = 0; y < h; y++) filter_line(alpha + (long)y * stride, 1, w, r, mean, line);
-        for (int x = 0; x < w; x++) filter_line(alpha + x, stride, h, r, mean, line);
-    }
+    if (p->choke <= 0) return;
+    for (int y = 0; y < h; y++) filter_line(alpha + (long)y * stride, 1, w, p->choke, 0, line);
+    for (int x = 0; x < w; x++) filter_line(alpha + x, stride, h, p->choke, 0, line);
 }
 
 /// Each cell's screen luma and the foreground field's colour as 8-bit luma, u and v (a plain screen tile's).
@@ -872,6 +868,9 @@ int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, 
 
 int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level) {
     if (mw_fine_prepare(k, p, in, level) != 0 || mw_fine_tiles(k, p, in, out, level, 0, 1) != 0) return -1;
-    if (!out->base[0]) mw_fine_matte(p, out->plane[3], out->stride[3], k->w, k->h, k->line);
+    if (!out->base[0]) {
+        mw_fine_matte(p, out->plane[3], out->stride[3], k->w, k->h, k->line);
+        if (mw_matte_feather(out->plane, out->stride, k->w, k->h, out->fullChroma ? 0 : 1, p->feather) != 0) return -1;
+    }
     return 0;
 }

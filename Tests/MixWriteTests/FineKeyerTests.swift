@@ -76,6 +76,40 @@ struct FineKeyerTests {
         }
     }
 
+    @Test("--feather softens the edge and never shows the screen or its complement: white lines over a grey base stay neutral, either keyer")
+    func featherShowsNoScreen() throws {
+        let dir = try Oracle.scratch()
+        // White outlines (6 and 3 pixels) on a real screen's green, H.264 4:2:0; base a flat grey: every right
+        // composite is a mix of white and grey.
+        let fx = dir + "/lines.mp4", base = dir + "/grey.mp4"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x1EDB00:s=320x240:r=25:d=0.4", "-vf",
+                                        "drawbox=x=50:y=40:w=220:h=160:c=white:t=6,drawbox=x=100:y=80:w=120:h=80:c=white:t=3",
+                                        "-c:v", "libx264", "-crf", "18", "-pix_fmt", "yuv420p", fx]).status == 0)
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x808080:s=320x240:r=25:d=0.4", base]).status == 0)
+        // Pixels more than 24 levels greener than their red and blue, and more than 24 levels less green (magenta).
+        func tinted(_ options: [String], _ name: String) throws -> (green: Int, magenta: Int, soft: Int) {
+            let png = dir + "/\(name).png"
+            let r = try Oracle.mixwrite([fx, base, "--frame", "0.2", "-o", png, "-y"] + options)
+            try #require(r.status == 0, "\(name): \(r.stderr)")
+            let p = try Oracle.decodeRGB(png).frames[0]
+            var (green, magenta, soft) = (0, 0, 0)
+            for i in stride(from: 0, to: p.count, by: 3) {
+                let (red, g, blue) = (Int(p[i]), Int(p[i + 1]), Int(p[i + 2]))
+                if g > max(red, blue) + 24 { green += 1 }
+                if g < min(red, blue) - 24 { magenta += 1 }
+                if g > 0x90 && g < 0xF0 { soft += 1 }
+            }
+            return (green, magenta, soft)
+        }
+        for (keyer, radius) in [("gpuimage", "6"), ("fine", "2"), ("fine", "6")] {
+            let plain = try tinted(["--keyer", keyer], "\(keyer)-plain")
+            let feathered = try tinted(["--keyer", keyer, "--feather", radius], "\(keyer)-feather-\(radius)")
+            #expect(feathered.green <= plain.green + 20 && feathered.magenta <= plain.magenta + 20,
+                    "\(keyer) --feather \(radius): \(feathered.green) green and \(feathered.magenta) magenta pixels, unfeathered \(plain.green) and \(plain.magenta)")
+            #expect(feathered.soft > 2 * plain.soft, "\(keyer) --feather \(radius) softens: \(feathered.soft) pixels between grey and white, \(plain.soft) unfeathered")
+        }
+    }
+
     @Test("the blend with --keyer fine: a movie as long as base, its report naming the keyer; the layer 4:4:4")
     func blend() throws {
         let dir = try Oracle.scratch(), out = dir + "/fine.mov"

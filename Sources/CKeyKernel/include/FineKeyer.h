@@ -89,8 +89,16 @@ int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in
 int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level, int part,
                   int parts);
 
-/// Step 6 alone, on any matte (w × h bytes, 0 transparent … 255 opaque): the garbage rectangles, then choke and
-/// feather. `line`: scratch of max(w, h) bytes.
+/// Step 6's garbage rectangles and choke alone, on any matte (w × h bytes, 0 transparent … 255 opaque). `line`:
+/// scratch of max(w, h) bytes.
 void mw_fine_matte(const MWFineParams *p, uint8_t *alpha, long stride, int w, int h, uint8_t *line);
+
+/// Step 6's feather, on a picture with straight colour and its matte (yuva420p, or yuva444p with `chromaShift` 0):
+/// the alpha softened over `r` pixels (a box of 2r + 1 twice along rows and columns: near a Gaussian), and the colour
+/// under it brought from the subject, so that a softened edge never shows the screen (nor an unmixed colour's
+/// complement where the matte had nothing): each sample keeps its own colour by its own alpha (a), the rest
+/// (1 − a) is the subject's around it (the colour's mean weighted by alpha, softened as the alpha is). Inside the
+/// subject (alpha 1) nothing changes. 0, or −1 when its scratch cannot be allocated.
+int mw_matte_feather(uint8_t *const plane[4], const long stride[4], int w, int h, int chromaShift, int r);
 
 #endif

@@ -100,13 +100,16 @@ final class FineKeyer {
                 let status = mw_fine_tiles(k, &p, &i, &o, level, Int32(part), 2)
                 precondition(status == 0, "fine keyer level \(level) is above this CPU's")
             }
-            if base == nil { mw_fine_matte(&params, out.plane(3), out.stride(3), Int32(out.width), Int32(out.height), line) }
+            if base == nil {
+                mw_fine_matte(&params, out.plane(3), out.stride(3), Int32(out.width), Int32(out.height), line)
+                Self.feather(out, radius: settings.feather)
+            }
             params.garbage = nil
         }
     }
 
-    /// The garbage rectangles, choke and feather of `settings` on `picture`'s alpha (yuva420p): the refinements of a
-    /// matte GPUImage's keyer made.
+    /// The garbage rectangles, choke and feather of `settings` on `picture` (yuva420p; the feather brings the subject's
+    /// colour under the softened alpha): the refinements of a matte GPUImage's keyer made.
     static func refine(_ picture: Frame, _ settings: KeySettings) {
         guard !settings.garbage.isEmpty || settings.choke > 0 || settings.feather > 0 else { return }
         var p = MWFineParams()
@@ -119,6 +122,18 @@ final class FineKeyer {
             p.garbageCount = Int32(g.count / 4)
             mw_fine_matte(&p, picture.plane(3), picture.stride(3), Int32(picture.width), Int32(picture.height), line)
         }
+        feather(picture, radius: settings.feather)
+    }
+
+    /// The matte softened over `radius` pixels, the subject's colour brought under it (`mw_matte_feather`): a feathered
+    /// edge never shows the screen.
+    static func feather(_ picture: Frame, radius: Int) {
+        guard radius > 0 else { return }
+        let planes: [UnsafeMutablePointer<UInt8>?] = (0..<4).map { picture.plane($0) }
+        let strides = (0..<4).map { picture.stride($0) }
+        let status = mw_matte_feather(planes, strides, Int32(picture.width), Int32(picture.height),
+                                      picture.pixelFormat == .yuva444p ? 0 : 1, Int32(radius))
+        precondition(status == 0, "cannot allocate the feather's scratch for a \(picture.width)×\(picture.height) picture")
     }
 }
 
