@@ -188,6 +188,40 @@ struct ReliabilityTests {
         }
     }
 
+    /// A VP9 clip (IVF, 320×240, 10 frames) whose every frame's first bytes are overwritten: it probes as video, and no
+    /// picture of it decodes (the corpus's vp9_invalid_bitstream.webm, made here).
+    static func undecodableClip(in dir: String) throws -> String {
+        let path = dir + "/undecodable.ivf"
+        let r = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=0.4", "-c:v", "libvpx-vp9",
+                                   "-deadline", "realtime", path])
+        try #require(r.status == 0, "\(r.stderr)")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var at = 32   // IVF: a 32-byte header, then each frame's 4-byte size, 8-byte time and data
+        while at + 12 <= bytes.count {
+            let size = Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+            for k in at + 12 ..< min(at + 18, at + 12 + size) { bytes[k] = 0xAA }
+            at += 12 + size
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("an fx or a layer with no decodable picture is refused as concat refuses it: exit 2 naming it, nothing written")
+    func undecodableFx() throws {
+        let dir = try Oracle.scratch()
+        let bad = try Self.undecodableClip(in: dir)
+        for (role, args) in [("fx", [bad, Oracle.fixture("base.mov")]),
+                             ("layer", [Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--layer", bad + ":at=0.5:place=0,0,160,120"]),
+                             ("concat clip", ["concat", bad, Oracle.fixture("base.mov")])] {
+            let out = dir + "/\(role).mov"
+            let r = try Oracle.mixwrite(args + ["-o", out, "--progress", "none"], timeout: 120)
+            #expect(r.status == 2 && r.stderr.contains("undecodable.ivf: has no decodable picture")
+                    && r.stderr.split(separator: "\n").count == 1, "\(role): exit \(r.status) \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out), "\(role): \(out) was written")
+        }
+        #expect(try Oracle.listing(dir) == ["undecodable.ivf"])
+    }
+
     @Test("--strict fails at the first damaged packet instead of skipping it")
     func strict() throws {
         let dir = try Oracle.scratch()

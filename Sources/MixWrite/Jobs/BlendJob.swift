@@ -191,17 +191,18 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let name = messagePrefix(ofLayer: i, layer)
         let byAlpha = try compositesByAlpha(file, layer.compositing)
         var key = layer.key
-        var keyNote: String?
-        if layer.autoKeyColor && !byAlpha {
-            let pick = try KeyColorPicker.pick(fx: file, key: key)
-            key.keyColor = pick.color
-            if pick.pulled { keyNote = KeyColorPicker.pulledNote(pick, file: file.path) }
-        }
         let (start, from, length) = layer.placement.span
         let (at, whole) = (JobText.number(layer.placement.at), JobText.number(video.wholeLength.seconds))
         guard start < video.wholeLength else { throw .usage("\(name)--at \(at) is past the output's end (\(whole) s)") }
         if let fxLength = file.videoDuration, from > .zero, from >= fxLength {
             throw .usage("\(name)--in \(JobText.number(layer.placement.from)) is past fx's end (\(JobText.number(fxLength.seconds)) s)")
+        }
+        try VideoTrackReader.requirePicture(in: file, from: from, as: layers.isEmpty ? "fx" : "layer \(layerLabel(i))")
+        var keyNote: String?
+        if layer.autoKeyColor && !byAlpha {
+            let pick = try KeyColorPicker.pick(fx: file, key: key)
+            key.keyColor = pick.color
+            if pick.pulled { keyNote = KeyColorPicker.pulledNote(pick, file: file.path) }
         }
         var plan = LayerPlan(fx: file, key: key, byAlpha: byAlpha, start: start, from: from, length: length)
         plan.keyNote = keyNote

@@ -111,6 +111,19 @@ final class VideoTrackReader: PictureSource {
         return converted
     }
 
+    /// Refuses a file whose video has no picture that decodes from `from` (its own time) on: laid over base it would
+    /// show nothing, and the render would say only that packets were damaged. Reads up to the first good frame.
+    static func requirePicture(in file: MediaFile, from: MediaTime, as role: String) throws(MixWriteError) {
+        let rate = file.mainVideo?.frameRate.flatMap { $0.isValid ? $0 : nil } ?? Rational(30, 1)
+        let reader = try VideoTrackReader(file: file, width: 16, height: 16, color: ColorDescription(matrix: .bt709, fullRange: false),
+                                          outputFrameRate: rate)
+        try reader.seek(to: from)
+        if try reader.readNext() { return }
+        let damaged = reader.damagedPackets
+        throw .input(file: file.path, "has no decodable picture\(from > .zero ? " from \(from.seconds) s" : "")"
+                         + (damaged > 0 ? " (\(damaged) damaged \(damaged == 1 ? "packet" : "packets"))" : "") + "; as \(role) it would show nothing")
+    }
+
     /// Decodes the next frame into `current` (the first) or `next`; false when the stream has no more.
     private func readNext() throws(MixWriteError) -> Bool {
         let frame: Frame?
