@@ -119,6 +119,17 @@ public final class Frame {
         }
     }
 
+    /// Whether an 8-bit picture with an alpha plane (yuva420p, yuva444p) is opaque at every pixel; true without one.
+    public var isOpaque: Bool {
+        guard pixelFormat == .yuva420p || pixelFormat == .yuva444p else { return true }
+        let alpha = plane(3), s = stride(3)
+        for y in 0..<height {
+            let row = alpha + y * s
+            for x in 0..<width where row[x] != 255 { return false }
+        }
+        return true
+    }
+
     public func stride(_ i: Int) -> Int {
         withUnsafePointer(to: &pointer.pointee.linesize) { tuple in
             tuple.withMemoryRebound(to: Int32.self, capacity: 8) { Int($0[i]) }

@@ -239,4 +239,57 @@ struct LayerTests {
         #expect(inside / count >= 40)
         #expect(outside / count >= 38)
     }
+
+    @Test("a still picture as a layer is held for its span (--at, --out; else to the end), as the whole fx to the end; --in on it refused")
+    func stillHeld() throws {
+        let dir = try Oracle.scratch()
+        let (_, base) = try Self.flashAndBeep(in: dir)
+        let logo = dir + "/red.png"
+        try Self.make(["-f", "lavfi", "-i", "color=c=0xE02020:s=64x48", "-frames:v", "1", logo])
+        // Mean red minus green in the rectangle 100,80 120×80 of each frame: the logo's red, else base's grey.
+        func shown(_ out: String) throws -> [Bool] {
+            let frames = try Oracle.decodeRGB(out).frames
+            return frames.map { f in
+                var sum = 0
+                for y in 90..<150 { for x in 110..<210 { sum += Int(f[3 * (y * 320 + x)]) - Int(f[3 * (y * 320 + x) + 1]) } }
+                return sum / 6000 > 100
+            }
+        }
+        let spans = [("at=0.5:out=1", 13 ..< 38), ("at=2.2", 55 ..< 100)]   // 25 fps: 0.52 … 1.48 s; 2.2 s to the end (4 s)
+        for (spec, frames) in spans {
+            let out = dir + "/\(spec.prefix(6)).mkv"
+            let r = try Self.mixwrite([base, base, "--layer", logo + ":" + spec + ":place=100,80,120,80", "-o", out, "-q",
+                                       "--duration", "base"])
+            try #require(r.status == 0, "\(spec): \(r.stderr)")
+            let got = try shown(out)
+            let expected = (0..<got.count).map { frames.contains($0) }
+            #expect(got.count == 100 && got == expected,
+                    "\(spec): shown at frames \(got.indices.filter { got[$0] }), expected \(frames) of \(got.count)")
+        }
+        // The whole fx: over every frame of base.
+        let whole = dir + "/whole.mkv"
+        let r = try Self.mixwrite([logo, base, "-o", whole, "-q"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let frames = try Oracle.decodeRGB(whole).frames
+        #expect(frames.count == 100 && frames.allSatisfy { Int($0[3 * (120 * 320 + 160)]) > 180 }, "the still fx over every frame")
+        let refused = try Self.mixwrite([Oracle.fixture("fx.mov"), base, "--layer", logo + ":at=1:in=0.5", "-o", dir + "/no.mkv"])
+        #expect(refused.status == 1 && refused.stderr.contains("is a still picture"), "\(refused.stderr)")
+    }
+
+    @Test("an fx with an alpha opaque everywhere (a green screen saved as RGBA) is laid by it with a warning naming --key chroma; keyed with it")
+    func opaqueAlphaWarned() throws {
+        let dir = try Oracle.scratch()
+        let (_, base) = try Self.flashAndBeep(in: dir)
+        let png = dir + "/screen.png"
+        try Self.make(["-f", "lavfi", "-i", "color=c=0x00FF00:s=320x240,drawbox=x=100:y=80:w=120:h=80:color=white:t=fill,format=rgba",
+                       "-frames:v", "1", png])
+        let laid = try Self.mixwrite([png, base, "--frame", "1", "-o", dir + "/laid.png"])
+        #expect(laid.status == 0 && laid.stderr.contains("screen.png: its alpha is opaque everywhere") && laid.stderr.contains("--key chroma"),
+                "\(laid.stderr)")
+        let keyed = try Self.mixwrite([png, base, "--key", "chroma", "--frame", "1", "-o", dir + "/keyed.png"])
+        #expect(keyed.status == 0 && !keyed.stderr.contains("warning"), "\(keyed.stderr)")
+        let picture = try Oracle.decodeRGB(dir + "/keyed.png").frames[0]
+        let corner = (Int(picture[0]), Int(picture[1]), Int(picture[2])), middle = 3 * (120 * 320 + 160)
+        #expect(abs(corner.0 - 128) < 8 && abs(corner.1 - 128) < 8 && picture[middle] > 240, "keyed: base's grey at the corner \(corner), fx's white in the middle")
+    }
 }

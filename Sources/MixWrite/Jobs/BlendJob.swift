@@ -114,7 +114,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let conversions = videoPlan.hdr.map { h in
             ColorManagement.conversions(of: fxFiles) + fxFiles.map { "\($0.path): SDR placed in HDR (\(h.rawValue), bt2020) at 203 cd/m²" }
         } ?? ColorManagement.conversions(of: fxFiles + [baseFile])
-        var warnings = conversions + videoPlan.layers.compactMap(\.keyNote) + offsetWarnings
+        var warnings = conversions + videoPlan.layers.flatMap(\.notes) + offsetWarnings
         let sources = try audioSources(videoPlan, base: baseFile, extra: extra, audio: audio, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
         audioPlan?.strict = strict
@@ -164,9 +164,12 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
             guard file.mainVideo != nil else { throw .input(file: layer.fx, "has no video stream; fx must be a movie") }
             files.append(file)
         }
-        // fx's end: where the last layer's picture ends.
-        let fxLength = zip(allLayers, files).map { $0.placement.end(fxLength: $1.videoDuration ?? .zero) }.max() ?? .zero
+        // fx's end: where the last layer's picture ends (a still's at its --out, else with base).
         let baseLength = baseFile.videoDuration ?? .zero
+        let fxLength = zip(allLayers, files).map { (layer, file) in
+            let (start, _, length) = layer.placement.span
+            return file.isStillImage ? length.map { start + $0 } ?? max(baseLength, start) : layer.placement.end(fxLength: file.videoDuration ?? .zero)
+        }.max() ?? .zero
         let length: MediaTime
         switch duration {
         case .base: length = baseLength
@@ -190,22 +193,30 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
     func layerPlan(_ i: Int, _ layer: Layer, _ file: MediaFile, video: VideoPlan) throws(MixWriteError) -> LayerPlan {
         let name = messagePrefix(ofLayer: i, layer)
         let byAlpha = try compositesByAlpha(file, layer.compositing)
-        var key = layer.key
+        let key = layer.key
         let (start, from, length) = layer.placement.span
         let (at, whole) = (JobText.number(layer.placement.at), JobText.number(video.wholeLength.seconds))
         guard start < video.wholeLength else { throw .usage("\(name)--at \(at) is past the output's end (\(whole) s)") }
-        if let fxLength = file.videoDuration, from > .zero, from >= fxLength {
+        let isStill = file.isStillImage
+        if isStill && from > .zero {
+            throw .usage("\(name)--in \(JobText.number(layer.placement.from)): \(file.path) is a still picture, with no time of its own "
+                         + "(--at and --out place it)")
+        }
+        if let fxLength = file.videoDuration, !isStill, from > .zero, from >= fxLength {
             throw .usage("\(name)--in \(JobText.number(layer.placement.from)) is past fx's end (\(JobText.number(fxLength.seconds)) s)")
         }
-        try VideoTrackReader.requirePicture(in: file, from: from, as: layers.isEmpty ? "fx" : "layer \(layerLabel(i))")
-        var keyNote: String?
+        let first = try VideoTrackReader.firstPicture(in: file, from: from, keepAlpha: byAlpha, as: layers.isEmpty ? "fx" : "layer \(layerLabel(i))")
+        var plan = LayerPlan(fx: file, key: key, byAlpha: byAlpha, start: start, from: from, length: length)
+        plan.isStill = isStill
+        if byAlpha && layer.compositing == .auto && first.isOpaque {
+            plan.notes.append("\(file.path): its alpha is opaque everywhere (its first picture), so it hides "
+                              + "\(layers.isEmpty ? "base" : "what is under it") and nothing is keyed; if it is shot on a screen, --key chroma keys it")
+        }
         if layer.autoKeyColor && !byAlpha {
             let pick = try KeyColorPicker.pick(fx: file, key: key)
-            key.keyColor = pick.color
-            if pick.pulled { keyNote = KeyColorPicker.pulledNote(pick, file: file.path) }
+            plan.key.keyColor = pick.color
+            if pick.pulled { plan.notes.append(KeyColorPicker.pulledNote(pick, file: file.path)) }
         }
-        var plan = LayerPlan(fx: file, key: key, byAlpha: byAlpha, start: start, from: from, length: length)
-        plan.keyNote = keyNote
         plan.opacity = Int((layer.placement.opacity * 255).rounded())
         guard !layer.placement.isWholeFrame else { return plan }
         let r = layer.placement.place ?? [0, 0, video.width, video.height]
@@ -275,7 +286,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.video.width, height: plan.video.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds,
-                           warnings: plan.layers.compactMap(\.keyNote))
+                           warnings: plan.layers.flatMap(\.notes))
     }
 }
 

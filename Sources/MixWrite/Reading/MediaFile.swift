@@ -41,6 +41,9 @@ struct MediaFile: Sendable {
     private(set) var scannedVideoEnd: MediaTime?
 
     var videoStreams: [StreamInfo] { streams.filter(\.isRealVideo) }
+    /// A picture file (PNG, JPEG, WebP, BMP, TIFF …: FFmpeg's image demuxers), one picture with no time of its own:
+    /// as a layer it is held for its span.
+    var isStillImage: Bool { mainVideo != nil && (format == "image2" || format.hasSuffix("_pipe")) }
     var audioStreams: [StreamInfo] { streams.filter { $0.kind == .audio && $0.channels > 0 } }
     /// The stream a video stage reads: the first real video stream (not cover art).
     var mainVideo: StreamInfo? { videoStreams.first }

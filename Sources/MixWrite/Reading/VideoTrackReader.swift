@@ -111,14 +111,16 @@ final class VideoTrackReader: PictureSource {
         return converted
     }
 
-    /// Refuses a file whose video has no picture that decodes from `from` (its own time) on: laid over base it would
-    /// show nothing, and the render would say only that packets were damaged. Reads up to the first good frame.
-    static func requirePicture(in file: MediaFile, from: MediaTime, as role: String) throws(MixWriteError) {
+    /// The first picture of `file` that decodes from `from` (its own time) on, at its own size (`keepAlpha`: with its
+    /// alpha). Refuses a file with none: laid over base it would show nothing, and the render would say only that
+    /// packets were damaged. Reads up to the first good frame.
+    static func firstPicture(in file: MediaFile, from: MediaTime, keepAlpha: Bool, as role: String) throws(MixWriteError) -> Frame {
         let rate = file.mainVideo?.frameRate.flatMap { $0.isValid ? $0 : nil } ?? Rational(30, 1)
-        let reader = try VideoTrackReader(file: file, width: 16, height: 16, color: ColorDescription(matrix: .bt709, fullRange: false),
-                                          outputFrameRate: rate)
+        let size = file.displaySize ?? (16, 16)
+        let reader = try VideoTrackReader(file: file, width: size.width, height: size.height,
+                                          color: ColorDescription(matrix: .bt709, fullRange: false), outputFrameRate: rate, keepAlpha: keepAlpha)
         try reader.seek(to: from)
-        if try reader.readNext() { return }
+        if try reader.readNext(), let picture = try reader.picture(at: from, hold: true) { return picture }
         let damaged = reader.damagedPackets
         throw .input(file: file.path, "has no decodable picture\(from > .zero ? " from \(from.seconds) s" : "")"
                          + (damaged > 0 ? " (\(damaged) damaged \(damaged == 1 ? "packet" : "packets"))" : "") + "; as \(role) it would show nothing")
@@ -152,8 +154,10 @@ final class VideoTrackReader: PictureSource {
 extension VideoTrackReader {
     /// fx's and base's pictures at `t` (base's last held past its end), the two decoded side by side: after a
     /// seek each may have most of a GOP to decode before `t`, and one decoder thread each leaves a core idle.
-    /// fx is read at its own time `fxTime` (a layer placed later in the output, or from later in fx).
-    static func pictures(fx: VideoTrackReader, at fxTime: MediaTime, base: VideoTrackReader, at t: MediaTime) throws(MixWriteError)
+    /// fx is read at its own time `fxTime` (a layer placed later in the output, or from later in fx); `holding`: its last
+    /// picture stays (a still).
+    static func pictures(fx: VideoTrackReader, at fxTime: MediaTime, holding: Bool = false, base: VideoTrackReader,
+                         at t: MediaTime) throws(MixWriteError)
         -> (fx: Frame?, base: Frame?) {
         // Each reader is used by one thread only, and both are done before this returns.
         nonisolated(unsafe) var fxResult: Result<Frame?, MixWriteError> = .success(nil)
@@ -161,7 +165,7 @@ extension VideoTrackReader {
         nonisolated(unsafe) let readers = (fx, base)
         DispatchQueue.concurrentPerform(iterations: 2) { i in
             if i == 0 {
-                fxResult = Result { () throws(MixWriteError) in try readers.0.picture(at: fxTime, hold: false) }
+                fxResult = Result { () throws(MixWriteError) in try readers.0.picture(at: fxTime, hold: holding) }
             } else {
                 baseResult = Result { () throws(MixWriteError) in try readers.1.picture(at: t, hold: true) }
             }

@@ -18,8 +18,10 @@ struct LayerPlan: Sendable {
     var rect: Placement?
     /// 0…255.
     var opacity = 255
-    /// With `--key-color auto`: why the key colour is not the screen's own, when it is not.
-    var keyNote: String?
+    /// What the job's report warns of this layer (an auto key colour moved off the screen's, an alpha opaque everywhere).
+    var notes: [String] = []
+    /// A picture file: its one picture held from `start` for `length` (nil: to the output's end).
+    var isStill = false
     /// fx's size as it is keyed when placed: its own, upright and even.
     var ownSize: (width: Int, height: Int) = (0, 0)
 
@@ -27,7 +29,7 @@ struct LayerPlan: Sendable {
     func fxTime(at t: MediaTime) -> MediaTime? {
         guard t >= start else { return nil }
         if let length, t - start >= length { return nil }
-        return from + (t - start)
+        return isStill ? .zero : from + (t - start)
     }
 
     /// What of the layer may show: its rectangle (its placed picture's when none was asked).
@@ -117,7 +119,7 @@ final class LayerSource {
     /// fx's picture at output time `t` (its own size when placed), nil when the layer does not show then.
     func picture(at t: MediaTime) throws(MixWriteError) -> Frame? {
         guard let τ = plan.fxTime(at: t) else { return nil }
-        return try reader.picture(at: τ, hold: false)
+        return try reader.picture(at: τ, hold: plan.isStill)
     }
 
     /// A placed layer's picture as it is laid: keyed (fx's colour, despilled when asked, the key's matte as alpha) or
