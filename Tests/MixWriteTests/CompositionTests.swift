@@ -28,7 +28,8 @@ struct CompositionTests {
         try Data(#"[{"clip": 1, "time": 0.5, "name": "bars"}, {"clip": 2, "time": 0.1, "name": "pattern"}]"#.utf8)
             .write(to: URL(fileURLWithPath: events))
         let out = dir + "/show.mkv"
-        let r = try Oracle.mixwrite(["concat", a, b, c, "-o", out, "--events", events, "--json"])
+        // At 25 fps, a's (the highest, b's 30, is the default: TransitionTests.highestRate).
+        let r = try Oracle.mixwrite(["concat", a, b, c, "-o", out, "--events", events, "--json", "--fps", "25"])
         #expect(r.status == 0, "\(r.stderr)")
         let probe = try Oracle.probe(out)
         #expect(probe.video.first?.width == 320 && probe.video.first?.height == 240, "the first clip's size")
@@ -62,7 +63,7 @@ struct CompositionTests {
 
         // With --event-chapters the events are markers too: each splits its clip's chapter.
         let marked = dir + "/marked.mp4"
-        let m = try Oracle.mixwrite(["concat", a, b, c, "-o", marked, "--events", events, "--event-chapters"])
+        let m = try Oracle.mixwrite(["concat", a, b, c, "-o", marked, "--events", events, "--event-chapters", "--fps", "25"])
         #expect(m.status == 0, "\(m.stderr)")
         let chapters = try Oracle.probe(marked).chapters
         #expect(chapters.map { $0.title ?? "" } == ["a.mov", "b.mp4", "bars", "c.mkv", "pattern"])

@@ -157,12 +157,12 @@ struct TransitionTests {
         try Oracle.tagQuarterTurn(rotated, height: 160)
         let hlg = try ColorTests.hdrClip("arib-std-b67", in: dir)
         let r = try Self.mixwrite(["concat", PartsTests.base, rotated, hlg, "-o", out, "--transition", "circleopen:0.5", "--loudness", "-20",
-                                   "--json"])
+                                   "--fps", "25", "--json"])
         try #require(r.status == 0, "\(r.stderr)")
         let video = (try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])?["video"] as? [String: Any]
         #expect(video?["conversions"] as? [String] == ["\(hlg): HDR (HLG, bt2020) tone-mapped to SDR BT.709"], "\(video ?? [:])")
         let p = try Oracle.probe(out)
-        // 2 s (50 frames) + 1.5 s (37.5 frames at 25 fps: 38) + 1 s (25) − 2 × 0.5 s (12.5 frames: 13): 87 frames, 3.48 s.
+        // At --fps 25 (the highest clip's 30 otherwise): 2 s (50 frames) + 1.5 s (37.5 frames: 38) + 1 s (25) − 2 × 0.5 s (12.5 frames: 13): 87 frames, 3.48 s.
         #expect(p.video.first?.frames == 87 && p.video.first?.width == 320 && p.video.first?.height == 240)
         #expect(abs(try Oracle.decodedDuration(out, stream: "a:0") - 3.48) < 0.03)
         let loudness = try Oracle.loudness(out)
@@ -236,5 +236,29 @@ struct TransitionTests {
         #expect(r.status == 1, "\(words): exit \(r.status) \(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1 && says.allSatisfy { r.stderr.contains($0) }, "\(words): \(r.stderr)")
         #expect(try Oracle.listing(dir).isEmpty, "\(words): nothing written")
+    }
+
+    @Test("clips of different rates (10 fps then 50 fps) come out at the highest, every frame of the fast clip kept, the fade its length; said in a warning; --fps sets another")
+    func highestRate() throws {
+        let dir = try Oracle.scratch()
+        let slow = dir + "/slow.mp4", fast = dir + "/fast.mp4", out = dir + "/out.mp4"
+        for (path, rate, tone) in [(slow, 10, 440), (fast, 50, 660)] {
+            let m = try Oracle.ffmpeg(["-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=\(rate):d=1.5", "-f", "lavfi",
+                                       "-i", "sine=f=\(tone):r=48000:d=1.5", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", path])
+            try #require(m.status == 0, "\(m.stderr)")
+        }
+        let r = try Self.mixwrite(["concat", slow, fast, "-o", out, "--transition", "fade:0.5"])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("slow.mp4 10, fast.mp4 50 fps): the output is 50 fps"), "\(r.stderr)")
+        let v = try #require(try Oracle.probe(out).video.first)
+        // 1.5 + 1.5 − 0.5 s at 50 fps.
+        #expect(v.raw["avg_frame_rate"] == "50/1" && v.frames == 125, "\(v.raw["avg_frame_rate"] ?? "") \(v.frames ?? 0) frames")
+        // After the fade (from 1.5 s) every picture is the fast clip's own: each differs from the one before it.
+        let pictures = try Self.luma(out)
+        let repeated = (76..<pictures.count).filter { pictures[$0] == pictures[$0 - 1] }
+        #expect(pictures.count == 125 && repeated.isEmpty, "repeated pictures at \(repeated)")
+        let asked = try Self.mixwrite(["concat", slow, fast, "-o", dir + "/fps.mp4", "--fps", "25"])
+        #expect(asked.status == 0 && !asked.stderr.contains("differ"), "\(asked.stderr)")
+        #expect(try Oracle.probe(dir + "/fps.mp4").video.first?.raw["avg_frame_rate"] == "25/1")
     }
 }

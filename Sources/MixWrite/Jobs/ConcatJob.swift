@@ -188,7 +188,9 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         let videoCodec = try picture.codec(keepingHDR: keepHDR)
         let kept = try keptHDR(files)
         let codecs = try output.container.codecs(video: videoCodec, audio: audio.codec)
-        var video = try picture.videoPlan(reference: files[0], length: nil, strict: strict, threads: threads)
+        var settings = picture
+        let rateNote = Self.outputRate(files, settings: &settings)
+        var video = try settings.videoPlan(reference: files[0], length: nil, strict: strict, threads: threads)
         video.encoding.codec = codecs.video
         if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
         let (pieces, starts, spans) = try pieces(files, rate: video.frameRate)
@@ -200,7 +202,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         }
 
         let conversions = kept.map { Self.conversions(of: files, into: $0) } ?? ColorManagement.conversions(of: files)
-        var warnings = conversions
+        var warnings = conversions + (rateNote.map { [$0] } ?? [])
         let labelled = files.enumerated().map { ("clip\($0.offset + 1)", $0.element) }
         var sources = try audio.sources(from: labelled + extra, strict: strict, warnings: &warnings)
         // The clips come first among the inputs, so a source's input index below their count is its clip's.
@@ -226,6 +228,20 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
                                    timeline: excerpt == nil ? timeline : nil)
         prepared.part = part
         return prepared
+    }
+
+    /// The highest frame rate of the clips, up to 60, unless `--fps` sets one: a slow or variable-rate clip (a phone's
+    /// 10.5 fps on average) first would drop the frames of a faster one after it. Said when the clips' rates differ.
+    static func outputRate(_ files: [MediaFile], settings: inout PictureSettings) -> String? {
+        guard settings.frameRate == nil else { return nil }
+        let rates = files.map { settings.rate(of: $0.mainVideo) }
+        let highest = rates.max { $0.doubleValue < $1.doubleValue } ?? Rational(30, 1)
+        let rate = highest.doubleValue > 60 ? Rational(60, 1) : highest
+        settings.frameRate = rate
+        guard Set(rates.map { ($0.doubleValue * 100).rounded() }).count > 1 else { return nil }
+        let fps = { (r: Rational) in JobText.number(((r.doubleValue * 100).rounded()) / 100) }
+        let each = zip(files, rates).map { "\(($0.path as NSString).lastPathComponent) \(fps($1))" }.joined(separator: ", ")
+        return "the clips' frame rates differ (\(each) fps): the output is \(fps(rate)) fps, the highest\(highest.doubleValue > 60 ? " up to 60" : ""); --fps sets another"
     }
 
     /// `--hdr keep`'s transfer: the first HDR clip's. Refused when no clip is HDR.
