@@ -41,6 +41,7 @@ struct CommonOptions {
         if json {
             printJSON(report)
         } else if !quiet {
+            if verbose, let layers = report.layers { printLayers(layers) }
             if verbose, let audio = report.audio {
                 writeError("mixwrite: mix plan: \(audio.sources.count) tracks → \((audio.codec ?? "aac").uppercased()) \(audio.sampleRate) Hz, \(audio.channels == 1 ? "mono" : "stereo")\n")
                 for s in audio.sources {
@@ -63,6 +64,25 @@ struct CommonOptions {
 }
 
 extension CommonOptions {
+    /// `-v`'s plan of a blend's layers: each one's file, span, place and how it was laid.
+    func printLayers(_ layers: [Report.LaidLayer]) {
+        writeError("mixwrite: layers: \(layers.count), the first at the bottom\n")
+        func n(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
+        for l in layers {
+            var words = ["at \(n(l.at)) s"]
+            if l.still { words.append(l.out.map { "held \(n($0)) s" } ?? "held to the end") } else {
+                words.append("its \(n(l.in)) s to \(l.out.map { n($0) + " s" } ?? "its end")")
+            }
+            words.append(l.place.map { "in \($0.map(String.init).joined(separator: ","))" } ?? "the whole frame")
+            if l.opacity != 1 { words.append("opacity \(n(l.opacity))") }
+            if let k = l.key {
+                words.append("keyed (\(k.keyer.rawValue), \(k.keyColorHex)\(k.keyer == .gpuimage ? ", threshold \(n(k.threshold)), smoothing \(n(k.smoothing))" : ""))")
+            } else { words.append("by its alpha") }
+            words.append(l.tracks.isEmpty ? "no sound" : "sound " + l.tracks.joined(separator: " "))
+            writeError("  \(l.name)  \(l.fx)  " + words.joined(separator: "; ") + "\n")
+        }
+    }
+
     /// The report, and with `--key-color auto` the colour picked (a blend's, a key layer's).
     func printReport(_ report: Report, autoKey: Bool) {
         printReport(report)

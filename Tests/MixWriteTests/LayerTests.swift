@@ -292,4 +292,27 @@ struct LayerTests {
         let corner = (Int(picture[0]), Int(picture[1]), Int(picture[2])), middle = 3 * (120 * 320 + 160)
         #expect(abs(corner.0 - 128) < 8 && abs(corner.1 - 128) < 8 && picture[middle] > 240, "keyed: base's grey at the corner \(corner), fx's white in the middle")
     }
+
+    @Test("the report lists every layer (file, at, in, out, place, opacity, key, tracks) and each track's place on the output; -v's plan says them")
+    func reportedLayers() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.flashAndBeep(in: dir)
+        let second = "\(fx):at=1.2:in=0.2:out=1.4:place=0,0,160,120:opacity=0.5:threshold=0.3"
+        let r = try Self.mixwrite([Oracle.fixture("fx.mov"), base, "--layer", second, "-o", dir + "/out.mkv", "--json"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let layers = try #require(report["layers"] as? [[String: Any]], "\(report.keys.sorted())")
+        #expect(layers.map { $0["name"] as? String } == ["fx1", "fx2"] && layers.map { $0["fx"] as? String } == [Oracle.fixture("fx.mov"), fx])
+        let two = layers[1]
+        #expect(two["at"] as? Double == 1.2 && two["in"] as? Double == 0.2 && two["out"] as? Double == 1.4
+                && two["place"] as? [Int] == [0, 0, 160, 120] && two["opacity"] as? Double == 0.5, "\(two)")
+        #expect((two["key"] as? [String: Any])?["threshold"] as? Double == 0.3 && two["compositing"] as? String == "chroma key", "\(two)")
+        #expect(layers[0]["tracks"] as? [String] == ["fx1:1", "fx1:2"] && two["tracks"] as? [String] == ["fx2:1"], "\(layers)")
+        let sources = (report["audio"] as? [String: Any])?["sources"] as? [[String: Any]] ?? []
+        let at = sources.filter { $0["label"] as? String == "fx2" }.map { $0["atSeconds"] as? Double }
+        #expect(at == [1.2], "fx2's track starts at 1.2 s of the output: \(sources)")
+        let verbose = try Self.mixwrite([Oracle.fixture("fx.mov"), base, "--layer", second, "-o", dir + "/v.mkv", "-v"])
+        #expect(verbose.stderr.contains("fx2  \(fx)  at 1.2 s; its 0.2 s to 1.4 s; in 0,0,160,120; opacity 0.5")
+                && verbose.stderr.contains("starts at 1.2 s of the output"), "\(verbose.stderr)")
+    }
 }

@@ -224,13 +224,13 @@ struct SourceRulesTests {
 
     /// The aim was 32; ARCHITECTURE.md says why there are more, and lists them: a new public type fails this test
     /// until the list (and its reason) is written there.
-    @Test("the library's public types are exactly those ARCHITECTURE.md lists (scripts/public-types.sh), at most 45")
+    @Test("the library's public types are exactly those ARCHITECTURE.md lists (scripts/public-types.sh), at most 46")
     func publicTypes() throws {
         let r = try Oracle.run("/usr/bin/env", ["bash", Oracle.root.path + "/scripts/public-types.sh"])
         try #require(r.status == 0, "\(r.stderr)")
         let line = r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
         let count = try #require(Int(line.split(separator: " ").first ?? ""), "\(line)")
-        #expect(count > 0 && count <= 45, "\(line)")
+        #expect(count > 0 && count <= 46, "\(line)")
         let architecture = try String(contentsOf: Oracle.root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
         #expect(architecture.contains(line), "ARCHITECTURE.md does not list the public types as they are: \(line)")
     }

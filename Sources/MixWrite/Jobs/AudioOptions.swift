@@ -177,8 +177,10 @@ public struct AudioOptions: Sendable {
             steps.append("stereo downmixed to mono")
         }
         if s.gainDB != 0 { steps.append("gain \(s.gainDB) dB") }
-        let start = s.offsetSeconds + s.startOffset.seconds
-        if start > 0 { steps.append("starts at \(start) s (silence before)") }
+        if s.head > .zero { steps.append("from its \(JobText.number(s.head.seconds)) s") }
+        if let span = s.span { steps.append("cut after \(JobText.number(span.seconds)) s") }
+        let start = s.timelineStart.seconds + s.offsetSeconds + s.startOffset.seconds
+        if start > 0 { steps.append("starts at \(JobText.number(start)) s of the output (silence before)") }
         steps.append(mode == .sum ? "summed at its own level, limited at -1 dBFS" : "mixed at 1/N (average)")
         return steps.joined(separator: "; ")
     }

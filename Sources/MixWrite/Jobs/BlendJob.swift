@@ -126,7 +126,19 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
                                    video: BlendStage(plan: videoPlan), audio: audioPlan,
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
         prepared.part = part
+        prepared.layers = laidLayers(videoPlan.layers, sources: audioPlan?.sources ?? [])
         return prepared
+    }
+
+    /// Each layer as the report gives it: as asked, with the key it was laid by and its sound's tracks.
+    func laidLayers(_ plans: [LayerPlan], sources: [AudioSource]) -> [Report.LaidLayer] {
+        zip(allLayers, plans).enumerated().map { (i, pair) in
+            let (layer, plan) = pair
+            let label = layerLabel(i), p = layer.placement
+            return Report.LaidLayer(name: label, fx: layer.fx, at: p.at, in: p.from, out: p.to, place: p.place, opacity: p.opacity,
+                                    compositing: plan.byAlpha ? "alpha" : "chroma key", key: plan.byAlpha ? nil : plan.key,
+                                    still: plan.isStill, tracks: sources.filter { $0.label == label }.map(\.name))
+        }
     }
 
     /// `--offset` on a whole fx moves its sound and not its picture: said, with what moves both.

@@ -41,6 +41,8 @@ struct PreparedJob: Sendable {
     var conversions: [String] = []
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     var timeline: Timeline?
+    /// A blend's layers, for the report.
+    var layers: [Report.LaidLayer]?
     /// A part of `--parts`: `output` is the part's movie, and its record is written after it.
     var part: PartPlan?
 }
@@ -242,7 +244,7 @@ extension Report {
                              codec: $0.codec.rawValue,
                              stems: $0.stems ? $0.sources.map { Report.Stem(name: $0.name, route: $0.route) } : nil)
             },
-            key: plan.key, timeline: plan.timeline, damagedPackets: damaged,
+            key: plan.key, layers: plan.layers, timeline: plan.timeline, damagedPackets: damaged,
             warnings: plan.warnings + (damaged > 0 ? ["\(damaged) damaged packets were skipped"] : []),
             seconds: seconds, stageSeconds: stageSeconds, peakMemoryMB: MixWrite.peakMemoryMB())
     }

@@ -29,6 +29,26 @@ public struct Report: Sendable, Codable {
         /// With `--stems`: the tracks after the mix, in order, each a source as it enters the mix, not played by default.
         public var stems: [Stem]?
     }
+    /// A blend's layer as it was laid (the FX first): its name (`fx`, or `fx1`, `fx2` … with layers), file, span and
+    /// place on the output, how it was laid (`chroma key` with its key, the colour `auto` picked written out, or
+    /// `alpha`), and its sound's tracks as the mix names them.
+    public struct LaidLayer: Sendable, Codable {
+        public var name: String
+        public var fx: String
+        /// Output seconds where it starts; `in` and `out`: the span of its own seconds (`out` nil: to its end, a
+        /// still's to the output's).
+        public var at: Double
+        public var `in`: Double
+        public var out: Double?
+        /// X, Y, width, height in output pixels; nil: the whole frame.
+        public var place: [Int]?
+        public var opacity: Double
+        public var compositing: String
+        public var key: KeySettings?
+        /// A still picture, held for its span.
+        public var still: Bool
+        public var tracks: [String]
+    }
     /// One stem: its track's title (`fx:1`) and how the source reaches it (its route into the mix, up to the mix).
     public struct Stem: Sendable, Codable {
         public var name: String
@@ -41,7 +61,10 @@ public struct Report: Sendable, Codable {
     public var audio: Audio?
     /// How fx was laid over base (a blend): `chroma key`, or `alpha` (fx's own; `key` is then nil).
     public var compositing: String?
+    /// The first layer's key (fx's), as before layers; `layers` has each layer's.
     public var key: KeySettings?
+    /// A blend's layers, the FX first.
+    public var layers: [LaidLayer]?
     /// The level of the keyer's C kernel that ran (0 the scalar reference, 1 x86-64, 2 SSE4.2, 3 AVX2, 4 AVX-512;
     /// `MIXWRITE_KERNEL_LEVEL` forces one); nil when nothing was keyed. Every level gives the same bytes.
     public var kernelLevel: Int?

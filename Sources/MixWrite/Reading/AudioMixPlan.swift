@@ -36,9 +36,12 @@ public struct AudioSource: Sendable, Codable {
 
     public var name: String { "\(label):\(track)" }
 
+    /// Where the track's input starts on the output (a layer's `--at`, a concat clip's start), in seconds.
+    public var atSeconds: Double { timelineStart.seconds }
+
     enum CodingKeys: String, CodingKey {
         case label, path, streamIndex, track, codec, sampleRate, channels, layout, gainDB, matchGainDB, offsetSeconds, route,
-             startSeconds
+             startSeconds, atSeconds
     }
     public init(from decoder: any Swift.Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -55,6 +58,7 @@ public struct AudioSource: Sendable, Codable {
         offsetSeconds = try c.decode(Double.self, forKey: .offsetSeconds)
         route = try c.decodeIfPresent(String.self, forKey: .route) ?? ""
         startOffset = MediaTime(seconds: String(try c.decodeIfPresent(Double.self, forKey: .startSeconds) ?? 0)) ?? .zero
+        timelineStart = MediaTime(seconds: String(try c.decodeIfPresent(Double.self, forKey: .atSeconds) ?? 0)) ?? .zero
     }
     public func encode(to encoder: any Swift.Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -65,6 +69,7 @@ public struct AudioSource: Sendable, Codable {
         try c.encode(gainDB, forKey: .gainDB); try c.encode(matchGainDB, forKey: .matchGainDB)
         try c.encode(offsetSeconds, forKey: .offsetSeconds)
         try c.encode(route, forKey: .route); try c.encode(startOffset.seconds, forKey: .startSeconds)
+        try c.encode(timelineStart.seconds, forKey: .atSeconds)
     }
 
     init(label: String, path: String, streamIndex: Int, track: Int, codec: String, sampleRate: Int, channels: Int,
