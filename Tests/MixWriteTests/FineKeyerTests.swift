@@ -110,6 +110,33 @@ struct FineKeyerTests {
         }
     }
 
+    @Test("a key option that does nothing the way fx is laid is said, naming it and its keyer (fine's threshold, GPUImage's despill strength, any key of an alpha fx, a layer's); one that acts is not")
+    func idleOptionsSaid() throws {
+        let dir = try Oracle.scratch()
+        let alpha = dir + "/half.png"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=red@0.5:s=320x240,format=rgba", "-frames:v", "1", alpha]).status == 0)
+        let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
+        let cases: [([String], String?)] = [
+            ([fx, base, "--keyer", "fine", "--threshold", "0.1", "--smoothing", "0.2"], "--threshold and --smoothing do nothing with --keyer fine"),
+            ([fx, base, "--keyer", "fine", "--despill"], "--despill does nothing with --keyer fine"),
+            ([fx, base, "--despill-strength", "0.5"], "--despill-strength does nothing with --keyer gpuimage"),
+            ([alpha, base, "--threshold", "0.2", "--choke", "2"], "fx is laid by its own alpha, so --threshold and --choke do nothing (--key chroma"),
+            ([fx, base, "--layer", fx + ":keyer=fine:smoothing=0.3"], "layer fx2 (\(fx)): --smoothing does nothing with --keyer fine"),
+            ([fx, base, "--keyer", "fine", "--despill-strength", "0.5", "--choke", "1"], nil),
+            ([fx, base, "--threshold", "0.3", "--despill", "--feather", "2"], nil),
+        ]
+        for (n, (args, said)) in cases.enumerated() {
+            let r = try Oracle.mixwrite(args + ["--frame", "0.5", "-o", dir + "/\(n).png"])
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+            let warnings = r.stderr.split(separator: "\n").filter { $0.contains("warning") && $0.contains("nothing") }
+            if let said {
+                #expect(warnings.count == 1 && warnings[0].contains(said), "\(args): \(r.stderr)")
+            } else {
+                #expect(warnings.isEmpty, "\(args): \(r.stderr)")
+            }
+        }
+    }
+
     @Test("the blend with --keyer fine: a movie as long as base, its report naming the keyer; the layer 4:4:4")
     func blend() throws {
         let dir = try Oracle.scratch(), out = dir + "/fine.mov"

@@ -220,6 +220,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let first = try VideoTrackReader.firstPicture(in: file, from: from, keepAlpha: byAlpha, as: layers.isEmpty ? "fx" : "layer \(layerLabel(i))")
         var plan = LayerPlan(fx: file, key: key, byAlpha: byAlpha, start: start, from: from, length: length)
         plan.isStill = isStill
+        if let idle = layer.idleKeyOptions(byAlpha: byAlpha) { plan.notes.append(name + idle) }
         if byAlpha && layer.compositing == .auto && first.isOpaque {
             plan.notes.append("\(file.path): its alpha is opaque everywhere (its first picture), so it hides "
                               + "\(layers.isEmpty ? "base" : "what is under it") and nothing is keyed; if it is shot on a screen, --key chroma keys it")

@@ -74,7 +74,7 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         var video = try picture.videoPlan(reference: fxFile, length: length, strict: strict, threads: threads)
         video.encoding.codec = codec
         var key = self.key
-        var warnings: [String] = []
+        var warnings = idleKeyOptions(byAlpha: false).map { [$0] } ?? []
         if autoKeyColor {
             let pick = try KeyColorPicker.pick(fx: fxFile, key: key)
             key.keyColor = pick.color

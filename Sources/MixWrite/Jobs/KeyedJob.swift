@@ -15,6 +15,39 @@ extension KeyedJob {
         try KeyKernel.check()
     }
 
+    /// The key's options set away from their defaults that do nothing the way fx is laid, said in one line: GPUImage's
+    /// threshold, smoothing and despill with the fine keyer, the fine keyer's despill strength with GPUImage's, and
+    /// every key option but despill when fx is laid by its own alpha. nil when each option set acts.
+    func idleKeyOptions(byAlpha: Bool) -> String? {
+        let d = KeySettings()
+        var idle: [String] = []
+        if byAlpha {
+            if autoKeyColor || key.keyColor != d.keyColor { idle.append("--key-color") }
+            if key.keyer != d.keyer { idle.append("--keyer") }
+        }
+        if byAlpha || key.keyer == .fine {
+            if key.threshold != d.threshold { idle.append("--threshold") }
+            if key.smoothing != d.smoothing { idle.append("--smoothing") }
+        }
+        if !byAlpha && key.keyer == .fine && key.despill { idle.append("--despill") }
+        if (byAlpha || key.keyer == .gpuimage) && key.despillStrength != d.despillStrength { idle.append("--despill-strength") }
+        if byAlpha {
+            if !key.garbage.isEmpty { idle.append("--garbage") }
+            if key.choke != d.choke { idle.append("--choke") }
+            if key.feather != d.feather { idle.append("--feather") }
+        }
+        guard !idle.isEmpty else { return nil }
+        let list = idle.count == 1 ? idle[0] : idle.dropLast().joined(separator: ", ") + " and " + idle.last!
+        let verb = idle.count == 1 ? "does" : "do"
+        if byAlpha { return "fx is laid by its own alpha, so \(list) \(verb) nothing (--key chroma keys it instead)" }
+        if key.keyer == .fine {
+            let gpuimage = idle.filter { $0 != "--despill" }
+            let why = gpuimage.isEmpty ? "" : "; the fine keyer learns the screen's spread itself"
+            return "\(list) \(verb) nothing with --keyer fine (GPUImage's formula's: --keyer gpuimage\(why)\(key.despill ? "; its despill is --despill-strength" : ""))"
+        }
+        return "\(list) \(verb) nothing with --keyer gpuimage (the fine keyer's: --keyer fine; GPUImage's despill is --despill)"
+    }
+
     /// The fine keyer's key colour is a screen's: one channel above the others.
     func checkFineKey() throws(MixWriteError) {
         if key.keyer == .fine && !autoKeyColor && FineKeyer.channels(of: key.keyColor) == nil {

@@ -44,8 +44,9 @@ public struct KeySettings: Sendable, Hashable, Codable {
     /// A report's key: what is left out is the default.
     public init(from decoder: any Swift.Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(keyColor: try c.decode(KeyColor.self, forKey: .keyColor), threshold: try c.decode(Double.self, forKey: .threshold),
-                  smoothing: try c.decode(Double.self, forKey: .smoothing),
+        self.init(keyColor: try c.decode(KeyColor.self, forKey: .keyColor),
+                  threshold: try c.decodeIfPresent(Double.self, forKey: .threshold) ?? KeySettings().threshold,
+                  smoothing: try c.decodeIfPresent(Double.self, forKey: .smoothing) ?? KeySettings().smoothing,
                   despill: try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false)
         keyer = try c.decodeIfPresent(Keyer.self, forKey: .keyer) ?? .gpuimage
         despillStrength = try c.decodeIfPresent(Double.self, forKey: .despillStrength) ?? 1
