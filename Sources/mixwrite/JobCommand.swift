@@ -156,9 +156,10 @@ extension JobCommand {
                                  .split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).joined(separator: "\n"))
     }
 
-    /// What a shell completes in a job command's words: its options' names (the files are the shell's own).
+    /// What a shell completes in a job command's words: option names, an option's choices, files where a file goes
+    /// (`CommandWords.completions`; the shell keeps those that start with what is typed).
     static var completion: CompletionKind {
-        .custom { _, _, _ in CommandWords.names(for: Job.self, own: allOwn) }   // the shell keeps those that fit
+        .custom { words, index, prefix in CommandWords.completions(for: Job.self, own: allOwn, words: words, index: index, prefix: prefix) }
     }
 
     func parse() throws -> (Job, CommonOptions, CommandWords) {

@@ -38,6 +38,10 @@ struct Mixwrite: AsyncParsableCommand {
     /// Parses, runs, and turns every failure into one `mixwrite: error:` line and its documented exit code.
     static func main() async {
         MixWriter.setLibraryLogging(false)
+        if let answer = Completion.answer(Array(CommandLine.arguments.dropFirst())) {
+            print(answer, terminator: "")
+            Glibc.exit(0)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -198,7 +198,45 @@ struct ScriptingTests {
         }
         for shell in ["bash", "zsh", "fish"] {
             let r = try Oracle.mixwrite(["--generate-completion-script", shell])
-            #expect(r.status == 0 && r.stdout.count > 500, "\(shell)")
+            #expect(r.status == 0 && r.stdoutText.contains("---complete"), "\(shell): \(r.stdoutText)")
+        }
+    }
+
+    @Test("bash completion, the installed script in a real bash: files where files go (the default command's too), an option's choices, nothing for a number, option and command names")
+    func bashCompletion() throws {
+        let dir = try Oracle.scratch()
+        for name in ["vid1.mov", "vid2.mp4", "notes.txt", ".hidden.mov"] { try Data().write(to: URL(fileURLWithPath: dir + "/" + name)) }
+        try FileManager.default.createDirectory(atPath: dir + "/videos", withIntermediateDirectories: true)
+        let script = dir + "/mixwrite.bash"
+        try Oracle.mixwrite(["--generate-completion-script", "bash"]).stdout.write(to: URL(fileURLWithPath: script))
+        // Each line typed (the last word is completed), through the script's function as bash calls it on TAB.
+        let cases: [([String], [String])] = [
+            (["concat", dir + "/vid"], [dir + "/vid1.mov", dir + "/vid2.mp4", dir + "/videos"]),
+            (["concat", dir + "/"], [dir + "/mixwrite.bash", dir + "/notes.txt", dir + "/vid1.mov", dir + "/vid2.mp4", dir + "/videos"]),
+            (["concat", dir + "/."], [dir + "/.hidden.mov"]),
+            (["fx.mov", dir + "/vid1"], [dir + "/vid1.mov"]),
+            (["fx.mov", "base.mov", "--keyer", ""], ["gpuimage", "fine"]),
+            (["concat", "a.mov", "--fit", "f"], ["fit", "fill"]),
+            (["fx.mov", "base.mov", "--crf", ""], []),
+            (["fx.mov", "base.mov", "-o", dir + "/vid2"], [dir + "/vid2.mp4"]),
+            (["fx.mov", "--layer", dir + "/vid1"], [dir + "/vid1.mov"]),
+            (["fx.mov", "--key-c"], ["--key-color"]),
+            (["con"], ["concat"]),
+            (["probe", "--js"], ["--json"]),
+            (["batch", "--shard"], ["--shard", "--shards"]),
+        ]
+        var harness = "source \(script)\n"
+        for (typed, _) in cases {
+            let words = ([Oracle.mixwrite] + typed).map { "'\($0)'" }.joined(separator: " ")
+            harness += "COMP_WORDS=(\(words)); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()\n"
+            harness += "_mixwrite mixwrite \"${COMP_WORDS[COMP_CWORD]}\" \"${COMP_WORDS[COMP_CWORD - 1]}\"; IFS='|'; echo \"${COMPREPLY[*]}\"; unset IFS\n"
+        }
+        let r = try Oracle.run("/bin/bash", ["-c", harness])
+        try #require(r.status == 0, "\(r.stderr)")
+        let lines = r.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for (i, (typed, expected)) in cases.enumerated() {
+            let got = i < lines.count ? lines[i].split(separator: "|").map(String.init) : ["(no line)"]
+            #expect(got == expected, "mixwrite \(typed.joined(separator: " "))<TAB>: \(got), expected \(expected)")
         }
     }
 

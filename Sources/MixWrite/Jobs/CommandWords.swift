@@ -50,6 +50,37 @@ public struct CommandWords: Sendable {
         }
     }
 
+    /// What a shell offers for word `index` of `words` (the command line as typed, `prefix` the part before the cursor):
+    /// the option names after a dash; after an option, its choices (`--keyer`: gpuimage, fine), files where it takes a
+    /// path (a layer's spec starts with one), nothing where it takes a number or text; files for an input. The shell
+    /// keeps the candidates that start with `prefix`.
+    public static func completions<J: MixJob>(for type: J.Type, own: [OptionDeclaration], words: [String], index: Int,
+                                              prefix: String) -> [String] {
+        guard let described = J.self as? any DescribedJob.Type else { return [] }
+        if prefix.hasPrefix("-") { return names(for: type, own: own) }
+        let previous = index > 0 && index <= words.count ? words[index - 1] : ""
+        let declaration = (described.declarations + own).first { d in
+            d.form != .positional && (previous == "--" + d.commandName || d.form == .short(previous))
+        }
+        switch declaration?.shape {
+        case nil, .path, .paths, .events, .layers: return files(matching: prefix)
+        case .choice(let values): return values
+        case .flag: return files(matching: prefix)   // a flag takes no value: an input may follow
+        default: return []
+        }
+    }
+
+    /// The files and folders whose path starts with `prefix` (relative to the working folder; `~/` the home folder),
+    /// as typed: hidden ones only when their name's dot is typed.
+    public static func files(matching prefix: String) -> [String] {
+        let typedFolder = prefix.lastIndex(of: "/").map { String(prefix[...$0]) } ?? ""
+        let start = String(prefix.dropFirst(typedFolder.count))
+        var folder = typedFolder.isEmpty ? "." : typedFolder
+        if folder.hasPrefix("~/") { folder = NSHomeDirectory() + folder.dropFirst() }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        return names.filter { $0.hasPrefix(start) && (!$0.hasPrefix(".") || start.hasPrefix(".")) }.sorted().map { typedFolder + $0 }
+    }
+
     /// The options' help, as `--help` shows it: the inputs, then every option with its value, help and default.
     public static func help<J: MixJob>(for type: J.Type, own: [OptionDeclaration]) -> String {
         guard let described = J.self as? any DescribedJob.Type else { return "" }
