@@ -742,13 +742,14 @@ INLINE void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFine
 }
 
 /// A tile of plain subject near the screen: alpha 1, each sample's own colour with its screen channel limited to the
-/// others' mean by the despill strength times how near the screen is (the core's limit, which is on chroma alone:
+/// larger of the others by the despill strength times how near the screen is (the core's limit, which is on chroma alone:
 /// luma cancels in it, so a sample's pixels take it alike). Laid over a base, those pixels as they are.
 INLINE void opaque_tile(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int tx,
                         int ty) {
     int cx0 = TILE * tx, cy0 = TILE * ty, cn = clampi(k->cw - cx0, 0, TILE), cm = clampi(k->ch - cy0, 0, TILE), w = k->w, h = k->h;
     field_to_window(k, t, G_NEAR, 1, W_NEAR, cx0 - t->wx, cy0 - t->wy, cn, cm);
-    float eu = p->perU[1] - 0.5f * (p->perU[0] + p->perU[2]), ev = p->perV[1] - 0.5f * (p->perV[0] + p->perV[2]);
+    // The screen channel above each other channel, as (u, v) weights: the excess over the larger is the smaller.
+    float eu0 = p->perU[1] - p->perU[0], ev0 = p->perV[1] - p->perV[0], eu2 = p->perU[1] - p->perU[2], ev2 = p->perV[1] - p->perV[2];
     float dy = p->luma[1] / p->lumaScale, du = p->toU[1] / p->chromaScale, dv = p->toV[1] / p->chromaScale;
     for (int j = 0; j < cm; j++) {
         int cy = cy0 + j, rows = 2 * cy + 1 < h ? 2 : 1;
@@ -757,7 +758,8 @@ INLINE void opaque_tile(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MW
         uint8_t *ou = out->plane[1] + (long)cy * out->stride[1] + cx0, *ov = out->plane[2] + (long)cy * out->stride[2] + cx0;
         float excess[TILE];
         for (int i = 0; i < cn; i++) {
-            float e = ((float)u[i] - 128.f) * p->chromaScale * eu + ((float)v[i] - 128.f) * p->chromaScale * ev;
+            float cu = ((float)u[i] - 128.f) * p->chromaScale, cv = ((float)v[i] - 128.f) * p->chromaScale;
+            float e0 = cu * eu0 + cv * ev0, e2 = cu * eu2 + cv * ev2, e = e0 < e2 ? e0 : e2;
             excess[i] = e > 0.f ? p->despill * near[i] * e : 0.f;
             ou[i] = byte_of((float)u[i] - excess[i] * du), ov[i] = byte_of((float)v[i] - excess[i] * dv);
         }

@@ -137,6 +137,38 @@ struct FineKeyerTests {
         }
     }
 
+    @Test("the fine keyer keeps an opaque subject's colour near the screen: yellow, skin, orange, white within 3 levels 4 px inside")
+    func keepsSubjectColour() throws {
+        let dir = try Oracle.scratch()
+        let fx = dir + "/boxes.mp4", base = dir + "/black.mp4"
+        let boxes = [(20, "F0D050"), (100, "E0A080"), (180, "F08020"), (260, "F0F0F0")]
+        let draw = boxes.map { "drawbox=x=\($0.0):y=80:w=48:h=80:c=0x\($0.1):t=fill" }.joined(separator: ",")
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x1EDB00:s=320x240:r=25:d=0.4", "-vf", draw,
+                                        "-c:v", "libx264", "-crf", "12", "-pix_fmt", "yuv420p", fx]).status == 0)
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=black:s=320x240:r=25:d=0.4", "-c:v", "libx264",
+                                        "-qp", "0", base]).status == 0)
+        // GPUImage's key keeps an opaque pixel as fx has it: the reference for the subject's colour through 4:2:0.
+        var pictures: [[UInt8]] = []
+        for keyer in ["gpuimage", "fine"] {
+            let png = dir + "/\(keyer).png"
+            let r = try Oracle.mixwrite([fx, base, "--keyer", keyer, "--key-color", "auto", "--frame", "0.2", "-o", png])
+            try #require(r.status == 0, "\(keyer): \(r.stderr)")
+            pictures.append(try Oracle.decodeRGB(png).frames[0])
+        }
+        for (x, colour) in boxes {
+            var sums = [0.0, 0.0, 0.0], n = 0.0
+            for y in 84..<156 {
+                for xx in x + 4 ..< x + 44 {
+                    let i = 3 * (y * 320 + xx)
+                    for c in 0..<3 { sums[c] += Double(pictures[1][i + c]) - Double(pictures[0][i + c]) }
+                    n += 1
+                }
+            }
+            let moved = sums.map { $0 / n }
+            #expect(moved.allSatisfy { abs($0) <= 3 }, "\(colour): the fine keyer moved its mean colour by \(moved) (R, G, B)")
+        }
+    }
+
     @Test("the blend with --keyer fine: a movie as long as base, its report naming the keyer; the layer 4:4:4")
     func blend() throws {
         let dir = try Oracle.scratch(), out = dir + "/fine.mov"
