@@ -8,13 +8,15 @@ enum Page {
 <meta charset="utf-8">
 <title>mixwrite tune</title>
 <style>
-  body { font: 14px system-ui, sans-serif; margin: 0; display: grid; grid-template-columns: 1fr 380px; height: 100vh; }
+  /* The panel takes a third of a wide window (never under 400 px), so the mix table's columns all fit beside the picture. */
+  body { font: 14px system-ui, sans-serif; margin: 0; display: grid; grid-template-columns: 1fr clamp(400px, 33vw, 600px);
+         height: 100vh; }
   #stage { overflow: auto; background: #222; position: relative; min-width: 0; min-height: 0; }
   /* The pictures keep the size zoom gives them (the flex row never shrinks them); the stage scrolls. */
   #pictures { display: flex; gap: 4px; width: max-content; }
   #stage img { display: block; flex: none; image-rendering: pixelated; cursor: crosshair; }
   #stage img[hidden] { display: none; }
-  aside { padding: 0 14px 10px; overflow-y: auto; border-left: 1px solid #ccc; }
+  aside { padding: 0 14px 10px; overflow-y: auto; overflow-x: hidden; border-left: 1px solid #ccc; min-width: 0; }
   /* What the page says stays in sight: at the top of the panel, over whatever is scrolled. */
   #bar { position: sticky; top: 0; background: #fff; padding: 8px 0 6px; border-bottom: 1px solid #ddd; z-index: 1; }
   #status { min-height: 1.2em; }
@@ -27,10 +29,12 @@ enum Page {
   label { display: flex; align-items: center; gap: 6px; margin: 4px 0; }
   label > span:first-child { width: 86px; }
   input[type=range] { flex: 1; }
-  table { width: 100%; border-collapse: collapse; font-size: 13px; }
-  td { padding: 2px 3px; }
-  td input[type=range] { width: 70px; }
-  td input[size] { width: 2.6em; }
+  table { width: 100%; border-collapse: collapse; font-size: 13px; table-layout: fixed; }
+  th { font-weight: 600; font-size: 12px; }
+  td { padding: 2px 3px; overflow: hidden; }
+  td input[type=range] { width: 100%; box-sizing: border-box; }
+  td input[size] { width: 100%; box-sizing: border-box; }
+  td .file { overflow-wrap: anywhere; }
   textarea { width: 100%; height: 70px; font: 12px monospace; }
   #swatch { width: 22px; height: 22px; border: 1px solid #888; display: inline-block; }
   progress { width: 100%; }
@@ -40,7 +44,7 @@ enum Page {
   /* The output's timeline under the time slider: a block a clip, a tick an event. */
   #timeline { position: relative; height: 16px; margin: 0 0 6px 92px; background: #eee; }
   #timeline div { position: absolute; top: 0; height: 16px; box-sizing: border-box; border-left: 2px solid #333;
-                  font-size: 10px; overflow: hidden; white-space: nowrap; padding-left: 2px; }
+                  font-size: 10px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; padding-left: 2px; }
   #timeline .event { border-left: 2px solid #c60; height: 16px; width: 0; padding: 0; }
   #timeline .crossing { background: rgba(200, 120, 0, 0.45); border-left: 0; padding: 0; }
   .boundary { margin: 2px 0 2px 24px; font-size: 90%; }
@@ -62,6 +66,7 @@ enum Page {
                       cursor: nwse-resize; }
   .layer { border: 1px solid #ccc; padding: 4px; margin: 4px 0; }
   .layer input { width: 3.6em; }
+  .layer select { width: auto; }
   #spans { position: relative; margin: 0 0 6px 92px; background: #eee; }
   #spans div { position: relative; height: 8px; margin: 1px 0; background: #cc0; }
 </style>
@@ -75,6 +80,7 @@ enum Page {
   <label><span>time</span><input id="t" type="range" min="0" value="0" step="any"><output id="tOut"></output></label>
   <div id="timeline" data-kinds="concat"></div>
   <div id="spans" data-kinds="blend" title="where each layer shows"></div>
+  <label data-kinds="still"><span>picture</span><span id="stillImage" class="file"></span></label>
   <label data-kinds="blend"><span>view</span><select id="view">
     <option value="composite">composite</option><option value="matte">matte</option><option value="fx">fx</option>
     <option value="base">base</option><option value="side">side by side (composite, matte)</option></select></label>
@@ -84,7 +90,7 @@ enum Page {
   <label><span>fit</span><select id="fit"><option value="fit">fit (bars)</option><option value="fill">fill (crop)</option>
     <option value="stretch">stretch</option></select></label>
   <label><span>size</span><input id="size" size="10" placeholder="as the input"></label>
-  <label data-kinds="concat"><span>fps</span><input id="fps" size="10" placeholder="as the first clip"></label>
+  <label data-kinds="concat"><span>fps</span><input id="fps" size="14" placeholder="the clips' highest"></label>
   <label data-kinds="still"><span>background</span><input id="background" size="7"></label></div>
   <div data-kinds="concat"><h2>Clips</h2><div id="clips"></div></div>
   <div data-kinds="blend"><h2>Layers</h2><div id="layers"></div></div>
@@ -98,7 +104,9 @@ enum Page {
   <label><span>choke px</span><input id="choke" size="3"></label>
   <label><span>feather px</span><input id="feather" size="3"></label></div>
   <h2>Mix</h2>
-  <table id="mix"><tr><th>track</th><th>LUFS</th><th>gain dB</th><th>mute</th><th>offset s</th>
+  <table id="mix"><colgroup><col style="width: 27%"><col style="width: 11%"><col style="width: 24%"><col style="width: 10%">
+    <col style="width: 14%"><col style="width: 14%"></colgroup>
+    <tr><th>track</th><th>LUFS</th><th>gain dB</th><th>mute</th><th>offset s</th>
     <th title="lowered this many dB while the others play; 0: not ducked">duck dB</th></tr></table>
   <label><span>loudness</span><input id="loudness" size="6" placeholder="off"> LUFS</label>
   <label><span>level match</span><input id="levelMatch" type="checkbox"></label>
@@ -261,21 +269,31 @@ function drawLayers() {
   });
   placeBoxes(); drawSpans();
 }
-// A layer's own key (the FX's is the Key panel's): its colour, threshold, smoothing and despill.
+// A layer's own key (the FX's is the Key panel's): its colour, threshold, smoothing, despill, keyer, choke and feather.
 function keyFields(row, k) {
   const key = settings.layerKeys[k], id = f => "layerKey" + k + f;
   const keys = document.createElement("div");
-  keys.innerHTML = `<label style="display:inline-flex"><span style="width:auto">key</span><input id="${id("keyColor")}" size="7"></label>
-    <label style="display:inline-flex"><span style="width:auto">threshold</span><input id="${id("threshold")}" size="5"></label>
-    <label style="display:inline-flex"><span style="width:auto">smoothing</span><input id="${id("smoothing")}" size="5"></label>
-    <label style="display:inline-flex"><span style="width:auto">despill</span><input id="${id("despill")}" type="checkbox"></label>`;
+  const field = (f, name, size) => `<label style="display:inline-flex"><span style="width:auto">${name}</span><input id="${id(f)}" size="${size}"></label>`;
+  keys.innerHTML = field("keyColor", "key", 7) + field("threshold", "threshold", 5) + field("smoothing", "smoothing", 5)
+    + `<label style="display:inline-flex"><span style="width:auto">despill</span><input id="${id("despill")}" type="checkbox"></label>
+    <label style="display:inline-flex"><span style="width:auto">keyer</span><select id="${id("keyer")}"><option value="gpuimage">gpuimage</option>
+      <option value="fine">fine</option></select></label>` + field("choke", "choke px", 3) + field("feather", "feather px", 3);
   row.append(keys);
-  const show = () => { for (const f of ["keyColor", "threshold", "smoothing"]) $(id(f)).value = key[f]; $(id("despill")).checked = key.despill; };
+  const show = () => {
+    for (const f of ["keyColor", "threshold", "smoothing"]) $(id(f)).value = key[f];
+    $(id("despill")).checked = key.despill; $(id("keyer")).value = key.keyer || "gpuimage";
+    $(id("choke")).value = key.choke || 0; $(id("feather")).value = key.feather || 0;
+  };
   show();
-  for (const f of ["keyColor", "threshold", "smoothing", "despill"]) $(id(f)).addEventListener("change", () => {
+  for (const f of ["keyColor", "threshold", "smoothing", "despill", "keyer", "choke", "feather"]) $(id(f)).addEventListener("change", () => {
     const input = $(id(f));
     if (f === "despill") key.despill = input.checked;
-    else if (f === "keyColor") {
+    else if (f === "keyer") key.keyer = input.value;
+    else if (f === "choke" || f === "feather") {
+      const x = Number(input.value);
+      if (!Number.isInteger(x) || x < 0 || x > 64) { error(f + " must be a whole number of pixels from 0 to 64"); return show(); }
+      key[f] = x;
+    } else if (f === "keyColor") {
       if (!/^[0-9a-fA-F]{6}$/.test(input.value.trim())) { error("key must be RRGGBB, as 00FF00"); return show(); }
       key.keyColor = input.value.trim().toUpperCase();
     } else {
@@ -332,7 +350,9 @@ function drawTimeline() {
   const at = x => (100 * x / info.duration) + "%";
   for (const piece of info.pieces) {
     const d = document.createElement("div");
-    d.style.left = at(piece.start); d.style.width = at(piece.duration);
+    // Its label ends where the next clip begins (a transition overlaps them): the names never run into each other.
+    const next = info.pieces[info.pieces.indexOf(piece) + 1];
+    d.style.left = at(piece.start); d.style.width = at(next ? Math.min(piece.duration, next.start - piece.start) : piece.duration);
     d.textContent = piece.file.split("/").pop(); d.title = d.textContent + " from " + piece.start.toFixed(2) + " s";
     bar.append(d);
   }
@@ -629,6 +649,7 @@ async function start() {
     if (e.dataset.kinds.split(" ").includes(info.kind)) e.style.display = e.tagName === "LABEL" ? "flex" : "block";
   settings.gains = settings.gains || {}; settings.mute = settings.mute || []; settings.offsets = settings.offsets || {};
   settings.duck = settings.duck || {};
+  if (info.image) $("stillImage").textContent = info.image;
   const t = $("t");
   t.max = Math.max(0, info.duration - 1 / info.frameRate);
   t.step = 1 / info.frameRate;

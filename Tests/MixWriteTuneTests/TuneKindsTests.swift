@@ -281,4 +281,61 @@ struct TuneKindsTests {
         #expect(heard.video.isEmpty && heard.audio.count == 1 && abs((heard.audio.first?.duration ?? 0) - 2) < 0.05,
                 "2 s of sound: \(heard.streams.map { "\($0.kind) \($0.duration ?? -1)" })")
     }
+
+    @Test("the page at 1280 and 1920 wide: nothing cut off the panel (the mix's six columns inside it), concat's clip names apart across a transition, a layer's keyer, choke and feather, the still's picture named; screenshots",
+          .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .timeLimit(.minutes(5)))
+    func layoutAtWidths() throws {
+        let dir = try Oracle.scratch("tune-layout")
+        let (fx, base, tone) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), Oracle.fixture("tone.m4a"))
+        let image = dir + "/card.png"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=400x300", "-frames:v", "1", image]).status == 0)
+        let pages = [
+            ("blend", try TuneProcess(command: [fx, base, "--layer", fx + ":at=0.5:place=0,0,160,120", "--audio", tone, "-o", dir + "/b.mov",
+                                                "--tune", "-q"])),
+            ("concat", try TuneProcess(command: ["concat", fx, base, Oracle.fixture("edges.mov"), "--transition", "fade:0.5", "-o",
+                                                 dir + "/c.mp4", "--tune", "-q"])),
+            ("still", try TuneProcess(command: ["still", image, tone, "-o", dir + "/s.mp4", "--tune", "-q"])),
+        ]
+        defer { for (_, page) in pages { page.stop() } }
+        let browser = try Browser(width: 1280, height: 1000)
+        defer { browser.quit() }
+        for width in [1280, 1920] {
+            try browser.call("POST", "/session/\(browser.session)/window/rect", Browser.json(["width": width, "height": 1000]))
+            for (kind, page) in pages {
+                try browser.open(page.url)
+                _ = try browser.waitForPictures(atLeast: 1)
+                // Whatever the panel shows lies inside it, and it does not scroll sideways.
+                let layout = try browser.script("""
+                    const a = document.querySelector('aside'), r = a.getBoundingClientRect();
+                    const cut = [...a.querySelectorAll('input, select, th, button, output')]
+                        .filter(e => e.offsetParent && e.getBoundingClientRect().right > r.right + 0.5)
+                        .map(e => e.id || e.textContent);
+                    return JSON.stringify({ sideways: a.scrollWidth - a.clientWidth, cut, columns: document.getElementById('mix').rows[0].cells.length });
+                    """) as? String ?? ""
+                #expect(layout.contains(#""sideways":0"#) && layout.contains(#""cut":[]"#) && layout.contains(#""columns":6"#),
+                        "\(kind) at \(width): \(layout)")
+                switch kind {
+                case "blend":
+                    let fields = try browser.script("""
+                        return ['keyer', 'choke', 'feather'].map(f => !!document.getElementById('layerKey0' + f)).join(',')
+                        """) as? String
+                    #expect(fields == "true,true,true", "a layer's keyer, choke and feather: \(fields ?? "")")
+                case "concat":
+                    // Each clip's name in its own place on the timeline: no label runs into the next.
+                    let overlaps = try browser.waitFor("""
+                        const d = [...document.querySelectorAll('#timeline div')].filter(e => !e.className);
+                        if (d.length < 3) return -1;
+                        return d.slice(1).filter((e, i) => d[i].getBoundingClientRect().right > e.getBoundingClientRect().left + 0.5).length;
+                        """) { ($0 as? NSNumber).map { $0.intValue >= 0 } ?? false }
+                    #expect((overlaps as? NSNumber)?.intValue == 0, "concat at \(width): \(overlaps ?? "none") labels run into the next")
+                default:
+                    let named = try browser.script("return document.getElementById('stillImage').textContent") as? String
+                    #expect(named == image, "the still's picture: \(named ?? "")")
+                }
+                try browser.screenshot(into: dir + "/\(kind)-\(width).png")
+            }
+        }
+        print("screenshots: \(dir)")
+    }
 }
