@@ -38,6 +38,13 @@ struct Mixwrite: AsyncParsableCommand {
     /// Parses, runs, and turns every failure into one `mixwrite: error:` line and its documented exit code.
     static func main() async {
         MixWriter.setLibraryLogging(false)
+        if CommandLine.arguments.count == 1 {
+            // A bare `mixwrite`: how to call it, not a complaint about its first missing word.
+            writeError("usage: mixwrite FX BASE -o OUT [options]      (key FX over BASE, every audio track mixed)\n"
+                       + "       mixwrite concat|still|remix|key|probe|batch|join|tune …\n"
+                       + "mixwrite --help lists every command; mixwrite COMMAND --help its options.\n")
+            Glibc.exit(1)
+        }
         if let answer = Completion.answer(Array(CommandLine.arguments.dropFirst())) {
             print(answer, terminator: "")
             Glibc.exit(0)

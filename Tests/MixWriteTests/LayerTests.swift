@@ -315,4 +315,34 @@ struct LayerTests {
         #expect(verbose.stderr.contains("fx2  \(fx)  at 1.2 s; its 0.2 s to 1.4 s; in 0,0,160,120; opacity 0.5")
                 && verbose.stderr.contains("starts at 1.2 s of the output"), "\(verbose.stderr)")
     }
+
+    @Test("layers alone: a job file whose 'layers' give every layer (no 'fx') and --layer for each on the command line make the pictures of fx + --layer; refused without any, or with fx's own options")
+    func layersAlone() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.flashAndBeep(in: dir)
+        let first = ":at=0.5:place=0,0,160,120", second = ":at=1:place=160,120,160,120"
+        let reference = dir + "/reference.mkv", command = dir + "/command.mkv", file = dir + "/file.mkv"
+        var r = try Self.mixwrite([fx, base, "--at", "0.5", "--place", "0,0,160,120", "--layer", fx + second, "-o", reference])
+        try #require(r.status == 0, "\(r.stderr)")
+        r = try Self.mixwrite(["--layer", fx + first, "--layer", fx + second, base, "-o", command])
+        try #require(r.status == 0, "\(r.stderr)")
+        let jobs = dir + "/jobs.json"
+        try Data("""
+            {"jobs": [{"kind": "blend", "base": "\(base)", "output": "\(file)",
+                       "layers": [{"fx": "\(fx)", "at": 0.5, "place": [0, 0, 160, 120]}, {"fx": "\(fx)", "at": 1, "place": [160, 120, 160, 120]}]}]}
+            """.utf8).write(to: URL(fileURLWithPath: jobs))
+        r = try Oracle.mixwrite(["batch", jobs, "--progress", "none"], timeout: 300)
+        try #require(r.status == 0, "\(r.stdoutText) \(r.stderr)")
+        let pictures = try Self.pictures(reference), fromCommand = try Self.pictures(command), fromFile = try Self.pictures(file)
+        #expect(!pictures.isEmpty && fromCommand == pictures && fromFile == pictures, "the three renders differ")
+        // Nothing to lay, or the fx's own options with no fx to take them: refused, naming the job and the key.
+        for (entry, said) in [(#""base": "\#(base)", "output": "\#(dir)/a.mkv""#, "job 0: 'fx' is missing"),
+                              (#""base": "\#(base)", "output": "\#(dir)/b.mkv", "at": 2, "layers": [{"fx": "\#(fx)"}]"#, "the fx's own options")] {
+            try Data(#"{"jobs": [{"kind": "blend", \#(entry)}]}"#.utf8).write(to: URL(fileURLWithPath: jobs))
+            let refused = try Oracle.mixwrite(["batch", jobs, "--progress", "none"])
+            #expect(refused.status == 2 && refused.stderr.contains(said), "\(entry): \(refused.stderr)")   // a bad job file, as batch says
+        }
+        let bare = try Oracle.mixwrite([base, "-o", dir + "/c.mkv"])
+        #expect(bare.status == 1 && bare.stderr.contains("missing FX (or --layer gives every layer)"), "\(bare.stderr)")
+    }
 }

@@ -73,7 +73,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
 
     /// `mixwrite FX BASE -o OUT` and every option of a blend.
     static var options: [JobOption<Self>] {
-        [.path("fx", \.fx, help: "The effect clip, shot on a green (or --key-color) screen."),
+        [.path("fx", \.fx, required: false, help: "The effect clip, shot on a green (or --key-color) screen (none when --layer gives every layer)."),
          .path("base", \.base, help: "The clip shown where FX is keyed out."),
          .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm).")]
             + PictureSettings.options(PictureSettings(fit: .stretch)).map { $0.lifted(\.picture) }
@@ -94,7 +94,20 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         .hdr(\.keepHDR, help: "sdr: an HDR input tone-mapped to SDR BT.709; keep: an HDR base kept (HEVC Main 10, its HLG or PQ), fx placed at 203 cd/m².")
     }
 
-    public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
+    /// A job file's entry; one without `fx` whose `layers` give every layer takes the first of them as its fx.
+    public init(from decoder: any Swift.Decoder) throws {
+        try self.init(describedBy: decoder)
+        guard fx.isEmpty else { return }
+        let index = decoder.codingPath.last?.intValue
+        guard !layers.isEmpty else { throw JobProblem(index: index, key: "fx", what: "is missing (or 'layers' gives every layer)") }
+        let d = BlendJob.blank
+        guard placement == d.placement, key == d.key, !autoKeyColor, compositing == d.compositing else {
+            throw JobProblem(index: index, key: "fx", what: "is missing, and the fx's own options (at, place, key-color …) are given: "
+                             + "with 'layers' alone each layer carries its own")
+        }
+        let first = layers.removeFirst()
+        (fx, placement, key, autoKeyColor, compositing) = (first.fx, first.placement, first.key, first.autoKeyColor, first.compositing)
+    }
     public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
 
     public var inputPaths: [String] { [fx, base] + layers.map(\.fx) + audio.files }

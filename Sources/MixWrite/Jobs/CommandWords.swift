@@ -27,6 +27,9 @@ public struct CommandWords: Sendable {
             return (try decoder.decode(J.self, from: data), CommandWords(own: reader.ownValues))
         } catch let problem as JobProblem {
             let given = problem.key.flatMap { reader.given[$0] }.map { " " + $0 } ?? ""
+            if let input = options.first(where: { $0.name == problem.key && $0.form == .positional }), problem.what.hasPrefix("is missing") {
+                throw .usage("missing \(input.shownInput)" + problem.what.dropFirst("is missing".count).replacingOccurrences(of: "'layers'", with: "--layer"))
+            }
             let shown = options.first { $0.name == problem.key }?.commandName ?? problem.key ?? ""
             let what = "--\(shown)\(given): \(problem.what)"
             if let file = problem.file { throw .input(file: file, problem.what) }
@@ -290,7 +293,15 @@ struct WordReader {
     func entry() throws(MixWriteError) -> [String: Any] {
         var entry = values
         var rest = positionals[...]
+        // An input that may be left out (a blend's FX, when --layer gives every layer) takes a word only when there
+        // are more words than the inputs that must be there.
+        let must = job.filter { $0.form == .positional && $0.required }.count
+        var spare = positionals.count - must
         for d in job where d.form == .positional {
+            if !d.required {
+                guard spare > 0 else { continue }
+                spare -= 1
+            }
             if case .paths = d.shape {
                 if !rest.isEmpty { entry[d.name] = Array(rest) }
                 rest = []

@@ -267,8 +267,9 @@ extension JobOption {
     }
 
     /// An input or output file.
-    static func path(_ name: String, _ path: WritableKeyPath<Job, String>, form: OptionForm = .positional, help: String) -> Self {
-        Self(OptionDeclaration(name, .path, form: form, required: true, help: help),
+    static func path(_ name: String, _ path: WritableKeyPath<Job, String>, form: OptionForm = .positional, required: Bool = true,
+                     help: String) -> Self {
+        Self(OptionDeclaration(name, .path, form: form, required: required, help: help),
              read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.path() },
              write: { .path($0[keyPath: path]) })
     }
