@@ -119,6 +119,12 @@ public final class Frame {
         }
     }
 
+    /// Sets every alpha sample of an 8-bit picture with an alpha plane (yuva420p, yuva444p) to opaque; nothing without one.
+    public func makeOpaque() {
+        guard pixelFormat == .yuva420p || pixelFormat == .yuva444p else { return }
+        for y in 0..<height { (plane(3) + y * stride(3)).update(repeating: 255, count: width) }
+    }
+
     /// Whether an 8-bit picture with an alpha plane (yuva420p, yuva444p) is opaque at every pixel; true without one.
     public var isOpaque: Bool {
         guard pixelFormat == .yuva420p || pixelFormat == .yuva444p else { return true }

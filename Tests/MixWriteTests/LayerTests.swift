@@ -345,4 +345,35 @@ struct LayerTests {
         let bare = try Oracle.mixwrite([base, "-o", dir + "/c.mkv"])
         #expect(bare.status == 1 && bare.stderr.contains("missing FX (or --layer gives every layer)"), "\(bare.stderr)")
     }
+
+    @Test("key=none (--key none) lays a layer as it is, opaque: a green screen stays green in its rectangle, a half-transparent picture covers; its key options said to do nothing")
+    func unkeyedLayer() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.flashAndBeep(in: dir)
+        let half = dir + "/half.png"
+        try Self.make(["-f", "lavfi", "-i", "color=c=red@0.5:s=64x48,format=rgba", "-frames:v", "1", half])
+        // The mean colour of a rectangle of the picture at 1 s.
+        func mean(_ args: [String], _ name: String, _ r: (Int, Int, Int, Int)) throws -> ([Double], String) {
+            let png = dir + "/\(name).png"
+            let out = try Self.mixwrite(args + ["--frame", "1", "-o", png])
+            try #require(out.status == 0, "\(name): \(out.stderr)")
+            let p = try Oracle.decodeRGB(png).frames[0]
+            var sums = [0.0, 0.0, 0.0]
+            for y in r.1 + 4 ..< r.1 + r.3 - 4 { for x in r.0 + 4 ..< r.0 + r.2 - 4 { for c in 0..<3 { sums[c] += Double(p[3 * (y * 320 + x) + c]) } } }
+            return (sums.map { $0 / Double((r.2 - 8) * (r.3 - 8)) }, out.stderr)
+        }
+        let rect = (160, 120, 160, 120)
+        let (keyed, _) = try mean([Oracle.fixture("fx.mov"), base, "--layer", fx + ":place=160,120,160,120"], "keyed", rect)
+        let (plain, said) = try mean([Oracle.fixture("fx.mov"), base, "--layer", fx + ":place=160,120,160,120:key=none:threshold=0.2"],
+                                     "plain", rect)
+        #expect(keyed[1] < 160 && plain[1] > 230 && plain[0] < 30 && plain[2] < 30, "keyed \(keyed), as it is \(plain): fx's screen shows")
+        #expect(said.contains("laid as it is (--key none), so --threshold does nothing"), "\(said)")
+        // A picture with its own half alpha: over base by it by default, opaque with --key none.
+        let (byAlpha, _) = try mean([half, base], "alpha", (0, 0, 320, 240))
+        let (covered, _) = try mean([half, base, "--key", "none"], "none", (0, 0, 320, 240))
+        #expect(abs(byAlpha[0] - 192) < 12 && covered[0] > 235 && covered[1] < 20, "by its alpha \(byAlpha), as it is \(covered)")
+        let r = try Self.mixwrite([half, base, "--key", "none", "-o", dir + "/r.mkv", "--json", "--length", "0.2"])
+        let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+        #expect(report?["compositing"] as? String == "as it is", "\(report?["compositing"] ?? "none")")
+    }
 }

@@ -9,6 +9,8 @@ public enum DurationPolicy: String, Sendable, Codable, CaseIterable {
 /// or always by its alpha. ("Key" alone means the chroma key: its settings, `KeySettings`; its colour; its layer.)
 public enum Compositing: String, Sendable, Codable, CaseIterable {
     case auto, chroma, alpha
+    /// No key: laid as it is, opaque (a picture-in-picture), at its opacity.
+    case none
 }
 
 /// Chroma-key blend `fx` over `base` and mix every audio track of both (and of `audio.files`).
@@ -86,7 +88,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
 
     static var compositingOption: JobOption<Self> {
         .choice("key", \.compositing, default: .auto,
-                help: "How fx is laid over base: auto (by fx's own alpha when it has one, else the chroma key), chroma or alpha.")
+                help: "How fx is laid over base: auto (by fx's own alpha when it has one, else the chroma key), chroma, alpha or none (as it is, opaque: a picture-in-picture).")
     }
 
     /// `hdr`: `sdr` or `keep`.
@@ -149,7 +151,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
             let (layer, plan) = pair
             let label = layerLabel(i), p = layer.placement
             return Report.LaidLayer(name: label, fx: layer.fx, at: p.at, in: p.from, out: p.to, place: p.place, opacity: p.opacity,
-                                    compositing: plan.byAlpha ? "alpha" : "chroma key", key: plan.byAlpha ? nil : plan.key,
+                                    compositing: plan.opaque ? "as it is" : plan.byAlpha ? "alpha" : "chroma key", key: plan.byAlpha ? nil : plan.key,
                                     still: plan.isStill, tracks: sources.filter { $0.label == label }.map(\.name))
         }
     }
@@ -233,7 +235,8 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let first = try VideoTrackReader.firstPicture(in: file, from: from, keepAlpha: byAlpha, as: layers.isEmpty ? "fx" : "layer \(layerLabel(i))")
         var plan = LayerPlan(fx: file, key: key, byAlpha: byAlpha, start: start, from: from, length: length)
         plan.isStill = isStill
-        if let idle = layer.idleKeyOptions(byAlpha: byAlpha) { plan.notes.append(name + idle) }
+        plan.opaque = layer.compositing == .none
+        if let idle = layer.idleKeyOptions(byAlpha: byAlpha, unkeyed: plan.opaque) { plan.notes.append(name + idle) }
         if byAlpha && layer.compositing == .auto && first.isOpaque {
             plan.notes.append("\(file.path): its alpha is opaque everywhere (its first picture), so it hides "
                               + "\(layers.isEmpty ? "base" : "what is under it") and nothing is keyed; if it is shot on a screen, --key chroma keys it")
@@ -273,6 +276,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let has = fx.mainVideo?.hasAlpha ?? false
         switch compositing {
         case .chroma: return false
+        case .none: return true
         case .auto: return has
         case .alpha:
             guard has else {

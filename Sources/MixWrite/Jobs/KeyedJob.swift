@@ -18,7 +18,7 @@ extension KeyedJob {
     /// The key's options set away from their defaults that do nothing the way fx is laid, said in one line: GPUImage's
     /// threshold, smoothing and despill with the fine keyer, the fine keyer's despill strength with GPUImage's, and
     /// every key option but despill when fx is laid by its own alpha. nil when each option set acts.
-    func idleKeyOptions(byAlpha: Bool) -> String? {
+    func idleKeyOptions(byAlpha: Bool, unkeyed: Bool = false) -> String? {
         let d = KeySettings()
         var idle: [String] = []
         if byAlpha {
@@ -39,6 +39,7 @@ extension KeyedJob {
         guard !idle.isEmpty else { return nil }
         let list = idle.count == 1 ? idle[0] : idle.dropLast().joined(separator: ", ") + " and " + idle.last!
         let verb = idle.count == 1 ? "does" : "do"
+        if unkeyed { return "fx is laid as it is (--key none), so \(list) \(verb) nothing" }
         if byAlpha { return "fx is laid by its own alpha, so \(list) \(verb) nothing (--key chroma keys it instead)" }
         if key.keyer == .fine {
             let gpuimage = idle.filter { $0 != "--despill" }

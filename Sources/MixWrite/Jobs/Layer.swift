@@ -102,7 +102,7 @@ public struct Layer: Sendable, Hashable {
     /// `fx`, then the placement's options, the key's and `key` (chroma or alpha): a layer's spec and its job-file object.
     static var options: [JobOption<Layer>] {
         [.path("fx", \.fx, help: "The layer's effect clip.")] + LayerPlacement.options.map { $0.lifted(\.placement) } + keyOptions
-            + [.choice("key", \.compositing, default: .auto, help: "How the layer is laid over: auto, chroma or alpha.")]
+            + [.choice("key", \.compositing, default: .auto, help: "How the layer is laid over: auto, chroma, alpha or none (as it is, opaque).")]
     }
 
     /// The layer's option declarations, which the blend's `layers` option carries (its spec's and its schema's).

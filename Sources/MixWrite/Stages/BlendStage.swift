@@ -42,7 +42,7 @@ struct BlendStage: VideoStage {
 
     var written: WrittenVideo { plan.video.written }
     var compositing: String? {
-        let each = Set(plan.layers.map { $0.byAlpha ? "alpha" : "chroma key" })
+        let each = Set(plan.layers.map { $0.opaque ? "as it is" : $0.byAlpha ? "alpha" : "chroma key" })
         return each.count == 1 ? each.first : "chroma key and alpha"
     }
 

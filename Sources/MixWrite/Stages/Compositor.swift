@@ -207,6 +207,7 @@ final class Compositor {
         let basePicture: Frame?
         if layers.count == 1, fx.seeked || base.seeked, let fxTime = layers[0].plan.fxTime(at: t) {
             let (f, b) = try VideoTrackReader.pictures(fx: fx, at: fxTime, holding: layers[0].plan.isStill, base: base, at: t)
+            if layers[0].plan.opaque { f?.makeOpaque() }
             (pictures, basePicture) = ([f], b)
         } else {
             basePicture = try base.picture(at: t, hold: true)

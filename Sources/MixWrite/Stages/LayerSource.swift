@@ -22,6 +22,8 @@ struct LayerPlan: Sendable {
     var notes: [String] = []
     /// A picture file: its one picture held from `start` for `length` (nil: to the output's end).
     var isStill = false
+    /// `--key none`: laid as it is, its alpha (if it has one) made opaque.
+    var opaque = false
     /// fx's size as it is keyed when placed: its own, upright and even.
     var ownSize: (width: Int, height: Int) = (0, 0)
 
@@ -119,7 +121,9 @@ final class LayerSource {
     /// fx's picture at output time `t` (its own size when placed), nil when the layer does not show then.
     func picture(at t: MediaTime) throws(MixWriteError) -> Frame? {
         guard let τ = plan.fxTime(at: t) else { return nil }
-        return try reader.picture(at: τ, hold: plan.isStill)
+        let picture = try reader.picture(at: τ, hold: plan.isStill)
+        if plan.opaque, let picture { picture.makeOpaque() }
+        return picture
     }
 
     /// A placed layer's picture as it is laid: keyed (fx's colour, despilled when asked, the key's matte as alpha) or
