@@ -222,6 +222,24 @@ struct ReliabilityTests {
         #expect(try Oracle.listing(dir) == ["undecodable.ivf"])
     }
 
+    @Test("damaged packets are said by file, with where the first was: remix and a blend's --audio")
+    func damageNamed() throws {
+        let dir = try Oracle.scratch()
+        let damaged = try Self.damagedCopies(dir, count: 3, seed: 7)[2]   // bit flips: decodes with damaged packets
+        let name = (damaged as NSString).lastPathComponent
+        for (what, args) in [("remix", ["remix", damaged]), ("--audio", [Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--audio", damaged])] {
+            let r = try Oracle.mixwrite(args + ["-o", dir + "/\(what).mov", "--json"], timeout: 120)
+            try #require(r.status == 0, "\(what): \(r.stderr)")
+            let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+            let count = report?["damagedPackets"] as? Int ?? 0
+            let warnings = report?["warnings"] as? [String] ?? []
+            let line = warnings.first { $0.contains("damaged") } ?? ""
+            #expect(count > 0 && line.hasPrefix(damaged + ": \(count) damaged packet") && line.contains("(the first near "),
+                    "\(what): \(count) damaged, warnings \(warnings)")
+            #expect(r.stderr.contains("mixwrite: warning: " + damaged) && r.stderr.contains(name), "\(what): \(r.stderr)")
+        }
+    }
+
     @Test("--strict fails at the first damaged packet instead of skipping it")
     func strict() throws {
         let dir = try Oracle.scratch()

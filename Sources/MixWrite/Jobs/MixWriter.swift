@@ -100,6 +100,7 @@ public struct MixWriter: Sendable {
         let started = ContinuousClock.now
         let logged = FFmpegLog.count
         _ = ProbeLog.take()
+        DamageLog.forget(job.inputPaths)
         guard let job = job as? any PlannedJob else {
             throw .usage("\(type(of: job)) is not one of mixwrite's jobs (\(JobFile.kinds.map { $0.kind }.joined(separator: ", ")))")
         }
@@ -140,6 +141,10 @@ public struct MixWriter: Sendable {
         reporter?.complete()
         var report = Report(plan, finished: finished, damaged: totals.damaged, seconds: (ContinuousClock.now - started).seconds,
                             stageSeconds: totals.stageSeconds)
+        // Each file's damaged packets said with its name and where the first was (the report's count is the total).
+        let damage = DamageLog.take(job.inputPaths), damaged = totals.damaged
+        report.warnings += !damage.isEmpty ? damage
+            : damaged > 0 ? ["\(damaged) damaged \(damaged == 1 ? "packet was" : "packets were") skipped"] : []
         report.warnings += probed.map {
             "\($0.path): \($0.lines) FFmpeg warning\($0.lines == 1 ? "" : "s") while probing; -v shows \($0.lines == 1 ? "it" : "them")"
         } + warnings
@@ -245,7 +250,7 @@ extension Report {
                              stems: $0.stems ? $0.sources.map { Report.Stem(name: $0.name, route: $0.route) } : nil)
             },
             key: plan.key, layers: plan.layers, timeline: plan.timeline, damagedPackets: damaged,
-            warnings: plan.warnings + (damaged > 0 ? ["\(damaged) damaged packets were skipped"] : []),
+            warnings: plan.warnings,
             seconds: seconds, stageSeconds: stageSeconds, peakMemoryMB: MixWrite.peakMemoryMB())
     }
 }

@@ -124,6 +124,7 @@ final class AudioMixReader {
         if plan.strict && damagedPackets > damagedBefore {
             throw .processing(file: input.path, "damaged audio packet (--strict stops at the first)")
         }
+        DamageLog.record(input.path, damagedPackets - damagedBefore, at: input.position)
         try buildGraph(force: false)
         return true
     }

@@ -164,6 +164,36 @@ enum ProbeLog {
     }
 }
 
+/// The damaged packets the readers step over, by file: how many, and where in the file the first was met (its own
+    /// time, that of the packet or frame read around it), for a warning that names the file and the time.
+enum DamageLog {
+    private static let entries = Mutex<[String: (count: Int, first: Double?)]>([:])
+
+    static func record(_ path: String, _ count: Int, at time: MediaTime?) {
+        guard count > 0 else { return }
+        entries.withLock { e in
+            let old = e[path] ?? (0, nil)
+            e[path] = (old.count + count, old.first ?? time.map(\.seconds))
+        }
+    }
+
+    /// Forgets what was recorded of `paths` (a job's inputs, as it starts).
+    static func forget(_ paths: [String]) { entries.withLock { e in for p in paths { e[p] = nil } } }
+
+    /// What was recorded of `paths` since they were forgotten, as warnings, in their order; forgotten again.
+    static func take(_ paths: [String]) -> [String] {
+        entries.withLock { e in
+            var lines: [String] = []
+            for p in paths {
+                guard let (count, first) = e.removeValue(forKey: p) else { continue }
+                let at = first.map { String(format: " (the first near %.2f s of it)", max(0, $0)) } ?? ""
+                lines.append("\(p): \(count) damaged \(count == 1 ? "packet was" : "packets were") skipped\(at)")
+            }
+            return lines
+        }
+    }
+}
+
 extension MediaFile {
     /// The main video's HDR light metadata (mastering display, content light level) as its first picture carries it
     /// (HEVC's SEI), else as the container states it for the stream; nil without either or when it cannot be read.

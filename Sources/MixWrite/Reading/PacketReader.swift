@@ -40,6 +40,7 @@ final class PacketReader {
                 guard try demuxer.read(into: packet) else { ended = true; break }
             } catch {
                 damaged += 1
+                DamageLog.record(file.path, 1, at: MediaTime(ticks: nextDTS, timeBase: stream.timeBase))
                 ended = true
                 break
             }

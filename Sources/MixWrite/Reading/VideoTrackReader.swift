@@ -136,6 +136,11 @@ final class VideoTrackReader: PictureSource {
         if strict && frames.damaged > damagedBefore {
             throw .processing(file: file.path, "damaged packet in video stream #\(stream.index) (--strict stops at the first)")
         }
+        if frames.damaged > damagedBefore {
+            // Where: the frame that follows the damage, else the last one before it (the file's own time).
+            let after = frame?.bestEffortTimestamp.map { MediaTime(ticks: $0, timeBase: stream.timeBase) - file.origin }
+            DamageLog.record(file.path, frames.damaged - damagedBefore, at: after ?? lastTime ?? .zero)
+        }
         guard let frame else { ended = true; return false }
         var time: MediaTime
         if let ticks = frame.bestEffortTimestamp {
