@@ -58,7 +58,8 @@ struct CommonOptions {
                     writeError("  loudness of the output: \(line(l.output))\n")
                 }
             }
-            writeError("mixwrite: wrote \(report.output) (\(formatSeconds(report.duration)), \(report.audio?.sources.count ?? 0) audio tracks mixed)\n")
+            let tracks = report.audio?.sources.count ?? 0
+            writeError("mixwrite: wrote \(report.output) (\(formatSeconds(report.duration)), \(tracks) audio \(tracks == 1 ? "track" : "tracks") mixed)\n")
         }
     }
 }

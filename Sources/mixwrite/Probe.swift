@@ -32,6 +32,14 @@ struct Probe: ParsableCommand {
         }
     }
 
+    /// A rate as a person reads it: `30000/1001` as 29.97, `25/1` as 25 (the JSON keeps the exact fraction).
+    static func decimal(_ rational: String) -> String {
+        let parts = rational.split(separator: "/").compactMap { Double($0) }
+        guard parts.count == 2, parts[1] != 0 else { return rational }
+        let x = parts[0] / parts[1]
+        return x == x.rounded() ? String(Int(x)) : String(format: "%.2f", x)
+    }
+
     private func printTable(_ r: ProbeReport) {
         if let error = r.error {
             print("\(r.file): \(error.replacingPrefix("\(r.file): ", with: ""))\n")
@@ -44,7 +52,7 @@ struct Probe: ParsableCommand {
             if let w = s.width, let h = s.height { parts.append("\(w)x\(h)") }
             if let p = s.pixelFormat { parts.append(p) }
             if let sar = s.sampleAspectRatio { parts.append("SAR \(sar)") }
-            if let f = s.frameRate { parts.append("\(f) fps") }
+            if let f = s.frameRate { parts.append("\(Self.decimal(f)) fps") }
             if let r = s.sampleRate { parts.append("\(r) Hz") }
             if let l = s.layout { parts.append(l.isEmpty ? "\(s.channels ?? 0) ch" : l) }
             if let d = s.duration { parts.append(String(format: "%.3f s", d)) }
@@ -54,7 +62,7 @@ struct Probe: ParsableCommand {
             if s.alpha == true { parts.append("alpha") }
             if let l = s.language { parts.append("[\(l)]") }
             if s.attachedPicture == true { parts.append("cover art") }
-            if !s.decodable { parts.append("NOT DECODABLE") }
+            if s.kind == "audio" && s.channels == 0 { parts.append("NOT USABLE: no channels") } else if !s.decodable { parts.append("NOT DECODABLE") }
             print(parts.joined(separator: "  "))
         }
         print("")

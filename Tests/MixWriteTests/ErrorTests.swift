@@ -84,4 +84,58 @@ struct ErrorTests {
         #expect(r.stderr.contains("is also an input"), "stderr: \(r.stderr)")
         #expect(FileManager.default.contents(atPath: copy) == before)
     }
+
+    @Test("the small things a new user meets: the bare command's usage, did-you-mean, plurals, a name without an extension, probe's rates and a 0-channel WAV, key's codecs, strict JSON with line and column")
+    func newUserMessages() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
+        let bare = try Oracle.mixwrite([])
+        #expect(bare.status == 1 && bare.stderr.hasPrefix("usage: mixwrite FX BASE -o OUT") && bare.stderr.contains("--help"), "\(bare.stderr)")
+        let colour = try Oracle.mixwrite([fx, base, "-o", dir + "/a.mov", "--key-colour", "00FF00"])
+        #expect(colour.status == 1 && colour.stderr.contains("unknown option '--key-colour' (did you mean '--key-color'?)"), "\(colour.stderr)")
+        let noext = try Oracle.mixwrite([fx, base, "-o", dir + "/noext"])
+        #expect(noext.status == 1 && noext.stderr.contains("noext: has no extension, which names the container; use .mov"), "\(noext.stderr)")
+        let one = try Oracle.mixwrite(["remix", Oracle.fixture("tone.m4a"), "-o", dir + "/one.m4a"])
+        #expect(one.status == 0 && one.stderr.contains("(2.00s, 1 audio track mixed)"), "\(one.stderr)")
+        // probe: a rate as a person reads it; a WAV header with no channels is said to be unusable.
+        let ntsc = dir + "/ntsc.mp4", wav = dir + "/zero.wav"
+        #expect(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "testsrc=s=64x48:r=30000/1001:d=0.2", ntsc]).status == 0)
+        var header = [UInt8]("RIFF".utf8) + [36, 0, 0, 0] + Array("WAVEfmt ".utf8) + [16, 0, 0, 0, 1, 0, 0, 0, 0x44, 0xAC, 0, 0]
+        header += [0x88, 0x58, 0x01, 0, 4, 0, 16, 0] + Array("data".utf8) + [0, 0, 0, 0]
+        try Data(header).write(to: URL(fileURLWithPath: wav))
+        let probe = try Oracle.mixwrite(["probe", ntsc, wav])
+        #expect(probe.stdoutText.contains("29.97 fps") && !probe.stdoutText.contains("30000/1001 fps"), "\(probe.stdoutText)")
+        #expect(probe.stdoutText.contains("0 channels  NOT USABLE: no channels"), "\(probe.stdoutText)")
+        let keyHelp = try Oracle.mixwrite(["key", "--help"])
+        #expect(keyHelp.stdoutText.contains("--codec prores|vp9") && !keyHelp.stdoutText.contains("h264|"), "\(keyHelp.stdoutText)")
+        // A job file: strict JSON (a trailing comma said with its line and column), a misspelt key's likely name.
+        let jobs = dir + "/jobs.json"
+        try Data("{\"jobs\": [\n  {\"kind\": \"remix\", \"movie\": \"\(base)\", \"output\": \"\(dir)/r.mov\"},\n]}".utf8)
+            .write(to: URL(fileURLWithPath: jobs))
+        let comma = try Oracle.mixwrite(["batch", jobs])
+        #expect(comma.status == 2 && comma.stderr.contains("jobs.json: is not JSON: line 3, column 1: a comma before ']'"), "\(comma.stderr)")
+        try Data(#"{"jobs": [{"kind": "blend", "fx": "\#(fx)", "base": "\#(base)", "output": "\#(dir)/t.mov", "treshold": 0.3}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: jobs))
+        let misspelt = try Oracle.mixwrite(["batch", jobs])
+        #expect(misspelt.status == 2 && misspelt.stderr.contains("'treshold' is not an option of a blend job (did you mean 'threshold'?)"),
+                "\(misspelt.stderr)")
+    }
+
+    @Test("batch checks every job's options and inputs before the first render: each bad one reported, the good ones rendered")
+    func batchChecksFirst() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
+        let jobs = dir + "/jobs.json"
+        try Data(#"""
+            {"jobs": [{"kind": "remix", "movie": "\#(dir)/missing.mov", "output": "\#(dir)/0.mov"},
+                      {"kind": "blend", "fx": "\#(fx)", "base": "\#(base)", "output": "\#(dir)/1.mov", "threshold": 5},
+                      {"kind": "remix", "movie": "\#(base)", "output": "\#(dir)/2.mov"}]}
+            """#.utf8).write(to: URL(fileURLWithPath: jobs))
+        let r = try Oracle.mixwrite(["batch", jobs, "--json", "--jobs", "1"], timeout: 300)
+        let results = try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]] ?? []
+        #expect(results.map { $0["status"] as? String } == ["failed", "failed", "done"], "\(r.stdoutText)")
+        #expect((results.first?["error"] as? String)?.contains("missing.mov: no such file") == true, "\(results.first ?? [:])")
+        #expect((results.dropFirst().first?["error"] as? String)?.contains("--threshold") == true, "\(results.dropFirst().first ?? [:])")
+        #expect(r.status == 2 && FileManager.default.fileExists(atPath: dir + "/2.mov") && !FileManager.default.fileExists(atPath: dir + "/1.mov"))
+    }
 }

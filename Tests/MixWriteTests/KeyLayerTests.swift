@@ -67,8 +67,8 @@ struct KeyLayerTests {
     func refused() throws {
         let dir = try Oracle.scratch()
         for (options, name, message) in [([String](), "a.mp4", ".mp4 drops the layer's alpha"),
-                                         (["--codec", "hevc"], "b.mov", "--codec hevc drops the layer's alpha"),
-                                         (["--codec", "h264"], "c.mkv", "--codec h264 drops the layer's alpha"),
+                                         (["--codec", "hevc"], "b.mov", "--codec hevc: drops the layer's alpha; one of prores, vp9"),
+                                         (["--codec", "h264"], "c.mkv", "--codec h264: drops the layer's alpha; one of prores, vp9"),
                                          (["--prores-profile", "hq"], "d.mov", "ProRes keeps it in 4444")] {
             let out = dir + "/" + name
             let r = try Oracle.mixwrite(["key", Oracle.fixture("fx.mov"), "-o", out, "--progress", "none"] + options)

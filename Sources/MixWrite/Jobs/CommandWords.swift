@@ -192,7 +192,10 @@ struct WordReader {
                 for d in cluster { try take(d, "true", isOwn: declaration(shortName(d))?.isOwn ?? false) }
                 continue
             }
-            guard let (d, isOwn) = declaration(name) else { throw .usage("unknown option '\(name)'") }
+            guard let (d, isOwn) = declaration(name) else {
+                let names = (job + own).filter { $0.form != .positional }.map { "--" + $0.commandName }
+                throw .usage("unknown option '\(name)'" + OptionValue.didYouMean(name, in: names))
+            }
             if !d.shape.takesValue {
                 guard inline == nil else { throw .usage("\(name) takes no value") }
                 try take(d, "true", isOwn: isOwn)
@@ -275,7 +278,8 @@ struct WordReader {
             for item in text[text.index(after: cut)...].split(separator: ":", omittingEmptySubsequences: false) {
                 let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
                 guard let key = parts.first, let d = options.dropFirst().first(where: { $0.name == key }) else {
-                    throw .usage("\(name) '\(text)': '\(item)' is not NAME=VALUE with NAME one of \(names.joined(separator: ", "))")
+                    let meant = parts.first.map { OptionValue.didYouMean($0, in: Array(names)) } ?? ""
+                    throw .usage("\(name) '\(text)': '\(item)' is not NAME=VALUE with NAME one of \(names.joined(separator: ", "))\(meant)")
                 }
                 if case .flag = d.shape {
                     guard parts.count == 1 || ["true", "1"].contains(parts[1]) else { throw .usage("\(name) '\(text)': \(key) takes no value") }

@@ -33,7 +33,8 @@ extension DescribedJob {
         let context = decoder.userInfo[JobContext.key] as? JobContext ?? JobContext(folder: nil, threads: 0)
         let names = Set(Self.options.map(\.name))
         if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: { !names.contains($0) && $0 != "kind" }) {
-            throw JobProblem(index: index, key: unknown, what: "is not an option of a \(Self.kind) job")
+            throw JobProblem(index: index, key: unknown,
+                             what: "is not an option of a \(Self.kind) job" + OptionValue.didYouMean(unknown, in: Array(names)))
         }
         if let kind = try? c.decode(String.self, forKey: JobKey("kind")), kind != Self.kind {
             throw JobProblem(index: index, key: "kind", what: "is '\(kind)', not \(Self.kind)")
@@ -144,7 +145,7 @@ struct OptionInput {
             let object: KeyedDecodingContainer<JobKey>
             do { object = try list.nestedContainer(keyedBy: JobKey.self) } catch { throw problem("\(n) must be an object") }
             if let unknown = object.allKeys.map(\.stringValue).sorted().first(where: { !names.contains($0) }) {
-                throw problem("\(n): '\(unknown)' is not one of its options")
+                throw problem("\(n): '\(unknown)' is not one of its options" + OptionValue.didYouMean(unknown, in: Array(names)))
             }
             var value = blank
             do { try options.read(into: &value, from: object, index: index, context: context) } catch {

@@ -55,12 +55,22 @@ extension JobFile {
     @_spi(Tools) public static func run(_ tasks: [BatchTask], concurrency: Int, skipExisting: Bool,
                            progress: (@Sendable (Int, ProgressUpdate) -> Void)? = nil,
                            finished: (@Sendable (Int, BatchResult) -> Void)? = nil) async -> [BatchResult] {
-        await withTaskGroup(of: (Int, BatchResult).self) { group in
-            var results: [(Int, BatchResult)] = []
+        // Every task's options and inputs checked before the first renders: each bad one reported now, the good ones run.
+        var results: [(Int, BatchResult)] = []
+        var good: [Int] = []
+        for (n, task) in tasks.enumerated() {
+            if let refused = precheck(task, skipExisting: skipExisting) {
+                results.append((n, refused))
+                finished?(n, refused)
+            } else {
+                good.append(n)
+            }
+        }
+        return await withTaskGroup(of: (Int, BatchResult).self) { group in
             var next = 0
             func start() {
-                guard next < tasks.count else { return }
-                let (n, task) = (next, tasks[next])
+                guard next < good.count else { return }
+                let n = good[next], task = tasks[good[next]]
                 next += 1
                 var handler: (@Sendable (ProgressUpdate) -> Void)? = nil
                 if let progress { handler = { update in progress(n, update) } }
@@ -73,6 +83,23 @@ extension JobFile {
                 if !Task.isCancelled { start() }
             }
             return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// A task's result without running it, when its options are out of range or an input cannot be read (not for a
+    /// task `skipExisting` skips anyway).
+    static func precheck(_ task: BatchTask, skipExisting: Bool) -> BatchResult? {
+        let job = task.job
+        if skipExisting && FileManager.default.fileExists(atPath: job.output) { return nil }
+        do {
+            try (job as? any PlannedJob)?.validate()
+            for path in job.inputPaths where !path.isEmpty { try MediaFile.checkReadable(path) }
+            return nil
+        } catch {
+            var result = BatchResult(index: task.index, part: task.part?.index, parts: task.part?.count, kind: job.kind,
+                                     output: job.output, status: .done, error: nil, exitCode: nil, seconds: 0, report: nil)
+            result.end(.failure(error), started: .now)
+            return result
         }
     }
 

@@ -17,6 +17,7 @@ public struct JobFile: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .input(file: path, FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
         }
+        if let problem = StrictJSON.problem(in: [UInt8](data)) { throw .input(file: path, "is not JSON: \(problem)") }
         let decoder = JSONDecoder()
         decoder.userInfo[JobContext.key] = JobContext(folder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                                                       threads: threads)

@@ -235,12 +235,21 @@ extension JobOption {
              write: { $0[keyPath: path] == value ? nil : .text($0[keyPath: path].rawValue) })
     }
 
-    /// A choice that may be left unset (nil: a default decided later, such as the container's codec).
-    static func choice<T: RawRepresentable & CaseIterable & Equatable>(_ name: String, _ path: WritableKeyPath<Job, T?>,
-                                                                       help: String) -> Self where T.RawValue == String {
-        Self(OptionDeclaration(name, .choice(T.allCases.map(\.rawValue)), help: help),
-             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.choice() as T },
-             write: { $0[keyPath: path].map { .text($0.rawValue) } })
+    /// A choice that may be left unset (nil: a default decided later, such as the container's codec); `only`: the
+    /// values this kind of job takes, when not every case (the help and the schema list those alone), `why` the others
+    /// are not.
+    static func choice<T: RawRepresentable & CaseIterable & Equatable>(_ name: String, _ path: WritableKeyPath<Job, T?>, only: [T]? = nil,
+                                                                       why: String? = nil, help: String) -> Self where T.RawValue == String {
+        let values = only ?? Array(T.allCases)
+        return Self(OptionDeclaration(name, .choice(values.map(\.rawValue)), help: help),
+                    read: { (job, input) throws(JobProblem) in
+                        let value: T = try input.choice()
+                        guard values.contains(value) else {
+                            throw input.problem((why.map { $0 + "; " } ?? "") + "one of \(values.map(\.rawValue).joined(separator: ", "))")
+                        }
+                        job[keyPath: path] = value
+                    },
+                    write: { $0[keyPath: path].map { .text($0.rawValue) } })
     }
 
     static func pairs(_ name: String, _ path: WritableKeyPath<Job, [String: Double]>, _ range: ClosedRange<Double>?, unit: String,

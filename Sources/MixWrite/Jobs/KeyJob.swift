@@ -34,7 +34,9 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
             .path("fx", \.fx, help: "The effect clip, shot on a green (or --key-color) screen."),
             .path("output", \.output, form: .short("-o"), help: "The layer to write: .mov (ProRes 4444), .webm (VP9 with alpha) or .mkv."),
         ]
-        return inputs + PictureSettings.options(PictureSettings(fit: .stretch, proresProfile: .p4444)).map { $0.lifted(\.picture) }
+        return inputs + PictureSettings.options(PictureSettings(fit: .stretch, proresProfile: .p4444), codecs: [.prores, .vp9],
+                                               why: "drops the layer's alpha")
+            .map { $0.lifted(\.picture) }
             + keyOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + commonOptions
@@ -60,10 +62,15 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         return codec
     }
 
-    func prepare() throws(MixWriteError) -> PreparedJob {
+    /// Checks the options (ranges, the key), without opening a file.
+    public func validate() throws(MixWriteError) {
         try picture.validate()
         try validateKey()
         try audio.validate()
+    }
+
+    func prepare() throws(MixWriteError) -> PreparedJob {
+        try validate()
         let fxFile = try MediaFile(path: fx)
         guard fxFile.mainVideo != nil else { throw .input(file: fx, "has no video stream; fx must be a movie") }
         let extra = try audio.extraFiles()

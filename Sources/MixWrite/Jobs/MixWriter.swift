@@ -23,6 +23,8 @@ public protocol MixJob: Sendable, Codable {
 
 /// A job of one of mixwrite's kinds: planned here.
 protocol PlannedJob: MixJob {
+    /// Checks the options (ranges, names) without opening a file.
+    func validate() throws(MixWriteError)
     /// Checks the options and inputs and works out the plan, before anything is written.
     func prepare() throws(MixWriteError) -> PreparedJob
 }

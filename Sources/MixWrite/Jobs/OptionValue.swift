@@ -32,3 +32,35 @@ public enum OptionValue {
         return parts.compactMap { $0 }
     }
 }
+
+extension OptionValue {
+    /// The name of `names` a mistyped `word` most likely meant (`--key-colour` → `--key-color`, `treshold` →
+    /// `threshold`): the nearest by edits (insert, delete, change, or swap two neighbours), within a third of its
+    /// length; nil when none is that near.
+    static func nearest(_ word: String, in names: [String]) -> String? {
+        let w = Array(word.lowercased())
+        var best: (name: String, distance: Int)?
+        for name in names {
+            let n = Array(name.lowercased())
+            var d = Array(repeating: Array(repeating: 0, count: n.count + 1), count: w.count + 1)
+            for i in 0...w.count { d[i][0] = i }
+            for j in 0...n.count { d[0][j] = j }
+            if !w.isEmpty && !n.isEmpty {
+                for i in 1...w.count {
+                    for j in 1...n.count {
+                        d[i][j] = Swift.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (w[i - 1] == n[j - 1] ? 0 : 1))
+                        if i > 1, j > 1, w[i - 1] == n[j - 2], w[i - 2] == n[j - 1] { d[i][j] = Swift.min(d[i][j], d[i - 2][j - 2] + 1) }
+                    }
+                }
+            }
+            let distance = d[w.count][n.count]
+            if distance <= Swift.max(1, n.count / 3), distance < (best?.distance ?? .max) { best = (name, distance) }
+        }
+        return best?.name
+    }
+
+    /// " (did you mean 'X'?)" for `word` among `names`, or nothing.
+    static func didYouMean(_ word: String, in names: [String]) -> String {
+        nearest(word, in: names).map { " (did you mean '\($0)'?)" } ?? ""
+    }
+}

@@ -25,8 +25,12 @@ public struct PictureSettings: Sendable, Equatable {
     static var presets: [String] { Encoder.x264Presets }
 
     /// `size`, `fps`, `crf`, `preset`, `fit`, `codec`, `prores-profile`, with the kind's defaults (`defaults`).
-    static func options(_ defaults: PictureSettings) -> [JobOption<PictureSettings>] {
-        [
+    /// `codecs`: the video codecs the kind takes (the key layer: those that keep alpha), `why` the others are not.
+    static func options(_ defaults: PictureSettings, codecs: [VideoCodec] = VideoCodec.allCases,
+                        why: String? = nil) -> [JobOption<PictureSettings>] {
+        let names = codecs.map(\.rawValue)
+        let listed = names.dropLast().joined(separator: ", ") + (names.count > 1 ? " or " : "") + (names.last ?? "")
+        return [
             JobOption(OptionDeclaration("size", .text(pattern: "^[0-9]+[xX][0-9]+$", orNumber: false), valueName: "WxH",
                                         help: "Output size as WIDTHxHEIGHT (default: the input's)."),
                       read: { (p, input) throws(JobProblem) in
@@ -48,7 +52,8 @@ public struct PictureSettings: Sendable, Equatable {
                       write: { $0.preset == defaults.preset ? nil : .text($0.preset) }),
             .choice("fit", \.fit, default: defaults.fit,
                     help: "How an input of another shape fits the frame: stretch (as GPUImage), fit (bars) or fill (crop)."),
-            .choice("codec", \.codec, help: "Video codec: h264, hevc, prores, av1 or vp9 (default: h264; a .webm's vp9)."),
+            .choice("codec", \.codec, only: codecs, why: why,
+                    help: "Video codec: \(listed) (default: \(codecs.first == .h264 ? "h264" : names[0]); a .webm's vp9)."),
             .choice("prores-profile", \.proresProfile, default: defaults.proresProfile,
                     help: "ProRes profile with --codec prores: proxy, lt, standard, hq, 4444 or 4444xq."),
         ]

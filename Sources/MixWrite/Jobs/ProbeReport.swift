@@ -59,7 +59,8 @@ public struct ProbeReport: Sendable, Codable {
                 rotation: video ? s.rotation : nil, reflected: video && s.reflected ? true : nil,
                 language: s.language, attachedPicture: s.isAttachedPicture ? true : nil,
                 matrix: video ? s.color.matrix.rawValue : nil, hdr: video ? s.hdr?.rawValue : nil,
-                primaries: video ? s.primaries : nil, alpha: video && s.hasAlpha ? true : nil, decodable: s.hasDecoder)
+                primaries: video ? s.primaries : nil, alpha: video && s.hasAlpha ? true : nil,
+                decodable: s.hasDecoder && !(audio && s.channels == 0))
         }
         return ProbeReport(file: path, format: file.format, duration: file.totalDuration?.seconds, streams: streams, error: nil)
     }

@@ -30,8 +30,15 @@ struct OutputFile: Sendable {
     /// What the output will hold, which decides the names it may have.
     enum Kind: Sendable { case movie, audioOnly, picture, record }
 
+    /// What is wrong with a name's extension: none, which is what names the container, or one mixwrite does not write.
+    private static func unknown(_ ext: String) -> String {
+        ext.isEmpty ? "has no extension, which names the container" : "unknown output type '.\(ext)'"
+    }
+
     init(path: String, overwrite: Bool, inputs: [String], kind: Kind = .movie) throws(MixWriteError) {
-        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        // The last name's extension ("out.v2/movie" has none).
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let ext = name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } ?? ""
         switch (ext, kind) {
         case ("mov", .movie), ("mov", .audioOnly): container = .mov
         case ("mp4", .movie), ("m4v", .movie), ("mp4", .audioOnly), ("m4a", .audioOnly): container = .mp4
@@ -43,9 +50,9 @@ struct OutputFile: Sendable {
         case (_, .picture):
             throw .usage("\(path): a --frame is written as PNG; name the output .png")
         case (_, .audioOnly):
-            throw .usage("\(path): unknown output type '.\(ext)' for sound only; use .m4a, .mka, .mov, .mkv or .webm")
+            throw .usage("\(path): \(Self.unknown(ext)) for sound only; use .m4a, .mka, .mov, .mkv or .webm")
         default:
-            throw .usage("\(path): unknown output type '.\(ext)'; use .mov, .mp4, .m4v, .mkv or .webm")
+            throw .usage("\(path): \(Self.unknown(ext)); use .mov, .mp4, .m4v, .mkv or .webm")
         }
         self.path = path
         let folder = OutputFile.folder(of: path)
