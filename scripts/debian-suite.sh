@@ -134,9 +134,9 @@ done
 # mixwrite and not its packages; `-- CMD` finds the binary at /build/debug/mixwrite.
 scratch=/build
 # The skips this system may have beyond .ci/allowed-skips: what it does not install (the browser, the scheduler, python's
-# jsonschema and numpy: the keyers' ground truth) and cannot do (mount a tmpfs inside the namespace): those tests run
+# jsonschema and numpy: the keyers' ground truth, zsh and fish: their completion) and cannot do (mount a tmpfs inside the namespace): those tests run
 # in the Debian 12 suite.
-allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonschema is not installed;python3-numpy is not installed;cannot mount a small tmpfs here"
+allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonschema is not installed;python3-numpy is not installed;cannot mount a small tmpfs here;zsh and fish are not installed"
 case "${1:-}" in
     shell) inner=(bash -l) ;;
     --) shift; inner=("$@") ;;

@@ -6,11 +6,12 @@
 # `install-deps.sh test` adds what only the tests use: Slurm's daemons and client (slurm-wlm), for the test
 # that runs a job array on a one-node cluster of this machine, and chromium with chromedriver (and curl to
 # speak to it), for the tuning page's test in a real browser, and python3's jsonschema (the job files' schema checked
-# by an independent validator) and numpy (the keyers' ground truth, scripts/key-truth.py). `install-deps.sh deb` needs nothing more (the
+# by an independent validator) and numpy (the keyers' ground truth, scripts/key-truth.py), and zsh and fish (their
+# completion scripts run in the real shells). `install-deps.sh deb` needs nothing more (the
 # tuning page's server no longer brings Foundation's networking part, and with it libcurl, into the binary).
 set -euo pipefail
 need=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev)
-if [ "${1:-}" = test ]; then need+=(slurm-wlm chromium chromium-driver curl python3-jsonschema python3-numpy); fi
+if [ "${1:-}" = test ]; then need+=(slurm-wlm chromium chromium-driver curl python3-jsonschema python3-numpy zsh fish); fi
 missing=()
 for p in "${need[@]}"; do
     [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")

@@ -240,6 +240,33 @@ struct ScriptingTests {
         }
     }
 
+    @Test("zsh and fish completion, the installed scripts in the real shells: an option's choices, files where files go",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") && FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"),
+                   "zsh and fish are not installed (make test installs them)"))
+    func zshAndFishCompletion() throws {
+        let dir = try Oracle.scratch()
+        // fish finds `mixwrite` on PATH: a link to the binary under test.
+        try FileManager.default.createSymbolicLink(atPath: dir + "/mixwrite", withDestinationPath: Oracle.mixwrite)
+        for shell in ["zsh", "fish"] {
+            try Oracle.mixwrite(["--generate-completion-script", shell]).stdout.write(to: URL(fileURLWithPath: dir + "/mixwrite." + shell))
+        }
+        let fixtures = Oracle.fixture("fx")
+        // zsh: the function as the completion system calls it, with compadd stood in for to print what is offered.
+        let zsh = try Oracle.run("/usr/bin/zsh", ["-c", """
+            compdef() { :; }; compadd() { shift 2; print -l -- "$@"; }; source \(dir)/mixwrite.zsh
+            words=(mixwrite fx.mov base.mov --keyer ''); CURRENT=5; _mixwrite; print -r -- ---
+            words=(mixwrite concat \(fixtures)); CURRENT=3; _mixwrite
+            """], environment: ["PATH": dir + ":/usr/bin:/bin"])
+        #expect(zsh.stdoutText == "gpuimage\nfine\n---\n\(fixtures)-flac.mkv\n\(fixtures).mov\n", "zsh: \(zsh.stdoutText) \(zsh.stderr)")
+        // fish: its own `complete -C`, the candidates for a command line as typed.
+        let fish = try Oracle.run("/usr/bin/fish", ["-c", """
+            source \(dir)/mixwrite.fish; complete -C 'mixwrite fx.mov base.mov --keyer '; echo ---; complete -C 'mixwrite concat \(fixtures)'
+            """], environment: ["PATH": dir + ":/usr/bin:/bin", "HOME": dir])
+        let offered = fish.stdoutText.split(separator: "\n").map(String.init)
+        #expect(Set(offered.prefix(2)) == ["gpuimage", "fine"] && Set(offered.suffix(2)) == [fixtures + ".mov", fixtures + "-flac.mkv"],
+                "fish: \(fish.stdoutText) \(fish.stderr)")
+    }
+
     @Test("the published JSON Schema accepts the README's job file and rejects a misspelt option (python3 jsonschema)",
           .enabled(if: Oracle.hasJSONSchema, "python3 with jsonschema is not installed: the schema is not checked"))
     func schema() throws {
