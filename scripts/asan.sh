@@ -8,9 +8,9 @@ scripts/install-deps.sh
 swift build --build-tests --sanitize=address --scratch-path .build-asan
 export MIXWRITE_BIN="$(swift build --sanitize=address --scratch-path .build-asan --show-bin-path)/mixwrite"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
-# The pages in chromium and the Slurm cluster are left to the plain build: what they add under ASan is the browser's
-# and the scheduler's time (the server's and the previews' code runs here through the raw-HTTP tests); so are the fine
-# keyer's scores, two minutes of numpy and the CLI's peers (its C runs here in FineKeyerCheckTests and the other
-# FineKeyerTests).
+# The pages in chromium, the Slurm cluster and the shells' completion are left to the plain build: what they add under
+# ASan is the browser's, the scheduler's and the shells' time (the server's and the previews' code runs here through the
+# raw-HTTP tests); so are the fine keyer's scores, two minutes of numpy and the CLI's peers (its C runs here in
+# FineKeyerCheckTests and the other FineKeyerTests).
 swift test --skip-build --sanitize=address --scratch-path .build-asan --no-parallel \
-    --skip 'TunePageTests|TuneLayerPageTests|TuneKindsTests/(concat|concatTransition|still|remix)Page|SlurmTests|FineKeyerTests/scores' "$@"
+    --skip 'TunePageTests|TuneLayerPageTests|TuneKindsTests/((concat|concatTransition|still|remix)Page|layoutAtWidths)|SlurmTests|FineKeyerTests/scores|ScriptingTests/(bashCompletion|zshAndFishCompletion)' "$@"
