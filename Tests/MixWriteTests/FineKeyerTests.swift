@@ -18,7 +18,7 @@ struct FineKeyerTests {
     }
 
     @Test("on every scene: ≥ 30 % lower edge error, matte MAD and dtSSD than the best peer, and a higher composite PSNR",
-          .enabled(if: hasNumpy, "python3-numpy is not installed (scripts/install-deps.sh test installs it)"), .timeLimit(.minutes(10)))
+          .enabled(if: hasNumpy, "python3-numpy is not installed (scripts/install-deps.sh test installs it)"), .hangGuard)
     func scores() throws {
         let dir = try Oracle.scratch()
         // Few frames: the benchmark's set (Benchmarks/key-scores.sh) has 25 and the peers' full grids.

@@ -7,7 +7,7 @@ import TestSupport
 struct SlurmTests {
     @Test("sbatch --array=0-3 runs every shard with the installed binary; a failed job is reported; resubmitting its task alone completes the set",
           .enabled(if: SlurmCluster.available, "needs Debian's slurm-wlm (slurmctld, slurmd, sbatch) and root"),
-          .timeLimit(.minutes(5)))
+          .hangGuard)
     func jobArray() throws {
         // Eight remixes, two to a shard; job 5 (the third shard's second) names a movie not there yet.
         let jobs = (0..<8).map { #"{"kind": "remix", "movie": "\#($0 == 5 ? "late.mov" : "fx.mov")", "output": "out/r\#($0).mkv"}"# }
@@ -73,7 +73,7 @@ struct SlurmTests {
 extension SlurmTests {
     @Test("one job in parts: an array of 4 parts, then a join that waits on it (--dependency=afterok): one machine's render",
           .enabled(if: SlurmCluster.available, "needs Debian's slurm-wlm (slurmctld, slurmd, sbatch) and root"),
-          .timeLimit(.minutes(5)))
+          .hangGuard)
     func partsThenJoin() throws {
         let dir = try ScriptingTests.jobFolder(#"{"jobs": []}"#)
         let one = dir + "/out/one.mov", joined = dir + "/out/joined.mov"

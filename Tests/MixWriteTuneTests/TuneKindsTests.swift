@@ -52,7 +52,7 @@ struct TuneKindsTests {
 
     @Test("concat: each clip's picture, the timeline, a reorder and a removal; the picture at T and the command's movie agree; the audition across a boundary",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
-          .timeLimit(.minutes(5)))
+          .hangGuard)
     func concatPage() throws {
         let dir = try Oracle.scratch("tune-concat")
         let (fx, base, edges) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), Oracle.fixture("edges.mov"))
@@ -108,7 +108,7 @@ struct TuneKindsTests {
 
     @Test("concat: a transition chosen at a boundary (kind and length): the timeline shows it, the command says it, the picture inside it is the command's movie's, the audition across it the render's",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
-          .timeLimit(.minutes(4)))
+          .hangGuard)
     func concatTransitionPage() throws {
         let dir = try Oracle.scratch("tune-concat-transition")
         let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
@@ -150,7 +150,7 @@ struct TuneKindsTests {
 
     @Test("still: its sound tracks named with their files; the picture framed as the size, fit and background say; the command's movie shows it",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
-          .timeLimit(.minutes(4)))
+          .hangGuard)
     func stillPage() throws {
         let dir = try Oracle.scratch("tune-still")
         let image = dir + "/card.png"
@@ -186,7 +186,7 @@ struct TuneKindsTests {
 
     @Test("remix: the movie's picture at T as it is; a track muted; the audition its sound; the command's movie keeps the video",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
-          .timeLimit(.minutes(4)))
+          .hangGuard)
     func remixPage() throws {
         let dir = try Oracle.scratch("tune-remix")
         let movie = Oracle.fixture("fx.mov")
@@ -220,7 +220,7 @@ struct TuneKindsTests {
     }
 
     @Test("the concat server's guards: token, Host and Origin as the blend's; its own parameters checked (400), the output among the clips refused at start",
-          .timeLimit(.minutes(2)))
+          .hangGuard)
     func concatGuards() throws {
         let dir = try Oracle.scratch("tune-concat-guards")
         let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
@@ -257,7 +257,7 @@ struct TuneKindsTests {
     }
 
     @Test("remix of a sound-only file: the page's mix without a picture (400 says so), its audition sound, its command",
-          .timeLimit(.minutes(2)))
+          .hangGuard)
     func soundOnlyRemix() throws {
         let dir = try Oracle.scratch("tune-sound-only")
         let tune = try TuneProcess(command: ["remix", Oracle.fixture("tone.m4a"), "--audio", Oracle.fixture("fx.mov"),
@@ -284,7 +284,7 @@ struct TuneKindsTests {
 
     @Test("the page at 1280 and 1920 wide: nothing cut off the panel (the mix's six columns inside it), concat's clip names apart across a transition, a layer's keyer, choke and feather, the still's picture named; screenshots",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
-          .timeLimit(.minutes(5)))
+          .hangGuard)
     func layoutAtWidths() throws {
         let dir = try Oracle.scratch("tune-layout")
         let (fx, base, tone) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), Oracle.fixture("tone.m4a"))

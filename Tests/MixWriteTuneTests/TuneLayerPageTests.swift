@@ -8,7 +8,7 @@ import TestSupport
 struct TuneLayerPageTests {
     @Test("two layers: two boxes where they are placed and two bands; the second dragged by the mouse moves in the picture (as --frame draws it), the command and the job entry; its own key typed in",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
-          .timeLimit(.minutes(4)))
+          .hangGuard)
     func dragged() throws {
         let dir = try Oracle.scratch()
         let fx = Oracle.fixture("fx.mov"), base = Oracle.fixture("base.mov")

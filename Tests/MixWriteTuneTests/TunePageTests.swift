@@ -10,7 +10,7 @@ struct TunePageTests {
 
     @Test("the page loads; the threshold slider moved by the keyboard changes the picture, which matches --frame",
           .enabled(if: available, "needs Debian's chromium and chromium-driver (make test installs them)"),
-          .timeLimit(.minutes(4)))
+          .hangGuard)
     func sliderChangesPicture() throws {
         let dir = try Oracle.scratch()
         let tune = try TuneProcess([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", dir + "/tuned.mov"])
@@ -84,7 +84,7 @@ extension TunePageTests {
 
     @Test("the layout in a landscape and a portrait window: the whole picture at fit, 400 % drawing 4x and scrolling, the status in sight; a bad box said and its last good value kept; the matte white where fx is kept",
           .enabled(if: available, "needs Debian's chromium and chromium-driver (make test installs them)"),
-          .timeLimit(.minutes(4)))
+          .hangGuard)
     func layout() throws {
         let dir = try Oracle.scratch()
         // A landscape result (the fixtures, 320x240) in a wide window, and a portrait one (--size 240x426) in a tall one.

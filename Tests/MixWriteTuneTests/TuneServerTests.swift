@@ -9,7 +9,7 @@ struct TuneServerTests {
         try TuneProcess.fixtures(extra, output: output, scratch: "tune")
     }
 
-    @Test("the page and its API answer with the token; without it, or with another Host or Origin, 403", .timeLimit(.minutes(2)))
+    @Test("the page and its API answer with the token; without it, or with another Host or Origin, 403", .hangGuard)
     func tokenHostOrigin() throws {
         let tune = try Self.start()
         defer { tune.stop() }
@@ -46,7 +46,7 @@ struct TuneServerTests {
     }
 
     @Test("parameters are checked (400 with a message), bodies bounded (413), other paths 404, other methods 405",
-          .timeLimit(.minutes(2)))
+          .hangGuard)
     func validation() throws {
         let tune = try Self.start()
         defer { tune.stop() }
@@ -87,7 +87,7 @@ struct TuneServerTests {
     }
 
     @Test("the matte view shows either keyer's matte: with keyer=fine and a choke, the key layer's alpha; a grey key refused (400)",
-          .timeLimit(.minutes(3)))
+          .hangGuard)
     func fineMatte() throws {
         let dir = try Oracle.scratch()
         let tune = try Self.start(output: dir + "/tuned.mov")
@@ -110,7 +110,7 @@ struct TuneServerTests {
         #expect(grey.status == 400 && grey.text.contains("no screen's colour"), "\(grey.status) \(grey.text.prefix(200))")
     }
 
-    @Test("the picture matches --frame with the same settings; fx, base and matte views are what they say", .timeLimit(.minutes(3)))
+    @Test("the picture matches --frame with the same settings; fx, base and matte views are what they say", .hangGuard)
     func pictureMatchesFrame() throws {
         let dir = try Oracle.scratch()
         let tune = try Self.start(output: dir + "/tuned.mov")
@@ -158,7 +158,7 @@ struct TuneServerTests {
         #expect(decided > 1000 && Double(agree) / Double(decided) > 0.97, "matte agrees with the composite on \(agree) of \(decided)")
     }
 
-    @Test("50 requests at once: every one answered, pictures intact, still serving", .timeLimit(.minutes(3)))
+    @Test("50 requests at once: every one answered, pictures intact, still serving", .hangGuard)
     func concurrentRequests() async throws {
         let tune = try Self.start()
         defer { tune.stop() }
@@ -183,7 +183,7 @@ struct TuneServerTests {
     }
 
     @Test("the command it gives writes the movie; render refuses to replace without consent (409), then writes it",
-          .timeLimit(.minutes(3)))
+          .hangGuard)
     func commandAndRender() throws {
         let dir = try Oracle.scratch()
         let output = dir + "/tuned.mov"
@@ -227,7 +227,7 @@ struct TuneServerTests {
     }
 
     @Test("audition: the seconds around T with the page's mix, as an MP4; ducking and level match reach the command",
-          .timeLimit(.minutes(3)))
+          .hangGuard)
     func audition() throws {
         let tune = try Self.start()
         defer { tune.stop() }
@@ -265,7 +265,7 @@ struct TuneServerTests {
         #expect((command.json["job"] as? String)?.contains(#""duck": {"base": 9}"#) == true)
     }
 
-    @Test("stops on SIGINT with exit 0; a bad input is refused before serving (exit 2); --listen warns", .timeLimit(.minutes(2)))
+    @Test("stops on SIGINT with exit 0; a bad input is refused before serving (exit 2); --listen warns", .hangGuard)
     func lifecycle() throws {
         let tune = try Self.start()
         let stopped = tune.stop(SIGINT)
