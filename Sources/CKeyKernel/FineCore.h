@@ -27,8 +27,8 @@
 static inline __attribute__((always_inline)) float fine_clamp01(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
 
 /// Channel 1 (the screen's) no more than the others' mean by `strength` where the screen shows through (an edge, a
-/// strand: the spill is most of the green there), and inside the solid subject (`solid`) no more than the larger of
-/// the others: a neutral lit green turns neutral there too, while a colour whose red (or blue) is its own largest, a
+/// strand: the spill is most of the green there), and inside the solid core (`solid`; a plain subject tile likewise,
+/// FineKeyer.c's opaque_tile) no more than the larger of the others: a neutral lit green turns neutral there too, while a colour whose red (or blue) is its own largest, a
 /// yellow, a skin, an orange, keeps its screen channel (the mean took a yellow's green away).
 static inline __attribute__((always_inline)) float fine_limited(float c0, float c1, float c2, float strength, int solid) {
     float excess = c1 - (solid ? (c0 > c2 ? c0 : c2) : 0.5f * (c0 + c2));
@@ -80,7 +80,7 @@ static inline __attribute__((always_inline)) void fine_core(const MWFineParams *
             float m = c[k] - (1.f - alpha) * s[k];
             o[k] = m > 0.f ? m : 0.f;
         }
-        o[1] = fine_limited(o[0], o[1], o[2], strength, solid[x] > 0.f || alpha >= FINE_HIGH);
+        o[1] = fine_limited(o[0], o[1], o[2], strength, solid[x] > 0.f);
         float f1 = fine_limited(f[0], f[1], f[2], strength, 0);
         // Where next to nothing shows, the foreground's colour rather than an unmixing of noise: a transparent
         // pixel's colour is what scaling and chroma's averaging mix into its neighbours (no green fringe).
