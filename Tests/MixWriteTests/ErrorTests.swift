@@ -129,11 +129,13 @@ struct ErrorTests {
         try Data(#"""
             {"jobs": [{"kind": "remix", "movie": "\#(dir)/missing.mov", "output": "\#(dir)/0.mov"},
                       {"kind": "blend", "fx": "\#(fx)", "base": "\#(base)", "output": "\#(dir)/1.mov", "threshold": 5},
-                      {"kind": "remix", "movie": "\#(base)", "output": "\#(dir)/2.mov"}]}
+                      {"kind": "remix", "movie": "\#(base)", "output": "\#(dir)/2.mov"},
+                      {"kind": "remix", "movie": "\#(dir)/2.mov", "output": "\#(dir)/3.mkv"}]}
             """#.utf8).write(to: URL(fileURLWithPath: jobs))
+        // The last job reads what the one before it writes: not there before the first render, and not refused for it.
         let r = try Oracle.mixwrite(["batch", jobs, "--json", "--jobs", "1"], timeout: 300)
         let results = try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]] ?? []
-        #expect(results.map { $0["status"] as? String } == ["failed", "failed", "done"], "\(r.stdoutText)")
+        #expect(results.map { $0["status"] as? String } == ["failed", "failed", "done", "done"], "\(r.stdoutText)")
         #expect((results.first?["error"] as? String)?.contains("missing.mov: no such file") == true, "\(results.first ?? [:])")
         #expect((results.dropFirst().first?["error"] as? String)?.contains("--threshold") == true, "\(results.dropFirst().first ?? [:])")
         #expect(r.status == 2 && FileManager.default.fileExists(atPath: dir + "/2.mov") && !FileManager.default.fileExists(atPath: dir + "/1.mov"))

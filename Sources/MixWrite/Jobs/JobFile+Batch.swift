@@ -58,8 +58,10 @@ extension JobFile {
         // Every task's options and inputs checked before the first renders: each bad one reported now, the good ones run.
         var results: [(Int, BatchResult)] = []
         var good: [Int] = []
+        // A job may read what an earlier one writes (a concat of a blend's output): those inputs are not there yet.
+        let written = Set(tasks.map(\.job.output))
         for (n, task) in tasks.enumerated() {
-            if let refused = precheck(task, skipExisting: skipExisting) {
+            if let refused = precheck(task, skipExisting: skipExisting, written: written) {
                 results.append((n, refused))
                 finished?(n, refused)
             } else {
@@ -87,13 +89,13 @@ extension JobFile {
     }
 
     /// A task's result without running it, when its options are out of range or an input cannot be read (not for a
-    /// task `skipExisting` skips anyway).
-    static func precheck(_ task: BatchTask, skipExisting: Bool) -> BatchResult? {
+    /// task `skipExisting` skips anyway, nor an input another task `written` makes).
+    static func precheck(_ task: BatchTask, skipExisting: Bool, written: Set<String>) -> BatchResult? {
         let job = task.job
         if skipExisting && FileManager.default.fileExists(atPath: job.output) { return nil }
         do {
             try (job as? any PlannedJob)?.validate()
-            for path in job.inputPaths where !path.isEmpty { try MediaFile.checkReadable(path) }
+            for path in job.inputPaths where !path.isEmpty && !written.contains(path) { try MediaFile.checkReadable(path) }
             return nil
         } catch {
             var result = BatchResult(index: task.index, part: task.part?.index, parts: task.part?.count, kind: job.kind,

@@ -102,11 +102,12 @@ public struct MixWriter: Sendable {
         let started = ContinuousClock.now
         let logged = FFmpegLog.count
         _ = ProbeLog.take()
-        DamageLog.forget(job.inputPaths)
         guard let job = job as? any PlannedJob else {
             throw .usage("\(type(of: job)) is not one of mixwrite's jobs (\(JobFile.kinds.map { $0.kind }.joined(separator: ", ")))")
         }
         var plan = try job.prepare()
+        // What planning read of the inputs (a layer's first picture, the key colour's frames) is not the render's.
+        DamageLog.forget(job.inputPaths)
         plan.audio?.measurements = measurements
         let probed = ProbeLog.take()
         let reporter = progress.map { ProgressReporter(total: plan.duration, frameRate: plan.frameRate, handler: $0) }

@@ -7,11 +7,12 @@ struct StrictJSON {
 
     /// nil when `bytes` is one JSON value with nothing after it, else where and what is wrong.
     static func problem(in bytes: [UInt8]) -> String? {
-        var reader = StrictJSON(bytes: bytes)
+        // A UTF-8 byte order mark before the value, which RFC 8259 lets a reader ignore.
+        var reader = StrictJSON(bytes: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes)
         do throws(Failure) {
             try reader.value()
             reader.space()
-            if reader.at < bytes.count { throw reader.fail("more after the end of the JSON value") }
+            if reader.at < reader.bytes.count { throw reader.fail("more after the end of the JSON value") }
             return nil
         } catch {
             return error.message
