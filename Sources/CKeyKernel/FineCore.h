@@ -28,8 +28,9 @@ static inline __attribute__((always_inline)) float fine_clamp01(float x) { retur
 
 /// Channel 1 (the screen's) no more than the others' mean by `strength` where the screen shows through (an edge, a
 /// strand: the spill is most of the green there), and inside the solid core (`solid`; a plain subject tile likewise,
-/// FineKeyer.c's opaque_tile) no more than the larger of the others: a neutral lit green turns neutral there too, while a colour whose red (or blue) is its own largest, a
-/// yellow, a skin, an orange, keeps its screen channel (the mean took a yellow's green away).
+/// FineKeyer.c's opaque_tile) no more than the larger of the others: a neutral lit green turns neutral there too,
+/// while a colour whose red (or blue) is its own largest, a yellow, a skin, an orange, keeps its screen channel (the
+/// mean took a yellow's green away).
 static inline __attribute__((always_inline)) float fine_limited(float c0, float c1, float c2, float strength, int solid) {
     float excess = c1 - (solid ? (c0 > c2 ? c0 : c2) : 0.5f * (c0 + c2));
     return excess > 0.f ? c1 - strength * excess : c1;

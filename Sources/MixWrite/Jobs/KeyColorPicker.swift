@@ -19,8 +19,8 @@ enum KeyColorPicker {
     /// greys and yellows with it. For `keyer` gpuimage the colour is therefore moved from the screen's toward the pure
     /// primary, in tenths, to the first that keys the subject no more than the primary itself does (`Pick.pulled`): the
     /// subject is every sample of those frames that the primary keeps (its fx weight at least ½) and that is not the
-    /// screen (farther from the screen's colour than 95 % of the border's samples, and than 0.05). The fine keyer learns the screen itself and takes the
-    /// screen's colour as it is.
+    /// screen (farther from the screen's colour than 95 % of the border's samples, and than 0.05). The fine keyer learns
+    /// the screen itself and takes the screen's colour as it is.
     static func pick(fx: MediaFile, key: KeySettings) throws(MixWriteError) -> Pick {
         guard let v = fx.mainVideo else { throw .input(file: fx.path, "has no video stream") }
         let w = max(2, v.width & ~1), h = max(2, v.height & ~1)

@@ -165,7 +165,8 @@ enum ProbeLog {
 }
 
 /// The damaged packets the readers step over, by file: how many, and where in the file the first was met (its own
-    /// time, that of the packet or frame read around it), for a warning that names the file and the time.
+/// time, that of the packet or frame read around it), for a warning that names the file and the time. Process-wide by
+/// path, as ProbeLog: a job forgets its inputs' entries once planned and takes them when done.
 enum DamageLog {
     private static let entries = Mutex<[String: (count: Int, first: Double?)]>([:])
 
@@ -177,7 +178,7 @@ enum DamageLog {
         }
     }
 
-    /// Forgets what was recorded of `paths` (a job's inputs, as it starts).
+    /// Forgets what was recorded of `paths` (a job's inputs, once it is planned).
     static func forget(_ paths: [String]) { entries.withLock { e in for p in paths { e[p] = nil } } }
 
     /// What was recorded of `paths` since they were forgotten, as warnings, in their order; forgotten again.
