@@ -11,6 +11,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 # The pages in chromium, the Slurm cluster and the shells' completion are left to the plain build: what they add under
 # ASan is the browser's, the scheduler's and the shells' time (the server's and the previews' code runs here through the
 # raw-HTTP tests); so are the fine keyer's scores, two minutes of numpy and the CLI's peers (its C runs here in
-# FineKeyerCheckTests and the other FineKeyerTests).
+# FineKeyerCheckTests and the other FineKeyerTests), and the twelve transition kinds against the CLI's xfade (285 s here,
+# most of it the CLI's own renders; the transitions' kernel runs here in every other TransitionTests test).
 swift test --skip-build --sanitize=address --scratch-path .build-asan --no-parallel \
-    --skip 'TunePageTests|TuneLayerPageTests|TuneKindsTests/((concat|concatTransition|still|remix)Page|layoutAtWidths)|SlurmTests|FineKeyerTests/scores|ScriptingTests/(bashCompletion|zshAndFishCompletion)' "$@"
+    --skip 'TunePageTests|TuneLayerPageTests|TuneKindsTests/((concat|concatTransition|still|remix)Page|layoutAtWidths)|SlurmTests|FineKeyerTests/scores|ScriptingTests/(bashCompletion|zshAndFishCompletion)|TransitionTests/againstTheCLI' "$@"
