@@ -15,7 +15,7 @@ struct Blend: JobCommand {
             + TuneFlag.declarations
     }
 
-    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
+    @Argument(parsing: .allUnrecognized, help: .hidden)
     var words: [String] = []
 
     func run() async throws {

@@ -157,11 +157,6 @@ extension JobCommand {
                                  .split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).joined(separator: "\n"))
     }
 
-    /// What a shell completes in a job command's words: option names, an option's choices, files where a file goes
-    /// (`CommandWords.completions`; the shell keeps those that start with what is typed).
-    static var completion: CompletionKind {
-        .custom { words, index, prefix in CommandWords.completions(for: Job.self, own: allOwn, words: words, index: index, prefix: prefix) }
-    }
 
     func parse() throws -> (Job, CommonOptions, CommandWords) {
         let (job, words) = try CommandWords.parse(self.words, as: Job.self, own: Self.allOwn)

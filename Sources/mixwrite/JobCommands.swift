@@ -11,7 +11,7 @@ struct Concat: JobCommand {
         configuration("concat", abstract: "Put clips end to end, video and every audio track of each; one chapter a clip.",
                       example: "mixwrite concat intro.mov talk.mp4 outro.mov -o show.mp4 --events events.json")
     }
-    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
+    @Argument(parsing: .allUnrecognized, help: .hidden)
     var words: [String] = []
     static func refusesPage(_ job: Job) -> String? {
         job.parts == nil ? nil : "--tune serves the page for the whole job: --parts does not go with it"
@@ -24,7 +24,7 @@ struct Still: JobCommand {
         configuration("still", abstract: "A movie of one picture, exactly as long as its audio (several audio files are mixed).",
                       example: "mixwrite still cover.jpg episode.mp3 -o episode.mp4")
     }
-    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
+    @Argument(parsing: .allUnrecognized, help: .hidden)
     var words: [String] = []
 }
 
@@ -34,7 +34,7 @@ struct Remix: JobCommand {
         configuration("remix", abstract: "Mix every audio track of MOVIE (and of --audio files) into one; the video is copied untouched.",
                       example: "mixwrite remix phone.mov --audio narration.m4a -o phone-mixed.mov")
     }
-    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
+    @Argument(parsing: .allUnrecognized, help: .hidden)
     var words: [String] = []
 }
 
@@ -46,7 +46,7 @@ struct Key: JobCommand {
                       example: "mixwrite key greenscreen.mov -o layer.mov   (ProRes 4444; .webm: VP9 with alpha)")
     }
     static var own: [OptionDeclaration] { [] }
-    @Argument(parsing: .allUnrecognized, help: .hidden, completion: completion)
+    @Argument(parsing: .allUnrecognized, help: .hidden)
     var words: [String] = []
 
     static func pickedKey(_ job: Job) -> Bool { job.autoKeyColor }

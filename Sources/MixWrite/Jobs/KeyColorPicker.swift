@@ -45,11 +45,9 @@ enum KeyColorPicker {
         guard key.keyer == .gpuimage else { return Pick(color: screen, screen: screen) }
         let primary = isGreen ? KeyColor(r: 0, g: 1, b: 0) : KeyColor(r: 0, g: 0, b: 1)
         // The screen's own spread: the distance from its colour within which 95 % of the border's samples lie.
-        let (sr, sb) = ChromaKeyBlend.gpuImageChroma(r: screen.r, g: screen.g, b: screen.b)
+        let screenChroma = ChromaKeyBlend.gpuImageChroma(r: screen.r, g: screen.g, b: screen.b)
         let spread = zip(us, vs).map { (u, vv) in
-            let (r, g, b) = v.color.rgbOffset(u: Double(u), v: Double(vv))
-            let (cr, cb) = ChromaKeyBlend.gpuImageChroma(r: 0.5 + r, g: 0.5 + g, b: 0.5 + b)
-            return ((cr - sr) * (cr - sr) + (cb - sb) * (cb - sb)).squareRoot()
+            ChromaKeyBlend.chromaDistance(ChromaKeyBlend.gpuImageChroma(u: Double(u), v: Double(vv), color: v.color), screenChroma)
         }.sorted()[us.count * 95 / 100]
         return Pick(color: keepingSubject(screen: screen, spread: spread, primary: primary, chroma: chroma, color: v.color, key: key),
                     screen: screen)
@@ -73,24 +71,20 @@ enum KeyColorPicker {
     /// samples (`chroma`, a count a (U, V) pair) at most 0.2 % of the fx weight the primary's key leaves them.
     static func keepingSubject(screen: KeyColor, spread: Double, primary: KeyColor, chroma: [Int], color: ColorDescription,
                                key: KeySettings) -> KeyColor {
-        var samples: [(cr: Double, cb: Double, count: Double)] = []
+        var samples: [(chroma: (cr: Double, cb: Double), count: Double)] = []
         for (i, n) in chroma.enumerated() where n > 0 {
-            let (r, g, b) = color.rgbOffset(u: Double(i >> 8), v: Double(i & 0xFF))
-            // Any luma gives the same (Cr, Cb): a mid grey so that the numbers read as colours.
-            let (cr, cb) = ChromaKeyBlend.gpuImageChroma(r: 0.5 + r, g: 0.5 + g, b: 0.5 + b)
-            samples.append((cr, cb, Double(n)))
+            samples.append((ChromaKeyBlend.gpuImageChroma(u: Double(i >> 8), v: Double(i & 0xFF), color: color), Double(n)))
         }
         func weights(_ k: KeyColor) -> [Double] {
-            let (kr, kb) = ChromaKeyBlend.gpuImageChroma(r: k.r, g: k.g, b: k.b)
+            let keyChroma = ChromaKeyBlend.gpuImageChroma(r: k.r, g: k.g, b: k.b)
             return samples.map { s in
-                smoothstep(key.threshold, key.threshold + key.smoothing, ((s.cr - kr) * (s.cr - kr) + (s.cb - kb) * (s.cb - kb)).squareRoot())
+                smoothstep(key.threshold, key.threshold + key.smoothing, ChromaKeyBlend.chromaDistance(s.chroma, keyChroma))
             }
         }
-        let (sr, sb) = ChromaKeyBlend.gpuImageChroma(r: screen.r, g: screen.g, b: screen.b)
+        let screenChroma = ChromaKeyBlend.gpuImageChroma(r: screen.r, g: screen.g, b: screen.b)
         let kept = weights(primary)
         let subject = samples.indices.filter { i in
-            let d = ((samples[i].cr - sr) * (samples[i].cr - sr) + (samples[i].cb - sb) * (samples[i].cb - sb)).squareRoot()
-            return kept[i] >= 0.5 && d > max(spread, 0.05)
+            kept[i] >= 0.5 && ChromaKeyBlend.chromaDistance(samples[i].chroma, screenChroma) > max(spread, 0.05)
         }
         let total = subject.reduce(0) { $0 + samples[$1].count }
         guard total > 0 else { return screen }

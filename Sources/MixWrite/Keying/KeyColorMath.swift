@@ -17,9 +17,7 @@ extension ChromaKeyBlend {
             for v in 0..<256 {
                 var nu = Double(u), nv = Double(v)
                 if norm > 1 {
-                    let (dr, dg, db) = color.rgbOffset(u: nu, v: nv)
-                    let (cr, cb) = gpuImageChroma(r: 0.5 + dr, g: 0.5 + dg, b: 0.5 + db)
-                    let d = ((cr - gk) * (cr - gk) + (cb - bk) * (cb - bk)).squareRoot()
+                    let d = chromaDistance(gpuImageChroma(u: nu, v: nv, color: color), (gk, bk))
                     let edge = settings.threshold + settings.smoothing
                     let strength = 1 - smoothstep(edge, edge + despillReach, d)
                     let projection = ((nu - 128) * kx + (nv - 128) * ky) / norm
@@ -58,11 +56,21 @@ extension ChromaKeyBlend {
 
     /// GPUImage's distance from the key of chroma samples (U, V) read with `color`.
     static func distance(u: Double, v: Double, settings: Settings, color: ColorDescription) -> Double {
+        let k = settings.keyColor
+        return chromaDistance(gpuImageChroma(u: u, v: v, color: color), gpuImageChroma(r: k.r, g: k.g, b: k.b))
+    }
+
+    /// GPUImage's (Cr, Cb) of 8-bit chroma samples (U, V) read with `color`.
+    static func gpuImageChroma(u: Double, v: Double, color: ColorDescription) -> (cr: Double, cb: Double) {
         let (r, g, b) = color.rgbOffset(u: u, v: v)
         // Any luma gives the same (Cr, Cb): add a mid grey so the numbers read as colours.
-        let (cr, cb) = gpuImageChroma(r: 0.5 + r, g: 0.5 + g, b: 0.5 + b)
-        let (kr, kb) = gpuImageChroma(r: settings.keyColor.r, g: settings.keyColor.g, b: settings.keyColor.b)
-        return ((cr - kr) * (cr - kr) + (cb - kb) * (cb - kb)).squareRoot()
+        return gpuImageChroma(r: 0.5 + r, g: 0.5 + g, b: 0.5 + b)
+    }
+
+    /// GPUImage's distance between two (Cr, Cb).
+    @inline(__always)
+    static func chromaDistance(_ a: (cr: Double, cb: Double), _ b: (cr: Double, cb: Double)) -> Double {
+        ((a.cr - b.cr) * (a.cr - b.cr) + (a.cb - b.cb) * (a.cb - b.cb)).squareRoot()
     }
 }
 
