@@ -4,7 +4,8 @@
   scripts/key-truth.py make OUTDIR [--size 320x240] [--frames 25]
       Renders each scene (hair, motion, glass): a foreground with a known matte over a synthetic screen that is not
       pure green, lit unevenly (±15 %), noisy, spilling its colour onto the subject near its edges; writes it as
-      H.264 4:2:0 at CRF 18 (SCENE/fx.mov) and ProRes 4:2:2 (SCENE/fx-prores.mov), a new plate (plate.mov, lossless),
+      H.264 4:2:0 at CRF 18 (SCENE/fx.mov) and ProRes 4:2:2 (SCENE/fx-prores.mov), the empty screen filmed the same
+      way (SCENE/clean.mov: a clean plate, 8 frames of its own noise), a new plate (plate.mov, lossless),
       and the truth: the matte (SCENE/alpha.npy) and the unspilled foreground (SCENE/fg.npy), and the screen's colour
       (SCENE/scene.json).
   scripts/key-truth.py score OUTDIR SCENE --matte MATTE.mov|npy --composite COMP.mov|npy
@@ -122,6 +123,12 @@ def screen(w, h, t):
     return light[..., None] * SCREEN
 
 
+def clean(w, h, frames=8, seed=2):
+    """The empty screen filmed as the scenes are (its light, its noise): a clean plate for `--clean-plate`."""
+    rng = np.random.default_rng(seed)
+    return [np.clip(screen(w, h, n / RATE) + rng.normal(0, 1.6 / 255, (h, w, 3)), 0, 1) for n in range(frames)]
+
+
 def render(scene, w, h, frames, seed=1):
     """The scene's frames: observed (as filmed), the true matte and the unspilled foreground."""
     rng = np.random.default_rng(seed)
@@ -191,6 +198,7 @@ def make(out, w, h, frames):
         os.makedirs(d, exist_ok=True)
         shots, alpha, fg = render(scene, w, h, frames)
         encode(shots, w, h, f"{d}/fx.mov", "h264")
+        encode(clean(w, h), w, h, f"{d}/clean.mov", "h264")
         encode(shots, w, h, f"{d}/fx-prores.mov", "prores")
         np.save(f"{d}/alpha.npy", alpha)
         np.save(f"{d}/fg.npy", fg)
@@ -225,18 +233,30 @@ def band(alpha):
     return out
 
 
-def scores(d, matte, composite):
-    """The scores of a matte (frames × H × W, 0 … 1) and a composite (frames × H × W × 3, 0 … 1) against the truth."""
-    alpha = np.load(f"{d}/alpha.npy").astype(np.float64)
-    fg = np.load(f"{d}/fg.npy").astype(np.float64)
-    info = json.load(open(f"{d}/scene.json"))
-    pl = decode_rgb(f"{os.path.dirname(d)}/plate.mov", info["width"], info["height"])[: len(alpha)]
-    truth = alpha[..., None] * fg + (1 - alpha[..., None]) * pl
+_truths = {}
+
+
+def truth(d):
+    """A scene's true matte, its true composite over the plate and its edge band (read once)."""
+    if d not in _truths:
+        alpha = np.load(f"{d}/alpha.npy").astype(np.float64)
+        fg = np.load(f"{d}/fg.npy").astype(np.float64)
+        info = json.load(open(f"{d}/scene.json"))
+        pl = decode_rgb(f"{os.path.dirname(d)}/plate.mov", info["width"], info["height"])[: len(alpha)]
+        _truths[d] = (alpha, alpha[..., None] * fg + (1 - alpha[..., None]) * pl, band(alpha))
+    return _truths[d]
+
+
+def scores(d, matte, composite, edge_only=False):
+    """The scores of a matte (frames × H × W, 0 … 1) and a composite (frames × H × W × 3, 0 … 1) against the truth
+    (`edge_only`: the edge-band error alone, what a grid is searched by)."""
+    alpha, truth_, edge = truth(d)
     n = min(len(alpha), len(matte), len(composite))
-    alpha, matte, composite, truth = alpha[:n], matte[:n], composite[:n], truth[:n]
-    edge = band(alpha)
-    error = np.abs(composite - truth).mean(-1) * 255
-    mse = np.mean((composite - truth) ** 2)
+    alpha, matte, composite, truth_, edge = alpha[:n], matte[:n], composite[:n], truth_[:n], edge[:n]
+    error = np.abs(composite - truth_).mean(-1) * 255
+    if edge_only:
+        return {"edgeError": float(error[edge].mean())}
+    mse = np.mean((composite - truth_) ** 2)
     dt = np.diff(matte, axis=0) - np.diff(alpha, axis=0)
     return {
         "edgeError": float(error[edge].mean()),
@@ -308,11 +328,10 @@ def peers(d, grid="full"):
     def best(name, grid_, run):
         top = None
         for settings in grid_:
-            matte, composite = run(*settings)
-            s = scores(d, matte, composite)
+            s = scores(d, *run(*settings), edge_only=True)
             if top is None or s["edgeError"] < top[1]["edgeError"]:
                 top = (settings, s)
-        results[name] = {"settings": list(top[0]), **top[1]}
+        results[name] = {"settings": list(top[0]), **scores(d, *run(*top[0]))}
     # The full grids reach below where the best settings of the first ones sat (similarity 0.05 for the CLI's and OBS's).
     sims = {"full": [0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3], "test": [0.01, 0.02, 0.03, 0.05, 0.1],
             "quick": [0.1, 0.2, 0.3]}[grid]
@@ -326,7 +345,7 @@ def peers(d, grid="full"):
     def cli(similarity, blend):
         k = f"chromakey=color=0x{info['screen']}:similarity={similarity}:blend={blend}"
         matte = decode_alpha_filtered(f"{d}/fx.mov", k, w, h)
-        graph = f"[0:v]{k},despill=type=green[k];[1:v][k]overlay=format=yuv420,format=yuv420p[v]"
+        graph = f"[0:v]{k},despill=type={info.get('despill', 'green')}[k];[1:v][k]overlay=format=yuv420,format=yuv420p[v]"
         raw = ffmpeg(["-i", f"{d}/fx.mov", "-i", f"{os.path.dirname(d)}/plate.mov", "-filter_complex", graph, "-map", "[v]",
                       "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         return matte, np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3).astype(np.float64) / 255

@@ -12,34 +12,33 @@
 
 /// The tuned constants (scripts/key-fine-model.py's choices, then the C keyer's own scores): how far off the screen →
 /// foreground line a colour may lie and still be read by its projection, the line's length at which it is trusted,
-/// the luma difference from which luma's own alpha is trusted (over what width), how much more it must find to be a
-/// thin strand's, the matte's final stretch, and the alpha under which a pixel's colour leans to the foreground field's.
+/// the luma difference from which luma's own alpha is trusted (over what width) and the detail (a pixel's luma off its
+/// neighbourhood's) by which it is wholly, how much more it must find to be a thin strand's, the matte's final stretch, and the alpha under which a pixel's colour leans to the foreground field's.
 #define FINE_RESIDUAL 0.1f
 #define FINE_LINE 0.15f
 #define FINE_LUMA_MIN 0.08f
 #define FINE_LUMA_WIDTH 0.1f
 #define FINE_THIN 0.15f
 #define FINE_THIN_WIDTH 0.2f
+#define FINE_DETAIL 0.04f
 #define FINE_LOW 0.05f
 #define FINE_HIGH 0.97f
 #define FINE_SHOWN 0.3f
 
 static inline __attribute__((always_inline)) float fine_clamp01(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
 
-/// Channel 1 (the screen's) no more than the others' mean by `strength` where the screen shows through (an edge, a
-/// strand: the spill is most of the green there), and inside the solid core (`solid`; a plain subject tile likewise,
-/// FineKeyer.c's opaque_tile) no more than the larger of the others: a neutral lit green turns neutral there too,
-/// while a colour whose red (or blue) is its own largest, a yellow, a skin, an orange, keeps its screen channel (the
-/// mean took a yellow's green away).
-static inline __attribute__((always_inline)) float fine_limited(float c0, float c1, float c2, float strength, int solid) {
-    float excess = c1 - (solid ? (c0 > c2 ? c0 : c2) : 0.5f * (c0 + c2));
+/// Channel 1 (the screen's) no more than the others' mean by `strength` (an edge, a strand: the spill is most of the
+/// green there). Only outside the solid core: 4 px inside a subject's edge its colour is its own, whatever its hue (a
+/// limit there took a yellow's green, or a green shirt's).
+static inline __attribute__((always_inline)) float fine_limited(float c0, float c1, float c2, float strength) {
+    float excess = c1 - 0.5f * (c0 + c2);
     return excess > 0.f ? c1 - strength * excess : c1;
 }
 
 /// The matte (projection, colour-difference, luma) at one pixel; `thin` how much its colour is the foreground
 /// field's.
 static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams *p, const float c[3], const float s[3],
-                                                              const float f[3], float yl, float a0, float *thin) {
+                                                              const float f[3], float yl, float detail, float a0, float *thin) {
     float fs[3] = {f[0] - s[0], f[1] - s[1], f[2] - s[2]}, d[3] = {c[0] - s[0], c[1] - s[1], c[2] - s[2]};
     float l2 = fs[0] * fs[0] + fs[1] * fs[1] + fs[2] * fs[2];
     float ap = fine_clamp01((d[0] * fs[0] + d[1] * fs[1] + d[2] * fs[2]) / (l2 > 1e-6f ? l2 : 1e-6f));
@@ -49,7 +48,9 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     float dy = p->luma[0] * fs[0] + p->luma[1] * fs[1] + p->luma[2] * fs[2];
     float ady = fabsf(dy);
     float ay = fine_clamp01((yl - ys) / (ady < 1e-3f ? 1e-3f : dy));
-    float confY = fine_clamp01((ady - FINE_LUMA_MIN) / FINE_LUMA_WIDTH);
+    // Luma's own alpha only where luma has detail that chroma cannot see (a strand thinner than a sample): where it is
+    // flat (a translucent object, a soft edge) chroma sees what luma does and tells screen from subject better.
+    float confY = fine_clamp01((ady - FINE_LUMA_MIN) / FINE_LUMA_WIDTH) * fine_clamp01(detail / FINE_DETAIL);
     float base = conf * ap + (1.f - conf) * a0;
     float side = confY * ay + (1.f - confY) * base;
     float alpha = confY > 0.f && side > base ? side : base;
@@ -63,6 +64,7 @@ static inline __attribute__((always_inline)) void fine_core(const MWFineParams *
     const long width = row->width;
     const uint8_t *restrict luma = row->luma;
     const float *restrict ga = row->guideA, *restrict gb = row->guideB, *restrict u = row->u, *restrict v = row->v;
+    const float *restrict mean = row->lumaMean;
     const float *restrict near = row->near, *restrict solid = row->core;
     const float *restrict s0 = row->screen[0], *restrict s1 = row->screen[1], *restrict s2 = row->screen[2];
     const float *restrict f0 = row->fore[0], *restrict f1s = row->fore[1], *restrict f2 = row->fore[2];
@@ -72,17 +74,18 @@ static inline __attribute__((always_inline)) void fine_core(const MWFineParams *
         float c[3], s[3] = {s0[x], s1[x], s2[x]}, f[3] = {f0[x], f1s[x], f2[x]}, thin;
         for (int k = 0; k < 3; k++) c[k] = yl + u[x] * p->perU[k] + v[x] * p->perV[k];
         float a0 = fine_clamp01(ga[x] * (float)luma[x] + gb[x]);
-        float alpha = fine_alpha(p, c, s, f, yl, a0, &thin);
+        float detail = fabsf((float)luma[x] - mean[x]) * p->lumaScale;
+        float alpha = fine_alpha(p, c, s, f, yl, detail, a0, &thin);
         alpha = alpha > solid[x] ? alpha : solid[x];
         // Inside the solid core a pixel's colour is its own (a strand's lean to the foreground is transparency's).
         thin = solid[x] > 0.f ? 0.f : thin;
-        float strength = p->despill * near[x], inv = 1.f / (alpha > 1e-3f ? alpha : 1e-3f), o[3];
+        float strength = solid[x] > 0.f ? 0.f : p->despill * near[x], inv = 1.f / (alpha > 1e-3f ? alpha : 1e-3f), o[3];
         for (int k = 0; k < 3; k++) {
             float m = c[k] - (1.f - alpha) * s[k];
             o[k] = m > 0.f ? m : 0.f;
         }
-        o[1] = fine_limited(o[0], o[1], o[2], strength, solid[x] > 0.f);
-        float f1 = fine_limited(f[0], f[1], f[2], strength, 0);
+        o[1] = fine_limited(o[0], o[1], o[2], strength);
+        float f1 = fine_limited(f[0], f[1], f[2], strength);
         // Where next to nothing shows, the foreground's colour rather than an unmixing of noise: a transparent
         // pixel's colour is what scaling and chroma's averaging mix into its neighbours (no green fringe).
         float shown = fine_clamp01(alpha / FINE_SHOWN), own = (1.f - thin) * shown;

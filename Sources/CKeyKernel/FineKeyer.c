@@ -25,7 +25,7 @@ MWFineCore mw_fine_core(int level) {
 /// reach, the guided filters' ε (luma in 8-bit units against a matte or chroma) and the chroma line's tolerance, and
 /// how far a plain screen tile's luma may stray from the screen's.
 enum { CELL = 4, SCREEN_CELLS = 2, FORE_CELLS = 1, CORE_SAMPLES = 2 };
-static const float CLEAR_KEY = 0.7f, CLEAR_LOCAL = 0.95f, OPAQUE = 0.98f, CORE_LEAST = 0.75f;
+static const float CLEAR_KEY = 0.65f, CLEAR_SATURATION = 0.8f, CLEAR_LOCAL = 0.95f, OPAQUE = 0.98f, CORE_LEAST = 0.75f;
 static const float MATTE_EPS = 8.f, CHROMA_EPS = 8.f, CHROMA_FIT = 0.02f, SCREEN_LUMA = 0.02f;
 
 /// A tile: TILE × TILE chroma samples, worked in a window APRON samples wider on each side (the guided filters' two
@@ -40,7 +40,7 @@ enum { G_NY, G_NU, G_NV, G_DEN, G_S0, G_S1, G_S2, G_F0, G_F1, G_F2, G_NEAR, G_YS
 enum { W_LUMA, W_DIFF, W_S0, W_S1, W_S2, W_F0, W_F1, W_F2, W_NEAR, W_MATTE, W_CORE, W_MY, W_MYY, W_GA, W_GB, W_U, W_V,
        W_UA, W_UB, W_VA, W_VB, W_UFIT, W_VFIT, W_T0, W_T3, W_COUNT };
 /// A tile's planes at its pixels (rows as wide as the tile, PIX × PIX at most): the core's inputs and outputs.
-enum { P_A, P_B, P_U, P_V, P_T, P_FIT, P_BIL, P_S0, P_S1, P_S2, P_F0, P_F1, P_F2, P_NEAR, P_CORE, P_ALPHA, P_Y, P_OU, P_OV,
+enum { P_A, P_B, P_U, P_V, P_MY, P_T, P_FIT, P_BIL, P_S0, P_S1, P_S2, P_F0, P_F1, P_F2, P_NEAR, P_CORE, P_ALPHA, P_Y, P_OU, P_OV,
        P_COUNT };
 enum { PIX = 2 * TILE, PIX_N = PIX * PIX };
 
@@ -64,6 +64,8 @@ struct MWFineKeyer {
     /// The matte's scratch line; each pixel column's least and most luma over a cell's rows; each cell's foreground
     /// colour in bytes (luma, u, v: a plain screen tile's).
     uint8_t *line, *lumaLow, *lumaHigh, *foreY, *foreU, *foreV;
+    /// The clean plate (mw_fine_plate), or NULL: its channels at chroma resolution (denoised) and each cell's mean.
+    float *plate[3], *plateCells[3];
 };
 
 MWFineKeyer *mw_fine_create(int width, int height) {
@@ -98,6 +100,7 @@ void mw_fine_free(MWFineKeyer *k) {
     free(k->foreY);
     free(k->foreU);
     free(k->foreV);
+    for (int i = 0; i < 3; i++) free(k->plate[i]), free(k->plateCells[i]);
     free(k);
 }
 
@@ -198,13 +201,20 @@ enum { CLEAR_AGAINST_KEY, CLEAR_AGAINST_FIELD, OPAQUE_SAMPLES };
 
 /// Each sample column's sums over `rows` rows from cy0 (y, u, v, count; for the opaque pass also the least and most
 /// matte) of the samples `pass` picks against `limit` (a row of thresholds, or of the screen's inverse difference):
-/// into sy … high. Written once a column, the rows' loop inside (unrolled for a whole cell's rows).
-INLINE void column_sums(MWFineKeyer *k, const MWFineInput *in, int pass, const float *restrict limit, int cy0, const int rows,
+/// into sy … high. Against the key a clear sample is also as saturated for its luma as the key (CLEAR_SATURATION of
+/// the key's D / Y: light scales both, a translucent grey or smoke over the screen lowers D alone). Written once a
+/// column, the rows' loop inside (unrolled for a whole cell's rows).
+INLINE void column_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, const float *restrict limit, int cy0, const int rows,
                         float *restrict sy, float *restrict su, float *restrict sv, float *restrict sn, float *restrict low,
                         float *restrict high) {
     const int cw = k->cw;
     const float *d[CELL], *l[CELL];
     const uint8_t *u[CELL], *v[CELL];
+    float perLuma = 0.f;
+    if (pass == CLEAR_AGAINST_KEY) {
+        float keyLuma = p->luma[0] * p->key[0] + p->luma[1] * p->key[1] + p->luma[2] * p->key[2];
+        perLuma = CLEAR_SATURATION * difference(p->key[0], p->key[1], p->key[2]) / (keyLuma > 0.05f ? keyLuma : 0.05f) * p->lumaScale;
+    }
     for (int r = 0; r < rows; r++) {
         long cy = cy0 + r;
         d[r] = k->c[C_DIFF] + cy * cw, l[r] = k->c[C_LUMA] + cy * cw;
@@ -219,7 +229,7 @@ INLINE void column_sums(MWFineKeyer *k, const MWFineInput *in, int pass, const f
                 lo = m < lo ? m : lo, hi = m > hi ? m : hi;
                 a = m >= OPAQUE ? 1.f : 0.f;
             } else {
-                a = d[r][cx] > limit[cx] ? 1.f : 0.f;
+                a = d[r][cx] > limit[cx] && d[r][cx] > perLuma * (l[r][cx] - p->lumaZero) ? 1.f : 0.f;
             }
             y += a * l[r][cx], uu += a * (float)u[r][cx], vv += a * (float)v[r][cx], n += a;
         }
@@ -249,8 +259,8 @@ INLINE void cell_row_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInp
     float *restrict low = sn + CELL * gw, *restrict high = low + CELL * gw;
     if (pass != CLEAR_AGAINST_KEY) cell_row(k, gy, pass == CLEAR_AGAINST_FIELD ? CLEAR_LOCAL : 1.f, pass == OPAQUE_SAMPLES, k->cells);
     int rows = k->ch - CELL * gy;
-    if (rows >= CELL) column_sums(k, in, pass, k->cells, CELL * gy, CELL, sy, su, sv, sn, low, high);
-    else column_sums(k, in, pass, k->cells, CELL * gy, rows, sy, su, sv, sn, low, high);
+    if (rows >= CELL) column_sums(k, p, in, pass, k->cells, CELL * gy, CELL, sy, su, sv, sn, low, high);
+    else column_sums(k, p, in, pass, k->cells, CELL * gy, rows, sy, su, sv, sn, low, high);
     long at = (long)gy * gw;
     // The columns' sums of luma (8-bit units) and chroma (bytes) to the grid's, as y, u and v (offset and scaled).
     for (int gx = 0; gx < gw; gx++) {
@@ -363,8 +373,16 @@ INLINE void screen_field(MWFineKeyer *k, const MWFineParams *p, const MWFineInpu
 INLINE void fields(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in) {
     float key[3];
     key_yuv(p, key);
-    screen_field(k, p, in, CLEAR_AGAINST_KEY);
-    screen_field(k, p, in, CLEAR_AGAINST_FIELD);
+    if (k->plate[0]) {
+        // A clean plate is the screen: its cells' means; where the screen is near, by the samples clear against it.
+        long gn = (long)k->gw * k->gh;
+        for (int j = 0; j < 3; j++) memcpy(k->g[G_S0 + j], k->plateCells[j], sizeof(float) * gn);
+        grid_sums(k, p, in, CLEAR_AGAINST_FIELD, SCREEN_CELLS);
+        for (long i = 0; i < gn; i++) k->g[G_NEAR][i] = k->g[G_DEN][i] >= 0.05f ? 1.f : k->g[G_DEN][i] / 0.05f;
+    } else {
+        screen_field(k, p, in, CLEAR_AGAINST_KEY);
+        screen_field(k, p, in, CLEAR_AGAINST_FIELD);
+    }
     grid_sums(k, p, in, OPAQUE_SAMPLES, FORE_CELLS);
     // No opaque sample anywhere: the foreground is the screen (the projection then has no line and says nothing).
     grid_means(k, p, G_F0, key);
@@ -414,7 +432,13 @@ INLINE void load_window(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MW
             t->win[W_V][y * t->ww + x] = ((float)v[x] - 128.f) * p->chromaScale;
         }
     }
-    field_to_window(k, t, G_S0, 3, W_S0, 0, 0, t->ww, t->wh);
+    if (k->plate[0]) {
+        for (int j = 0; j < 3; j++)
+            for (int y = 0; y < t->wh; y++)
+                memcpy(t->win[W_S0 + j] + y * t->ww, k->plate[j] + (long)(t->wy + y) * k->cw + t->wx, sizeof(float) * t->ww);
+    } else {
+        field_to_window(k, t, G_S0, 3, W_S0, 0, 0, t->ww, t->wh);
+    }
     int rx = t->px0 / 2 - t->wx, ry = t->py0 / 2 - t->wy, rw = (t->pn + 1) / 2, rh = (t->pm + 1) / 2;
     field_to_window(k, t, G_F0, 3, W_F0, rx, ry, rw, rh);
     field_to_window(k, t, G_NEAR, 1, W_NEAR, rx, ry, rw, rh);
@@ -646,11 +670,12 @@ INLINE void tile_pixels(Tile *t, const MWFineParams *p, const MWFineInput *in, c
     for (int j = 0; j < m; j++) memcpy(t->luma + j * n, in->plane[0] + (long)(t->py0 + j) * in->stride[0] + t->px0, n);
     upsampled(t, t->win[W_GA], q[P_A]);
     upsampled(t, t->win[W_GB], q[P_B]);
+    upsampled(t, t->win[W_MY], q[P_MY]);
     guided_chroma(t);
     for (int j = 0; j < 3; j++) repeated(t, t->win[W_S0 + j], q[P_S0 + j]), repeated(t, t->win[W_F0 + j], q[P_F0 + j]);
     repeated(t, t->win[W_NEAR], q[P_NEAR]);
     repeated(t, t->win[W_CORE], q[P_CORE]);
-    MWFineRow row = {t->luma, q[P_A], q[P_B], q[P_U], q[P_V], {q[P_S0], q[P_S1], q[P_S2]}, {q[P_F0], q[P_F1], q[P_F2]},
+    MWFineRow row = {t->luma, q[P_A], q[P_B], q[P_U], q[P_V], q[P_MY], {q[P_S0], q[P_S1], q[P_S2]}, {q[P_F0], q[P_F1], q[P_F2]},
                      q[P_NEAR], q[P_CORE], q[P_ALPHA], q[P_Y], q[P_OU], q[P_OV], (long)n * m};
     core(p, &row);
     write_tile(t, p, out);
@@ -674,19 +699,20 @@ INLINE void place_window(MWFineKeyer *k, Tile *t, int tx, int ty) {
     t->ww = clampi(TILE * tx + TILE + APRON, 0, k->cw) - t->wx, t->wh = clampi(TILE * ty + TILE + APRON, 0, k->ch) - t->wy;
 }
 
-enum { MIXED, SCREEN, SOLID, OPAQUE_NEAR };
+enum { MIXED, SCREEN, SOLID };
 
 /// What a tile is: plain screen (its window's colour-difference matte 0 and every pixel's luma the screen's there),
-/// plain subject (its window's matte 1, no screen near), or neither.
+/// plain subject (its window's matte 1: each pixel farther than APRON samples from anything else, so its colour is
+/// its own, spill's limit acting only nearer the edge), or neither.
 INLINE int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int tx, int ty) {
     // The cells over the window (a little more than it: a tile is called plain only when it surely is).
-    int zero = 1, one = 1, near = 0;
+    int zero = 1, one = 1;
     for (int gy = t->wy / CELL; gy <= (t->wy + t->wh - 1) / CELL; gy++)
         for (int gx = t->wx / CELL; gx <= (t->wx + t->ww - 1) / CELL; gx++) {
             long g = (long)gy * k->gw + gx;
-            zero &= k->g[G_MMAX][g] <= 0.f, one &= k->g[G_MMIN][g] >= 1.f, near |= k->g[G_NEAR][g] > 0.f;
+            zero &= k->g[G_MMAX][g] <= 0.f, one &= k->g[G_MMIN][g] >= 1.f;
         }
-    if (one) return near ? OPAQUE_NEAR : SOLID;
+    if (one) return SOLID;
     if (!zero) return MIXED;
     // Every pixel's luma near the screen's there (no strand thinner than chroma over it).
     float spread = SCREEN_LUMA / p->lumaScale;
@@ -741,40 +767,6 @@ INLINE void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFine
     }
 }
 
-/// A tile of plain subject near the screen: alpha 1, each sample's own colour with its screen channel limited to the
-/// larger of the others by the despill strength times how near the screen is (the core's limit, which is on chroma alone:
-/// luma cancels in it, so a sample's pixels take it alike). Laid over a base, those pixels as they are.
-INLINE void opaque_tile(MWFineKeyer *k, Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int tx,
-                        int ty) {
-    int cx0 = TILE * tx, cy0 = TILE * ty, cn = clampi(k->cw - cx0, 0, TILE), cm = clampi(k->ch - cy0, 0, TILE), w = k->w, h = k->h;
-    field_to_window(k, t, G_NEAR, 1, W_NEAR, cx0 - t->wx, cy0 - t->wy, cn, cm);
-    // The screen channel above each other channel, as (u, v) weights: the excess over the larger is the smaller.
-    float eu0 = p->perU[1] - p->perU[0], ev0 = p->perV[1] - p->perV[0], eu2 = p->perU[1] - p->perU[2], ev2 = p->perV[1] - p->perV[2];
-    float dy = p->luma[1] / p->lumaScale, du = p->toU[1] / p->chromaScale, dv = p->toV[1] / p->chromaScale;
-    for (int j = 0; j < cm; j++) {
-        int cy = cy0 + j, rows = 2 * cy + 1 < h ? 2 : 1;
-        const float *near = t->win[W_NEAR] + (cy - t->wy) * t->ww + cx0 - t->wx;
-        const uint8_t *u = in->plane[1] + (long)cy * in->stride[1] + cx0, *v = in->plane[2] + (long)cy * in->stride[2] + cx0;
-        uint8_t *ou = out->plane[1] + (long)cy * out->stride[1] + cx0, *ov = out->plane[2] + (long)cy * out->stride[2] + cx0;
-        float excess[TILE];
-        for (int i = 0; i < cn; i++) {
-            float cu = ((float)u[i] - 128.f) * p->chromaScale, cv = ((float)v[i] - 128.f) * p->chromaScale;
-            float e0 = cu * eu0 + cv * ev0, e2 = cu * eu2 + cv * ev2, e = e0 < e2 ? e0 : e2;
-            excess[i] = e > 0.f ? p->despill * near[i] * e : 0.f;
-            ou[i] = byte_of((float)u[i] - excess[i] * du), ov[i] = byte_of((float)v[i] - excess[i] * dv);
-        }
-        for (int r = 0; r < rows; r++) {
-            long y = 2 * cy + r;
-            const uint8_t *ly = in->plane[0] + y * in->stride[0] + 2 * cx0;
-            uint8_t *oy = out->plane[0] + y * out->stride[0] + 2 * cx0, *oa = out->plane[3] + y * out->stride[3] + 2 * cx0;
-            int n = clampi(w - 2 * cx0, 0, 2 * TILE);
-            // Laid over a base: alpha 1 lays fx's pixels as they are.
-            if (!out->base[0]) fill(oa, 255, n, 2 * TILE);
-            for (int x = 0; x < n; x++) oy[x] = byte_of((float)ly[x] - excess[x / 2] * dy);
-        }
-    }
-}
-
 /// Step 6: outside every garbage rectangle, alpha 0.
 static void garbage(const MWFineParams *p, uint8_t *alpha, long stride, int w, int h, uint8_t *line) {
     for (int y = 0; y < h; y++) {
@@ -823,6 +815,50 @@ INLINE void cell_colours(MWFineKeyer *k, const MWFineParams *p) {
     }
 }
 
+/// See FineKeyer.h. The plate's channels at each chroma sample (its 2 × 2 pixels' luma), box-filtered over 3 × 3
+/// samples (the noise a plate keeps after its pictures' mean: the light it carries is smooth), and each cell's mean.
+int mw_fine_plate(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *plate) {
+    for (int i = 0; i < 3; i++) free(k->plate[i]), free(k->plateCells[i]), k->plate[i] = k->plateCells[i] = 0;
+    if (!plate) return 0;
+    long n = (long)k->cw * k->ch, gn = (long)k->gw * k->gh;
+    float *tmp = malloc(sizeof(float) * n);
+    int ok = tmp != 0;
+    for (int i = 0; i < 3; i++) {
+        ok &= (k->plate[i] = malloc(sizeof(float) * n)) != 0;
+        ok &= (k->plateCells[i] = calloc(gn, sizeof(float))) != 0;
+    }
+    if (!ok) {
+        free(tmp);
+        mw_fine_plate(k, p, 0);
+        return -1;
+    }
+    for (int cy = 0; cy < k->ch; cy++) {
+        const uint8_t *y0 = plate->plane[0] + (long)(2 * cy) * plate->stride[0];
+        const uint8_t *y1 = plate->plane[0] + (long)(2 * cy + 1 < k->h ? 2 * cy + 1 : 2 * cy) * plate->stride[0];
+        const uint8_t *u = plate->plane[1] + (long)cy * plate->stride[1], *v = plate->plane[2] + (long)cy * plate->stride[2];
+        for (int cx = 0; cx < k->cw; cx++) {
+            int x1 = 2 * cx + 1 < k->w ? 2 * cx + 1 : 2 * cx;
+            float luma = 0.25f * (float)(y0[2 * cx] + y0[x1] + y1[2 * cx] + y1[x1]);
+            float yl = (luma - p->lumaZero) * p->lumaScale;
+            float uu = ((float)u[cx] - 128.f) * p->chromaScale, vv = ((float)v[cx] - 128.f) * p->chromaScale;
+            for (int j = 0; j < 3; j++) k->plate[j][(long)cy * k->cw + cx] = yl + uu * p->perU[j] + vv * p->perV[j];
+        }
+    }
+    for (int j = 0; j < 3; j++) {
+        float *c = k->plate[j], *cells = k->plateCells[j];
+        box(c, c, tmp, k->cw, k->ch, 1);
+        for (int cy = 0; cy < k->ch; cy++)
+            for (int cx = 0; cx < k->cw; cx++) cells[(long)(cy / CELL) * k->gw + cx / CELL] += c[(long)cy * k->cw + cx];
+        for (int gy = 0; gy < k->gh; gy++)
+            for (int gx = 0; gx < k->gw; gx++) {
+                int rows = clampi(k->ch - CELL * gy, 1, CELL), cols = clampi(k->cw - CELL * gx, 1, CELL);
+                cells[(long)gy * k->gw + gx] /= (float)(rows * cols);
+            }
+    }
+    free(tmp);
+    return 0;
+}
+
 /// The picture-wide steps (see mw_fine_prepare), compiled at each level.
 INLINE void fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level) {
     (void)level;
@@ -851,7 +887,6 @@ INLINE void fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput 
             int kind = tile_kind(k, t, p, tx, ty);
             // With full chroma a subject's own tile is upsampled as any (its colour's resolution is the point).
             if (kind == MIXED || (kind != SCREEN && out->fullChroma)) mixed_tile(k, t, p, in, out, core, tx, ty);
-            else if (kind == OPAQUE_NEAR) opaque_tile(k, t, p, in, out, tx, ty);
             else plain_tile(k, in, out, kind, tx, ty);
         }
 }

@@ -187,7 +187,30 @@ final class BlendComposition: Composition {
     func job(with settings: TuneSettings) throws(RequestError) -> any TunedJob { try blendJob(settings) }
 
     private func blendJob(_ settings: TuneSettings) throws(RequestError) -> BlendJob {
-        return try settings.applied(to: blend, tracks: tracks).checked()
+        let j = try settings.applied(to: blend, tracks: tracks).checked()
+        for key in [settings.key] + (settings.layerKeys ?? []) where key.cleanPlate != nil { try checkPlate(key) }
+        return j
+    }
+
+    /// The clean plates found good, by path and key colour (a plate is read once, not at each slider's move).
+    private var goodPlates: Set<String> = []
+
+    private func checkPlate(_ key: KeySettings) throws(RequestError) {
+        let id = "\(key.keyColorHex) \(key.cleanPlate ?? "")"
+        guard !goodPlates.contains(id) else { return }
+        do { try key.checkCleanPlate() } catch { throw .bad(error.description) }
+        goodPlates.insert(id)
+    }
+
+    /// fx's picture at `t` written beside the output (`NAME-plate-T.jpg`) to key by as the clean plate; its path.
+    func plate(at t: Double) throws(RequestError) -> String {
+        try checkTime(t, within: preview.duration)
+        let url = URL(fileURLWithPath: blend.output)
+        let path = url.deletingPathExtension().path + "-plate-" + String(format: "%.3f", t) + ".jpg"
+        let jpeg: [UInt8]
+        do { jpeg = try preview.fxPicture(at: t) } catch { throw .bad(error.description) }
+        do { try Data(jpeg).write(to: URL(fileURLWithPath: path)) } catch { throw .failed("cannot write \(path): \(error.localizedDescription)") }
+        return path
     }
 
     func audition(with settings: TuneSettings, start: Double, length: Double) throws(RequestError) -> any TunedJob {

@@ -102,7 +102,10 @@ enum Page {
   <label><span>despill</span><input id="despill" type="checkbox"></label>
   <label><span>keyer</span><select id="keyer"><option value="gpuimage">gpuimage</option><option value="fine">fine</option></select></label>
   <label><span>choke px</span><input id="choke" size="3"></label>
-  <label><span>feather px</span><input id="feather" size="3"></label></div>
+  <label><span>feather px</span><input id="feather" size="3"></label>
+  <label title="--keyer fine: a picture or clip of the empty screen, filmed as fx is"><span>clean plate</span>
+    <input id="cleanPlate" size="18" placeholder="none: learnt from fx">
+    <button id="plateButton" title="fx's picture at this time, saved beside the output as the plate">this frame</button></label></div>
   <h2>Mix</h2>
   <table id="mix"><colgroup><col style="width: 27%"><col style="width: 11%"><col style="width: 24%"><col style="width: 10%">
     <col style="width: 14%"><col style="width: 14%"></colgroup>
@@ -167,6 +170,7 @@ function pictureParams(view) {
   if (info.kind === "blend") Object.assign(p, { view, keyColor: settings.keyColor, threshold: settings.threshold,
                                                 smoothing: settings.smoothing, despill: settings.despill ? "1" : "0",
                                                 keyer: settings.keyer || "gpuimage", choke: settings.choke || 0, feather: settings.feather || 0,
+                                                cleanPlate: settings.cleanPlate || "",
                                                 layers: JSON.stringify(settings.layers), layerKeys: JSON.stringify(settings.layerKeys) });
   return p;
 }
@@ -269,7 +273,8 @@ function drawLayers() {
   });
   placeBoxes(); drawSpans();
 }
-// A layer's own key (the FX's is the Key panel's): its colour, threshold, smoothing, despill, keyer, choke and feather.
+// A layer's own key (the FX's is the Key panel's): its colour, threshold, smoothing, despill, keyer, choke, feather and
+// clean plate.
 function keyFields(row, k) {
   const key = settings.layerKeys[k], id = f => "layerKey" + k + f;
   const keys = document.createElement("div");
@@ -277,17 +282,19 @@ function keyFields(row, k) {
   keys.innerHTML = field("keyColor", "key", 7) + field("threshold", "threshold", 5) + field("smoothing", "smoothing", 5)
     + `<label style="display:inline-flex"><span style="width:auto">despill</span><input id="${id("despill")}" type="checkbox"></label>
     <label style="display:inline-flex"><span style="width:auto">keyer</span><select id="${id("keyer")}"><option value="gpuimage">gpuimage</option>
-      <option value="fine">fine</option></select></label>` + field("choke", "choke px", 3) + field("feather", "feather px", 3);
+      <option value="fine">fine</option></select></label>` + field("choke", "choke px", 3) + field("feather", "feather px", 3)
+    + field("cleanPlate", "clean plate", 14);
   row.append(keys);
   const show = () => {
     for (const f of ["keyColor", "threshold", "smoothing"]) $(id(f)).value = key[f];
     $(id("despill")).checked = key.despill; $(id("keyer")).value = key.keyer || "gpuimage";
-    $(id("choke")).value = key.choke || 0; $(id("feather")).value = key.feather || 0;
+    $(id("choke")).value = key.choke || 0; $(id("feather")).value = key.feather || 0; $(id("cleanPlate")).value = key.cleanPlate || "";
   };
   show();
-  for (const f of ["keyColor", "threshold", "smoothing", "despill", "keyer", "choke", "feather"]) $(id(f)).addEventListener("change", () => {
+  for (const f of ["keyColor", "threshold", "smoothing", "despill", "keyer", "choke", "feather", "cleanPlate"]) $(id(f)).addEventListener("change", () => {
     const input = $(id(f));
     if (f === "despill") key.despill = input.checked;
+    else if (f === "cleanPlate") { if (input.value.trim()) key.cleanPlate = input.value.trim(); else delete key.cleanPlate; }
     else if (f === "keyer") key.keyer = input.value;
     else if (f === "choke" || f === "feather") {
       const x = Number(input.value);
@@ -494,6 +501,18 @@ function bindKey() {
     checked($(name), text => /^[0-9]+$/.test(text) && Number(text) <= 64 ? Number(text) : undefined, "0 to 64 pixels",
             value => { settings[name] = value; refresh(); }, () => settings[name] || 0);
   }
+  $("cleanPlate").value = settings.cleanPlate || "";
+  $("cleanPlate").addEventListener("change", () => {
+    const text = $("cleanPlate").value.trim();
+    if (text) settings.cleanPlate = text; else delete settings.cleanPlate;
+    refresh(); settingsChanged();
+  });
+  $("plateButton").addEventListener("click", async () => {
+    const r = await post("/api/plate", { t: $("t").value });
+    if (!r.ok) return error(r.body.error);
+    settings.cleanPlate = r.body.cleanPlate; $("cleanPlate").value = settings.cleanPlate;
+    status("fx's picture saved as the clean plate: " + settings.cleanPlate, "ok"); refresh(); settingsChanged();
+  });
   const showKey = () => { $("key").value = settings.keyColor; $("swatch").style.background = "#" + settings.keyColor; };
   showKey();
   checked($("key"), text => /^[0-9a-fA-F]{6}$/.test(text) ? text.toUpperCase() : undefined, "RRGGBB, as 00FF00",

@@ -165,6 +165,8 @@ public final class TuneServer: Sendable {
         case (.get, "/api/pick"):
             let hex = try await session.pick(at: try number(query, "t"), x: try number(query, "x"), y: try number(query, "y"))
             return try json(["keyColor": hex])
+        case (.post, "/api/plate"):
+            return try json(["cleanPlate": try await session.plate(at: try number(query, "t"))])
         case (.get, "/api/loudness"):
             return try json(await session.trackLoudness())
         case (.post, "/api/command"):
@@ -180,7 +182,7 @@ public final class TuneServer: Sendable {
             let settings = try await body(request, session: session)
             let (movie, type) = try await session.audition(at: try number(query, "t"), settings: settings)
             return Reply(status: .ok, contentType: type, body: movie)
-        case (_, "/"), (_, "/api/info"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/loudness"), (_, "/api/command"),
+        case (_, "/"), (_, "/api/info"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/plate"), (_, "/api/loudness"), (_, "/api/command"),
              (_, "/api/render"), (_, "/api/audition"):
             return Reply(status: .methodNotAllowed, contentType: "application/json", body: Array(#"{"error": "method not allowed"}"#.utf8))
         default:

@@ -79,6 +79,12 @@ actor TuneSession {
         return try blend.pick(at: t, x: x, y: y)
     }
 
+    /// fx's picture at `t` saved as a clean plate (beside the output); its path.
+    func plate(at t: Double) throws(RequestError) -> String {
+        guard let blend = composition as? BlendComposition else { throw .bad("only a blend has a screen to take a plate of") }
+        return try blend.plate(at: t)
+    }
+
     /// The command and the job-file entry for `settings`.
     func command(_ settings: TuneSettings) throws(RequestError) -> (command: String, job: String) {
         let j = try composition.job(with: settings)

@@ -112,12 +112,15 @@ struct TuneSettings: Codable, Sendable, Equatable {
         // The fields a key leaves out of its JSON at their defaults, when the query sets them: a placeholder of their
         // kind (a name or a number) for the loop below to replace; the ones it does not set stay out (KeySettings'
         // own defaults).
-        for (name, kind) in [("keyer", "" as Any), ("despillStrength", 0 as Any), ("choke", 0 as Any), ("feather", 0 as Any)]
+        for (name, kind) in [("keyer", "" as Any), ("despillStrength", 0 as Any), ("choke", 0 as Any), ("feather", 0 as Any),
+                             ("cleanPlate", "" as Any)]
         where fields[name] == nil && query[name] != nil {
             fields[name] = kind
         }
         for (name, old) in fields {
             guard let text = query[name] else { continue }
+            // No clean plate: the field left out.
+            if name == "cleanPlate" && text.isEmpty { fields[name] = nil; continue }
             if old is Bool {
                 fields[name] = text == "1" || text == "true"
             } else if old is NSNumber {

@@ -35,8 +35,8 @@ struct FineKeyerCheckTests {
         init(width: Int, _ rng: inout SplitMix64) {
             self.width = width
             luma = .random(width, &rng)
-            // guideA, guideB, u, v, screen ×3, fore ×3, near, core.
-            let ranges: [ClosedRange<Float>] = [-0.05...0.05, -1...2, -0.5...0.5, -0.5...0.5, 0...1, 0...1, 0...1, 0...1, 0...1, 0...1, 0...1]
+            // guideA, guideB, u, v, luma's mean, screen ×3, fore ×3, near, core.
+            let ranges: [ClosedRange<Float>] = [-0.05...0.05, -1...2, -0.5...0.5, -0.5...0.5, 0...255, 0...1, 0...1, 0...1, 0...1, 0...1, 0...1, 0...1]
             var inputs = ranges.map { FineKeyerCheckTests.floats(width, &rng, $0) }
             inputs.append(Guarded((0..<width).map { _ in (Bool.random(using: &rng) ? Float(1) : 0).bitPattern }, misalign: 3))
             self.inputs = inputs
@@ -51,8 +51,8 @@ struct FineKeyerCheckTests {
         func run(_ core: MWFineCore, _ params: MWFineParams) {
             func f(_ g: Guarded<UInt32>) -> UnsafeMutablePointer<Float> { UnsafeMutableRawPointer(g.pointer).assumingMemoryBound(to: Float.self) }
             let i = inputs.map { UnsafePointer(f($0)) }
-            var row = MWFineRow(luma: UnsafePointer(luma.pointer), guideA: i[0], guideB: i[1], u: i[2], v: i[3],
-                                screen: (i[4], i[5], i[6]), fore: (i[7], i[8], i[9]), near: i[10], core: i[11],
+            var row = MWFineRow(luma: UnsafePointer(luma.pointer), guideA: i[0], guideB: i[1], u: i[2], v: i[3], lumaMean: i[4],
+                                screen: (i[5], i[6], i[7]), fore: (i[8], i[9], i[10]), near: i[11], core: i[12],
                                 alpha: f(outputs[0]), outY: f(outputs[1]), outU: f(outputs[2]), outV: f(outputs[3]), width: width)
             var p = params
             core(&p, &row)

@@ -45,6 +45,34 @@ struct TuneServerTests {
         #expect((ok.json["command"] as? String)?.contains("--threshold 0.3") == true, "\(ok.text)")
     }
 
+    @Test("a frame of fx saved as the clean plate keys the preview, the command and the job names it; a plate that is no screen, or for GPUImage's keyer, is refused", .hangGuard)
+    func cleanPlate() throws {
+        let dir = try Oracle.scratch("tune-plate"), output = dir + "/tuned.mov"
+        let tune = try Self.start(["--keyer", "fine"], output: output)
+        defer { tune.stop() }
+        let (port, token, origin) = (tune.port, tune.token, "http://127.0.0.1:\(tune.port)")
+        let saved = try RawHTTP.post(port: port, "/api/plate?token=\(token)&t=0.04", json: "{}", origin: origin)
+        #expect(saved.status == 200, "\(saved.text)")
+        let plate = try #require(saved.json["cleanPlate"] as? String)
+        #expect(plate == dir + "/tuned-plate-0.040.jpg" && FileManager.default.fileExists(atPath: plate), "\(plate)")
+        let escaped = plate.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? plate
+        let keyed = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1&keyer=fine&cleanPlate=\(escaped)")
+        #expect(keyed.status == 200, "\(keyed.text)")
+        let settings = #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "despill": false, "keyer": "fine", "cleanPlate": "\#(plate)"}"#
+        let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
+        #expect(command.status == 200 && (command.json["command"] as? String)?.contains("--clean-plate \(plate)") == true, "\(command.text)")
+        #expect((command.json["job"] as? String)?.contains(#""clean-plate": "\#(plate)""#) == true, "\(command.text)")
+        // fx's own frame is a green screen; a grey picture is not, and GPUImage's keyer takes no plate.
+        let grey = dir + "/grey.png"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x808080:s=64x48", "-frames:v", "1", grey]).status == 0)
+        let greyEscaped = grey.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? grey
+        for (query, words) in [("keyer=fine&cleanPlate=\(greyEscaped)", "is not a green screen"),
+                               ("keyer=gpuimage&cleanPlate=\(escaped)", "--clean-plate is the fine keyer's")] {
+            let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1&\(query)")
+            #expect(r.status == 400 && (r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.text)")
+        }
+    }
+
     @Test("parameters are checked (400 with a message), bodies bounded (413), other paths 404, other methods 405",
           .hangGuard)
     func validation() throws {

@@ -15,7 +15,7 @@
 //     limited to the mean of the others (spill) where the screen is near, by the despill strength;
 //  6. the matte's garbage rectangles, choke and feather.
 // Steps 3 to 5 go by tiles of 16×16 pixels: a tile of plain screen or plain subject (by its cells' mattes and luma) is
-// written as it is (a subject's near the screen with its spill limited), the rest in a window around the tile. The
+// written as it is, the rest in a window around the tile. The
 // whole is compiled at every level of the key kernel (Levels.h), the core also once as its scalar reference; multiply
 // and add are never fused, so every level gives the reference's bits.
 #ifndef MIXWRITE_FINE_KEYER_H
@@ -44,8 +44,9 @@ typedef struct {
 /// One luma row of the core's inputs and outputs (floats a pixel, `width` of each).
 typedef struct {
     const uint8_t *luma;
-    /// The guided filter's a and b, u and v: upsampled to this row.
-    const float *guideA, *guideB, *u, *v;
+    /// The guided filter's a and b, u and v, and luma's mean over 3 × 3 chroma samples (8-bit units): upsampled to
+    /// this row.
+    const float *guideA, *guideB, *u, *v, *lumaMean;
     /// The screen field's and the foreground field's channels, and where the screen is near (0 … 1): this row's.
     const float *screen[3], *fore[3], *near;
     /// 1 inside the solid core (alpha 1 there), else 0.
@@ -81,6 +82,12 @@ typedef struct {
     long baseStride[3];
 } MWFineOutput;
 int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level);
+
+/// A clean plate (`--clean-plate`): the empty screen as fx is filmed (yuv420p, the keyer's size; its pictures' mean),
+/// or NULL for none. With one, step 2's screen at each chroma sample is the plate's there (denoised over 3 × 3 samples)
+/// rather than learnt from the picture: what differs from the plate is subject. Kept until the next call; 0, or −1 when
+/// its planes cannot be allocated (then no plate).
+int mw_fine_plate(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *plate);
 
 /// The same in parts, for two threads: `prepare` (the picture-wide steps), then `tiles` for part 0 and part 1 of
 /// `parts` (1 or 2) at once (each its own rows of tiles and scratch), then `mw_fine_matte`. Each at `level` as the

@@ -246,6 +246,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
             plan.key.keyColor = pick.color
             if pick.pulled { plan.notes.append(KeyColorPicker.pulledNote(pick, file: file.path)) }
         }
+        if !byAlpha { try Self.checkPlate(plan.key, name: name) }
         plan.opacity = Int((layer.placement.opacity * 255).rounded())
         guard !layer.placement.isWholeFrame else { return plan }
         let r = layer.placement.place ?? [0, 0, video.width, video.height]

@@ -103,6 +103,14 @@ public final class BlendPreview {
         return plan.video.color.rgb(y: Double(luma), u: Double(u), v: Double(v))
     }
 
+    /// fx's picture at `seconds` as it is keyed (the output's size), as JPEG bytes of the best quality: a frame of the
+    /// empty screen to take as the clean plate.
+    public func fxPicture(at seconds: Double) throws(MixWriteError) -> [UInt8] {
+        try load(seconds)
+        guard isClassic, let f = layerPictures[0] else { throw .usage("a plate is taken from a whole-frame fx alone; with --place or layers, name its file") }
+        return try pictures.jpeg(f, quality: 2)
+    }
+
     /// Decodes both pictures at `seconds` unless they are the ones held.
     private func load(_ seconds: Double) throws(MixWriteError) {
         guard seconds.isFinite, seconds >= 0, seconds < duration else {

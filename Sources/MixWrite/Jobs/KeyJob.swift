@@ -87,6 +87,7 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
             key.keyColor = pick.color
             if pick.pulled { warnings.append(KeyColorPicker.pulledNote(pick, file: fx)) }
         }
+        try Self.checkPlate(key)
         let plan = KeyLayerStage.Plan(fx: fxFile, video: video, key: key)
         let (rate, outLength) = (video.frameRate, video.length)
         let conversions = ColorManagement.conversions(of: [fxFile])

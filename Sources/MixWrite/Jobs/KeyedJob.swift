@@ -15,6 +15,28 @@ extension KeyedJob {
         try KeyKernel.check()
     }
 
+    /// The clean plate's checks, at planning (`KeySettings.checkCleanPlate`).
+    static func checkPlate(_ key: KeySettings, name: String = "") throws(MixWriteError) { try key.checkCleanPlate(name: name) }
+}
+
+extension KeySettings {
+    /// The clean plate's checks: it reads (exit 2 if not) and it is a screen of the key's colour (its mean colour's
+    /// screen channel the key's; exit 1 if not). `name` prefixes a layer's message.
+    @_spi(Tools) public func checkCleanPlate(name: String = "") throws(MixWriteError) {
+        guard let path = cleanPlate else { return }
+        let key = self
+        let plate = KeyColor(try CleanPlate.meanColor(path))
+        let screen = ["red", "green", "blue"]
+        func channel(_ c: KeyColor) -> String? { FineKeyer.channels(of: c).map { screen[$0 == [1, 0, 2] ? 0 : $0 == [0, 2, 1] ? 2 : 1] } }
+        guard let own = channel(plate), own == channel(key.keyColor) else {
+            let what = channel(key.keyColor).map { "a \($0) screen" } ?? "a screen"
+            throw .usage("\(name)--clean-plate \(path) is not \(what): its mean colour is \(plate.hex) (the key colour is \(key.keyColorHex))")
+        }
+    }
+}
+
+extension KeyedJob {
+
     /// The key's options set away from their defaults that do nothing the way fx is laid, said in one line: GPUImage's
     /// threshold, smoothing and despill with the fine keyer, the fine keyer's despill strength with GPUImage's, and
     /// every key option but despill when fx is laid by its own alpha. nil when each option set acts.
@@ -35,6 +57,7 @@ extension KeyedJob {
             if !key.garbage.isEmpty { idle.append("--garbage") }
             if key.choke != d.choke { idle.append("--choke") }
             if key.feather != d.feather { idle.append("--feather") }
+            if key.cleanPlate != nil { idle.append("--clean-plate") }
         }
         guard !idle.isEmpty else { return nil }
         let list = idle.count == 1 ? idle[0] : idle.dropLast().joined(separator: ", ") + " and " + idle.last!
@@ -49,8 +72,11 @@ extension KeyedJob {
         return "\(list) \(verb) nothing with --keyer gpuimage (the fine keyer's: --keyer fine; GPUImage's despill is --despill)"
     }
 
-    /// The fine keyer's key colour is a screen's: one channel above the others.
+    /// The fine keyer's key colour is a screen's: one channel above the others. A clean plate is the fine keyer's.
     func checkFineKey() throws(MixWriteError) {
+        if key.cleanPlate != nil && key.keyer != .fine {
+            throw .usage("--clean-plate is the fine keyer's (--keyer fine): GPUImage's formula keys by one colour everywhere")
+        }
         if key.keyer == .fine && !autoKeyColor && FineKeyer.channels(of: key.keyColor) == nil {
             throw .usage("--keyer fine: --key-color \(key.keyColorHex) is no screen's colour (its green, blue or red must stand above the others)")
         }
@@ -98,6 +124,11 @@ extension KeyedJob {
                       }),
             .integer("choke", \.key.choke, default: 0, 0...64, help: "Shrink the matte by this many pixels."),
             .integer("feather", \.key.feather, default: 0, 0...64, help: "Soften the matte's edge over this many pixels."),
+            JobOption(OptionDeclaration("clean-plate", .path, valueName: "FILE",
+                                        help: "--keyer fine: a picture or clip of the empty screen, filmed as fx is; the screen's colour at each"
+                                            + " pixel is taken from it (its pictures' mean) instead of learnt from fx."),
+                      read: { (job, input) throws(JobProblem) in job.key.cleanPlate = try input.path() },
+                      write: { job in job.key.cleanPlate.map { .path($0) } }),
         ]
     }
 }

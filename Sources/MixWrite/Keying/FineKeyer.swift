@@ -16,9 +16,10 @@ final class FineKeyer {
     /// The matte filters' scratch line.
     private let line: UnsafeMutablePointer<UInt8>
 
-    /// A keyer for pictures of `width` × `height` read with `color`. Nil when the key colour has no channel above the
-    /// others (a screen is green, blue or red; grey is not one).
-    init?(settings: KeySettings, color: ColorDescription, width: Int, height: Int, level: Int32 = KeyKernel.level) {
+    /// A keyer for pictures of `width` × `height` read with `color`, with the clean plate `plate` (yuv420p, the same
+    /// size and colour: `CleanPlate.read`) if one is given. Nil when the key colour has no channel above the others (a
+    /// screen is green, blue or red; grey is not one).
+    init?(settings: KeySettings, color: ColorDescription, width: Int, height: Int, plate: Frame? = nil, level: Int32 = KeyKernel.level) {
         guard let order = Self.channels(of: settings.keyColor), let k = mw_fine_create(Int32(width), Int32(height)) else { return nil }
         keyer = k
         self.settings = settings
@@ -26,6 +27,12 @@ final class FineKeyer {
         garbage = settings.garbage.flatMap { $0.map { Int32(clamping: $0) } }
         params = Self.params(settings, color, order)
         line = .allocate(capacity: max(width, height))
+        if let plate {
+            precondition(plate.width == width && plate.height == height && plate.pixelFormat == .yuv420p, "a clean plate of the keyer's size")
+            var input = MWFineInput(plane: (UnsafePointer(plate.plane(0)), UnsafePointer(plate.plane(1)), UnsafePointer(plate.plane(2))),
+                                    stride: (plate.stride(0), plate.stride(1), plate.stride(2)))
+            precondition(mw_fine_plate(keyer, &params, &input) == 0, "cannot allocate the clean plate's planes")
+        }
     }
 
     deinit {
@@ -147,7 +154,8 @@ final class MattedPictures {
     private let fine: FineKeyer?
 
     /// `fullChroma`: the fine keyer's picture with each pixel's own chroma (yuva444p), for a layer written as it is.
-    init(key: KeySettings, color: ColorDescription, width: Int, height: Int, fullChroma: Bool = false) throws(MixWriteError) {
+    /// `plate`: the fine keyer's clean plate (`CleanPlate.read`), at this size.
+    init(key: KeySettings, color: ColorDescription, width: Int, height: Int, fullChroma: Bool = false, plate: Frame? = nil) throws(MixWriteError) {
         do {
             picture = try Frame(width: width, height: height, pixelFormat: fullChroma && key.keyer == .fine ? .yuva444p : .yuva420p)
             keyAlpha = key.keyer == .gpuimage ? try KeyAlpha(width: width, height: height) : nil
@@ -155,7 +163,7 @@ final class MattedPictures {
             throw .processing(file: nil, "cannot allocate the matte's pictures: \(error.description)")
         }
         if key.keyer == .fine {
-            guard let f = FineKeyer(settings: key, color: color, width: width, height: height) else {
+            guard let f = FineKeyer(settings: key, color: color, width: width, height: height, plate: plate) else {
                 throw .usage("--keyer fine: key colour \(key.keyColorHex) is no screen's colour (its green, blue or red must stand above the others)")
             }
             fine = f

@@ -24,6 +24,9 @@ public struct KeySettings: Sendable, Hashable, Codable {
     /// Pixels the matte shrinks by, and over which it is softened.
     public var choke: Int
     public var feather: Int
+    /// `--clean-plate`: a picture or clip of the empty screen, filmed as fx is (the fine keyer's screen at each pixel);
+    /// nil: the screen is learnt from fx.
+    public var cleanPlate: String?
 
     public init(keyColor: KeyColor = KeyColor(r: 0, g: 1, b: 0), threshold: Double = 0.4, smoothing: Double = 0.1,
                 despill: Bool = false) {
@@ -39,7 +42,9 @@ public struct KeySettings: Sendable, Hashable, Codable {
     /// blend keying each pixel as it blends.
     public var makesMatte: Bool { keyer == .fine || !garbage.isEmpty || choke > 0 || feather > 0 }
 
-    enum CodingKeys: String, CodingKey { case keyer, keyColor, threshold, smoothing, despill, despillStrength, garbage, choke, feather }
+    enum CodingKeys: String, CodingKey {
+        case keyer, keyColor, threshold, smoothing, despill, despillStrength, garbage, choke, feather, cleanPlate
+    }
 
     /// A report's key: what is left out is the default.
     public init(from decoder: any Swift.Decoder) throws {
@@ -53,6 +58,7 @@ public struct KeySettings: Sendable, Hashable, Codable {
         garbage = try c.decodeIfPresent([[Int]].self, forKey: .garbage) ?? []
         choke = try c.decodeIfPresent(Int.self, forKey: .choke) ?? 0
         feather = try c.decodeIfPresent(Int.self, forKey: .feather) ?? 0
+        cleanPlate = try c.decodeIfPresent(String.self, forKey: .cleanPlate)
     }
 
     /// GPUImage's key as it always was written; the fine keyer's and the matte's settings where they are not the default.
@@ -67,6 +73,7 @@ public struct KeySettings: Sendable, Hashable, Codable {
         if !garbage.isEmpty { try c.encode(garbage, forKey: .garbage) }
         if choke != 0 { try c.encode(choke, forKey: .choke) }
         if feather != 0 { try c.encode(feather, forKey: .feather) }
+        try c.encodeIfPresent(cleanPlate, forKey: .cleanPlate)
     }
 
     /// "RRGGBB" as in the key colour, for reports.

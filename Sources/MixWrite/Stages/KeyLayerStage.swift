@@ -25,7 +25,11 @@ struct KeyLayerStage: VideoStage {
                                           outputFrameRate: p.video.frameRate, fit: p.video.fit, strict: p.video.strict)
         let keyer = ChromaKeyBlend(settings: p.key, color: p.video.color)
         // The fine keyer's colour is each pixel's own: written so (the encoder brings it to the codec's 4:4:4 or 4:2:0).
-        let matted = try MattedPictures(key: p.key, color: p.video.color, width: p.video.width, height: p.video.height, fullChroma: true)
+        let plate = try p.key.cleanPlate.map { (path) throws(MixWriteError) in
+            try CleanPlate.read(path, width: p.video.width, height: p.video.height, color: p.video.color, fit: p.video.fit)
+        }
+        let matted = try MattedPictures(key: p.key, color: p.video.color, width: p.video.width, height: p.video.height, fullChroma: true,
+                                        plate: plate)
         for n in 0..<p.video.frameCount {
             try Task.checkCancellation()
             guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: p.video.frameRate), hold: true) else {

@@ -58,6 +58,10 @@ final class LayerSource {
     /// A placed layer by its own alpha: its picture copied (despilled when asked); a placed one scaled.
     private let placed: (layer: Frame?, scaled: Frame?)?
     private var scaler: Scaler?
+    /// The fine keyer's clean plate at fx's size as it is keyed, by its path (read once, kept while the key names it).
+    private var plate: (path: String, picture: Frame)?
+    /// How fx is fitted to `size` (its plate likewise).
+    private let fit: Fit
 
     init(_ plan: LayerPlan, video: VideoPlan, color: ColorDescription) throws(MixWriteError) {
         self.plan = plan
@@ -66,7 +70,11 @@ final class LayerSource {
         reader = try VideoTrackReader(file: plan.fx, width: size.0, height: size.1, color: color, outputFrameRate: video.frameRate,
                                       fit: plan.place == nil ? video.fit : .stretch, strict: video.strict, keepAlpha: plan.byAlpha)
         keyer = ChromaKeyBlend(settings: plan.key, color: color)
-        if Self.needsMatte(plan, plan.key) { matte = try MattedPictures(key: plan.key, color: color, width: size.width, height: size.height) }
+        fit = plan.place == nil ? video.fit : .stretch
+        if Self.needsMatte(plan, plan.key) {
+            plate = try Self.plate(plan.key, nil, size, color, fit)
+            matte = try MattedPictures(key: plan.key, color: color, width: size.width, height: size.height, plate: plate?.picture)
+        }
         guard let place = plan.place else { placed = nil; return }
         do {
             placed = (plan.byAlpha ? try Frame(width: size.width, height: size.height, pixelFormat: .yuva420p) : nil,
@@ -85,9 +93,22 @@ final class LayerSource {
             guard newValue != keyer.settings else { return }
             keyer = ChromaKeyBlend(settings: newValue, color: color)
             guard Self.needsMatte(plan, newValue) else { matte = nil; return }
-            // A key the fine keyer cannot take (the page checks each before it is set) keeps the matte it had.
-            if let pictures = try? MattedPictures(key: newValue, color: color, width: size.width, height: size.height) { matte = pictures }
+            // A key the fine keyer cannot take, or a plate that cannot be read (the page checks each before it is set),
+            // keeps the matte it had.
+            do {
+                let kept = try Self.plate(newValue, plate, size, color, fit)
+                matte = try MattedPictures(key: newValue, color: color, width: size.width, height: size.height, plate: kept?.picture)
+                plate = kept
+            } catch {}
         }
+    }
+
+    /// `key`'s clean plate read at fx's size as it is keyed (`had` kept when it is the same file's), nil for none.
+    private static func plate(_ key: KeySettings, _ had: (path: String, picture: Frame)?, _ size: (width: Int, height: Int),
+                              _ color: ColorDescription, _ fit: Fit) throws(MixWriteError) -> (path: String, picture: Frame)? {
+        guard let path = key.cleanPlate else { return nil }
+        if let had, had.path == path { return had }
+        return (path, try CleanPlate.read(path, width: size.width, height: size.height, color: color, fit: fit))
     }
 
     /// A layer keyed with `key` is laid by its matte as a picture: placed (keyed at its own size, then scaled), or a
