@@ -8,6 +8,8 @@
       the same way (clean.mov: a clean plate, its own noise, 12 frames) and the regions the set's own checks read
       (regions.npz: thin strands over the screen, translucent objects over the screen, each opaque subject 4 px inside
       its edge).
+  scripts/key-truth-set.py peer-checks OUTDIR SCENE
+      The same checks of the matte each peer makes at the settings its grid chose (SCENE-peers.json, key-truth.py's).
   scripts/key-truth-set.py checks OUTDIR SCENE LAYER.mov
       The checks of a keyed layer on those regions, as JSON: the strands' alpha over their true alpha (1 keeps it),
       the translucent objects' mean alpha error, and how far the opaque subject's colour moved from fx's own (levels, at
@@ -264,15 +266,48 @@ def make(out, half, w, h, frames, scenes=None):
                    "despill": cfg["screen"], "crf": cfg["crf"], "light": cfg["light"]}, open(f"{d}/scene.json", "w"))
 
 
+def matte_checks(d, matte):
+    """The strands' and the translucent disc's checks of a matte (frames × H × W)."""
+    alpha = np.load(f"{d}/alpha.npy").astype(np.float64)
+    regions = np.load(f"{d}/regions.npz")
+    n = min(len(alpha), len(matte))
+    alpha, matte = alpha[:n], matte[:n]
+    s, tr = regions["strands"][:n], regions["translucent"][:n]
+    return {
+        "strandAlpha": float(matte[s].sum() / max(alpha[s].sum(), 1e-9)),
+        "translucentError": float(np.abs(matte[tr] - alpha[tr]).mean()),
+        "translucentTruth": float(alpha[tr].mean()),
+        "translucentMatte": float(matte[tr].mean()),
+    }
+
+
+def peer_checks(d):
+    """The matte checks of each peer at the settings its grid chose (the scene's peers.json, key-truth.py's)."""
+    info = json.load(open(f"{d}/scene.json"))
+    w, h = info["width"], info["height"]
+    key = np.array([int(info["screen"][i:i + 2], 16) / 255 for i in (0, 2, 4)])
+    peers = json.load(open(f"{os.path.dirname(d)}/{os.path.basename(d)}-peers.json"))
+    rgb = kt.decode_rgb(f"{d}/fx.mov", w, h)
+    out = {}
+    for name, p in peers.items():
+        a, b = p["settings"]
+        if name == "gpuimage":
+            matte = kt.gpuimage(rgb, key, a, b)[0]
+        elif name == "obs":
+            matte = kt.obs(rgb, key, a, b)[0]
+        else:
+            matte = kt.decode_alpha_filtered(f"{d}/fx.mov", f"chromakey=color=0x{info['screen']}:similarity={a}:blend={b}", w, h)
+        out[name] = matte_checks(d, matte)
+    return out
+
+
 def checks(d, path):
     info = json.load(open(f"{d}/scene.json"))
     w, h = info["width"], info["height"]
-    alpha, fg = np.load(f"{d}/alpha.npy").astype(np.float64), np.load(f"{d}/fg.npy").astype(np.float64)
     regions = np.load(f"{d}/regions.npz")
     matte, colour = kt.decode_alpha(path, w, h), kt.decode_rgb(path, w, h)
-    n = min(len(alpha), len(matte))
-    alpha, fg, matte, colour = alpha[:n], fg[:n], matte[:n], colour[:n]
-    s, tr, op = regions["strands"][:n], regions["translucent"][:n], regions["opaque"][:n]
+    n = min(len(regions["opaque"]), len(matte))
+    op = regions["opaque"][:n]
     # How far the keyer moved the opaque subject's colour from fx's own (what was filmed), at chroma resolution (each
     # chroma sample with its 2 × 2 pixels' luma: 4:2:0's own colour, so an upsampling's choice is no move).
     def samples(path):
@@ -288,10 +323,7 @@ def checks(d, path):
     def pct(a, q):
         return float(np.percentile(a, q)) if a.size else float("nan")
     return {
-        "strandAlpha": float(matte[s].sum() / max(alpha[s].sum(), 1e-9)),
-        "translucentError": float(np.abs(matte[tr] - alpha[tr]).mean()),
-        "translucentTruth": float(alpha[tr].mean()),
-        "translucentMatte": float(matte[tr].mean()),
+        **matte_checks(d, matte),
         "opaqueShift": float(np.abs(moved.mean(0)).max()),
         "opaqueMove99": pct(np.abs(moved).max(-1) if moved.size else moved, 99),
     }
@@ -305,6 +337,8 @@ def main(argv):
         w, h = map(int, size.split("x"))
         scenes = argv[argv.index("--scenes") + 1].split(",") if "--scenes" in argv else None
         make(argv[1], half, w, h, frames, scenes)
+    elif len(argv) >= 3 and argv[0] == "peer-checks":
+        print(json.dumps(peer_checks(f"{argv[1]}/{argv[2]}")))
     elif len(argv) >= 4 and argv[0] == "checks":
         print(json.dumps(checks(f"{argv[1]}/{argv[2]}", argv[3])))
     else:

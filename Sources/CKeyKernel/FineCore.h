@@ -21,6 +21,7 @@
 #define FINE_THIN 0.15f
 #define FINE_THIN_WIDTH 0.2f
 #define FINE_DETAIL 0.04f
+#define FINE_BOUND_NOISE 0.05f
 #define FINE_LOW 0.05f
 #define FINE_HIGH 0.97f
 #define FINE_SHOWN 0.3f
@@ -54,6 +55,11 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     float base = conf * ap + (1.f - conf) * a0;
     float side = confY * ay + (1.f - confY) * base;
     float alpha = confY > 0.f && side > base ? side : base;
+    // Whatever the subject's colour, its luma lies between black and white: a pixel darker (lighter) than the screen
+    // is at least that much of it. A bound that never overshoots, where luma has detail (a strand of any colour).
+    float room = yl < ys ? ys : 1.f - ys, bound = fine_clamp01((fabsf(yl - ys) / (room > 1e-3f ? room : 1e-3f) - FINE_BOUND_NOISE));
+    bound = bound * fine_clamp01(detail / FINE_DETAIL);
+    alpha = bound > alpha ? bound : alpha;
     *thin = fine_clamp01((side - base - FINE_THIN) / FINE_THIN_WIDTH);
     return fine_clamp01((alpha - FINE_LOW) / (FINE_HIGH - FINE_LOW));
 }

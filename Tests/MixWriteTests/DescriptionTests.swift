@@ -97,12 +97,15 @@ struct DescriptionTests {
         var second = Layer(fx: Oracle.fixture("fx.mov"))
         (second.autoKeyColor, second.compositing) = (true, .alpha)
         (extra.key.keyer, extra.key.despillStrength, extra.key.garbage, extra.key.choke, extra.key.feather) = (.fine, 0.5, [[0, 0, 60, 40]], 1, 2)
+        extra.key.cleanPlate = Oracle.fixture("edges.mov")
         blend.layers = [extra, second]
         (blend.key.keyer, blend.key.despillStrength, blend.key.garbage, blend.key.choke, blend.key.feather) = (.fine, 0.75, [[0, 0, 100, 90], [120, 0, 40, 40]], 2, 3)
+        blend.key.cleanPlate = Oracle.fixture("fx.mov")
         var layer = KeyJob(fx: Oracle.fixture("fx.mov"), output: dir + "/layer.mkv")
         picture(&layer.picture)
         (layer.key.threshold, layer.key.smoothing, layer.key.despill, layer.autoKeyColor) = (0.3, 0.05, true, true)
         (layer.key.keyer, layer.key.despillStrength, layer.key.garbage, layer.key.choke, layer.key.feather) = (.fine, 0.25, [[10, 10, 100, 60]], 1, 1)
+        layer.key.cleanPlate = Oracle.fixture("fx.mov")
         (layer.audio, layer.strict, layer.overwrite, layer.picture.proresProfile) = (audio, true, true, .standard)
         return [blend, concat, still, remix, layer]
     }

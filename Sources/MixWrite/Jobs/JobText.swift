@@ -41,11 +41,13 @@ extension DescribedJob {
         case .pairs(let pairs): return pairs.sorted { $0.key < $1.key }.map { "\($0.key)=\(JobText.number($0.value))" }
         case .events: return []
         case .layers(let objects):
-            // FILE:NAME=VALUE…, the file first (made absolute, as a path is), a flag by its name alone.
+            // FILE:NAME=VALUE…, the file first (made absolute, as a path is, and so is a path after it), a flag by its
+            // name alone.
             return objects.map { object in
-                object.map { (name, value) in
+                object.enumerated().map { (i, entry) in
+                    let (name, value) = entry
                     switch value {
-                    case .path(let p): return JobText.absolute(p)
+                    case .path(let p): return i == 0 ? JobText.absolute(p) : name + "=" + JobText.absolute(p)
                     case .flag: return name
                     default: return name + "=" + words(value).joined(separator: ",")
                     }
