@@ -1,6 +1,12 @@
-// The fine keyer's core as its scalar reference (FineCore.h): the same source, a pixel at a time, never vectorized.
-#include "FineCore.h"
-#include "Levels.h"
+// The fine keyer's scalar reference, each step from the same source as its levels: the core (FineCore.h) a pixel at a
+// time with vectorizing turned off, and the picture-wide fields (FineFields.h) and a part's tiles (FineTiles.h)
+// compiled without optimization (nothing vectorized, nothing reordered). Every level gives these bits: only elementwise
+// float arithmetic, no FMA (fp contract off).
+#include "FineParts.h"
+#include "FineFields.h"
+#include "FineTiles.h"
+
+#pragma clang fp contract(off)
 
 HIDDEN void mw_fine_core_ref(const MWFineParams *p, const MWFineRow *row) {
     MWFineRow one = *row;
@@ -14,3 +20,12 @@ HIDDEN void mw_fine_core_ref(const MWFineParams *p, const MWFineRow *row) {
         fine_core(p, &one, 0);
     }
 }
+
+#pragma clang optimize off
+HIDDEN void mw_fine_prepare_ref(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in) { fine_prepare(k, p, in, 0); }
+
+HIDDEN void mw_fine_tiles_ref(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, MWFineCore core,
+                              int part, int parts) {
+    fine_tiles(k, p, in, out, core, part, parts, 0);
+}
+#pragma clang optimize on

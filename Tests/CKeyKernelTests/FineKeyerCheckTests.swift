@@ -75,13 +75,13 @@ struct FineKeyerCheckTests {
 
     /// A picture as a camera gives it: a screen lit unevenly with noise, a subject (a disc and thin strands of
     /// another colour) over it; yuv420p planes without padding.
-    static func picture(width: Int, height: Int, _ rng: inout SplitMix64) -> (y: [UInt8], u: [UInt8], v: [UInt8]) {
+    static func picture(width: Int, height: Int, _ rng: inout SplitMix64, subject: Bool = true) -> (y: [UInt8], u: [UInt8], v: [UInt8]) {
         let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
         var y = [UInt8](repeating: 0, count: width * height), u = [UInt8](repeating: 0, count: cw * ch), v = u
         for py in 0..<height {
             for px in 0..<width {
                 let dx = Double(px) - Double(width) * 0.4, dy = Double(py) - Double(height) * 0.5
-                let inside = dx * dx + dy * dy < Double(width * height) * 0.04 || px % 11 == 0
+                let inside = subject && (dx * dx + dy * dy < Double(width * height) * 0.04 || px % 11 == 0)
                 let light = 0.9 + 0.2 * Double(px) / Double(width)
                 let noise = Double.random(in: -2...2, using: &rng)
                 y[py * width + px] = UInt8(clamping: Int((inside ? 60 : 130 * light) + noise))
@@ -97,7 +97,8 @@ struct FineKeyerCheckTests {
     /// A picture keyed at `level` in `parts` parts (4:2:0 out, or 4:4:4 with `full`): the output's four planes; or laid
     /// as it is keyed over `base` (4:2:0): the output's three.
     static func keyed(_ pic: (y: [UInt8], u: [UInt8], v: [UInt8]), width: Int, height: Int, level: Int32, parts: Int32,
-                      full: Bool, over base: (y: [UInt8], u: [UInt8], v: [UInt8])? = nil) throws -> [[UInt8]] {
+                      full: Bool, over base: (y: [UInt8], u: [UInt8], v: [UInt8])? = nil,
+                      plate: (y: [UInt8], u: [UInt8], v: [UInt8])? = nil) throws -> [[UInt8]] {
         let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
         let (ow, oh) = full ? (width, height) : (cw, ch)
         let sizes = [width * height, ow * oh, ow * oh] + (base == nil ? [width * height] : [])
@@ -126,6 +127,16 @@ struct FineKeyerCheckTests {
         defer {
             for q in [input.plane.0, input.plane.1, input.plane.2, out.base.0, out.base.1, out.base.2] { UnsafeMutablePointer(mutating: q)?.deallocate() }
         }
+        if let plate {
+            try plate.y.withUnsafeBufferPointer { y in
+                try plate.u.withUnsafeBufferPointer { u in
+                    try plate.v.withUnsafeBufferPointer { v in
+                        var given = MWFineInput(plane: (y.baseAddress, u.baseAddress, v.baseAddress), stride: (width, cw, cw))
+                        try #require(mw_fine_plate(keyer, &p, &given) == 0)
+                    }
+                }
+            }
+        }
         try #require(mw_fine_prepare(keyer, &p, &input, level) == 0)
         for part in 0..<parts { try #require(mw_fine_tiles(keyer, &p, &input, &out, level, part, parts) == 0) }
         return planes.map { Array($0) }
@@ -152,7 +163,8 @@ struct FineKeyerCheckTests {
         return zip(outs, sizes).map { Array(UnsafeBufferPointer(start: $0, count: $1)) }
     }
 
-    @Test("whole pictures: every level and two parts give the reference's bits, keyed or laid over a base as it is keyed", arguments: [67, 320, 130])
+    @Test("whole pictures: every level and two parts give the reference's bits, keyed or laid over a base as it is keyed, with a clean plate or without",
+          arguments: [67, 320, 130])
     func pictures(width: Int) throws {
         let size = (width, [67: 45, 320: 240, 130: 2][width]!)
         var rng = SplitMix64(seed: 0x7069_6374 + UInt64(size.0))
@@ -167,6 +179,18 @@ struct FineKeyerCheckTests {
                     let first = zip(got[p], want[p]).enumerated().first { $0.element.0 != $0.element.1 }
                     #expect(first == nil, "\(size) level \(level) full \(full) plane \(p): sample \(first?.offset ?? -1)")
                 }
+            }
+        }
+        // With a clean plate (the screen alone, its own noise): the screen is the plate's at each sample, at every level.
+        let plate = Self.picture(width: size.0, height: size.1, &rng, subject: false)
+        let unplated = try Self.keyed(pic, width: size.0, height: size.1, level: 0, parts: 1, full: false)
+        let plated = try Self.keyed(pic, width: size.0, height: size.1, level: 0, parts: 1, full: false, plate: plate)
+        #expect(plated[3] != unplated[3], "\(size): the plate changed no alpha")
+        for level in Self.levels {
+            let got = try Self.keyed(pic, width: size.0, height: size.1, level: level, parts: 2, full: false, plate: plate)
+            for p in 0..<4 {
+                let first = zip(got[p], plated[p]).enumerated().first { $0.element.0 != $0.element.1 }
+                #expect(first == nil, "\(size) level \(level) with a plate, plane \(p): sample \(first?.offset ?? -1)")
             }
         }
         // Laid as it is keyed over a base: the bits of keying, then laying by the matte.

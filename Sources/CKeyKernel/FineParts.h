@@ -1,0 +1,139 @@
+// What the fine keyer's files share (not part of the target's public header): its tuned constants, its scratch by
+// name (the keyer's planes at chroma resolution, on the fields' grid, a tile's window and its pixels), and the small
+// helpers every step uses. The steps: FineFields.h (1 to 3, the picture-wide fields on their grid), FinePlate.c (a clean
+// plate as the screen), FineWindow.h (a mixed tile's window: the fields brought to it, the solid core, the guided
+// filters, its pixels through the core), FineTiles.h (what each tile is, plain tiles written as they are),
+// FineMatte.c (6: garbage and choke); FineKeyer.c compiles them at each level, FineKeyerRef.c as the scalar reference.
+#ifndef MIXWRITE_FINE_PARTS_H
+#define MIXWRITE_FINE_PARTS_H
+
+#include "FineKeyer.h"
+#include "FineCore.h"
+#include "Levels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma clang fp contract(off)
+
+/// The tuned constants (scripts/key-fine-model.py, then the C keyer's own scores; the last changes chosen on the tune
+/// half of scripts/key-truth-set.py): the screen field's reach (cells of CELL × CELL chroma samples, 8 × 8 pixels: 2
+/// reaches about 16 pixels) and the foreground's, what counts as clear screen (first against the key colour, by its
+/// colour difference and its saturation for its luma, then against the screen around it, which the light varies),
+/// opaque, the solid core's least matte and reach, the guided filters' ε (luma in 8-bit units against a matte or
+/// chroma) and the chroma line's tolerance, and how far a plain screen tile's luma may stray from the screen's.
+enum { CELL = 4, SCREEN_CELLS = 2, FORE_CELLS = 1, CORE_SAMPLES = 2 };
+static const float CLEAR_KEY = 0.65f, CLEAR_SATURATION = 0.8f, CLEAR_LOCAL = 0.95f, OPAQUE = 0.98f, CORE_LEAST = 0.75f;
+static const float MATTE_EPS = 8.f, CHROMA_EPS = 8.f, CHROMA_FIT = 0.02f, SCREEN_LUMA = 0.02f;
+
+/// A tile: TILE × TILE chroma samples, worked in a window APRON samples wider on each side (the guided filters' two
+/// box filters and the core's reach need them), WIN samples square; its pixels PIX × PIX at most.
+enum { TILE = 8, APRON = 3, WIN = TILE + 2 * APRON, WIN_N = WIN * WIN, PIX = 2 * TILE, PIX_N = PIX * PIX };
+
+/// The fields' grid (gw × gh cells): a pass's sums of y, u, v and their share of a cell (the channels are linear in
+/// them), the screen field and the foreground field (channels), where the screen is near (0 … 1), each cell's screen
+/// luma (8-bit units), its least and most colour-difference matte, its least and most pixel luma, and scratch.
+typedef struct {
+    float *sum[4], *screen[3], *fore[3], *near, *screenLuma, *matteLow, *matteHigh, *lumaLow, *lumaHigh, *scratch;
+} Grid;
+enum { GRID_PLANES = 17 };
+
+/// A tile's window (ww × wh samples of WIN × WIN): the samples' luma (8-bit units) and colour difference, the screen
+/// and foreground fields and where the screen is near, the colour-difference matte and the solid core, luma's means
+/// (of luma and its square), the guided filters' coefficients (the matte's; u's and v's with their fit), u and v, and
+/// scratch for the filters and the boxes.
+typedef struct {
+    float luma[WIN_N], diff[WIN_N], screen[3][WIN_N], fore[3][WIN_N], near[WIN_N], matte[WIN_N], core[WIN_N];
+    float meanLuma[WIN_N], meanLuma2[WIN_N], guideA[WIN_N], guideB[WIN_N], u[WIN_N], v[WIN_N];
+    float uA[WIN_N], uB[WIN_N], vA[WIN_N], vB[WIN_N], uFit[WIN_N], vFit[WIN_N], scratch[WIN_N], boxScratch[WIN_N];
+} Window;
+
+/// A tile's planes at its pixels (rows as wide as the tile): the core's inputs (the guided filter's a and b, u and v,
+/// luma's mean, the fields, where the screen is near, the solid core), scratch for the chroma's upsampling, and the
+/// core's outputs (alpha, luma, alpha-weighted u and v).
+typedef struct {
+    float a[PIX_N], b[PIX_N], u[PIX_N], v[PIX_N], meanLuma[PIX_N], scratch[PIX_N], fit[PIX_N], bilinear[PIX_N];
+    float screen[3][PIX_N], fore[3][PIX_N], near[PIX_N], core[PIX_N];
+    float alpha[PIX_N], y[PIX_N], outU[PIX_N], outV[PIX_N];
+} Pixels;
+
+/// One thread's tiles' scratch: a window and its place, the tile's pixel planes, its luma and its place (pixels px0,
+/// py0 on, pn × pm).
+typedef struct {
+    Window win;
+    Pixels px;
+    uint8_t luma[PIX_N];
+    int wx, wy, ww, wh, px0, py0, pn, pm;
+} Tile;
+
+enum { WORKERS = 2 };
+
+struct MWFineKeyer {
+    int w, h, cw, ch, gw, gh;
+    /// Each chroma sample's luma (its 2 × 2 pixels' mean, 8-bit units) and colour difference.
+    float *luma, *diff;
+    Grid grid;
+    /// The grid's planes in one block; the push-pull pyramid above the grid.
+    float *gridPlanes, *pyramid;
+    /// A row of sums per sample column (y, u, v, count; the matte's least and most), a row of thresholds.
+    float *sums, *cells;
+    Tile tiles[WORKERS];
+    /// The matte's scratch line; each pixel column's least and most luma over a cell's rows; each cell's foreground
+    /// colour in bytes (luma, u, v: a plain screen tile's).
+    uint8_t *line, *columnLow, *columnHigh, *foreY, *foreU, *foreV;
+    /// The clean plate (mw_fine_plate), or NULL: its channels at chroma resolution (denoised) and each cell's mean.
+    float *plate[3], *plateCells[3];
+};
+
+INLINE int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
+INLINE float clampf(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
+INLINE uint8_t byte_of(float x) { return x <= 0.f ? 0 : x >= 255.f ? 255 : (uint8_t)(x + 0.5f); }
+INLINE float difference(float c0, float c1, float c2) { return c1 - (c0 > c2 ? c0 : c2); }
+
+/// The colour-difference matte: 1 − D / D(screen) (`inverse`: 1 / D(screen)), stretched from 0.05 … 0.95 to 0 … 1.
+INLINE float colour_matte(float diff, float inverse) { return clampf((1.f - diff * inverse - 0.05f) / 0.9f); }
+INLINE float inverse_of(float screenDiff) { return 1.f / (screenDiff > 1e-3f ? screenDiff : 1e-3f); }
+
+/// The mean over 2r + 1 samples of n, `step` apart, the edge repeated outside, into out (a running sum).
+INLINE void box_line(const float *src, long step, int n, int r, float *out, long outStep) {
+    float sum = 0.f, scale = 1.f / (float)(2 * r + 1);
+    for (int i = -r; i <= r; i++) sum += src[clampi(i, 0, n - 1) * step];
+    for (int i = 0; i < n; i++) {
+        out[i * outStep] = sum * scale;
+        sum += src[clampi(i + r + 1, 0, n - 1) * step] - src[clampi(i - r, 0, n - 1) * step];
+    }
+}
+
+/// The mean over 3 × 3 samples of a w × h plane (w, h ≥ 2), the edge repeated outside: along rows into tmp (the whole
+/// plane as one line, then each row's ends mended), then between rows (loops the compiler vectorizes). Unless `mend`,
+/// each row's first and last sample are left as the line made them (a window whose edge columns no used sample
+/// reaches).
+INLINE void box3(const float *src, float *dst, float *restrict tmp, int w, int h, int mend) {
+    const float third = 1.f / 3.f;
+    int n = w * h;
+    for (int i = 1; i < n - 1; i++) tmp[i] = (src[i - 1] + src[i] + src[i + 1]) * third;
+    tmp[0] = (2.f * src[0] + src[1]) * third, tmp[n - 1] = (src[n - 2] + 2.f * src[n - 1]) * third;
+    for (int y = 0; y < h && mend; y++) {
+        const float *s = src + (long)y * w;
+        float *o = tmp + (long)y * w;
+        o[0] = (2.f * s[0] + s[1]) * third;
+        o[w - 1] = (s[w - 2] + 2.f * s[w - 1]) * third;
+    }
+    for (int x = 0; x < w; x++) dst[x] = (tmp[x] + tmp[x] + tmp[w + x]) * third;
+    for (int i = w; i < n - w; i++) dst[i] = (tmp[i - w] + tmp[i] + tmp[i + w]) * third;
+    for (int i = n - w; i < n; i++) dst[i] = (tmp[i - w] + tmp[i] + tmp[i]) * third;
+}
+
+/// The mean over (2r + 1)² samples of a w × h plane, the edge repeated outside (rows into tmp, then columns).
+INLINE void box(const float *src, float *dst, float *tmp, int w, int h, int r) {
+    if (r == 1 && w >= 2 && h >= 2) { box3(src, dst, tmp, w, h, 1); return; }
+    for (int y = 0; y < h; y++) box_line(src + (long)y * w, 1, w, r, tmp + (long)y * w, 1);
+    for (int x = 0; x < w; x++) box_line(tmp + x, w, h, r, dst + x, w);
+}
+
+/// The picture-wide steps and a part's tiles at each level, and as the scalar reference (FineKeyerRef.c).
+DECLARE_LEVELS(void, fine_prepare, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in))
+DECLARE_LEVELS(void, fine_tiles, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out,
+                                  MWFineCore core, int part, int parts))
+
+#endif

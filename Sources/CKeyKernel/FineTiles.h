@@ -1,0 +1,102 @@
+// What each of the fine keyer's tiles is (plain screen, plain subject, or mixed: by its cells' mattes and luma), plain
+// tiles written as they are (the screen's alpha 0 in the foreground field's colour, or the subject's own pixels), and a
+// part's rows of tiles (FineKeyer.h, steps 3 to 5). INLINE functions, compiled at each level by FineKeyer.c and as
+// the scalar reference by FineKeyerRef.c.
+#ifndef MIXWRITE_FINE_TILES_H
+#define MIXWRITE_FINE_TILES_H
+
+#include "FineParts.h"
+#include "FineWindow.h"
+
+#pragma clang fp contract(off)
+
+/// The window of tile (tx, ty): its samples and APRON more each side, within the picture.
+INLINE void place_window(MWFineKeyer *k, Tile *t, int tx, int ty) {
+    t->wx = clampi(TILE * tx - APRON, 0, k->cw), t->wy = clampi(TILE * ty - APRON, 0, k->ch);
+    t->ww = clampi(TILE * tx + TILE + APRON, 0, k->cw) - t->wx, t->wh = clampi(TILE * ty + TILE + APRON, 0, k->ch) - t->wy;
+}
+
+enum { MIXED, SCREEN, SOLID };
+
+/// What a tile is: plain screen (its window's colour-difference matte 0 and every pixel's luma the screen's there),
+/// plain subject (its window's matte 1: each pixel farther than APRON samples from anything else, so its colour is
+/// its own, spill's limit acting only nearer the edge), or neither.
+INLINE int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int tx, int ty) {
+    // The cells over the window (a little more than it: a tile is called plain only when it surely is).
+    int zero = 1, one = 1;
+    for (int gy = t->wy / CELL; gy <= (t->wy + t->wh - 1) / CELL; gy++)
+        for (int gx = t->wx / CELL; gx <= (t->wx + t->ww - 1) / CELL; gx++) {
+            long g = (long)gy * k->gw + gx;
+            zero &= k->grid.matteHigh[g] <= 0.f, one &= k->grid.matteLow[g] >= 1.f;
+        }
+    if (one) return SOLID;
+    if (!zero) return MIXED;
+    // Every pixel's luma near the screen's there (no strand thinner than chroma over it).
+    float spread = SCREEN_LUMA / p->lumaScale;
+    for (int gy = TILE * ty / CELL; gy <= (TILE * ty + TILE - 1) / CELL && gy < k->gh; gy++)
+        for (int gx = TILE * tx / CELL; gx <= (TILE * tx + TILE - 1) / CELL && gx < k->gw; gx++) {
+            long g = (long)gy * k->gw + gx;
+            if (k->grid.lumaLow[g] < k->grid.screenLuma[g] - spread || k->grid.lumaHigh[g] > k->grid.screenLuma[g] + spread) return MIXED;
+        }
+    return SCREEN;
+}
+
+/// memset and memcpy a tile's row: of a constant length (stores the compiler writes in place of a call) when whole.
+INLINE void fill(uint8_t *p, uint8_t v, int n, const int whole) {
+    if (n == whole) memset(p, v, whole); else memset(p, v, n);
+}
+INLINE void copy(uint8_t *p, const uint8_t *from, int n, const int whole) {
+    if (n == whole) memcpy(p, from, whole); else memcpy(p, from, n);
+}
+
+/// Pixels x0 … x1 − 1, y0 … y1 − 1 of a 4:2:0 picture's three planes copied (y0 and x0 even).
+INLINE void copy_tile(uint8_t *const to[3], const long toStride[3], const uint8_t *const from[3], const long fromStride[3], int x0,
+                      int x1, int y0, int y1) {
+    for (int y = y0; y < y1; y++) copy(to[0] + (long)y * toStride[0] + x0, from[0] + (long)y * fromStride[0] + x0, x1 - x0, 2 * TILE);
+    for (int cy = y0 / 2; cy < (y1 + 1) / 2; cy++)
+        for (int j = 1; j < 3; j++)
+            copy(to[j] + (long)cy * toStride[j] + x0 / 2, from[j] + (long)cy * fromStride[j] + x0 / 2, (x1 + 1) / 2 - x0 / 2, TILE);
+}
+
+/// A plain tile written: screen (alpha 0, the colour the foreground field has there, so no green bleeds when the
+/// picture is scaled or its chroma averaged) or subject (alpha 1, its own colour). Laid over a base: base's pixels or
+/// fx's.
+INLINE void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFineOutput *out, int kind, int tx, int ty) {
+    int x0 = 2 * TILE * tx, x1 = clampi(x0 + 2 * TILE, 0, k->w), y0 = 2 * TILE * ty, y1 = clampi(y0 + 2 * TILE, 0, k->h);
+    int sub = out->fullChroma ? 0 : 1, span = 2 * CELL;
+    if (out->base[0]) {
+        copy_tile(out->plane, out->stride, kind == SOLID ? in->plane : out->base, kind == SOLID ? in->stride : out->baseStride, x0, x1, y0, y1);
+        return;
+    }
+    for (int y = y0; y < y1; y++) fill(out->plane[3] + (long)y * out->stride[3] + x0, kind == SOLID ? 255 : 0, x1 - x0, 2 * TILE);
+    if (kind == SOLID) { copy_tile(out->plane, out->stride, in->plane, in->stride, x0, x1, y0, y1); return; }
+    for (int y = y0; y < y1; y++) {
+        uint8_t *oy = out->plane[0] + (long)y * out->stride[0];
+        long g = (long)(y / span) * k->gw;
+        uint8_t *ou = out->plane[1] + (long)(y >> sub) * out->stride[1], *ov = out->plane[2] + (long)(y >> sub) * out->stride[2];
+        for (int x = x0; x < x1; x += span) {
+            int n = x + span < x1 ? span : x1 - x, gx = x / span;
+            fill(oy + x, k->foreY[g + gx], n, 2 * CELL);
+            if (sub && y % 2) continue;
+            if (sub) fill(ou + (x >> 1), k->foreU[g + gx], (n + 1) >> 1, CELL), fill(ov + (x >> 1), k->foreV[g + gx], (n + 1) >> 1, CELL);
+            else fill(ou + x, k->foreU[g + gx], n, 2 * CELL), fill(ov + x, k->foreV[g + gx], n, 2 * CELL);
+        }
+    }
+}
+
+/// A part's tiles (see mw_fine_tiles), compiled at each level with every step it takes.
+INLINE void fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, MWFineCore core,
+                       int part, int parts, int level) {
+    (void)level;
+    Tile *t = &k->tiles[part];
+    for (int ty = part; ty * TILE < k->ch; ty += parts)
+        for (int tx = 0; tx * TILE < k->cw; tx++) {
+            place_window(k, t, tx, ty);
+            int kind = tile_kind(k, t, p, tx, ty);
+            // With full chroma a subject's own tile is upsampled as any (its colour's resolution is the point).
+            if (kind == MIXED || (kind != SCREEN && out->fullChroma)) mixed_tile(k, t, p, in, out, core, tx, ty);
+            else plain_tile(k, in, out, kind, tx, ty);
+        }
+}
+
+#endif
