@@ -4,8 +4,8 @@
 # The peer does the same with chromakey + overlay + amix in one filter graph.
 # Prints each run, then the medians, the ratio (mixwrite / ffmpeg), CPU over wall, and peak memory.
 # Usage: Benchmarks/compare-blend.sh [ROUNDS]   (default 3)
-# MIXWRITE_FINE=1: also the same blend with --keyer fine --key-color auto, each round (its ratio to the default blend
-# is the fine keyer's cost).
+# MIXWRITE_FINE=1: also the same blend with --keyer fine --key-color auto, and with a clean plate (--clean-plate, fx's
+# screen alone filmed the same way), each round (their ratios to the default blend are the fine keyer's cost).
 set -euo pipefail
 rounds="${1:-3}"
 source "$(dirname "$0")/common.sh"
@@ -20,6 +20,9 @@ if [ ! -f "$work/fx1080.mov" ] || [ ! -f "$work/base1080.mov" ]; then
        -map 0:v -map 1:a -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p -c:a aac "$work/base1080.mov"
 fi
 
+# The clean plate: the empty screen filmed as fx was (the same colour through the same encoder), one second.
+[ -f "$work/plate1080.mov" ] || ff -f lavfi -i "color=c=0x00FF00:s=1920x1080:r=30:d=1" -c:v libx264 -preset veryfast -crf 18 \
+    -pix_fmt yuv420p "$work/plate1080.mov"
 mixwrite_cmd=("$bin" "$work/fx1080.mov" "$work/base1080.mov" -o "$work/mixwrite.mov" -y -q)
 ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "$work/fx1080.mov" -i "$work/base1080.mov" -filter_complex
     "[0:v]chromakey=0x00FF00:0.1:0.05[k];[1:v][k]overlay[v];[0:a:0][0:a:1][1:a:0]amix=inputs=3[a]"
@@ -35,8 +38,9 @@ for i in $(seq "$rounds"); do
     echo "mixwrite $(measure "${mixwrite_cmd[@]}")" | tee -a "$work/blend-runs.txt"
     if [ -n "${MIXWRITE_FINE:-}" ]; then
         echo "fine     $(measure "${mixwrite_cmd[@]}" --keyer fine --key-color auto)" | tee -a "$work/blend-runs.txt"
+        echo "plate    $(measure "${mixwrite_cmd[@]}" --keyer fine --key-color auto --clean-plate "$work/plate1080.mov")" | tee -a "$work/blend-runs.txt"
     fi
     echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/blend-runs.txt"
 done
-summarize "$work/blend-runs.txt" ffmpeg baseline mixwrite fine
-if [ -n "${MIXWRITE_FINE:-}" ]; then summarize "$work/blend-runs.txt" mixwrite fine | tail -1; fi
+summarize "$work/blend-runs.txt" ffmpeg baseline mixwrite fine plate
+if [ -n "${MIXWRITE_FINE:-}" ]; then summarize "$work/blend-runs.txt" mixwrite fine plate | tail -2; fi

@@ -58,7 +58,7 @@ struct FineKeyerTests {
         }
     }
 
-    @Test("--clean-plate refused, naming it, nothing written: to GPUImage's keyer (exit 1), unreadable (exit 2), not a screen (exit 1), a layer's too")
+    @Test("--clean-plate refused, naming it, nothing written: to GPUImage's keyer (exit 1), unreadable (exit 2), not a screen (exit 1), a layer's too; never overwritten")
     func cleanPlateRefused() throws {
         let dir = try Oracle.scratch()
         let grey = dir + "/grey.png", green = dir + "/green.png", broken = dir + "/broken.png"
@@ -81,6 +81,11 @@ struct FineKeyerTests {
             #expect(r.status == status && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(message), "\(options): \(r.status) \(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out))
         }
+        // The plate is an input: the output may not replace it, even with -y (exit 3).
+        let clip = dir + "/green.mov"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x30A040:s=64x48:d=0.2", "-c:v", "libx264", clip]).status == 0)
+        let same = try Oracle.mixwrite([fx, base, "--keyer", "fine", "--clean-plate", clip, "-o", clip, "-y", "--progress", "none"])
+        #expect(same.status == 3 && same.stderr.contains("is also an input"), "\(same.status) \(same.stderr)")
         // A plate the fine keyer takes: fx's own screen, as a picture of another size (scaled to fx's).
         let out = dir + "/plated.mov"
         let r = try Oracle.mixwrite([fx, base, "--keyer", "fine", "--key-color", "auto", "--clean-plate", green, "-o", out, "--progress", "none"])

@@ -112,7 +112,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
     }
     public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
 
-    public var inputPaths: [String] { [fx, base] + layers.map(\.fx) + audio.files }
+    public var inputPaths: [String] { [fx, base] + layers.map(\.fx) + audio.files + ([key] + layers.map(\.key)).compactMap(\.cleanPlate) }
 
     func prepare() throws(MixWriteError) -> PreparedJob {
         var (baseFile, videoPlan) = try planVideo()

@@ -45,7 +45,7 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
     public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
 
-    public var inputPaths: [String] { [fx] + audio.files }
+    public var inputPaths: [String] { [fx] + audio.files + [key.cleanPlate].compactMap { $0 } }
 
     /// The codec that keeps the layer's alpha in `container`, or why there is none.
     static func layerCodec(_ asked: VideoCodec?, profile: ProResProfile, in container: OutputFile.Container,
