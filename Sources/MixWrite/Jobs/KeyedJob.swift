@@ -17,25 +17,6 @@ extension KeyedJob {
 
     /// The clean plate's checks, at planning (`KeySettings.checkCleanPlate`).
     static func checkPlate(_ key: KeySettings, name: String = "") throws(MixWriteError) { try key.checkCleanPlate(name: name) }
-}
-
-extension KeySettings {
-    /// The clean plate's checks: it reads (exit 2 if not) and it is a screen of the key's colour (its mean colour's
-    /// screen channel the key's; exit 1 if not). `name` prefixes a layer's message.
-    @_spi(Tools) public func checkCleanPlate(name: String = "") throws(MixWriteError) {
-        guard let path = cleanPlate else { return }
-        let key = self
-        let plate = KeyColor(try CleanPlate.meanColor(path))
-        let screen = ["red", "green", "blue"]
-        func channel(_ c: KeyColor) -> String? { FineKeyer.channels(of: c).map { screen[$0 == [1, 0, 2] ? 0 : $0 == [0, 2, 1] ? 2 : 1] } }
-        guard let own = channel(plate), own == channel(key.keyColor) else {
-            let what = channel(key.keyColor).map { "a \($0) screen" } ?? "a screen"
-            throw .usage("\(name)--clean-plate \(path) is not \(what): its mean colour is \(plate.hex) (the key colour is \(key.keyColorHex))")
-        }
-    }
-}
-
-extension KeyedJob {
 
     /// The key's options set away from their defaults that do nothing the way fx is laid, said in one line: GPUImage's
     /// threshold, smoothing and despill with the fine keyer, the fine keyer's despill strength with GPUImage's, and
@@ -130,5 +111,20 @@ extension KeyedJob {
                       read: { (job, input) throws(JobProblem) in job.key.cleanPlate = try input.path() },
                       write: { job in job.key.cleanPlate.map { .path($0) } }),
         ]
+    }
+}
+
+extension KeySettings {
+    /// The clean plate's checks: it reads (exit 2 if not) and it is a screen of the key's colour (its mean colour's
+    /// screen channel the key's; exit 1 if not). `name` prefixes a layer's message.
+    @_spi(Tools) public func checkCleanPlate(name: String = "") throws(MixWriteError) {
+        guard let path = cleanPlate else { return }
+        let plate = KeyColor(try CleanPlate.meanColor(path))
+        let screen = ["red", "green", "blue"]
+        func channel(_ c: KeyColor) -> String? { FineKeyer.channels(of: c).map { screen[$0 == [1, 0, 2] ? 0 : $0 == [0, 2, 1] ? 2 : 1] } }
+        guard let own = channel(plate), own == channel(keyColor) else {
+            let what = channel(keyColor).map { "a \($0) screen" } ?? "a screen"
+            throw .usage("\(name)--clean-plate \(path) is not \(what): its mean colour is \(plate.hex) (the key colour is \(keyColorHex))")
+        }
     }
 }
