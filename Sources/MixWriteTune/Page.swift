@@ -501,11 +501,19 @@ function bindKey() {
     checked($(name), text => /^[0-9]+$/.test(text) && Number(text) <= 64 ? Number(text) : undefined, "0 to 64 pixels",
             value => { settings[name] = value; refresh(); }, () => settings[name] || 0);
   }
+  // A plate is read by the server before the picture is asked for with it: one it refuses (no screen, unreadable) is
+  // said, and the last good one kept.
   $("cleanPlate").value = settings.cleanPlate || "";
-  $("cleanPlate").addEventListener("change", () => {
-    const text = $("cleanPlate").value.trim();
+  $("cleanPlate").addEventListener("change", async () => {
+    const before = settings.cleanPlate, text = $("cleanPlate").value.trim();
     if (text) settings.cleanPlate = text; else delete settings.cleanPlate;
-    refresh(); settingsChanged();
+    const r = await post("/api/command");
+    if (!r.ok) {
+      if (before) settings.cleanPlate = before; else delete settings.cleanPlate;
+      $("cleanPlate").value = before || "";
+      return error(r.body.error);
+    }
+    $("command").value = r.body.command; $("job").value = r.body.job; valid(); refresh();
   });
   $("plateButton").addEventListener("click", async () => {
     const r = await post("/api/plate", { t: $("t").value });

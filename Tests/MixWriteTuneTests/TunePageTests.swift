@@ -74,6 +74,34 @@ struct TunePageTests {
 
 extension TunePageTests {
     /// Where an element is drawn, and the window's inner size, in CSS pixels.
+    @Test("the clean plate from the page: \"this frame\" saves fx's picture beside the output, the picture is keyed by it, the command names it; a plate that is no screen is said and the picture kept",
+          .enabled(if: available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .hangGuard)
+    func cleanPlate() throws {
+        let dir = try Oracle.scratch()
+        let tune = try TuneProcess([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", dir + "/tuned.mov", "--keyer", "fine"])
+        defer { tune.stop() }
+        let browser = try Browser()
+        defer { browser.quit() }
+        try browser.open(tune.url)
+        let first = try browser.waitForPictures(atLeast: 1)
+        try browser.call("POST", "/session/\(browser.session)/element/\(try browser.element("plateButton"))/click", "{}")
+        let saved = try browser.waitFor("return document.getElementById('cleanPlate').value") { ($0 as? String)?.hasSuffix(".jpg") == true }
+        let plate = try #require(saved as? String)
+        #expect(plate.hasPrefix(dir + "/tuned-plate-") && FileManager.default.fileExists(atPath: plate), "\(plate)")
+        _ = try browser.waitForPictures(atLeast: first + 1, source: "tuned-plate-")
+        let command = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains("--clean-plate") == true }
+        #expect((command as? String)?.contains("--clean-plate \(plate)") == true, "\(command ?? "")")
+        // A grey picture is no green screen: the page says so, and keeps showing the last good picture.
+        let grey = dir + "/grey.png"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x808080:s=64x48", "-frames:v", "1", grey]).status == 0)
+        // Typed as a whole (a clear first would itself be a change: no plate).
+        _ = try browser.script("const f = document.getElementById('cleanPlate'); f.value = '\(grey)'; f.dispatchEvent(new Event('change'))")
+        let said = try browser.waitFor("return document.getElementById('status').textContent") { ($0 as? String)?.contains("is not a green screen") == true }
+        #expect((said as? String)?.contains(grey) == true, "\(said ?? "")")
+        #expect(try browser.script("return document.getElementById('cleanPlate').value") as? String == plate, "the last good plate kept")
+    }
+
     static func box(_ browser: Browser, _ id: String) throws -> (x: Double, y: Double, width: Double, height: Double) {
         let r = try browser.script("""
             const b = document.getElementById('\(id)').getBoundingClientRect(); return [b.x, b.y, b.width, b.height]
