@@ -10,10 +10,12 @@
 
 #pragma clang fp contract(off)
 
-/// The tuned constants (scripts/key-fine-model.py's choices, then the C keyer's own scores): how far off the screen →
-/// foreground line a colour may lie and still be read by its projection, the line's length at which it is trusted,
-/// the luma difference from which luma's own alpha is trusted (over what width) and the detail (a pixel's luma off its
-/// neighbourhood's) by which it is wholly, how much more it must find to be a thin strand's, the matte's final stretch, and the alpha under which a pixel's colour leans to the foreground field's.
+/// The tuned constants (scripts/key-fine-model.py's choices, then the C keyer's own scores; the detail and the bound's
+/// noise floor chosen on the tune half of scripts/key-truth-set.py): how far off the screen → foreground line a colour
+/// may lie and still be read by its projection, the line's length at which it is trusted, the luma difference from
+/// which luma's own alpha is trusted (over what width) and the detail (a pixel's luma off its neighbourhood's) by
+/// which it is wholly, how much more it must find to be a thin strand's, the noise luma's bound is taken less, the
+/// matte's final stretch, and the alpha under which a pixel's colour leans to the foreground field's.
 #define FINE_RESIDUAL 0.1f
 #define FINE_LINE 0.15f
 #define FINE_LUMA_MIN 0.08f

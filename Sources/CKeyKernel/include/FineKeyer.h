@@ -1,23 +1,26 @@
 // `--keyer fine` (see FineKeyer in MixWrite): a keyer for real screens, chosen by its scores against a ground truth
-// (scripts/key-truth.py, scripts/key-fine-model.py). A picture at a time, 8-bit 4:2:0 in, straight colour and a
-// matte out (yuva420p):
+// (scripts/key-truth.py, scripts/key-fine-model.py; the last steps on the tune half of scripts/key-truth-set.py). A
+// picture at a time, 8-bit 4:2:0 in, straight colour and a matte out (yuva420p):
 //  1. at chroma resolution, the colour difference D = S − max(O1, O2) (S the screen's channel, O the others);
-//  2. a screen field: the colour of the clear screen (D > 0.7 · the key's D, then > 0.95 · the field's D there)
-//     around each place, by normalized convolution on a grid of 4×4 chroma samples (holes filled from farther out by
-//     push-pull; none at all: the key colour), so an uneven screen keys evenly; the colour-difference matte
-//     1 − D / D(field), stretched;
+//  2. a screen field: the colour of the clear screen (D > 0.65 · the key's D and as saturated for its luma as the key,
+//     then D > 0.95 · the field's D there) around each place, by normalized convolution on a grid of 4×4 chroma
+//     samples (holes filled from farther out by push-pull; none at all: the key colour), so an uneven screen keys
+//     evenly; or, given a clean plate (`mw_fine_plate`), the plate's colour at each sample; the colour-difference
+//     matte 1 − D / D(field), stretched;
 //  3. a foreground field, likewise from the samples that matte calls opaque;
 //  4. that matte brought to full resolution by a guided filter on luma (alpha ≈ a·Y + b in each 3×3 window), so
 //     4:2:0's edges follow luma's;
 //  5. per pixel (the core, `mw_fine_core`): the colour's projection on the line from the local screen to the local
-//     foreground where it lies near that line; luma's own alpha where luma separates the two and finds more (a
-//     strand thinner than a chroma sample); the foreground unmixed (less the screen's share), its screen channel
-//     limited to the mean of the others (spill) where the screen is near, by the despill strength;
+//     foreground where it lies near that line; where luma has detail chroma cannot see (a strand thinner than a
+//     chroma sample), luma's own alpha where it finds more, and never less than luma's bound (a pixel darker or
+//     lighter than the screen is at least that share of a subject between black and white); the foreground unmixed
+//     (less the screen's share), its screen channel limited to the mean of the others (spill) where the screen is
+//     near and outside the solid core, by the despill strength;
 //  6. the matte's garbage rectangles, choke and feather.
 // Steps 3 to 5 go by tiles of 16×16 pixels: a tile of plain screen or plain subject (by its cells' mattes and luma) is
-// written as it is, the rest in a window around the tile. The
-// whole is compiled at every level of the key kernel (Levels.h), the core also once as its scalar reference; multiply
-// and add are never fused, so every level gives the reference's bits.
+// written as it is, the rest in a window around the tile. Each step is compiled at every level of the key kernel
+// (Levels.h) and once as its scalar reference (level 0); multiply and add are never fused, so every level gives the
+// reference's bits.
 #ifndef MIXWRITE_FINE_KEYER_H
 #define MIXWRITE_FINE_KEYER_H
 
