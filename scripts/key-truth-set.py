@@ -240,13 +240,6 @@ def scene_frames(name, half, w, h, frames):
     return shots, np.stack(alphas), np.stack(fgs), {k: np.stack(v) for k, v in masks.items()}, plates, base
 
 
-def encode(frames, w, h, path, crf):
-    raw = b"".join((np.round(f * 255)).astype(np.uint8).tobytes() for f in frames)
-    kt.ffmpeg(["-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", str(RATE), "-i", "-",
-               "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p", "-c:v", "libx264", "-crf", str(crf),
-               "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", path], raw)
-
-
 def make(out, half, w, h, frames, scenes=None):
     os.makedirs(out, exist_ok=True)
     kt.encode([kt.plate(w, h)] * frames, w, h, f"{out}/plate.mov", "lossless")
@@ -256,8 +249,8 @@ def make(out, half, w, h, frames, scenes=None):
         d = f"{out}/{name}"
         os.makedirs(d, exist_ok=True)
         shots, alpha, fg, masks, plates, base = scene_frames(name, half, w, h, frames)
-        encode(shots, w, h, f"{d}/fx.mov", cfg["crf"])
-        encode(plates, w, h, f"{d}/clean.mov", cfg["crf"])
+        kt.encode(shots, w, h, f"{d}/fx.mov", "h264", cfg["crf"])
+        kt.encode(plates, w, h, f"{d}/clean.mov", "h264", cfg["crf"])
         np.save(f"{d}/alpha.npy", alpha)
         np.save(f"{d}/fg.npy", fg)
         np.savez_compressed(f"{d}/regions.npz", **masks)

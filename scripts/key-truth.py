@@ -158,12 +158,12 @@ def ffmpeg(args, data=None):
     return r.stdout
 
 
-def encode(frames, w, h, path, codec):
+def encode(frames, w, h, path, codec, crf=18):
     raw = b"".join((np.round(f * 255)).astype(np.uint8).tobytes() for f in frames)
     tags = ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709"]
     inp = ["-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", str(RATE), "-i", "-"]
     if codec == "h264":
-        out = ["-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p", "-c:v", "libx264", "-crf", "18"]
+        out = ["-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p", "-c:v", "libx264", "-crf", str(crf)]
     elif codec == "prores":
         out = ["-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv422p10le", "-c:v", "prores_ks", "-profile:v", "2"]
     else:  # lossless, for the plate

@@ -53,14 +53,15 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     float ay = fine_clamp01((yl - ys) / (ady < 1e-3f ? 1e-3f : dy));
     // Luma's own alpha only where luma has detail that chroma cannot see (a strand thinner than a sample): where it is
     // flat (a translucent object, a soft edge) chroma sees what luma does and tells screen from subject better.
-    float confY = fine_clamp01((ady - FINE_LUMA_MIN) / FINE_LUMA_WIDTH) * fine_clamp01(detail / FINE_DETAIL);
+    float seen = fine_clamp01(detail / FINE_DETAIL);
+    float confY = fine_clamp01((ady - FINE_LUMA_MIN) / FINE_LUMA_WIDTH) * seen;
     float base = conf * ap + (1.f - conf) * a0;
     float side = confY * ay + (1.f - confY) * base;
     float alpha = confY > 0.f && side > base ? side : base;
     // Whatever the subject's colour, its luma lies between black and white: a pixel darker (lighter) than the screen
     // is at least that much of it. A bound that never overshoots, where luma has detail (a strand of any colour).
     float room = yl < ys ? ys : 1.f - ys, bound = fine_clamp01((fabsf(yl - ys) / (room > 1e-3f ? room : 1e-3f) - FINE_BOUND_NOISE));
-    bound = bound * fine_clamp01(detail / FINE_DETAIL);
+    bound = bound * seen;
     alpha = bound > alpha ? bound : alpha;
     *thin = fine_clamp01((side - base - FINE_THIN) / FINE_THIN_WIDTH);
     return fine_clamp01((alpha - FINE_LOW) / (FINE_HIGH - FINE_LOW));

@@ -30,11 +30,9 @@ INLINE void chroma_colours(MWFineKeyer *k, const MWFineParams *p, const MWFineIn
         // The last sample of an odd width has one pixel across.
         if (even < k->cw) luma[even] = 0.25f * (float)(2 * y0[2 * even] + 2 * y1[2 * even]);
         for (int cx = 0; cx < k->cw; cx++) {
-            float yl = (luma[cx] - p->lumaZero) * p->lumaScale;
-            float uu = ((float)u[cx] - 128.f) * p->chromaScale, vv = ((float)v[cx] - 128.f) * p->chromaScale;
-            float a = yl + uu * p->perU[0] + vv * p->perV[0], b = yl + uu * p->perU[1] + vv * p->perV[1];
-            float c = yl + uu * p->perU[2] + vv * p->perV[2];
-            diff[cx] = difference(a, b, c);
+            float c[3];
+            sample_channels(p, luma[cx], u[cx], v[cx], c);
+            diff[cx] = difference(c[0], c[1], c[2]);
         }
         if (cy % CELL != CELL - 1 && cy != k->ch - 1) continue;
         float *lmin = k->grid.lumaLow + (long)(cy / CELL) * k->gw, *lmax = k->grid.lumaHigh + (long)(cy / CELL) * k->gw;

@@ -90,6 +90,14 @@ INLINE float clampf(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
 INLINE uint8_t byte_of(float x) { return x <= 0.f ? 0 : x >= 255.f ? 255 : (uint8_t)(x + 0.5f); }
 INLINE float difference(float c0, float c1, float c2) { return c1 - (c0 > c2 ? c0 : c2); }
 
+/// A chroma sample's channels from its luma (its pixels' mean, 8-bit units) and its u and v bytes (FineKeyer.h's
+/// c[k] = (Y − lumaZero)·lumaScale + u·perU[k] + v·perV[k]).
+INLINE void sample_channels(const MWFineParams *p, float luma, uint8_t u, uint8_t v, float c[3]) {
+    float yl = (luma - p->lumaZero) * p->lumaScale;
+    float uu = ((float)u - 128.f) * p->chromaScale, vv = ((float)v - 128.f) * p->chromaScale;
+    for (int j = 0; j < 3; j++) c[j] = yl + uu * p->perU[j] + vv * p->perV[j];
+}
+
 /// The colour-difference matte: 1 − D / D(screen) (`inverse`: 1 / D(screen)), stretched from 0.05 … 0.95 to 0 … 1.
 INLINE float colour_matte(float diff, float inverse) { return clampf((1.f - diff * inverse - 0.05f) / 0.9f); }
 INLINE float inverse_of(float screenDiff) { return 1.f / (screenDiff > 1e-3f ? screenDiff : 1e-3f); }

@@ -25,10 +25,9 @@ int mw_fine_plate(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *plat
         const uint8_t *u = plate->plane[1] + (long)cy * plate->stride[1], *v = plate->plane[2] + (long)cy * plate->stride[2];
         for (int cx = 0; cx < k->cw; cx++) {
             int x1 = 2 * cx + 1 < k->w ? 2 * cx + 1 : 2 * cx;
-            float luma = 0.25f * (float)(y0[2 * cx] + y0[x1] + y1[2 * cx] + y1[x1]);
-            float yl = (luma - p->lumaZero) * p->lumaScale;
-            float uu = ((float)u[cx] - 128.f) * p->chromaScale, vv = ((float)v[cx] - 128.f) * p->chromaScale;
-            for (int j = 0; j < 3; j++) k->plate[j][(long)cy * k->cw + cx] = yl + uu * p->perU[j] + vv * p->perV[j];
+            float c[3];
+            sample_channels(p, 0.25f * (float)(y0[2 * cx] + y0[x1] + y1[2 * cx] + y1[x1]), u[cx], v[cx], c);
+            for (int j = 0; j < 3; j++) k->plate[j][(long)cy * k->cw + cx] = c[j];
         }
     }
     for (int j = 0; j < 3; j++) {

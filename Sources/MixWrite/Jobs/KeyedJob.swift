@@ -121,7 +121,8 @@ extension KeySettings {
         guard let path = cleanPlate else { return }
         let plate = KeyColor(try CleanPlate.meanColor(path))
         let screen = ["red", "green", "blue"]
-        func channel(_ c: KeyColor) -> String? { FineKeyer.channels(of: c).map { screen[$0 == [1, 0, 2] ? 0 : $0 == [0, 2, 1] ? 2 : 1] } }
+        // The screen's channel: the one FineKeyer.channels puts in the middle.
+        func channel(_ c: KeyColor) -> String? { FineKeyer.channels(of: c).map { screen[$0[1]] } }
         guard let own = channel(plate), own == channel(keyColor) else {
             let what = channel(keyColor).map { "a \($0) screen" } ?? "a screen"
             throw .usage("\(name)--clean-plate \(path) is not \(what): its mean colour is \(plate.hex) (the key colour is \(keyColorHex))")
