@@ -58,7 +58,10 @@ let package = Package(
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The page's files, compiled into the binary as bytes (an installed mixwrite needs no folder beside it).
+            resources: [.embedInCode("Resources/index.html"), .embedInCode("Resources/page.css"),
+                        .embedInCode("Resources/api.js"), .embedInCode("Resources/page.js")]
         ),
         .executableTarget(
             name: "mixwrite",

@@ -120,10 +120,11 @@ public final class TuneServer: Sendable {
         }
     }
 
-    /// Token, Host and Origin (for writes), before anything else is read.
+    /// Token, Host and Origin (for writes), before anything else is read. The page's style and modules need no
+    /// token (the same bytes for everyone; a module's `import` carries no query), the Host check still.
     static func admit(_ request: Request, query: [String: String], token: String, authority: String) throws(RequestError) {
-        guard let given = query["token"] ?? request.headers[HTTPField.Name("X-Mixwrite-Token")!],
-              constantTimeEqual(given, token) else {
+        let asset = Page.isAsset(request.uri.path) && (request.method == .get || request.method == .head)
+        guard asset || (query["token"] ?? request.headers[HTTPField.Name("X-Mixwrite-Token")!]).map({ constantTimeEqual($0, token) }) == true else {
             throw .forbidden("a valid token is needed (the address mixwrite tune printed)")
         }
         guard let h = request.head.authority, h == authority || h == authority.replacingOccurrences(of: "127.0.0.1", with: "localhost") else {
@@ -154,8 +155,9 @@ public final class TuneServer: Sendable {
     /// Routes `request` as `method` (a HEAD as its GET).
     static func route(_ request: Request, method: HTTPRequest.Method, query: [String: String], session: TuneSession) async throws -> Reply {
         switch (method, request.uri.path) {
-        case (.get, "/"):
-            return Reply(status: .ok, contentType: "text/html; charset=utf-8", body: Array(Page.html.utf8))
+        case (.get, let path) where Page.file(path) != nil:
+            let file = Page.file(path)!
+            return Reply(status: .ok, contentType: file.type, body: file.bytes)
         case (.get, "/api/info"):
             return try json(await session.info(try await settings(from: query, session: session)))
         case (.get, "/api/picture"):
@@ -182,7 +184,9 @@ public final class TuneServer: Sendable {
             let settings = try await body(request, session: session)
             let (movie, type) = try await session.audition(at: try number(query, "t"), settings: settings)
             return Reply(status: .ok, contentType: type, body: movie)
-        case (_, "/"), (_, "/api/info"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/plate"), (_, "/api/loudness"), (_, "/api/command"),
+        case (_, let path) where Page.file(path) != nil:
+            return Reply(status: .methodNotAllowed, contentType: "application/json", body: Array(#"{"error": "method not allowed"}"#.utf8))
+        case (_, "/api/info"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/plate"), (_, "/api/loudness"), (_, "/api/command"),
              (_, "/api/render"), (_, "/api/audition"):
             return Reply(status: .methodNotAllowed, contentType: "application/json", body: Array(#"{"error": "method not allowed"}"#.utf8))
         default:

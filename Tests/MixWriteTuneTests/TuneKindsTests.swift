@@ -90,7 +90,7 @@ struct TuneKindsTests {
         let report = try Self.runCommand(command)
         let timeline = try #require(report["timeline"] as? [String: Any])
         let starts = (timeline["clips"] as? [[String: Any]] ?? []).map { ($0["start"] as? NSNumber)?.doubleValue ?? -1 }
-        let shown = try browser.script("return info.pieces.map(p => p.start)") as? [NSNumber]
+        let shown = try browser.script("return window.mwInfo.pieces.map(p => p.start)") as? [NSNumber]
         #expect(starts == (shown ?? []).map(\.doubleValue) && starts == [0, 2], "the report's timeline is the page's: \(starts)")
         let psnr = try Self.psnr(page: dir + "/page.png", movie: dir + "/c.mp4", at: 2.5, scratch: dir)
         print("concat page picture at 2.5 s vs the command's movie: luma PSNR \(psnr) dB")
@@ -126,7 +126,7 @@ struct TuneKindsTests {
             """)
         let command = try Self.command(browser, containing: "--transition wipeleft:0.8")
         // 2 + 2 s less the 0.8 s they share.
-        _ = try browser.waitFor("return info.duration") { ($0 as? NSNumber)?.doubleValue == 3.2 }
+        _ = try browser.waitFor("return window.mwInfo.duration") { ($0 as? NSNumber)?.doubleValue == 3.2 }
         #expect((try browser.script("return document.querySelectorAll('#timeline .crossing').length") as? NSNumber)?.intValue == 1)
 
         // Inside the wipe (1.2 … 2 s): the page's picture is the command's movie's.

@@ -32,6 +32,18 @@ struct TuneServerTests {
             let r = try RawHTTP.get(port: port, target)
             #expect(r.status == 403, "\(target): \(r.status)")
         }
+        // The page's style and modules (the files of Sources/MixWriteTune/Resources, byte for byte) need no token, a
+        // Host still; a write to them is refused.
+        let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/MixWriteTune/Resources")
+        for (path, type) in [("page.css", "text/css"), ("page.js", "text/javascript"), ("api.js", "text/javascript")] {
+            let r = try RawHTTP.get(port: port, "/page/" + path)
+            #expect(r.status == 200 && r.headers["content-type"]?.hasPrefix(type) == true, "\(path): \(r.status) \(r.headers)")
+            #expect(r.body == (try Data(contentsOf: resources.appendingPathComponent(path))), "\(path) as it is in Resources/")
+            #expect(try RawHTTP.get(port: port, "/page/" + path, host: "evil.example:\(port)").status == 403)
+        }
+        #expect(page.body == (try Data(contentsOf: resources.appendingPathComponent("index.html"))))
+        #expect(try RawHTTP.get(port: port, "/page/none.js").status == 403, "no file: the token is asked for, as anywhere")
+        #expect(try RawHTTP.post(port: port, "/page/page.js?token=\(token)", json: "{}", origin: "http://127.0.0.1:\(port)").status == 405)
         // DNS rebinding: a page at evil.example whose name now resolves to 127.0.0.1 sends its own Host.
         let rebound = try RawHTTP.get(port: port, "/api/info?token=\(token)", host: "evil.example:\(port)")
         #expect(rebound.status == 403 && rebound.text.contains("Host"))

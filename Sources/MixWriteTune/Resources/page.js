@@ -1,0 +1,563 @@
+// The tuning page: its controls, drawn from what /api/info says of the job, and what a change asks of the server.
+import { $, api, getJSON, post, status, error, valid } from "./api.js";
+
+let info, settings, picking = false;
+// How long each slider move took to show its picture (input event to the image's load), for the benchmark.
+window.mwTimings = [];
+
+// The picture: one request at a time; a change while one is on its way is sent when it arrives (the newest).
+let inFlight = false, pending = null;
+// Whether a picture is on its way (for tests: the one shown is the last asked for only when not).
+window.mwBusy = () => inFlight || pending !== null || !$("picture").complete;
+// What of the settings makes the picture, besides the time: a concat's clips and frame, a still's frame, a blend's key.
+function frameParams() {
+  const p = {};
+  if (info.kind === "concat") { p.clips = settings.clips.join(","); p.fps = settings.fps; p.transitions = settings.transitions.join(","); }
+  if (info.kind === "concat" || info.kind === "still") { p.fit = settings.fit; p.size = settings.size; }
+  if (info.kind === "still") p.background = settings.background;
+  return p;
+}
+function pictureParams(view) {
+  const p = { t: $("t").value, ...frameParams() };
+  if (info.kind === "blend") Object.assign(p, { view, keyColor: settings.keyColor, threshold: settings.threshold,
+                                                smoothing: settings.smoothing, despill: settings.despill ? "1" : "0",
+                                                keyer: settings.keyer || "gpuimage", choke: settings.choke || 0, feather: settings.feather || 0,
+                                                cleanPlate: settings.cleanPlate || "",
+                                                layers: JSON.stringify(settings.layers), layerKeys: JSON.stringify(settings.layerKeys) });
+  return p;
+}
+function refresh(started = performance.now()) {
+  if (!info.width) return;   // a sound-only remix: no picture, the mix alone
+  if (inFlight) { pending = started; return; }
+  inFlight = true;
+  const side = $("view").value === "side";
+  const img = $("picture");
+  img.onload = () => {
+    window.mwTimings.push(performance.now() - started);
+    inFlight = false;
+    img.dataset.loaded = String(Number(img.dataset.loaded || 0) + 1);
+    valid();
+    if (pending !== null) { const p = pending; pending = null; refresh(p); }
+  };
+  img.onerror = () => { inFlight = false; error("the picture could not be made"); };
+  img.src = api("/api/picture", pictureParams(side ? "composite" : $("view").value));
+  $("second").hidden = !side;
+  if (side) $("second").src = api("/api/picture", pictureParams("matte"));
+  applyZoom();
+}
+// "fit": the whole picture (two side by side) in the stage, however it is shaped; a zoom: that many pixels a
+// pixel, the stage scrolling. The audition under the picture is as wide as it.
+function applyZoom() {
+  if (!info.width) return;
+  const z = $("zoom").value, n = $("view").value === "side" ? 2 : 1, stage = $("stage");
+  const scale = z === "fit" ? Math.min((stage.clientWidth - 4 * (n - 1)) / (info.width * n), stage.clientHeight / info.height)
+                            : Number(z);
+  const w = Math.max(1, Math.floor(info.width * scale)), h = Math.max(1, Math.floor(info.height * scale));
+  for (const img of [$("picture"), $("second")]) { img.style.width = w + "px"; img.style.height = h + "px"; }
+  $("audition").style.width = Math.min(w, stage.clientWidth) + "px";
+  if (info.kind === "blend") { $("boxes").style.width = w + "px"; $("boxes").style.height = h + "px"; placeBoxes(); }
+}
+
+// A blend's layers: where each goes (a box on the picture, its numbers in the panel) and when (a band under the time).
+function layerEnd(i) {
+  const l = settings.layers[i], own = info.layers[i].fxDuration;
+  return l.at + Math.max(0, Math.min(l.out ?? own, own) - (l.in || 0));
+}
+function drawSpans() {
+  const bar = $("spans");
+  bar.textContent = "";
+  settings.layers.forEach((l, i) => {
+    const d = document.createElement("div");
+    d.style.left = (100 * l.at / info.duration) + "%";
+    d.style.width = (100 * Math.max(0, Math.min(layerEnd(i), info.duration) - l.at) / info.duration) + "%";
+    d.title = info.layers[i].name + ": " + l.at.toFixed(2) + " to " + layerEnd(i).toFixed(2) + " s";
+    bar.append(d);
+  });
+}
+function placeBoxes() {
+  const scale = $("picture").clientWidth / info.width;
+  document.querySelectorAll(".layerbox").forEach((box, i) => {
+    const r = settings.layers[i].place || [0, 0, info.width, info.height];
+    box.classList.toggle("whole", !settings.layers[i].place);
+    Object.assign(box.style, { left: r[0] * scale + "px", top: r[1] * scale + "px", width: r[2] * scale + "px", height: r[3] * scale + "px" });
+  });
+}
+const layerFields = ["at", "in", "out", "x", "y", "w", "h", "opacity"];
+function showLayer(i) {
+  const l = settings.layers[i], r = l.place || ["", "", "", ""];
+  const values = { at: l.at, in: l.in || 0, out: l.out ?? "", x: r[0], y: r[1], w: r[2], h: r[3], opacity: l.opacity ?? 1 };
+  for (const f of layerFields) $("layer" + i + f).value = values[f];
+}
+function layerChanged(i) { showLayer(i); placeBoxes(); drawSpans(); refresh(); settingsChanged(); }
+function drawLayers() {
+  $("layers").textContent = ""; $("boxes").textContent = "";
+  info.layers.forEach((layer, i) => {
+    const row = document.createElement("div");
+    row.className = "layer";
+    row.innerHTML = `<div class="name"></div><div class="file"></div>` + layerFields.map(f =>
+      `<label style="display:inline-flex"><span style="width:auto">${f}</span><input id="layer${i}${f}" size="5"></label>`).join(" ");
+    row.querySelector(".name").textContent = layer.name;
+    row.querySelector(".file").textContent = layer.file;
+    $("layers").append(row);
+    if (i > 0) keyFields(row, i - 1);
+    for (const f of layerFields) $("layer" + i + f).addEventListener("change", () => {
+      const l = settings.layers[i], v = $("layer" + i + f).value.trim(), x = Number(v);
+      if (f === "out" && v === "") l.out = null;
+      else if (["x", "y", "w", "h"].includes(f)) {
+        const r = l.place ? [...l.place] : [0, 0, info.width, info.height];
+        if (v === "" && f === "w") { l.place = null; return layerChanged(i); }
+        if (!Number.isFinite(x)) { error(f + " must be a number"); return showLayer(i); }
+        r["xywh".indexOf(f)] = Math.round(x); l.place = r;
+      } else {
+        if (v === "" || !Number.isFinite(x)) { error(f + " must be a number"); return showLayer(i); }
+        l[f] = x;
+      }
+      layerChanged(i);
+    });
+    const box = document.createElement("div");
+    box.className = "layerbox"; box.dataset.layer = String(i); box.textContent = layer.name;
+    const handle = document.createElement("div");
+    handle.className = "handle";
+    box.append(handle);
+    box.addEventListener("pointerdown", event => dragLayer(event, i, event.target === handle));
+    $("boxes").append(box);
+    showLayer(i);
+  });
+  placeBoxes(); drawSpans();
+}
+// A layer's own key (the FX's is the Key panel's): its colour, threshold, smoothing, despill, keyer, choke, feather and
+// clean plate.
+function keyFields(row, k) {
+  const key = settings.layerKeys[k], id = f => "layerKey" + k + f;
+  const keys = document.createElement("div");
+  const field = (f, name, size) => `<label style="display:inline-flex"><span style="width:auto">${name}</span><input id="${id(f)}" size="${size}"></label>`;
+  keys.innerHTML = field("keyColor", "key", 7) + field("threshold", "threshold", 5) + field("smoothing", "smoothing", 5)
+    + `<label style="display:inline-flex"><span style="width:auto">despill</span><input id="${id("despill")}" type="checkbox"></label>
+    <label style="display:inline-flex"><span style="width:auto">keyer</span><select id="${id("keyer")}"><option value="gpuimage">gpuimage</option>
+      <option value="fine">fine</option></select></label>` + field("choke", "choke px", 3) + field("feather", "feather px", 3)
+    + field("cleanPlate", "clean plate", 14);
+  row.append(keys);
+  const show = () => {
+    for (const f of ["keyColor", "threshold", "smoothing"]) $(id(f)).value = key[f];
+    $(id("despill")).checked = key.despill; $(id("keyer")).value = key.keyer || "gpuimage";
+    $(id("choke")).value = key.choke || 0; $(id("feather")).value = key.feather || 0; $(id("cleanPlate")).value = key.cleanPlate || "";
+  };
+  show();
+  for (const f of ["keyColor", "threshold", "smoothing", "despill", "keyer", "choke", "feather", "cleanPlate"]) $(id(f)).addEventListener("change", () => {
+    const input = $(id(f));
+    if (f === "despill") key.despill = input.checked;
+    else if (f === "cleanPlate") { if (input.value.trim()) key.cleanPlate = input.value.trim(); else delete key.cleanPlate; }
+    else if (f === "keyer") key.keyer = input.value;
+    else if (f === "choke" || f === "feather") {
+      const x = Number(input.value);
+      if (!Number.isInteger(x) || x < 0 || x > 64) { error(f + " must be a whole number of pixels from 0 to 64"); return show(); }
+      key[f] = x;
+    } else if (f === "keyColor") {
+      if (!/^[0-9a-fA-F]{6}$/.test(input.value.trim())) { error("key must be RRGGBB, as 00FF00"); return show(); }
+      key.keyColor = input.value.trim().toUpperCase();
+    } else {
+      const x = Number(input.value);
+      if (input.value.trim() === "" || !(x >= 0 && x <= 1)) { error(f + " must be between 0 and 1"); return show(); }
+      key[f] = x;
+    }
+    show(); refresh(); settingsChanged();
+  });
+}
+// Dragging a box moves its layer (its corner: resizes it), in the picture's pixels; the picture follows on release.
+function dragLayer(event, i, resizing) {
+  event.preventDefault();
+  const box = event.currentTarget, scale = $("picture").clientWidth / info.width;
+  const start = [event.clientX, event.clientY], r0 = settings.layers[i].place || [0, 0, info.width, info.height];
+  box.setPointerCapture(event.pointerId);
+  const move = e => {
+    const dx = Math.round((e.clientX - start[0]) / scale), dy = Math.round((e.clientY - start[1]) / scale);
+    settings.layers[i].place = resizing ? [r0[0], r0[1], Math.max(2, r0[2] + dx), Math.max(2, r0[3] + dy)]
+                                        : [r0[0] + dx, r0[1] + dy, r0[2], r0[3]];
+    showLayer(i); placeBoxes();
+  };
+  const up = () => {
+    box.removeEventListener("pointermove", move); box.removeEventListener("pointerup", up);
+    layerChanged(i);
+  };
+  box.addEventListener("pointermove", move);
+  box.addEventListener("pointerup", up);
+}
+
+// A change of the frame or of the clips changes the output's size, length and timeline: asked again, then drawn.
+let layoutAsked = 0;
+async function relayout() {
+  const asked = ++layoutAsked;
+  try {
+    const now = await getJSON("/api/info", frameParams());
+    if (asked !== layoutAsked) return;
+    Object.assign(info, { width: now.width, height: now.height, duration: now.duration, frameRate: now.frameRate,
+                          pieces: now.pieces, events: now.events, clips: now.clips });
+    const t = $("t");
+    t.max = Math.max(0, info.duration - 1 / info.frameRate);
+    t.step = 1 / info.frameRate;
+    if (Number(t.value) > Number(t.max)) t.value = t.max;
+    $("tOut").textContent = Number(t.value).toFixed(2) + " s";
+    drawTimeline(); drawClips(); refresh(); settingsChanged();
+  } catch (e) { error(e.message); }
+}
+
+// A concat's timeline under the time slider: each clip where it lands, each event as a tick.
+function drawTimeline() {
+  const bar = $("timeline");
+  if (info.kind !== "concat") return;
+  bar.textContent = "";
+  const at = x => (100 * x / info.duration) + "%";
+  for (const piece of info.pieces) {
+    const d = document.createElement("div");
+    // Its label ends where the next clip begins (a transition overlaps them): the names never run into each other.
+    const next = info.pieces[info.pieces.indexOf(piece) + 1];
+    d.style.left = at(piece.start); d.style.width = at(next ? Math.min(piece.duration, next.start - piece.start) : piece.duration);
+    d.textContent = piece.file.split("/").pop(); d.title = d.textContent + " from " + piece.start.toFixed(2) + " s";
+    bar.append(d);
+  }
+  // Where two clips overlap: a transition.
+  info.pieces.forEach((piece, i) => {
+    const next = info.pieces[i + 1], end = piece.start + piece.duration;
+    if (!next || next.start >= end - 1e-9) return;
+    const d = document.createElement("div");
+    d.className = "crossing"; d.style.left = at(next.start); d.style.width = at(end - next.start);
+    d.title = (settings.transitions[i] || "") + " from " + next.start.toFixed(2) + " s to " + end.toFixed(2) + " s";
+    bar.append(d);
+  });
+  for (const e of info.events) {
+    const d = document.createElement("div");
+    d.className = "event"; d.style.left = at(e.time); d.title = e.name + " at " + e.time.toFixed(2) + " s";
+    bar.append(d);
+  }
+}
+
+// A concat's clips: in the movie's order (those removed after them), each with its own picture at its own time
+// (as the output shows it), moved up or down, removed or put back.
+const clipTimes = {};
+function drawClips() {
+  if (info.kind !== "concat") return;
+  const list = $("clips");
+  list.textContent = "";
+  const removed = info.clips.map(c => c.index).filter(i => !settings.clips.includes(i));
+  for (const index of [...settings.clips, ...removed]) {
+    const clip = info.clips[index], kept = settings.clips.includes(index), place = settings.clips.indexOf(index);
+    const box = document.createElement("div");
+    box.className = "clip" + (kept ? "" : " removed");
+    box.dataset.clip = index;
+    box.innerHTML = `<div class="name"></div><img alt=""><label><span>time</span><input type="range" min="0" step="any">
+      <output></output></label><button data-move="-1">up</button><button data-move="1">down</button>
+      <button data-remove>${kept ? "remove" : "put back"}</button>`;
+    box.querySelector(".name").textContent = (kept ? (place + 1) + ". " : "") + clip.name;
+    if (kept && place > 0) list.append(boundary(place));
+    const img = box.querySelector("img"), scrub = box.querySelector("input"), out = box.querySelector("output");
+    scrub.max = Math.max(0, clip.duration - 1 / info.frameRate);
+    scrub.value = Math.min(clipTimes[index] ?? clip.duration / 2, Number(scrub.max));
+    const show = () => {
+      out.textContent = Number(scrub.value).toFixed(2) + " s";
+      clipTimes[index] = Number(scrub.value);
+      if (kept) img.src = api("/api/picture", { ...frameParams(), clip: index, t: scrub.value });
+    };
+    img.hidden = !kept; scrub.disabled = !kept;
+    show();
+    scrub.addEventListener("input", show);
+    for (const b of box.querySelectorAll("[data-move]")) {
+      b.disabled = !kept || place + Number(b.dataset.move) < 0 || place + Number(b.dataset.move) >= settings.clips.length;
+      b.addEventListener("click", () => {
+        const to = place + Number(b.dataset.move);
+        [settings.clips[place], settings.clips[to]] = [settings.clips[to], settings.clips[place]];
+        relayout();
+      });
+    }
+    const remove = box.querySelector("[data-remove]");
+    remove.disabled = kept && settings.clips.length === 1;
+    remove.addEventListener("click", () => {
+      settings.clips = kept ? settings.clips.filter(i => i !== index) : [...settings.clips, index];
+      fitTransitions();
+      relayout();
+    });
+    list.append(box);
+  }
+}
+
+// The transition between the clips at places k − 1 and k of the movie: its kind and length, as --transition-at k=KIND:S.
+function boundary(k) {
+  const row = document.createElement("div");
+  row.className = "boundary"; row.dataset.boundary = k;
+  row.innerHTML = `<label>${k} → ${k + 1}: <select></select></label> <label><input type="number" min="0.04" max="60" step="0.04"> s</label>`;
+  const kind = row.querySelector("select"), length = row.querySelector("input");
+  for (const name of info.transitionKinds) kind.append(new Option(name, name));
+  const [given, seconds] = (settings.transitions[k - 1] || "cut").split(":");
+  kind.value = given; length.value = seconds ?? "1"; length.disabled = given === "cut";
+  const changed = () => {
+    const s = Number(length.value);
+    if (kind.value !== "cut" && !(s > 0)) { error("a transition's length is a number of seconds above 0"); return; }
+    settings.transitions[k - 1] = kind.value === "cut" ? "cut" : kind.value + ":" + s;
+    length.disabled = kind.value === "cut";
+    valid(); relayout();
+  };
+  kind.addEventListener("change", changed);
+  length.addEventListener("change", changed);
+  return row;
+}
+
+// One transition a boundary of the movie's clips (one added as a cut, or the last dropped, when a clip comes or goes).
+function fitTransitions() {
+  const n = Math.max(0, settings.clips.length - 1);
+  while (settings.transitions.length < n) settings.transitions.push("cut");
+  settings.transitions.length = n;
+}
+
+// A concat's or still's frame: fit, size, rate, background, each checked as typed.
+function bindFrame() {
+  if (info.kind !== "concat" && info.kind !== "still") return;
+  $("fit").value = settings.fit;
+  $("fit").addEventListener("change", () => { settings.fit = $("fit").value; relayout(); });
+  $("size").value = settings.size;
+  checked($("size"), text => text === "" || /^\d+x\d+$/.test(text) ? text : undefined, "WIDTHxHEIGHT (as 1280x720), or empty",
+          value => { settings.size = value; relayout(); }, () => settings.size);
+  $("fps").value = settings.fps ?? "";
+  checked($("fps"), text => text === "" || /^\d+(\.\d+)?(\/\d+)?$/.test(text) ? text : undefined, "a frame rate (as 25 or 30000/1001), or empty",
+          value => { settings.fps = value; relayout(); }, () => settings.fps ?? "");
+  $("background").value = settings.background ?? "000000";
+  checked($("background"), text => /^[0-9a-fA-F]{6}$/.test(text) ? text.toUpperCase() : undefined, "RRGGBB, as 000000",
+          value => { settings.background = value; relayout(); }, () => settings.background);
+}
+
+// The command and job entry follow every change.
+let commandTimer = null;
+function settingsChanged() {
+  clearTimeout(commandTimer);
+  commandTimer = setTimeout(async () => {
+    const r = await post("/api/command", {}, settings);
+    if (r.ok) { $("command").value = r.body.command; $("job").value = r.body.job; valid(); } else error(r.body.error);
+  }, 150);
+}
+
+function bindKey() {
+  for (const name of ["threshold", "smoothing"]) {
+    const input = $(name);
+    input.value = settings[name];
+    $(name + "Out").textContent = Number(settings[name]).toFixed(3);
+    input.addEventListener("input", () => {
+      settings[name] = Number(input.value);
+      $(name + "Out").textContent = settings[name].toFixed(3);
+      refresh(); settingsChanged();
+    });
+  }
+  $("despill").checked = settings.despill;
+  $("despill").addEventListener("change", () => { settings.despill = $("despill").checked; refresh(); settingsChanged(); });
+  $("keyer").value = settings.keyer || "gpuimage";
+  $("keyer").addEventListener("change", () => { settings.keyer = $("keyer").value; refresh(); settingsChanged(); });
+  for (const name of ["choke", "feather"]) {
+    $(name).value = settings[name] || 0;
+    checked($(name), text => /^[0-9]+$/.test(text) && Number(text) <= 64 ? Number(text) : undefined, "0 to 64 pixels",
+            value => { settings[name] = value; refresh(); }, () => settings[name] || 0);
+  }
+  // A plate is read by the server before the picture is asked for with it: one it refuses (no screen, unreadable) is
+  // said, and the last good one kept.
+  $("cleanPlate").value = settings.cleanPlate || "";
+  $("cleanPlate").addEventListener("change", async () => {
+    const before = settings.cleanPlate, text = $("cleanPlate").value.trim();
+    if (text) settings.cleanPlate = text; else delete settings.cleanPlate;
+    const r = await post("/api/command", {}, settings);
+    if (!r.ok) {
+      if (before) settings.cleanPlate = before; else delete settings.cleanPlate;
+      $("cleanPlate").value = before || "";
+      return error(r.body.error);
+    }
+    $("command").value = r.body.command; $("job").value = r.body.job; valid(); refresh();
+  });
+  $("plateButton").addEventListener("click", async () => {
+    const r = await post("/api/plate", { t: $("t").value }, settings);
+    if (!r.ok) return error(r.body.error);
+    settings.cleanPlate = r.body.cleanPlate; $("cleanPlate").value = settings.cleanPlate;
+    status("fx's picture saved as the clean plate: " + settings.cleanPlate, "ok"); refresh(); settingsChanged();
+  });
+  const showKey = () => { $("key").value = settings.keyColor; $("swatch").style.background = "#" + settings.keyColor; };
+  showKey();
+  checked($("key"), text => /^[0-9a-fA-F]{6}$/.test(text) ? text.toUpperCase() : undefined, "RRGGBB, as 00FF00",
+          value => { settings.keyColor = value; $("swatch").style.background = "#" + value; refresh(); }, () => settings.keyColor);
+  $("pickButton").addEventListener("click", () => {
+    picking = true; $("boxes").hidden = true; $("view").value = "fx"; refresh(); status("click on the screen colour in the picture");
+  });
+  $("picture").addEventListener("click", async event => {
+    if (!picking) return;
+    picking = false;
+    $("boxes").hidden = false;
+    const img = $("picture"), box = img.getBoundingClientRect();
+    const x = Math.floor((event.clientX - box.left) * info.width / box.width);
+    const y = Math.floor((event.clientY - box.top) * info.height / box.height);
+    try {
+      settings.keyColor = (await getJSON("/api/pick", { t: $("t").value, x, y })).keyColor;
+      showKey(); status(""); $("view").value = "composite"; refresh(); settingsChanged();
+    } catch (e) { error(e.message); }
+  });
+}
+
+function bindMix() {
+  const table = $("mix");
+  for (const track of info.tracks) {
+    const row = table.insertRow();
+    row.innerHTML = `<td></td><td class="lufs">…</td><td><input type="range" min="-60" max="24" step="0.5" value="0">
+      <output>0</output></td><td><input type="checkbox"></td><td><input size="4" value="0"></td>
+      <td><input size="3" value="0"></td>`;
+    // Each track says which file it is (a concat's clip2:1 is the second clip given, wherever it is moved; a still's
+    // audio2:1 the second sound file).
+    const clip = info.kind === "concat" && /^clip(\d+):/.exec(track.name);
+    const file = clip ? info.clips[Number(clip[1]) - 1].name : track.file;
+    row.cells[0].textContent = track.name;
+    if (file) {
+      row.cells[0].title = file;
+      row.cells[0].append(Object.assign(document.createElement("div"), { className: "file", textContent: file }));
+    }
+    const [gain, mute, offset, duck] = row.querySelectorAll("input");
+    const given = settings.gains[track.name] || 0;
+    if (given * 2 !== Math.round(given * 2)) gain.step = "any";   // a finer gain from the command line, shown as it is
+    gain.value = given;
+    row.querySelector("output").textContent = given;
+    // The server gives the mix track by track (a whole source's gain, offset, mute and duck on each of its tracks).
+    mute.checked = settings.mute.includes(track.name);
+    offset.value = settings.offsets[track.name] || 0;
+    gain.addEventListener("input", () => {
+      row.querySelector("output").textContent = gain.value;
+      settings.gains[track.name] = Number(gain.value); settingsChanged();
+    });
+    mute.addEventListener("change", () => {
+      settings.mute = settings.mute.filter(m => m !== track.name);
+      if (mute.checked) settings.mute.push(track.name);
+      settingsChanged();
+    });
+    checked(offset, text => number(text, -3600, 3600), "seconds, as 0.5 or -1",
+            value => { settings.offsets[track.name] = value; }, () => settings.offsets[track.name] || 0);
+    duck.value = settings.duck[track.name] || 0;
+    checked(duck, text => number(text, 0, 60), "dB from 0 to 60",
+            value => { settings.duck[track.name] = value; }, () => settings.duck[track.name] || 0);
+    row.dataset.track = track.name;
+  }
+  $("loudness").value = settings.loudness ?? "";
+  checked($("loudness"), text => text === "" ? null : number(text, -70, 0), "LUFS from -70 to 0, or empty for off",
+          value => { settings.loudness = value; }, () => settings.loudness ?? "");
+  $("levelMatch").checked = settings.levelMatch;
+  $("levelMatch").addEventListener("change", () => { settings.levelMatch = $("levelMatch").checked; settingsChanged(); });
+  getJSON("/api/loudness").then(levels => {
+    for (const row of table.rows) if (row.dataset.track) {
+      const l = levels[row.dataset.track];
+      row.querySelector(".lufs").textContent = l === undefined ? "silent" : l.toFixed(1);
+    }
+  }).catch(e => error(e.message));
+}
+
+// A number typed in a box, within [lo, hi]; undefined when it is not one.
+function number(text, lo, hi) {
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(text)) return undefined;
+  const x = Number(text);
+  return x >= lo && x <= hi ? x : undefined;
+}
+// A box checked as it is typed in: a good value is taken at once (the command follows); a bad one is marked, said
+// beside the box and at the top, and the last good value is kept (and put back when the box is left).
+function checked(input, parse, what, apply, current) {
+  const note = document.createElement("span");
+  note.className = "note";
+  input.after(note);
+  const check = () => {
+    const value = parse(input.value.trim());
+    if (value === undefined) {
+      input.classList.add("bad");
+      note.textContent = "kept " + current();
+      error(`"${input.value}" is not ${what}; kept ${current()}`);
+      return false;
+    }
+    input.classList.remove("bad");
+    note.textContent = "";
+    apply(value); settingsChanged();
+    return true;
+  };
+  input.addEventListener("input", check);
+  input.addEventListener("change", () => {
+    if (!check()) { input.value = current(); input.classList.remove("bad"); note.textContent = ""; }
+  });
+}
+
+async function render(overwrite) {
+  const r = await post("/api/render", overwrite ? { overwrite: "1" } : {}, settings);
+  if (r.status === 409 && !overwrite) {
+    if (confirm(r.body.error + "?")) return render(true);
+    return;
+  }
+  if (!r.ok) { error(r.body.error); return; }
+  status("rendering …");
+  $("progress").hidden = false;
+  const poll = setInterval(async () => {
+    const s = await getJSON("/api/render");
+    $("progress").value = s.progress;
+    if (s.state !== "running") {
+      clearInterval(poll);
+      $("progress").hidden = true;
+      if (s.state === "done") status("written: " + s.output, "ok"); else error("failed: " + s.error);
+    }
+  }, 300);
+}
+
+// A few seconds around T, picture and mixed sound, rendered by mixwrite as the movie will have them.
+// window.mwAudition: how long the last one took (click to playable), for the benchmark.
+async function audition() {
+  const button = $("auditionButton"), started = performance.now();
+  button.disabled = true; status("making the audition …");
+  $("audition").pause();   // the last one stops: it would take the cores the new one is made on
+  try {
+    const r = await fetch(api("/api/audition", { t: $("t").value }), { method: "POST",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(settings) });
+    if (!r.ok) { error((await r.json()).error); return; }
+    const video = $("audition");
+    if (video.src) URL.revokeObjectURL(video.src);
+    video.src = URL.createObjectURL(await r.blob());
+    await new Promise((done, fail) => { video.oncanplay = done; video.onerror = () => fail(new Error("the audition cannot be played")); });
+    window.mwAudition = performance.now() - started;
+    status("");
+    applyZoom();
+    video.play().catch(() => {});
+  } catch (e) { error(e.message); } finally { button.disabled = false; }
+}
+
+async function start() {
+  info = await getJSON("/api/info");
+  window.mwInfo = info;   // the page's tests read the layout it drew from (a module's names are its own)
+  settings = info.settings;
+  document.title = "mixwrite tune: " + info.kind;
+  if (!info.width) { $("pictures").style.display = "none"; status("sound only: no picture; the mix, its audition and the render"); }
+  for (const e of document.querySelectorAll("[data-kinds]"))
+    if (e.dataset.kinds.split(" ").includes(info.kind)) e.style.display = e.tagName === "LABEL" ? "flex" : "block";
+  settings.gains = settings.gains || {}; settings.mute = settings.mute || []; settings.offsets = settings.offsets || {};
+  settings.duck = settings.duck || {};
+  if (info.image) $("stillImage").textContent = info.image;
+  const t = $("t");
+  t.max = Math.max(0, info.duration - 1 / info.frameRate);
+  t.step = 1 / info.frameRate;
+  // It opens in the middle of where fx shows (not of the movie, which may go on after fx ends); others in the middle.
+  t.value = Math.min(Math.min(info.fxDuration ?? info.duration, info.duration) / 2, Number(t.max)).toFixed(3);
+  const showTime = () => { $("tOut").textContent = Number(t.value).toFixed(2) + " s"; };
+  showTime();
+  t.addEventListener("input", () => { showTime(); refresh(); });
+  $("view").addEventListener("change", () => refresh());
+  $("zoom").addEventListener("change", applyZoom);
+  window.addEventListener("resize", applyZoom);
+  $("output").textContent = info.output;
+  $("render").addEventListener("click", () => render(false));
+  $("auditionButton").addEventListener("click", audition);
+  for (const b of document.querySelectorAll("[data-copy]")) {
+    b.addEventListener("click", async () => {
+      let said = "copied";
+      try { await navigator.clipboard.writeText($(b.dataset.copy).value); } catch { $(b.dataset.copy).select(); said = "selected: press Ctrl+C"; }
+      b.textContent = said;
+      setTimeout(() => { b.textContent = "copy"; }, 1500);
+    });
+  }
+  if (info.kind === "blend") { bindKey(); drawLayers(); }
+  bindFrame();
+  bindMix();
+  drawTimeline();
+  drawClips();
+  refresh();
+  settingsChanged();
+}
+start().catch(e => error(e.message));
