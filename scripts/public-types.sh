@@ -16,7 +16,8 @@ for path in sorted(glob.glob('Sources/MixWrite/**/*.swift', recursive=True)):
         indent = len(m.group(1))
         if spi_depth is not None and indent <= spi_depth:
             spi_depth = None
-        spi = m.group(2) or (i > 0 and lines[i - 1].strip().startswith('@_spi'))
+        # An attribute on the line before counts when it is the line's whole text (not another declaration's).
+        spi = m.group(2) or (i > 0 and re.fullmatch(r'@_spi\(\w+\)', lines[i - 1].strip()))
         if spi:
             if spi_depth is None:
                 spi_depth = indent

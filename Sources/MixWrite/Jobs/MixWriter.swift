@@ -212,13 +212,13 @@ public struct MixWriter: Sendable {
     /// What one stage did, and wall seconds from its start to its last packet.
     private struct StageResult: Sendable {
         let name: String
-        let outcome: AudioMixStage.Outcome
+        let outcome: StageOutcome
         let seconds: Double
     }
 
     /// Runs one stage; its failure stops the writer at once, so the other stage never waits on it.
     private static func stage(_ writer: AssetWriter, name: String,
-                              _ body: () async throws -> AudioMixStage.Outcome) async throws -> StageResult {
+                              _ body: () async throws -> StageOutcome) async throws -> StageResult {
         let started = ContinuousClock.now
         do {
             let outcome = try await body()

@@ -10,15 +10,8 @@ struct AudioMixStage: Sendable {
     /// nil: this stage runs them.
     var published: (report: LoudnessReport?, warnings: [String])? = nil
 
-    /// What a stage did: damaged packets it stepped over; for the audio, the loudness and any warning.
-    struct Outcome: Sendable {
-        var damaged: Int
-        var loudness: LoudnessReport? = nil
-        var warnings: [String] = []
-    }
-
     /// Runs to the end, then marks the track finished.
-    func run(into input: AssetWriterInput) async throws -> Outcome {
+    func run(into input: AssetWriterInput) async throws -> StageOutcome {
         guard plan.codec == .aac else { return try await runOneEncoder(into: input) }
         let aac: SegmentedAAC
         do { aac = try SegmentedAAC(sampleRate: plan.sampleRate, channels: plan.channels, bitRate: plan.bitRate) } catch {
@@ -33,7 +26,7 @@ struct AudioMixStage: Sendable {
             try await aac.encode(reader.next, deliver: input.append)
         }
         try await input.finish()
-        return Outcome(damaged: reader.damagedPackets, loudness: published.report, warnings: published.warnings)
+        return StageOutcome(damaged: reader.damagedPackets, loudness: published.report, warnings: published.warnings)
     }
 
     /// The plan after the publishing passes: run here, or before (`published`).
@@ -44,7 +37,7 @@ struct AudioMixStage: Sendable {
 
     /// Opus, FLAC or PCM: one encoder over the whole mix (each is far cheaper than AAC's; Opus's own frames of 20 ms,
     /// FLAC's of 4608 samples, PCM's of 1024), the samples interleaved as it takes them.
-    private func runOneEncoder(into input: AssetWriterInput) async throws -> Outcome {
+    private func runOneEncoder(into input: AssetWriterInput) async throws -> StageOutcome {
         let encoder: Encoder
         do {
             encoder = try Encoder(audio: plan.codec, sampleRate: plan.sampleRate, channels: plan.channels, bitRate: plan.bitRate,
@@ -74,7 +67,7 @@ struct AudioMixStage: Sendable {
         }
         do { for packet in try encoder.drain() { try await input.append(packet) } } catch let e as FFmpegError { throw failed(e) }
         try await input.finish()
-        return Outcome(damaged: reader.damagedPackets, loudness: published.report, warnings: published.warnings)
+        return StageOutcome(damaged: reader.damagedPackets, loudness: published.report, warnings: published.warnings)
     }
 
     /// Level matching and the loudness gain, from passes that decode and mix sound only: each track alone

@@ -46,21 +46,3 @@ struct KeyLayerStage: VideoStage {
         return reader.damagedPackets
     }
 }
-
-extension KeyAlpha {
-    /// fx's opacity as the last `read` found it, into `layer`'s alpha plane (yuva420p, the same size): 255 where fx
-    /// is kept, 0 where the key takes it out, rounded.
-    func opacity(into layer: Frame) {
-        // 255 − ⌊(255·d + 109) / 219⌋ for d in 0…219 (the flats' span), the division as a multiply and a shift (exact
-        // there: checked for every d), in wrapping arithmetic the compiler can vectorize.
-        precondition(KeyAlpha.span(ofPlane: 0) == 219)
-        for y in 0..<layer.height {
-            let lo = overLow.plane(0) + y * overLow.stride(0), hi = overHigh.plane(0) + y * overHigh.stride(0)
-            let out = layer.plane(3) + y * layer.stride(3)
-            for x in 0..<layer.width {
-                let d = UInt32(min(max(Int32(hi[x]) &- Int32(lo[x]), 0), 219))
-                out[x] = UInt8(truncatingIfNeeded: 255 &- (((255 &* d &+ 109) &* 19152) &>> 22))
-            }
-        }
-    }
-}

@@ -69,6 +69,14 @@ extension VideoStage {
     var compositing: String? { nil }
 }
 
+/// What a stage, video or audio, hands `MixWriter` when it ends: the damaged packets it stepped over; the audio's
+/// loudness and warnings.
+struct StageOutcome: Sendable {
+    var damaged: Int
+    var loudness: LoudnessReport? = nil
+    var warnings: [String] = []
+}
+
 /// What a video stage wrote, as the report tells it (`Report.Video`).
 struct WrittenVideo: Sendable {
     var width: Int
