@@ -64,7 +64,7 @@ struct Batch: AsyncParsableCommand {
         }
         if join {
             if shard != nil { throw MixWriteError.usage("--join joins every job of the file: --shard does not go with it") }
-            summarize(file.join())
+            summarize(await file.join())
             return
         }
         let entries = try selectShard(file)
@@ -86,7 +86,7 @@ struct Batch: AsyncParsableCommand {
                 let parts = results.filter { $0.index == i }
                 return parts.count == parts.first?.parts && parts.allSatisfy { $0.status != .failed }
             }
-            results += file.join(complete.sorted())
+            results += await file.join(complete.sorted())
         }
         summarize(results)
     }

@@ -28,7 +28,7 @@ struct Join: AsyncParsableCommand {
     var quiet = false
 
     func run() async throws {
-        let report = try MixWriter.join(output, overwrite: overwrite, keepParts: keepParts)
+        let report = try await MixWriter.join(output, overwrite: overwrite, keepParts: keepParts)
         if !quiet { for w in report.warnings { writeError("mixwrite: warning: \(w)\n") } }
         if json {
             printJSON(report)

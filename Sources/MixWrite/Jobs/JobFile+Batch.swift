@@ -130,22 +130,27 @@ extension JobFile {
 
     /// Joins the parts of every job with `parts` among `indices` (all by default): `batch --join`, a scheduler's
     /// step after the parts' tasks. A job already joined (its output there, its parts gone) is skipped.
-    public func join(_ indices: [Int]? = nil) -> [BatchResult] {
-        (indices ?? Array(jobs.indices)).compactMap { i -> BatchResult? in
-            guard let job = jobs[i] as? any PartedJob, let n = job.parts else { return nil }
+    public func join(_ indices: [Int]? = nil) async -> [BatchResult] {
+        var results: [BatchResult] = []
+        for i in indices ?? Array(jobs.indices) {
+            guard let job = jobs[i] as? any PartedJob, let n = job.parts else { continue }
             let started = ContinuousClock.now
             var result = BatchResult(index: i, parts: n, joined: true, kind: job.kind, output: job.output, status: .done,
                                      error: nil, exitCode: nil, seconds: 0, report: nil)
             var st = stat()
             if stat(PartFolder.path(of: job.output), &st) != 0 && FileManager.default.fileExists(atPath: job.output) {
                 result.status = .skipped
-                return result
+                results.append(result)
+                continue
             }
-            result.end(Result { () throws(MixWriteError) in
-                try PartJoiner(output: job.output, job: job.sharedEntry).join(overwrite: job.overwrite, keepParts: false)
-            }, started: started)
-            return result
+            let joined: Result<Report, MixWriteError>
+            do { joined = .success(try await PartJoiner(output: job.output, job: job.sharedEntry).join(overwrite: job.overwrite, keepParts: false)) } catch {
+                joined = .failure(error)
+            }
+            result.end(joined, started: started)
+            results.append(result)
         }
+        return results
     }
 
     /// Every task of the file, in order: a job, or each part of a job with `parts` (1 … N; an entry that names its

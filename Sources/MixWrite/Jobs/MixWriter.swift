@@ -92,8 +92,8 @@ public struct MixWriter: Sendable {
     /// `mixwrite join OUT`: writes OUT from the parts that `--parts N --part K` rendered into `OUT.parts/`, by
     /// copying their packets (nothing decoded), after checking that every part is there, complete, and of one job;
     /// then removes `OUT.parts/` unless `keepParts`. `overwrite` (or the job's own `-y`) replaces an existing OUT.
-    public static func join(_ output: String, overwrite: Bool = false, keepParts: Bool = false) throws(MixWriteError) -> Report {
-        try PartJoiner(output: output).join(overwrite: overwrite, keepParts: keepParts)
+    public static func join(_ output: String, overwrite: Bool = false, keepParts: Bool = false) async throws(MixWriteError) -> Report {
+        try await PartJoiner(output: output).join(overwrite: overwrite, keepParts: keepParts)
     }
 
     /// Runs the job to the end and reports what was written. Throws `MixWriteError`; on any failure or

@@ -73,26 +73,27 @@ struct PartJoiner {
     }
 
     /// Copies every part's packets into OUT, then removes the parts unless `keepParts`.
-    func join(overwrite: Bool, keepParts: Bool) throws(MixWriteError) -> Report {
+    func join(overwrite: Bool, keepParts: Bool) async throws(MixWriteError) -> Report {
         let started = ContinuousClock.now
         let first = records[0]
         let final = try OutputFile(path: output, overwrite: overwrite || first.overwrite, inputs: first.inputs.map(\.path))
-        let muxer: Muxer
-        do { muxer = try Muxer(path: final.temporaryPath, format: final.container.muxerName) } catch {
-            throw .output(file: output, error.isNoSpace ? "no space left on device" : "cannot be created (\(error.message.lowercased()))")
-        }
+        var parts = try records.map { (record) throws(MixWriteError) in try OpenPart(record, of: output) }
+        // The streams as part 1 has them (their parameter sets must be every part's), its stems' titles and the
+        // chapters, written by the writer every render writes through (queueing without a limit: one task appends).
+        let chapters = first.chapters.map { c in (title: c.title, start: MediaTime(seconds: String(c.start)) ?? .zero,
+                                                  end: MediaTime(seconds: String(c.end)) ?? .zero) }
+        let writer = try AssetWriter(output: final, tracks: parts[0].kinds, chapters: chapters, queueLimit: .max, stems: first.stems)
         do {
-            try copyParts(into: muxer, final: final)
+            for part in parts.dropFirst() { try part.check(against: parts[0]) }
+            try await Self.start(writer, parts[0].parameters)
+            let timeBases = parts[0].parameters.map(\.timeBase)
+            for k in parts.indices { try await parts[k].copy(into: writer.inputs, timeBases: timeBases) }
+            for input in writer.inputs { try await input.finish() }
+            _ = try await writer.finish()
         } catch {
-            muxer.abandon()
-            final.discard()
-            throw error
+            await writer.abandon(error)
+            throw error as? MixWriteError ?? .processing(error, file: output)
         }
-        do { try muxer.finish() } catch {
-            final.discard()
-            throw .processing(error, file: output)
-        }
-        try final.commit()
         if !keepParts {
             for r in records {
                 let s = PartSelection(index: r.part, count: r.parts)
@@ -104,89 +105,11 @@ struct PartJoiner {
         return report(started: started)
     }
 
-    /// Streams as part 1 has them (their parameter sets must be every part's), chapters, then each part's packets
-    /// moved onto the whole timeline: its pictures by its first frame's time, its sound by its origin's samples.
-    private func copyParts(into muxer: Muxer, final: OutputFile) throws(MixWriteError) {
-        let first = records[0]
-        let rate = Rational(parsing: first.frameRate) ?? Rational(30, 1)
-        var streams: [(parameters: CodecParameters, index: Int)] = []
-        var interleaver: PacketInterleaver?
-        var audioSeen = 0
-        for record in records {
-            let selection = PartSelection(index: record.part, count: record.parts)
-            let path = PartFolder.movie(selection, of: output)
-            let demuxer: Demuxer
-            do { demuxer = try Demuxer(url: path) } catch { throw .input(file: path, MediaFile.explain(error)) }
-            guard demuxer.streams.count == record.packets.count else {
-                throw .input(file: path, "has \(demuxer.streams.count) streams, its record says \(record.packets.count): damaged")
-            }
-            var parameters: [CodecParameters] = []
-            for s in demuxer.streams {
-                do { parameters.append(try demuxer.codecParameters(s.index, ours: true)) } catch { throw .input(file: path, MediaFile.explain(error)) }
-            }
-            if streams.isEmpty {
-                do {
-                    for (i, p) in parameters.enumerated() {
-                        let audioIndex = demuxer.streams[i].kind == .audio ? audioSeen : nil
-                        if audioIndex != nil { audioSeen += 1 }
-                        let stem = audioIndex.flatMap { $0 >= 1 && $0 - 1 < first.stems.count ? first.stems[$0 - 1] : nil }
-                        let isDefault: Bool? = first.stems.isEmpty ? nil : stem == nil
-                        streams.append((p, try muxer.addStream(p, title: stem, isDefault: isDefault)))
-                    }
-                    for (i, c) in first.chapters.enumerated() {
-                        try muxer.addChapter(id: i + 1, start: MediaTime(seconds: String(c.start)) ?? .zero,
-                                             end: MediaTime(seconds: String(c.end)) ?? .zero, title: c.title)
-                    }
-                    try muxer.writeHeader(fastStart: final.container.fastStart)
-                } catch { throw .processing(error, file: output) }
-            } else {
-                for (i, p) in parameters.enumerated() where p.codecName != streams[i].parameters.codecName || p.extradata != streams[i].parameters.extradata {
-                    throw .input(file: path, "stream #\(i) was encoded with other parameters than part 1's (\(p.codecName)); render it again")
-                }
-            }
-            if interleaver == nil { interleaver = PacketInterleaver(muxer: muxer, streams: streams.map(\.index)) }
-            try copy(demuxer, of: record, from: path, rate: rate, into: interleaver!)
-        }
-        do { try interleaver?.finish() } catch { throw .processing(error, file: output) }
-    }
-
-    /// One part's packets, each stream's timestamps moved by the part's place, counted against its record. The
-    /// pictures move by the part's first frame's time; the sound so that its first packet lands on the packet of
-    /// the whole stream its record names. (Not by the part's own start time: a MOV states a late start as an edit
-    /// in milliseconds, 480 samples where the part wrote 512.)
-    private func copy(_ demuxer: Demuxer, of record: PartRecord, from path: String, rate: Rational,
-                      into interleaver: PacketInterleaver) throws(MixWriteError) {
-        let start = MediaTime(frames: Int64(record.firstFrame), rate: rate)
-        var shifts: [Int64?] = demuxer.streams.map { s in s.kind == .audio ? (record.audioFirst == nil ? 0 : nil) : start.ticks(in: s.timeBase) }
-        var counts = Array(repeating: 0, count: demuxer.streams.count)
-        let packet = Packet()
-        while true {
-            let more: Bool
-            do { more = try demuxer.read(into: packet) } catch { throw .input(file: path, "cannot be read to its end: damaged; render it again") }
-            guard more else { break }
-            let i = packet.streamIndex
-            guard i < counts.count else { continue }
-            if shifts[i] == nil, let first = record.audioFirst, let sampleRate = record.sampleRate, let pts = packet.pts {
-                shifts[i] = MediaTime(value: first, timescale: Int32(sampleRate)).ticks(in: demuxer.streams[i].timeBase) - pts
-            }
-            let shift = shifts[i] ?? 0
-            counts[i] += 1
-            packet.pts = packet.pts.map { $0 + shift }
-            packet.dts = packet.dts.map { $0 + shift }
-            // The joined track's ends are the record's (the priming's pts, the last packet's length), not where a part's
-            // own edit list trimmed it: what FFmpeg 9.0's demuxer says of that is dropped.
-            if demuxer.streams[i].kind == .audio { packet.removeSkipSamples() }
-            if counts[i] == record.packets[i], demuxer.streams[i].kind == .audio, let end = record.audioEnd,
-               let sampleRate = record.sampleRate, let pts = packet.pts {
-                packet.duration = MediaTime(value: end, timescale: Int32(sampleRate)).ticks(in: demuxer.streams[i].timeBase) - pts
-            }
-            do { try interleaver.add(packet, stream: i, timeBase: demuxer.streams[i].timeBase) } catch {
-                throw .processing(error, file: output)
-            }
-        }
-        guard counts == record.packets else {
-            throw .input(file: path, "holds \(counts.map(String.init).joined(separator: "+")) packets, its record says "
-                         + "\(record.packets.map(String.init).joined(separator: "+")): damaged; render it again")
+    /// Starts every track at once (the header is written when the last one registers).
+    private static func start(_ writer: AssetWriter, _ parameters: [CodecParameters]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (input, p) in zip(writer.inputs, parameters) { group.addTask { try await input.start(p) } }
+            try await group.waitForAll()
         }
     }
 
@@ -212,37 +135,84 @@ struct PartJoiner {
     }
 }
 
-/// Writes packets in decode-time order across the streams, as `AssetWriter` does, through `av_write_frame`. (Left to
-/// the muxer's own interleaving, Matroska's timestamps moved by 21 ms: it takes its shift from the first packet
-/// handed to it, here the sound's priming, where a single render hands it the first picture first.)
-final class PacketInterleaver {
-    private let muxer: Muxer
-    /// The output stream of each queue.
-    private let streams: [Int]
-    private var queues: [[(packet: Packet, time: MediaTime, timeBase: Rational)]]
+/// One part's movie, open: its streams' kinds and parameters, its packets copied onto the whole movie's timeline.
+private struct OpenPart {
+    let record: PartRecord
+    let path: String
+    let demuxer: Demuxer
+    let parameters: [CodecParameters]
 
-    init(muxer: Muxer, streams: [Int]) {
-        self.muxer = muxer
-        self.streams = streams
-        queues = Array(repeating: [], count: streams.count)
-    }
-
-    /// Queues a copy of `packet` (of queue `stream`, timed in `timeBase`; `packet` is left blank) and writes what can
-    /// be written: while every stream has a packet waiting, the earliest.
-    func add(_ packet: Packet, stream: Int, timeBase: Rational) throws(FFmpegError) {
-        let time = MediaTime(ticks: packet.dts ?? packet.pts ?? 0, timeBase: timeBase)
-        queues[stream].append((packet.take(), time, timeBase))
-        try drain(all: false)
-    }
-
-    /// Writes whatever is still queued.
-    func finish() throws(FFmpegError) { try drain(all: true) }
-
-    private func drain(all: Bool) throws(FFmpegError) {
-        while all || queues.allSatisfy({ !$0.isEmpty }) {
-            guard let i = queues.indices.filter({ !queues[$0].isEmpty }).min(by: { queues[$0][0].time < queues[$1][0].time }) else { return }
-            let next = queues[i].removeFirst()
-            try muxer.write(next.packet, stream: streams[i], timeBase: next.timeBase)
+    init(_ record: PartRecord, of output: String) throws(MixWriteError) {
+        self.record = record
+        path = PartFolder.movie(PartSelection(index: record.part, count: record.parts), of: output)
+        do { demuxer = try Demuxer(url: path) } catch { throw .input(file: path, MediaFile.explain(error)) }
+        guard demuxer.streams.count == record.packets.count else {
+            throw .input(file: path, "has \(demuxer.streams.count) streams, its record says \(record.packets.count): damaged")
         }
+        var parameters: [CodecParameters] = []
+        for s in demuxer.streams {
+            do { parameters.append(try demuxer.codecParameters(s.index, ours: true)) } catch { throw .input(file: path, MediaFile.explain(error)) }
+        }
+        self.parameters = parameters
+    }
+
+    var kinds: [AssetWriter.TrackKind] { demuxer.streams.map { $0.kind == .audio ? .audio : .video } }
+
+    /// The same streams, encoded with the same parameters, as `first`'s.
+    func check(against first: OpenPart) throws(MixWriteError) {
+        for (i, p) in parameters.enumerated() where i >= first.parameters.count || p.codecName != first.parameters[i].codecName
+            || p.extradata != first.parameters[i].extradata {
+            throw .input(file: path, "stream #\(i) was encoded with other parameters than part 1's (\(p.codecName)); render it again")
+        }
+    }
+
+    /// Its packets, each stream's timestamps moved by the part's place (then into part 1's time base, `timeBases`),
+    /// counted against its record. The pictures move by the part's first frame's time; the sound so that its first
+    /// packet lands on the packet of the whole stream its record names. (Not by the part's own start time: a MOV
+    /// states a late start as an edit in milliseconds, 480 samples where the part wrote 512.)
+    mutating func copy(into inputs: [AssetWriterInput], timeBases: [Rational]) async throws {
+        let rate = Rational(parsing: record.frameRate) ?? Rational(30, 1)
+        let start = MediaTime(frames: Int64(record.firstFrame), rate: rate)
+        let streams = demuxer.streams
+        var shifts: [Int64?] = streams.map { s in s.kind == .audio ? (record.audioFirst == nil ? 0 : nil) : start.ticks(in: s.timeBase) }
+        var counts = Array(repeating: 0, count: streams.count)
+        let packet = Packet()
+        while true {
+            let more: Bool
+            do { more = try demuxer.read(into: packet) } catch { throw MixWriteError.input(file: path, "cannot be read to its end: damaged; render it again") }
+            guard more else { break }
+            let i = packet.streamIndex
+            guard i < counts.count else { continue }
+            if shifts[i] == nil, let first = record.audioFirst, let sampleRate = record.sampleRate, let pts = packet.pts {
+                shifts[i] = MediaTime(value: first, timescale: Int32(sampleRate)).ticks(in: streams[i].timeBase) - pts
+            }
+            let shift = shifts[i] ?? 0
+            counts[i] += 1
+            var encoded = packet.encoded
+            encoded.pts = encoded.pts.map { $0 + shift }
+            encoded.dts = encoded.dts.map { $0 + shift }
+            // The joined track's ends are the record's (the priming's pts, the last packet's length), not where a part's
+            // own edit list trimmed it: FFmpeg 9.0's skip samples are not carried.
+            if counts[i] == record.packets[i], streams[i].kind == .audio, let end = record.audioEnd,
+               let sampleRate = record.sampleRate, let pts = encoded.pts {
+                encoded.duration = MediaTime(value: end, timescale: Int32(sampleRate)).ticks(in: streams[i].timeBase) - pts
+            }
+            try await inputs[i].append(encoded.rescaled(from: streams[i].timeBase, to: timeBases[i]))
+        }
+        guard counts == record.packets else {
+            throw MixWriteError.input(file: path, "holds \(counts.map(String.init).joined(separator: "+")) packets, its record says "
+                                      + "\(record.packets.map(String.init).joined(separator: "+")): damaged; render it again")
+        }
+    }
+}
+
+extension EncodedPacket {
+    /// Its times in another time base (itself when the same: a part's streams have part 1's).
+    func rescaled(from a: Rational, to b: Rational) -> EncodedPacket {
+        guard a != b else { return self }
+        var p = self
+        let move = { (t: Int64) in MediaTime(ticks: t, timeBase: a).ticks(in: b) }
+        (p.pts, p.dts, p.duration) = (pts.map(move), dts.map(move), move(duration))
+        return p
     }
 }
