@@ -160,6 +160,51 @@ struct DescriptionTests {
         }
     }
 
+    @Test("every declared default is the field's initial value: a blank job writes none of its options, and a default read into it changes nothing")
+    func defaultsAreInitialValues() throws {
+        func check<J: DescribedJob & Encodable & Decodable>(_ type: J.Type) throws {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            // The inputs and the output (in their places on the command line, or -o): given, so that the entry decodes.
+            let files = J.options.filter { o in
+                switch (o.declaration.shape, o.declaration.form) {
+                case (.path, .named), (.paths, .named): return o.declaration.required
+                case (.path, _), (.paths, _): return true
+                default: return false
+                }
+            }
+            for o in J.options where !files.map(\.name).contains(o.name) {
+                #expect(o.write(J.blank) == nil, "\(J.kind): --\(o.name)'s field starts away from its declared default")
+            }
+            var entry: [String: Any] = ["kind": J.kind]
+            for o in files {
+                if case .paths = o.declaration.shape { entry[o.name] = ["a.mov"] } else { entry[o.name] = "a.mov" }
+            }
+            let plain = try JSONDecoder().decode(J.self, from: JSONSerialization.data(withJSONObject: entry))
+            var defaults = 0
+            for o in J.options {
+                let given: Any
+                switch o.declaration.defaultValue {
+                case .number(let x)?: given = x
+                case .text(let t)?: given = t
+                case nil: continue
+                case let other?: Issue.record("\(J.kind): --\(o.name)'s default \(other) is of no kind a default takes"); continue
+                }
+                defaults += 1
+                var with = entry
+                with[o.name] = given
+                let read = try JSONDecoder().decode(J.self, from: JSONSerialization.data(withJSONObject: with))
+                #expect(try encoder.encode(read) == encoder.encode(plain), "\(J.kind): --\(o.name) \(given), its declared default, changes the job")
+            }
+            #expect(defaults >= 3, "\(J.kind): the defaults were read")
+        }
+        try check(BlendJob.self)
+        try check(ConcatJob.self)
+        try check(StillJob.self)
+        try check(RemixJob.self)
+        try check(KeyJob.self)
+    }
+
     @Test("a kind's entry decoded as another kind, and an entry with a misspelt key, are refused with the key named")
     func refusals() throws {
         let blend = #"{"kind": "blend", "fx": "a.mov", "base": "b.mov", "output": "o.mov"}"#

@@ -57,24 +57,25 @@ public struct AudioOptions: Sendable {
 
     /// Every option but the files.
     static var options: [JobOption<AudioOptions>] {
-        [
-            .choice("audio-tracks", \.tracks, default: .all, help: "Which audio tracks of each input: all, first or none."),
+        let initial = AudioOptions()
+        return [
+            .choice("audio-tracks", \.tracks, default: initial.tracks, help: "Which audio tracks of each input: all, first or none."),
             .texts("mute", \.mute, valueName: "SOURCE", help: "Leave out a source (fx, base, audio1 …) or one track (fx:2); repeatable."),
             .pairs("gain", \.gains, -60...24, unit: "dB", help: "Gain of a source or track, as SOURCE=DB (e.g. fx=-6); repeatable."),
             .pairs("offset", \.offsets, 0...3600, unit: "seconds",
                    help: "Start a source's sound later, with silence before it, as SOURCE=SECONDS; repeatable. Its sound only: --at moves an fx's picture and sound together."),
-            .choice("mix", \.mode, default: .sum, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
+            .choice("mix", \.mode, default: initial.mode, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
             .integer("channels", \.channels, 1...2, help: "Output channels, 1 or 2 (default: stereo if any source has two or more)."),
             .integer("sample-rate", \.sampleRate, nil, valueName: "HZ", help: "Output sample rate in Hz (default 48000)."),
             .choice("audio-codec", \.codec, help: "Audio codec: aac, opus, flac or pcm (default: aac; a .webm's opus)."),
             .flag("stems", \.stems, help: "After the mix, every source track on its own, as it enters the mix (not played by default)."),
             JobOption(OptionDeclaration("audio-bitrate", .text(pattern: "^[0-9]+k?$", orNumber: true), valueName: "RATE",
-                                        default: .text("192k"), help: "AAC or Opus bit rate, e.g. 192k."),
+                                        default: .text(OptionValue.bitRateText(initial.bitRate)), help: "AAC or Opus bit rate, e.g. 192k."),
                       read: { (a, input) throws(JobProblem) in
                           let what = "must be a bit rate such as \"192k\""
                           guard let n = OptionValue.bitRate(try input.text(what)) else { throw input.problem(what) }
                           a.bitRate = n
-                      }, write: { $0.bitRate == 192_000 ? nil : .text(String($0.bitRate)) }),
+                      }, write: { $0.bitRate == initial.bitRate ? nil : .text(String($0.bitRate)) }),
             .number("loudness", \.loudness, -50 ... -5, unit: "LUFS", valueName: "LUFS",
                     help: "Integrated loudness of the output in LUFS (EBU R128), e.g. -16 (web, podcast), -23 (broadcast), -14 (streaming)."),
             .number("true-peak", \.truePeak, -9...0, unit: "dBTP", valueName: "DBTP", help: "True-peak ceiling with --loudness, in dBTP (default -1)."),
@@ -88,8 +89,8 @@ public struct AudioOptions: Sendable {
                           case .second(let names): a.duck = Dictionary(names.map { ($0, defaultDuckDB) }, uniquingKeysWith: { x, _ in x })
                           }
                       }, write: { $0.duck.isEmpty ? nil : .pairs($0.duck) }),
-            .number("fade-in", \.fadeIn, default: 0, 0...600, unit: "seconds", valueName: "S", help: "Fade the mix in over S seconds."),
-            .number("fade-out", \.fadeOut, default: 0, 0...600, unit: "seconds", valueName: "S", help: "Fade the mix out over its last S seconds."),
+            .number("fade-in", \.fadeIn, default: initial.fadeIn, 0...600, unit: "seconds", valueName: "S", help: "Fade the mix in over S seconds."),
+            .number("fade-out", \.fadeOut, default: initial.fadeOut, 0...600, unit: "seconds", valueName: "S", help: "Fade the mix out over its last S seconds."),
         ]
     }
 

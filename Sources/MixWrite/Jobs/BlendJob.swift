@@ -78,8 +78,8 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         [.path("fx", \.fx, required: false, help: "The effect clip, shot on a green (or --key-color) screen (none when --layer gives every layer)."),
          .path("base", \.base, help: "The clip shown where FX is keyed out."),
          .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm).")]
-            + PictureSettings.options(PictureSettings(fit: .stretch)).map { $0.lifted(\.picture) }
-            + [.choice("duration", \.duration, default: .base, help: "Which input sets the output length: base, fx, shortest or longest.")]
+            + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) }
+            + [.choice("duration", \.duration, default: blank.duration, help: "Which input sets the output length: base, fx, shortest or longest.")]
             + excerptOptions + [compositingOption, hdrOption] + keyOptions
             + LayerPlacement.options.map { $0.lifted(\.placement) } + [layersOption]
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
@@ -87,7 +87,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
     }
 
     static var compositingOption: JobOption<Self> {
-        .choice("key", \.compositing, default: .auto,
+        .choice("key", \.compositing, default: blank.compositing,
                 help: "How fx is laid over base: auto (by fx's own alpha when it has one, else the chroma key), chroma, alpha or none (as it is, opaque: a picture-in-picture).")
     }
 

@@ -89,7 +89,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
             .hdr(\.keepHDR, help: "sdr: an HDR clip tone-mapped to SDR BT.709; keep: HDR clips kept (HEVC Main 10, the first HDR clip's HLG or PQ),"
                  + " an SDR clip placed at 203 cd/m², one of the other transfer converted by zscale."),
         ]
-        return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + own + transitionOptions
+        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + own + transitionOptions
             + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
@@ -119,7 +119,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
     /// `transition`, `transition-at` and `transition-curve`.
     static var transitionOptions: [JobOption<Self>] {
         [JobOption(OptionDeclaration("transition", .text(pattern: Transition.pattern, orNumber: false), valueName: "KIND[:S]",
-                                     default: .text("cut"),
+                                     default: .text(blank.transition.description),
                                      help: "How each clip gives way to the next: cut, or an xfade transition over S seconds (1 if not given), the clips"
                                         + " overlapping by S, the sound cross-faded: " + Transition.Kind.allCases.dropFirst().map(\.rawValue).joined(separator: ", ") + "."),
                    read: { (job, input) throws(JobProblem) in
@@ -128,7 +128,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
                        case .success(let t): job.transition = t
                        case .failure(let problem): throw input.problem("(every boundary): \(problem)")
                        }
-                   }, write: { $0.transition == .cut ? nil : .text($0.transition.description) }),
+                   }, write: { $0.transition == blank.transition ? nil : .text($0.transition.description) }),
          JobOption(OptionDeclaration("transition-at", .texts, valueName: "K=KIND[:S]",
                                      help: "The transition between clips K and K+1 (K from 1) instead of --transition's; repeatable."),
                    read: { (job, input) throws(JobProblem) in
@@ -139,7 +139,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
                    }, write: { job in
                        job.transitionsAt.isEmpty ? nil : .texts(job.transitionsAt.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
                    }),
-         .choice("transition-curve", \.transitionCurve, default: .qsin,
+         .choice("transition-curve", \.transitionCurve, default: blank.transitionCurve,
                  help: "The sound's cross-fade over a transition, by afade's curves: qsin (equal power), tri (linear) …")]
     }
 

@@ -34,7 +34,7 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
             .path("fx", \.fx, help: "The effect clip, shot on a green (or --key-color) screen."),
             .path("output", \.output, form: .short("-o"), help: "The layer to write: .mov (ProRes 4444), .webm (VP9 with alpha) or .mkv."),
         ]
-        return inputs + PictureSettings.options(PictureSettings(fit: .stretch, proresProfile: .p4444), codecs: [.prores, .vp9],
+        return inputs + PictureSettings.options(blank.picture, codecs: [.prores, .vp9],
                                                why: "drops the layer's alpha")
             .map { $0.lifted(\.picture) }
             + keyOptions

@@ -85,10 +85,10 @@ extension KeyedJob {
                     help: "How far from the key colour a pixel is still keyed out, 0 to 1 (GPUImage's thresholdSensitivity)."),
             .number("smoothing", \.key.smoothing, default: defaults.smoothing, 0...1, help: "The width of the soft edge past the threshold, 0 to 1."),
             .flag("despill", \.key.despill, help: "Pull the key colour's spill out of fx's kept pixels near the key (--keyer gpuimage)."),
-            .choice("keyer", \.key.keyer, default: .gpuimage,
+            .choice("keyer", \.key.keyer, default: defaults.keyer,
                     help: "gpuimage (GPUImage's formula, exactly) or fine (for real screens: uneven, noisy, 4:2:0, spilling; learns the screen"
                         + " around each pixel from the key colour, best with --key-color auto)."),
-            .number("despill-strength", \.key.despillStrength, default: 1, 0...1,
+            .number("despill-strength", \.key.despillStrength, default: defaults.despillStrength, 0...1,
                     help: "--keyer fine: how much of the screen's spill near it is taken out, 0 to 1."),
             JobOption(OptionDeclaration("garbage", .texts, valueName: "X,Y,W,H",
                                         help: "Keep fx only inside this rectangle (fx's pixels as keyed); outside it is always cut; repeatable."),
@@ -103,8 +103,8 @@ extension KeyedJob {
                       }, write: { job in
                           job.key.garbage.isEmpty ? nil : .texts(job.key.garbage.map { $0.map(String.init).joined(separator: ",") })
                       }),
-            .integer("choke", \.key.choke, default: 0, 0...64, help: "Shrink the matte by this many pixels."),
-            .integer("feather", \.key.feather, default: 0, 0...64, help: "Soften the matte's edge over this many pixels."),
+            .integer("choke", \.key.choke, default: defaults.choke, 0...64, help: "Shrink the matte by this many pixels."),
+            .integer("feather", \.key.feather, default: defaults.feather, 0...64, help: "Soften the matte's edge over this many pixels."),
             JobOption(OptionDeclaration("clean-plate", .path, valueName: "FILE",
                                         help: "--keyer fine: a picture or clip of the empty screen, filmed as fx is; the screen's colour at each"
                                             + " pixel is taken from it (its pictures' mean) instead of learnt from fx."),

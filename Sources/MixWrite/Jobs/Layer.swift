@@ -36,9 +36,10 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
 
     /// `at`, `in`, `out`, `place`, `opacity`.
     static var options: [JobOption<LayerPlacement>] {
-        [.number("at", \.at, default: 0, 0...86_400 * 366, unit: "seconds", valueName: "T",
+        let initial = LayerPlacement()
+        return [.number("at", \.at, default: initial.at, 0...86_400 * 366, unit: "seconds", valueName: "T",
                  help: "Start fx at T seconds of the output, its picture and sound together (base alone before)."),
-         .number("in", \.from, default: 0, 0...86_400 * 366, unit: "seconds", valueName: "S",
+         .number("in", \.from, default: initial.from, 0...86_400 * 366, unit: "seconds", valueName: "S",
                  help: "Use fx from S seconds of its own (its picture and sound)."),
          .number("out", \.to, 0...86_400 * 366, unit: "seconds", valueName: "E", help: "Use fx up to E seconds of its own (default: its end)."),
          JobOption(OptionDeclaration("place", .rect, valueName: "X,Y,W,H",
@@ -53,7 +54,7 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
                        guard numbers.count == 4 else { throw input.problem(what) }
                        p.place = numbers
                    }, write: { $0.place.map { .text($0.map(String.init).joined(separator: ",")) } }),
-         .number("opacity", \.opacity, default: 1, 0...1, help: "How much of fx shows where it is kept, 0 to 1."),
+         .number("opacity", \.opacity, default: initial.opacity, 0...1, help: "How much of fx shows where it is kept, 0 to 1."),
         ]
     }
 
@@ -102,7 +103,7 @@ public struct Layer: Sendable, Hashable {
     /// `fx`, then the placement's options, the key's and `key` (chroma or alpha): a layer's spec and its job-file object.
     static var options: [JobOption<Layer>] {
         [.path("fx", \.fx, help: "The layer's effect clip.")] + LayerPlacement.options.map { $0.lifted(\.placement) } + keyOptions
-            + [.choice("key", \.compositing, default: .auto, help: "How the layer is laid over: auto, chroma, alpha or none (as it is, opaque).")]
+            + [.choice("key", \.compositing, default: Layer(fx: "").compositing, help: "How the layer is laid over: auto, chroma, alpha or none (as it is, opaque).")]
     }
 
     /// The layer's option declarations, which the blend's `layers` option carries (its spec's and its schema's).

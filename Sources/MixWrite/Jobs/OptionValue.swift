@@ -18,6 +18,9 @@ public enum OptionValue {
         return n * scale
     }
 
+    /// A bit rate as the command line writes it: `192k` for 192000, else the number.
+    public static func bitRateText(_ n: Int) -> String { n % 1000 == 0 ? "\(n / 1000)k" : String(n) }
+
     /// A picture size: `1280x720`.
     public static func size(_ text: String) -> (width: Int, height: Int)? {
         let parts = text.lowercased().split(separator: "x")

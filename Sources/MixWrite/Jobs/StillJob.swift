@@ -12,6 +12,9 @@ public struct StillJob: Sendable {
     public var picture = PictureSettings(fit: .fit)
     /// What shows through transparent pixels and the bars, RGB in 0 … 1; black by default.
     public var background: [Double] = [0, 0, 0]
+
+    /// `background` as RRGGBB (black if it is not three components).
+    var backgroundHex: String { background.count == 3 ? OptionValue.hex((background[0], background[1], background[2])) : "000000" }
     public var audio = AudioOptions()
     public var strict = false
     /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
@@ -46,15 +49,12 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
         ]
         let background = JobOption<Self>(
             OptionDeclaration("background", .text(pattern: "^#?[0-9A-Fa-f]{6}$", orNumber: false), valueName: "RRGGBB",
-                              default: .text("000000"), help: "The colour behind transparent pixels and in the bars, RRGGBB."),
+                              default: .text(blank.backgroundHex), help: "The colour behind transparent pixels and in the bars, RRGGBB."),
             read: { (job, input) throws(JobProblem) in
                 guard let c = OptionValue.color(try input.value("must be RRGGBB")) else { throw input.problem("must be RRGGBB") }
                 job.background = [c.r, c.g, c.b]
-            }, write: { job in
-                job.background == [0, 0, 0] || job.background.count != 3
-                    ? nil : .text(OptionValue.hex((job.background[0], job.background[1], job.background[2])))
-            })
-        return inputs + PictureSettings.options(PictureSettings(fit: .fit)).map { $0.lifted(\.picture) } + [background]
+            }, write: { job in job.background == blank.background ? nil : .text(job.backgroundHex) })
+        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [background]
             + excerptOptions + AudioOptions.options.map { $0.lifted(\.audio) }
             + commonOptions
     }
