@@ -26,34 +26,23 @@ public final class TuneServer: Sendable {
     private let port = Port()
     private let limits = HTTPLimits()
 
-    /// Opens the job's inputs (a bad one fails here, before anything listens); `run` binds `listen`:`port`
-    /// (port 0: a free one).
-    public convenience init(job: BlendJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
-        try await self.init(.blend(job), listen: listen, port: port)
+    /// The page of a job whose kind has one (`TunableJob`: blend, concat, still, remix). Opens the job's inputs (a bad one
+    /// fails here, before anything listens); `run` binds `listen`:`port` (port 0: a free one).
+    public convenience init(job: any MixJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
+        guard let tunable = job as? any TunableJob else { throw MixWriteError.usage("a \(job.kind) job has no tuning page") }
+        try await self.init(tunable, listen: listen, port: port)
     }
 
-    /// A concat's page: its clips, their order, the frame, the mix.
-    public convenience init(job: ConcatJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
-        try await self.init(.concat(job), listen: listen, port: port)
-    }
-
-    /// A still's page: the picture as framed, the mix.
-    public convenience init(job: StillJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
-        try await self.init(.still(job), listen: listen, port: port)
-    }
-
-    /// A remix's page: the movie's picture, the mix.
-    public convenience init(job: RemixJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
-        try await self.init(.remix(job), listen: listen, port: port)
-    }
-
-    /// The page of any job whose kind has one (blend, concat, still, remix); nil for the others (a key layer).
+    /// The page of any job whose kind has one; nil for the others (a key layer).
     public static func page(for job: any MixJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws -> TuneServer? {
-        guard let kind = TuneSession.Job(job) else { return nil }
-        return try await TuneServer(kind, listen: listen, port: port)
+        guard let tunable = job as? any TunableJob else { return nil }
+        return try await TuneServer(tunable, listen: listen, port: port)
     }
 
-    private init(_ job: TuneSession.Job, listen: String, port: UInt16) async throws {
+    /// Whether jobs of this kind have a page.
+    public static func hasPage(_ kind: any MixJob.Type) -> Bool { kind is any TunableJob.Type }
+
+    private init(_ job: any TunableJob, listen: String, port: UInt16) async throws {
         session = try TuneSession(job: job)
         var bytes = [UInt8](repeating: 0, count: 24)
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }

@@ -25,40 +25,10 @@ actor TuneSession {
         var output: String?
     }
 
-    /// The kinds of job the page tunes.
-    enum Job: Sendable {
-        case blend(BlendJob), concat(ConcatJob), still(StillJob), remix(RemixJob)
-
-        /// A job of a kind the page tunes; nil for the others.
-        init?(_ job: any MixJob) {
-            switch job {
-            case let j as BlendJob: self = .blend(j)
-            case let j as ConcatJob: self = .concat(j)
-            case let j as StillJob: self = .still(j)
-            case let j as RemixJob: self = .remix(j)
-            default: return nil
-            }
-        }
-
-        var job: any TunedJob {
-            switch self {
-            case .blend(let j): j
-            case .concat(let j): j
-            case .still(let j): j
-            case .remix(let j): j
-            }
-        }
-    }
-
-    init(job: Job) throws(MixWriteError) {
-        try MixWriter.refuseOutputAmongInputs(job.job)
-        MixWriter.removeStaleTemporaryFiles(for: job.job.output)
-        switch job {
-        case .blend(let j): composition = try BlendComposition(j)
-        case .concat(let j): composition = try SequenceComposition(concat: j)
-        case .still(let j): composition = try SequenceComposition(still: j)
-        case .remix(let j): composition = try SequenceComposition(remix: j)
-        }
+    init(job: any TunableJob) throws(MixWriteError) {
+        try MixWriter.refuseOutputAmongInputs(job)
+        MixWriter.removeStaleTemporaryFiles(for: job.output)
+        composition = try job.composition()
         kind = composition.kind
     }
 

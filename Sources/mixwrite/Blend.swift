@@ -4,10 +4,7 @@ import MixWriteTune
 
 struct Blend: JobCommand {
     typealias Job = BlendJob
-    static var configuration: CommandConfiguration {
-        configuration("blend", abstract: "Key FX's green screen over BASE and mix every audio track of both (the default command).",
-                      example: "mixwrite fx.mov base.mov -o out.mov")
-    }
+    static var configuration: CommandConfiguration { kindConfiguration }
 
     static var own: [OptionDeclaration] {
         [OptionDeclaration("frame", .number(nil, unit: "seconds"), valueName: "T",

@@ -7,7 +7,7 @@ import ArgumentParser
 /// command takes the words when the first is not a command's name (`mixwrite fx.mov base.mov --keyer <TAB>`), which
 /// argument-parser's own scripts could not do: they offered the commands' names there, and options where a file goes.
 enum Completion {
-    static let commands = ["blend", "concat", "still", "remix", "key", "probe", "batch", "join", "tune", "help"]
+    static var commands: [String] { KindCommands.all.map { $0.kindName } + ["probe", "batch", "join", "tune", "help"] }
 
     /// What `mixwrite ARGUMENTS` prints instead of running, if it is a completion request: the script a shell installs
     /// (`--generate-completion-script SHELL`), or the candidates (`---complete INDEX WORDS…`, one a line).
@@ -28,11 +28,8 @@ enum Completion {
         let command = named ? words[1] : "blend"
         var found: [String]
         switch command {
-        case "blend": found = CommandWords.completions(for: BlendJob.self, own: Blend.allOwn, words: words, index: index, prefix: prefix)
-        case "concat": found = CommandWords.completions(for: ConcatJob.self, own: Concat.allOwn, words: words, index: index, prefix: prefix)
-        case "still": found = CommandWords.completions(for: StillJob.self, own: Still.allOwn, words: words, index: index, prefix: prefix)
-        case "remix": found = CommandWords.completions(for: RemixJob.self, own: Remix.allOwn, words: words, index: index, prefix: prefix)
-        case "key": found = CommandWords.completions(for: KeyJob.self, own: Key.allOwn, words: words, index: index, prefix: prefix)
+        case let name where KindCommands.named(name) != nil:
+            found = KindCommands.named(name)!.completions(words: words, index: index, prefix: prefix)
         case "tune": found = CommandWords.completions(for: BlendJob.self, own: ServingOptions.declarations, words: words, index: index, prefix: prefix)
         case "help": found = commands.filter { $0 != "help" }
         case "probe": found = plain(Probe.self, prefix: prefix)

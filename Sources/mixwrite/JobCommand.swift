@@ -123,12 +123,22 @@ protocol JobCommand: AsyncParsableCommand {
 }
 
 extension JobCommand {
-    static var own: [OptionDeclaration] { TuneFlag.declarations }
+    /// `--tune` when the kind has a page.
+    static var own: [OptionDeclaration] { TuneServer.hasPage(Job.self) ? TuneFlag.declarations : [] }
     static func page(_ job: Job, listen: String, port: UInt16) async throws -> TuneServer? {
         try await TuneServer.page(for: job, listen: listen, port: port)
     }
-    static func refusesPage(_ job: Job) -> String? { nil }
-    static func pickedKey(_ job: Job) -> Bool { false }
+    static func refusesPage(_ job: Job) -> String? {
+        job.isParted ? "--tune serves the page for the whole job: --parts does not go with it" : nil
+    }
+    static func pickedKey(_ job: Job) -> Bool { job.picksKeyColor }
+    /// The command's name: its kind's.
+    static var kindName: String { configuration.commandName ?? "" }
+
+    /// What a shell completes of the command's words (`Completion`).
+    static func completions(words: [String], index: Int, prefix: String) -> [String] {
+        CommandWords.completions(for: Job.self, own: allOwn, words: words, index: index, prefix: prefix)
+    }
 
     /// Serves the job's page with `--tune`, else renders it and reports.
     func run() async throws {
@@ -147,6 +157,13 @@ extension JobCommand {
         common.printReport(report, autoKey: Self.pickedKey(job))
     }
     static var allOwn: [OptionDeclaration] { CommonOptions.declarations + own }
+
+    /// The configuration of the kind's command: its name, line of help and example (the kind's file's), its help
+    /// written from the declarations.
+    static var kindConfiguration: CommandConfiguration {
+        let kind = JobFile.kindDescriptions.first { ObjectIdentifier($0.type) == ObjectIdentifier(Job.self) }!
+        return configuration(kind.name, abstract: kind.abstract, example: kind.example)
+    }
 
     /// The command's configuration, its help written from the job's declarations.
     static func configuration(_ name: String, abstract: String, example: String) -> CommandConfiguration {

@@ -8,14 +8,11 @@ import TestSupport
 /// command line's options (`--help`), and a job of every kind with every option away from its default, read back.
 @Suite("one description of a job: schema, command line and job file agree")
 struct DescriptionTests {
-    static let kinds: [(name: String, options: [String], forms: [OptionForm])] = [
-        (BlendJob.kind, BlendJob.options.map(\.name), BlendJob.options.map(\.declaration.form)),
-        // (a list of objects is a job file's `layers` and the command line's `--layer`: `commandName`)
-        (ConcatJob.kind, ConcatJob.options.map(\.name), ConcatJob.options.map(\.declaration.form)),
-        (StillJob.kind, StillJob.options.map(\.name), StillJob.options.map(\.declaration.form)),
-        (RemixJob.kind, RemixJob.options.map(\.name), RemixJob.options.map(\.declaration.form)),
-        (KeyJob.kind, KeyJob.options.map(\.name), KeyJob.options.map(\.declaration.form)),
-    ]
+    /// Every kind of the one list, `JobFile.kinds` (a list of objects is a job file's `layers` and the command line's
+    /// `--layer`: `commandName`).
+    static var kinds: [(name: String, options: [String], forms: [OptionForm])] {
+        JobFile.kinds.map { ($0.kind, $0.declarations.map(\.name), $0.declarations.map(\.form)) }
+    }
 
     @Test("Schemas/jobs.schema.json is what the declarations write (MIXWRITE_RECORD=1, or make schema, writes it)")
     func schemaIsGenerated() throws {
@@ -115,6 +112,7 @@ struct DescriptionTests {
         let dir = try Oracle.scratch()
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        #expect(Self.busyJobs(in: dir).map { $0.kind } == JobFile.kinds.map { $0.kind }, "a busy job of every kind, in the list's order")
         for job in Self.busyJobs(in: dir) {
             let path = dir + "/\(job.kind).json"
             try Data(#"{"jobs": [\#(job.jobEntry)]}"#.utf8).write(to: URL(fileURLWithPath: path))
@@ -139,19 +137,13 @@ struct DescriptionTests {
         let dir = try Oracle.scratch()
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        func readBack<J: MixJob>(_ job: J, skip: Int) throws -> J {
-            try CommandWords.parse(Array(job.commandWords.dropFirst(skip)), as: J.self, own: []).job
+        // The words after the command's own (`mixwrite concat`), read as the command reads them.
+        func readBack<J: DescribedJob>(_ job: J) throws -> any MixJob {
+            try CommandWords.parse(Array(job.commandWords.dropFirst(J.command.count)), as: J.self, own: []).job
         }
         for job in Self.busyJobs(in: dir) {
-            let read: any MixJob
-            switch job {
-            case let j as BlendJob: read = try readBack(j, skip: 1)
-            case let j as ConcatJob: read = try readBack(j, skip: 2)
-            case let j as StillJob: read = try readBack(j, skip: 2)
-            case let j as RemixJob: read = try readBack(j, skip: 2)
-            case let j as KeyJob: read = try readBack(j, skip: 2)
-            default: Issue.record("\(job.kind) is not read back"); continue
-            }
+            let described = try #require(job as? any DescribedJob)
+            let read = try readBack(described)
             // Events have no command-line form (a file does): the rest must be the same.
             var expected = job
             if var c = expected as? ConcatJob { c.events = []; expected = c }
@@ -162,7 +154,7 @@ struct DescriptionTests {
 
     @Test("every declared default is the field's initial value: a blank job writes none of its options, and a default read into it changes nothing")
     func defaultsAreInitialValues() throws {
-        func check<J: DescribedJob & Encodable & Decodable>(_ type: J.Type) throws {
+        func check<J: DescribedJob>(_ type: J.Type) throws {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             // The inputs and the output (in their places on the command line, or -o): given, so that the entry decodes.
@@ -198,11 +190,7 @@ struct DescriptionTests {
             }
             #expect(defaults >= 3, "\(J.kind): the defaults were read")
         }
-        try check(BlendJob.self)
-        try check(ConcatJob.self)
-        try check(StillJob.self)
-        try check(RemixJob.self)
-        try check(KeyJob.self)
+        for kind in JobFile.kinds { try check(kind) }
     }
 
     @Test("a kind's entry decoded as another kind, and an entry with a misspelt key, are refused with the key named")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+@testable import MixWrite
 
 /// The rules ARCHITECTURE.md draws, held by reading the sources (the compiler does not check folders): the arrows
 /// between the library's layers, the length of a function, the count of public types. Each rule is also shown to
@@ -312,14 +313,15 @@ struct SourceRulesTests {
     }
 
     /// The aim was 32; ARCHITECTURE.md says why there are more, and lists them: a new public type fails this test
-    /// until the list (and its reason) is written there.
-    @Test("the library's public types are exactly those ARCHITECTURE.md lists (scripts/public-types.sh), at most 47")
+    /// until the list (and its reason) is written there. Each kind of job is one (its job type): a new kind adds
+    /// itself to the cap, not to this file.
+    @Test("the library's public types are exactly those ARCHITECTURE.md lists (scripts/public-types.sh), at most 42 and one a kind")
     func publicTypes() throws {
         let r = try Oracle.run("/usr/bin/env", ["bash", Oracle.root.path + "/scripts/public-types.sh"])
         try #require(r.status == 0, "\(r.stderr)")
         let line = r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
         let count = try #require(Int(line.split(separator: " ").first ?? ""), "\(line)")
-        #expect(count > 0 && count <= 47, "\(line)")
+        #expect(count > 0 && count <= 42 + JobFile.kinds.count, "\(line)")
         let architecture = try String(contentsOf: Oracle.root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
         #expect(architecture.contains(line), "ARCHITECTURE.md does not list the public types as they are: \(line)")
     }

@@ -70,6 +70,8 @@ public struct BlendJob: Sendable {
 extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
     static let kind = "blend"
     static let command = ["mixwrite"]
+    static let abstract = "Key FX's green screen over BASE and mix every audio track of both (the default command)."
+    static let example = "mixwrite fx.mov base.mov -o out.mov"
     static var blank: Self { BlendJob(fx: "", base: "", output: "") }
     mutating func useThreads(_ threads: Int) { self.threads = threads }
 

@@ -73,6 +73,8 @@ public struct Timeline: Sendable, Codable {
 extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
     static let kind = "concat"
     static let command = ["mixwrite", "concat"]
+    static let abstract = "Put clips end to end, video and every audio track of each; one chapter a clip."
+    static let example = "mixwrite concat intro.mov talk.mp4 outro.mov -o show.mp4 --events events.json"
     static var blank: Self { ConcatJob(clips: [], output: "") }
     mutating func useThreads(_ threads: Int) { self.threads = threads }
 

@@ -6,6 +6,9 @@ protocol DescribedJob: PlannedJob {
     static var kind: String { get }
     /// The command's first words: `mixwrite` or `mixwrite concat`.
     static var command: [String] { get }
+    /// What the kind does, in a line (the command's help and the list of commands), and a command that runs one.
+    static var abstract: String { get }
+    static var example: String { get }
     static var options: [JobOption<Self>] { get }
     /// The job before a job file's keys are read (the required ones then set every input).
     static var blank: Self { get }

@@ -35,8 +35,15 @@ public struct JobFile: Sendable {
     }
 
 
-    /// Every kind of job, in the order the schema and the messages list them: the one list a new kind joins.
+    /// Every kind of job, in the order the schema, the messages and the commands list them: the one list a new kind
+    /// joins (as mpv's `video_out_drivers[]`). The command line's commands, the job file, the schema, the tuning page
+    /// and the tests follow from it.
     static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self, KeyJob.self]
+
+    /// The kinds as the command line and the page see them: each one's name, line of help, example and type.
+    @_spi(Tools) public static var kindDescriptions: [KindDescription] {
+        kinds.map { KindDescription(name: $0.kind, abstract: $0.abstract, example: $0.example, type: $0) }
+    }
 
     /// `{"jobs": [...]}`, and `$schema` for editors; nothing else.
     private struct Root: Decodable {
@@ -80,4 +87,24 @@ public struct JobFile: Sendable {
             job = try type.init(from: decoder)
         }
     }
+}
+
+/// One kind of job (`JobFile.kinds`) as the command line and the page see it.
+@_spi(Tools)
+public struct KindDescription {
+    /// The job file's `kind` and the command's name: `concat`.
+    public let name: String
+    public let abstract: String
+    public let example: String
+    public let type: any MixJob.Type
+}
+
+extension MixJob {
+    /// Whether the job picks its key colour from fx (`--key-color auto`), which the command then says.
+    @_spi(Tools) public var picksKeyColor: Bool { (self as? any KeyedJob)?.autoKeyColor ?? false }
+}
+
+extension MixJob {
+    /// Whether the job is one part of several (`--parts N`).
+    @_spi(Tools) public var isParted: Bool { (self as? any PartedJob)?.parts != nil }
 }

@@ -22,6 +22,8 @@ public struct RemixJob: Sendable {
 extension RemixJob: DescribedJob, CommonJob {
     static let kind = "remix"
     static let command = ["mixwrite", "remix"]
+    static let abstract = "Mix every audio track of MOVIE (and of --audio files) into one; the video is copied untouched."
+    static let example = "mixwrite remix phone.mov --audio narration.m4a -o phone-mixed.mov"
     static var blank: Self { RemixJob(movie: "", output: "") }
 
     /// `mixwrite remix MOVIE -o OUT` and every option of a remix.

@@ -34,6 +34,8 @@ public struct StillJob: Sendable {
 extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
     static let kind = "still"
     static let command = ["mixwrite", "still"]
+    static let abstract = "A movie of one picture, exactly as long as its audio (several audio files are mixed)."
+    static let example = "mixwrite still cover.jpg episode.mp3 -o episode.mp4"
     static var blank: Self { StillJob(image: "", audioFiles: [], output: "") }
     mutating func useThreads(_ threads: Int) { self.threads = threads }
     /// Low, since nothing moves; 5 plays everywhere.

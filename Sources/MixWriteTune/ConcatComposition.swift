@@ -1,0 +1,73 @@
+import Foundation
+@_spi(Tools) import MixWrite
+
+extension ConcatJob: TunableJob {
+    func composition() throws(MixWriteError) -> any Composition { try SequenceComposition(concat: self) }
+}
+
+extension SequenceComposition where Job == ConcatJob {
+    /// A concat: clips reordered and removed, `--fit`, `--size`, `--fps`, the mix. A clip's tracks keep the name the
+    /// command line gave them (`clip2:1`) on the page; the job gets the names of their new places.
+    convenience init(concat job: ConcatJob) throws(MixWriteError) {
+        try self.init(kind: "concat", job: job, initial: { job, tracks in
+            var s = TuneSettings(audio: job.audio, tracks: tracks)
+            (s.clips, s.fit) = (Array(job.clips.indices), job.picture.fit.rawValue)
+            s.transitions = job.clips.indices.dropFirst().map { job.transition(at: $0).description }
+            s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""
+            s.fps = job.picture.frameRate?.description ?? ""
+            return s
+        }, tune: { (job, s, tracks) throws(RequestError) in
+            var j = job
+            let order = s.clips ?? Array(job.clips.indices)
+            guard !order.isEmpty else { throw .bad("a concat needs at least one clip") }
+            guard Set(order).count == order.count, order.allSatisfy(job.clips.indices.contains) else {
+                throw .bad("clips must name each of the clips 0 … \(job.clips.count - 1) at most once")
+            }
+            j.clips = order.map { job.clips[$0] }
+            try Self.applyTransitions(s.transitions, to: &j, given: job)
+            try s.applyPicture(to: &j.picture)
+            // A clip's source clipN is its place on the command line; in the job, its new place.
+            let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ("clip\($0.element + 1)", "clip\($0.offset + 1)") })
+            let kept = tracks.filter { !$0.source.hasPrefix("clip") || place[$0.source] != nil }
+            s.applyMix(to: &j.audio, tracks: kept, renamed: { place[$0] ?? $0 })
+            j.events = job.events.compactMap { e in
+                order.firstIndex(of: e.clip).map { ClipEvent(clip: $0, time: e.time, name: e.name) }
+            }
+            return j
+        }, cut: { j, start, length in
+            (j.start, j.length) = (start, length)
+            j.picture.preset = TuneSession.auditionPreset
+            j.keepHDR = false   // the browser plays H.264: the audition is the SDR picture
+        }, preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
+           pictureKey: { j in "\(j.clips)|\(j.picture)|\(j.transition)|\(j.transitionsAt.sorted { $0.key < $1.key })" },
+           describe: { info, settings, p, given in
+            // Every clip given, its length as the output has it now (a removed one's as given).
+            let order = settings.clips ?? Array(given.indices)
+            info.clips = given.enumerated().map { i, piece in
+                TuneInfo.Clip(index: i, file: piece.file, name: (piece.file as NSString).lastPathComponent,
+                              duration: order.firstIndex(of: i).map { p.pieces[$0].duration } ?? piece.duration)
+            }
+            (info.pieces, info.events) = (p.pieces, p.events)
+            info.transitionKinds = Transition.Kind.allCases.map(\.rawValue)
+        })
+    }
+
+    /// The page's transition at each boundary of its order (a boundary it does not give keeps the command line's
+    /// `--transition`): one `--transition` when they are all alike, else one `--transition-at` a boundary.
+    static func applyTransitions(_ given: [String]?, to j: inout ConcatJob, given job: ConcatJob) throws(RequestError) {
+        guard let given else { return }
+        guard given.count < 4096 else { throw .bad("transitions: too many") }
+        let boundaries = max(0, j.clips.count - 1)
+        var list: [Transition] = []
+        for k in 0..<boundaries {
+            guard k < given.count else { list.append(job.transition); continue }
+            do { list.append(try Transition(parsing: given[k])) } catch { throw .bad(error.description) }
+        }
+        (j.transition, j.transitionsAt) = (.cut, [:])
+        if let first = list.first, list.allSatisfy({ $0 == first }) {
+            j.transition = first
+        } else {
+            for (k, t) in list.enumerated() where t != .cut { j.transitionsAt[k + 1] = t }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+@_spi(Tools) import MixWrite
+
+extension RemixJob: TunableJob {
+    func composition() throws(MixWriteError) -> any Composition { try SequenceComposition(remix: self) }
+}
+
+extension SequenceComposition where Job == RemixJob {
+    /// A remix: the movie's picture as it is (copied untouched by the render), the mix; the audition is sound only.
+    convenience init(remix job: RemixJob) throws(MixWriteError) {
+        try self.init(kind: "remix", job: job, initial: { job, tracks in TuneSettings(audio: job.audio, tracks: tracks) },
+                      auditionType: "m4a",
+                      tune: { (job, s, tracks) throws(RequestError) in
+            var j = job
+            s.applyMix(to: &j.audio, tracks: tracks)
+            return j
+        }, cut: { j, start, length in j.excerpt = (start, length) },
+           preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
+           pictureKey: { _ in "" },
+           describe: { info, _, _, _ in info.movie = job.movie })
+    }
+}

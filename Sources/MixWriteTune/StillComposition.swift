@@ -1,0 +1,31 @@
+import Foundation
+@_spi(Tools) import MixWrite
+
+extension StillJob: TunableJob {
+    func composition() throws(MixWriteError) -> any Composition { try SequenceComposition(still: self) }
+}
+
+extension SequenceComposition where Job == StillJob {
+    /// A still: `--fit`, `--size`, `--background`, the mix.
+    convenience init(still job: StillJob) throws(MixWriteError) {
+        try self.init(kind: "still", job: job, initial: { job, tracks in
+            var s = TuneSettings(audio: job.audio, tracks: tracks)
+            s.fit = job.picture.fit.rawValue
+            s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""
+            s.background = job.background.count == 3 ? OptionValue.hex((job.background[0], job.background[1], job.background[2])) : "000000"
+            return s
+        }, tune: { (job, s, tracks) throws(RequestError) in
+            var j = job
+            try s.applyPicture(to: &j.picture)
+            if let b = s.background {
+                guard let c = OptionValue.color(b) else { throw .bad("background '\(b)' is not RRGGBB") }
+                j.background = [c.r, c.g, c.b]
+            }
+            s.applyMix(to: &j.audio, tracks: tracks)
+            return j
+        }, cut: { j, start, length in (j.start, j.length) = (start, length); j.picture.preset = TuneSession.auditionPreset },
+           preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
+           pictureKey: { j in "\(j.picture)|\(j.background)" },
+           describe: { info, _, _, _ in info.image = job.image })
+    }
+}
