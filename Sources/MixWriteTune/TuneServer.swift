@@ -149,15 +149,18 @@ public final class TuneServer: Sendable {
             return Reply(status: .ok, contentType: file.type, body: file.bytes)
         case (.get, "/api/info"):
             return try json(await session.info(try await settings(from: query, session: session)))
+        case (.get, "/api/options"):
+            // The options the page draws controls for, as the job file's schema describes them (type, range, default, help).
+            return Reply(status: .ok, contentType: "application/json", body: Array(#"{"key": \#(KeySettings.optionSchema)}"#.utf8))
         case (.get, "/api/picture"):
             let settings = try await settings(from: query, session: session)
             let jpeg = try await session.picture(at: try number(query, "t"), settings: settings, query: query)
             return Reply(status: .ok, contentType: "image/jpeg", body: jpeg)
         case (.get, "/api/pick"):
             let hex = try await session.pick(at: try number(query, "t"), x: try number(query, "x"), y: try number(query, "y"))
-            return try json(["keyColor": hex])
+            return try json(["key-color": hex])
         case (.post, "/api/plate"):
-            return try json(["cleanPlate": try await session.plate(at: try number(query, "t"))])
+            return try json(["clean-plate": try await session.plate(at: try number(query, "t"))])
         case (.get, "/api/loudness"):
             return try json(await session.trackLoudness())
         case (.post, "/api/command"):
@@ -175,7 +178,7 @@ public final class TuneServer: Sendable {
             return Reply(status: .ok, contentType: type, body: movie)
         case (_, let path) where Page.file(path) != nil:
             return Reply(status: .methodNotAllowed, contentType: "application/json", body: Array(#"{"error": "method not allowed"}"#.utf8))
-        case (_, "/api/info"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/plate"), (_, "/api/loudness"), (_, "/api/command"),
+        case (_, "/api/info"), (_, "/api/options"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/plate"), (_, "/api/loudness"), (_, "/api/command"),
              (_, "/api/render"), (_, "/api/audition"):
             return Reply(status: .methodNotAllowed, contentType: "application/json", body: Array(#"{"error": "method not allowed"}"#.utf8))
         default:
@@ -187,7 +190,10 @@ public final class TuneServer: Sendable {
     /// what the query changes. `clips` is a comma-separated list of the clips' places on the command line.
     static func settings(from query: [String: String], session: TuneSession) async throws(RequestError) -> TuneSettings {
         var s = await session.initial
-        try s.changeKey(query)
+        if let text = query["key"] {
+            // The key as the settings write it: a job file's key options (`{"key-color": "00FF00", "threshold": 0.3}`).
+            s.key = try key(text, "key must be a JSON object of the key's options, as a job file writes them")
+        }
         if let c = query["clips"] {
             let places = c.isEmpty ? [] : c.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
             guard c.count <= 4096, places.allSatisfy({ $0 != nil }) else { throw .bad("clips must be numbers separated by commas") }
@@ -201,10 +207,8 @@ public final class TuneServer: Sendable {
             if let v = query[name] { s[keyPath: path] = v }
         }
         if let text = query["layerKeys"] {
-            // The other layers' keys as the settings write them: a JSON array of {keyColor, threshold, smoothing, despill}.
-            do { s.layerKeys = try JSONDecoder().decode([KeySettings].self, from: Data(text.utf8)) } catch {
-                throw .bad("layerKeys must be a JSON array of {\"keyColor\", \"threshold\", \"smoothing\", \"despill\"}")
-            }
+            // The other layers' keys, each as the FX's.
+            s.layerKeys = try key(text, "layerKeys must be a JSON array of keys, each a job file's key options")
         }
         if let text = query["layers"] {
             // A blend's layers as the settings write them: a JSON array of {at, in, out, place, opacity}.
@@ -215,6 +219,14 @@ public final class TuneServer: Sendable {
         return try await session.validated(s)
     }
 
+    /// A key (or keys) read by the key's options, the job file's reader: what it refuses is said with the option's
+    /// name (`'threshold' must be a number`); JSON that is no object, with `what`.
+    static func key<T: Decodable>(_ text: String, _ what: String) throws(RequestError) -> T {
+        do { return try JSONDecoder().decode(T.self, from: Data(text.utf8)) } catch is DecodingError { throw .bad(what) } catch {
+            throw .bad("\(error)")
+        }
+    }
+
     static func body(_ request: Request, session: TuneSession) async throws -> TuneSettings {
         // RequestGuard refused a larger Content-Length and any other framing before the body was read.
         var request = request
@@ -222,8 +234,10 @@ public final class TuneServer: Sendable {
         let settings: TuneSettings
         let decoder = JSONDecoder()
         decoder.userInfo[TuneSettings.kindKey] = session.kind
-        do { settings = try decoder.decode(TuneSettings.self, from: Data(data.readableBytesView)) } catch {
+        do { settings = try decoder.decode(TuneSettings.self, from: Data(data.readableBytesView)) } catch is DecodingError {
             throw RequestError.bad("the body must be the page's settings as JSON")
+        } catch {
+            throw RequestError.bad("\(error)")   // a key's option refused by its reader, named
         }
         return try await session.validated(settings)
     }

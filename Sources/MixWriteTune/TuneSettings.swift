@@ -5,7 +5,8 @@ import Foundation
 /// and the mix. Everything else stays as the command line gave it. The mix is by the job's own track names (a
 /// concat's `clip2:1` is the second clip the command line gave, wherever the page moves it).
 struct TuneSettings: Codable, Sendable, Equatable {
-    /// A blend's key, read and written as `KeySettings` is (its keys beside the others'; its defaults GPUImage's).
+    /// A blend's key, as a job file writes it (`{"key-color": "00FF00", "threshold": 0.4, …}`, read by the key's own
+    /// options; every option with a default is written).
     var key = KeySettings()
     /// A concat's clips in the page's order, by their place on the command line (0-based); a removed one left out.
     var clips: [Int]?
@@ -58,15 +59,18 @@ struct TuneSettings: Codable, Sendable, Equatable {
         self.layerKeys = layerKeys
     }
 
+    /// The job file's names where the job file has the option (`gain`, `offset`, `level-match`, `key`'s own); the
+    /// page's own for what it alone says (a concat's clips by place, its transitions by boundary, the layers' keys).
     enum CodingKeys: String, CodingKey {
-        case clips, transitions, fit, size, fps, background, gains, mute, offsets, loudness, duck, levelMatch, layers, layerKeys
+        case key, clips, transitions, fit, size, fps, background, gains = "gain", mute, offsets = "offset", loudness, duck
+        case levelMatch = "level-match", layers, layerKeys
     }
 
     /// The page sends every key of its kind; a script may leave the mix out (a blend's key it must give).
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let kind = decoder.userInfo[TuneSettings.kindKey] as? String ?? "blend"
-        if kind == "blend" { key = try KeySettings(from: decoder) }
+        if kind == "blend" { key = try c.decode(KeySettings.self, forKey: .key) }
         clips = try c.decodeIfPresent([Int].self, forKey: .clips)
         transitions = try c.decodeIfPresent([String].self, forKey: .transitions)
         fit = try c.decodeIfPresent(String.self, forKey: .fit)
@@ -84,8 +88,8 @@ struct TuneSettings: Codable, Sendable, Equatable {
     }
 
     func encode(to encoder: any Encoder) throws {
-        try key.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(key, forKey: .key)
         try c.encodeIfPresent(clips, forKey: .clips)
         try c.encodeIfPresent(transitions, forKey: .transitions)
         try c.encodeIfPresent(fit, forKey: .fit)
@@ -100,43 +104,6 @@ struct TuneSettings: Codable, Sendable, Equatable {
         try c.encode(levelMatch, forKey: .levelMatch)
         try c.encodeIfPresent(layers, forKey: .layers)
         try c.encodeIfPresent(layerKeys, forKey: .layerKeys)
-    }
-
-    /// The key with what a query changes, by `KeySettings`' own names (`keyColor=00FF00&threshold=0.3`): each value
-    /// read as the kind of value the key holds there.
-    mutating func changeKey(_ query: [String: String]) throws(RequestError) {
-        var fields: [String: Any]
-        do { fields = try JSONSerialization.jsonObject(with: JSONEncoder().encode(key)) as? [String: Any] ?? [:] } catch {
-            throw .failed("the key cannot be written: \(error)")
-        }
-        // The fields a key leaves out of its JSON at their defaults, when the query sets them: a placeholder of their
-        // kind (a name or a number) for the loop below to replace; the ones it does not set stay out (KeySettings'
-        // own defaults).
-        for (name, kind) in [("keyer", "" as Any), ("despillStrength", 0 as Any), ("choke", 0 as Any), ("feather", 0 as Any),
-                             ("cleanPlate", "" as Any)]
-        where fields[name] == nil && query[name] != nil {
-            fields[name] = kind
-        }
-        for (name, old) in fields {
-            guard let text = query[name] else { continue }
-            // No clean plate: the field left out.
-            if name == "cleanPlate" && text.isEmpty { fields[name] = nil; continue }
-            if old is Bool {
-                fields[name] = text == "1" || text == "true"
-            } else if old is NSNumber {
-                guard let x = Double(text), x.isFinite else { throw .bad("\(name) must be a number") }
-                fields[name] = x
-            } else {
-                fields[name] = text
-            }
-        }
-        do { key = try JSONDecoder().decode(KeySettings.self, from: JSONSerialization.data(withJSONObject: fields)) } catch {
-            let problem = (error as? DecodingError).flatMap { e -> String? in
-                if case .dataCorrupted(let c) = e { return c.debugDescription }
-                return nil
-            }
-            throw .bad("keyColor: \(problem ?? "not a key")")
-        }
     }
 
     /// The job kind a body is read for (`JSONDecoder.userInfo`).

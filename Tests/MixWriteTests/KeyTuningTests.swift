@@ -48,7 +48,7 @@ struct KeyTuningTests {
                                      "--frame", "0.5", "-o", dir + "/f.png", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
-        let hex = (report?["key"] as? [String: Any])?["keyColor"] as? String ?? ""
+        let hex = (report?["key"] as? [String: Any])?["key-color"] as? String ?? ""
         let v = UInt32(hex, radix: 16) ?? 0
         let (red, green, blue) = (Int(v >> 16 & 0xFF), Int(v >> 8 & 0xFF), Int(v & 0xFF))
         #expect(green > 230 && red < 25 && blue < 25, "picked \(hex)")
@@ -109,7 +109,7 @@ struct KeyTuningTests {
                                         "drawbox=x=100:y=60:w=120:h=120:c=0xC02020:t=fill", "-c:v", "libx264", "-crf", "12", red]).status == 0)
         let r = try Oracle.mixwrite([red, base, "--key-color", "auto", "--frame", "0.2", "-o", dir + "/red.png", "--json"])
         let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
-        let hex = (report?["key"] as? [String: Any])?["keyColor"] as? String ?? ""
+        let hex = (report?["key"] as? [String: Any])?["key-color"] as? String ?? ""
         let v = UInt32(hex, radix: 16) ?? 0
         #expect(abs(Int(v >> 16 & 0xFF) - 0x1E) <= 6 && abs(Int(v >> 8 & 0xFF) - 0xDB) <= 6 && !r.stderr.contains("its screen is"),
                 "picked \(hex): \(r.stderr)")

@@ -140,21 +140,22 @@ struct TuneHardeningTests {
             for (path, parameters) in [("/api/picture", ["t", "threshold", "smoothing"]), ("/api/pick", ["t", "x", "y"])] {
                 for name in parameters {
                     var query = ["t": "1", "x": "10", "y": "10"]
-                    query[name] = value
+                    // The key's numbers go in the key's JSON, as the page sends them.
+                    if name == "threshold" || name == "smoothing" { query["key"] = #"{"\#(name)":\#(value)}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics) } else { query[name] = value }
                     let text = query.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
                     answers.append(("GET \(path) \(name)=\(value)", try RawHTTP.get(port: port, "\(path)?token=\(token)&\(text)").status))
                 }
             }
-            let plain = #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1}"#
+            let plain = #"{"key": {"key-color": "00FF00", "threshold": 0.4, "smoothing": 0.1}}"#
             answers.append(("POST /api/audition t=\(value)",
                             try RawHTTP.post(port: port, "/api/audition?token=\(token)&t=\(value)", json: plain, origin: origin).status))
-            let bodies = [#""threshold": V, "smoothing": 0.1"#, #""threshold": 0.4, "smoothing": V"#,
-                          #""threshold": 0.4, "smoothing": 0.1, "gains": {"fx:1": V}"#,
-                          #""threshold": 0.4, "smoothing": 0.1, "offsets": {"base": V}"#,
-                          #""threshold": 0.4, "smoothing": 0.1, "loudness": V"#,
-                          #""threshold": 0.4, "smoothing": 0.1, "duck": {"fx": V}"#]
+            let bodies = [#""threshold": V, "smoothing": 0.1}"#, #""threshold": 0.4, "smoothing": V}"#,
+                          #""threshold": 0.4, "smoothing": 0.1}, "gain": {"fx:1": V}"#,
+                          #""threshold": 0.4, "smoothing": 0.1}, "offset": {"base": V}"#,
+                          #""threshold": 0.4, "smoothing": 0.1}, "loudness": V"#,
+                          #""threshold": 0.4, "smoothing": 0.1}, "duck": {"fx": V}"#]
             for body in bodies {
-                let json = #"{"keyColor": "00FF00", "# + body.replacingOccurrences(of: "V", with: value) + "}"
+                let json = #"{"key": {"key-color": "00FF00", "# + body.replacingOccurrences(of: "V", with: value) + "}"
                 for path in ["/api/command", "/api/render", "/api/audition?t=1"] {
                     let target = path + (path.contains("?") ? "&" : "?") + "token=\(token)"
                     answers.append(("POST \(path) \(json)", try RawHTTP.post(port: port, target, json: json, origin: origin).status))
@@ -180,7 +181,7 @@ struct TuneHardeningTests {
         let output = dir + "/tuned.mov"
         let arguments = [Oracle.fixture("fx.mov"), base, "-o", output]
         let first = try TuneProcess(arguments)
-        let settings = #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1}"#
+        let settings = #"{"key": {"key-color": "00FF00", "threshold": 0.4, "smoothing": 0.1}}"#
         let started = try RawHTTP.post(port: first.port, "/api/render?token=\(first.token)", json: settings,
                                        origin: "http://127.0.0.1:\(first.port)")
         try #require(started.status == 202, "\(started.text)")
@@ -222,14 +223,14 @@ struct TuneHardeningTests {
         let (port, token) = (tune.port, tune.token)
         let info = try RawHTTP.get(port: port, "/api/info?token=\(token)").json
         let settings = try #require(info["settings"] as? [String: Any])
-        let gains = settings["gains"] as? [String: Double] ?? [:]
+        let gains = settings["gain"] as? [String: Double] ?? [:]
         #expect(gains == ["audio1:1": -9, "fx:1": -4, "fx:2": -6], "a source's gain on each of its tracks, added to the track's own: \(gains)")
-        #expect(settings["offsets"] as? [String: Double] == ["fx:1": 0.25, "fx:2": 0.25])
+        #expect(settings["offset"] as? [String: Double] == ["fx:1": 0.25, "fx:2": 0.25])
         #expect(settings["mute"] as? [String] == ["base:1"])
 
         // The fader of audio1:1 moved to -3 (the page sends every track's value, as it shows them).
         var moved = settings
-        moved["gains"] = ["audio1:1": -3.0, "fx:1": -4.0, "fx:2": -6.0]
+        moved["gain"] = ["audio1:1": -3.0, "fx:1": -4.0, "fx:2": -6.0]
         let body = String(decoding: try JSONSerialization.data(withJSONObject: moved), as: UTF8.self)
         let answer = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: body, origin: "http://127.0.0.1:\(port)")
         try #require(answer.status == 200, "\(answer.text)")

@@ -71,7 +71,7 @@ struct TuneKindsTests {
         #expect(clips as? [String] == ["1. fx.mov|320", "2. base.mov|320", "3. edges.mov|320"], "\(clips ?? "")")
         #expect((try browser.script("return document.getElementById('timeline').children.length") as? NSNumber)?.intValue == 3)
         #expect((try browser.script("return document.querySelectorAll('#mix tr[data-track]').length") as? NSNumber)?.intValue == 3)
-        #expect(try browser.script("return getComputedStyle(document.getElementById('key')).display === 'none' || document.getElementById('key').offsetParent === null") as? Bool == true,
+        #expect(try browser.script("const k = document.getElementById('keyControls'); return k.children.length === 0 && k.offsetParent === null") as? Bool == true,
                 "no key on a concat's page")
 
         // fx.mov moved down (base.mov first), edges.mov removed: the timeline and the command follow.
@@ -269,7 +269,7 @@ struct TuneKindsTests {
         #expect((info.json["tracks"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["movie:1", "audio1:1", "audio1:2"])
         let picture = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1")
         #expect(picture.status == 400 && (picture.json["error"] as? String)?.contains("sound only") == true, "\(picture.text)")
-        let settings = #"{"gains": {"audio1": -6}, "mute": ["audio1:2"]}"#
+        let settings = #"{"gain": {"audio1": -6}, "mute": ["audio1:2"]}"#
         let origin = "http://127.0.0.1:\(port)"
         let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
         let words = command.json["command"] as? String ?? ""

@@ -27,7 +27,7 @@ struct TunePageTests {
         let slider = try browser.element("threshold")
         try browser.keys(String(repeating: "\u{E012}", count: 20), to: slider)
         #expect(try browser.script("return document.getElementById('threshold').value") as? String == "0.3")
-        _ = try browser.waitForPictures(atLeast: first + 1, source: "threshold=0.3")
+        _ = try browser.waitForPictures(atLeast: first + 1, source: "%22threshold%22%3A0.3")
         let after = try browser.picturePNG(into: dir + "/after.png")
         #expect(before != after, "the picture changed")
 
@@ -274,7 +274,7 @@ final class Browser {
     func waitForPictures(atLeast count: Int, source: String = "") throws -> Int {
         let v = try waitFor("""
             const i = document.getElementById('picture');
-            return [Number(i.dataset.loaded || 0), i.src, window.mwBusy(), document.getElementById('threshold').value,
+            return [Number(i.dataset.loaded || 0), i.src, window.mwBusy(), (document.getElementById('threshold') || {}).value,
                     document.getElementById('status').textContent]
             """) {
             guard let a = $0 as? [Any], let n = (a.first as? NSNumber)?.intValue, let src = a.dropFirst().first as? String,

@@ -9,6 +9,11 @@ struct TuneServerTests {
         try TuneProcess.fixtures(extra, output: output, scratch: "tune")
     }
 
+    /// A key in a query, as the page sends it: `key=` and the job file's key options as JSON, percent-encoded.
+    static func key(_ json: String) -> String {
+        "key=" + (json.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? json)
+    }
+
     @Test("the page and its API answer with the token; without it, or with another Host or Origin, 403", .hangGuard)
     func tokenHostOrigin() throws {
         let tune = try Self.start()
@@ -47,7 +52,7 @@ struct TuneServerTests {
         // DNS rebinding: a page at evil.example whose name now resolves to 127.0.0.1 sends its own Host.
         let rebound = try RawHTTP.get(port: port, "/api/info?token=\(token)", host: "evil.example:\(port)")
         #expect(rebound.status == 403 && rebound.text.contains("Host"))
-        let settings = #"{"keyColor": "00FF00", "threshold": 0.3, "smoothing": 0.1, "despill": false}"#
+        let settings = #"{"key": {"key-color": "00FF00", "threshold": 0.3, "smoothing": 0.1, "despill": false}}"#
         for origin in [nil, "http://evil.example", "http://127.0.0.1:\(port + 1)"] {
             let r = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
             #expect(r.status == 403, "Origin \(origin ?? "none"): \(r.status)")
@@ -65,21 +70,19 @@ struct TuneServerTests {
         let (port, token, origin) = (tune.port, tune.token, "http://127.0.0.1:\(tune.port)")
         let saved = try RawHTTP.post(port: port, "/api/plate?token=\(token)&t=0.04", json: "{}", origin: origin)
         #expect(saved.status == 200, "\(saved.text)")
-        let plate = try #require(saved.json["cleanPlate"] as? String)
+        let plate = try #require(saved.json["clean-plate"] as? String)
         #expect(plate == dir + "/tuned-plate-0.040.jpg" && FileManager.default.fileExists(atPath: plate), "\(plate)")
-        let escaped = plate.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? plate
-        let keyed = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1&keyer=fine&cleanPlate=\(escaped)")
+        let keyed = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1&" + Self.key(#"{"keyer": "fine", "clean-plate": "\#(plate)"}"#))
         #expect(keyed.status == 200, "\(keyed.text)")
-        let settings = #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "despill": false, "keyer": "fine", "cleanPlate": "\#(plate)"}"#
+        let settings = #"{"key": {"key-color": "00FF00", "threshold": 0.4, "smoothing": 0.1, "despill": false, "keyer": "fine", "clean-plate": "\#(plate)"}}"#
         let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
         #expect(command.status == 200 && (command.json["command"] as? String)?.contains("--clean-plate \(plate)") == true, "\(command.text)")
         #expect((command.json["job"] as? String)?.contains(#""clean-plate": "\#(plate)""#) == true, "\(command.text)")
         // fx's own frame is a green screen; a grey picture is not, and GPUImage's keyer takes no plate.
         let grey = dir + "/grey.png"
         try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x808080:s=64x48", "-frames:v", "1", grey]).status == 0)
-        let greyEscaped = grey.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? grey
-        for (query, words) in [("keyer=fine&cleanPlate=\(greyEscaped)", "is not a green screen"),
-                               ("keyer=gpuimage&cleanPlate=\(escaped)", "--clean-plate is the fine keyer's")] {
+        for (query, words) in [(Self.key(#"{"keyer": "fine", "clean-plate": "\#(grey)"}"#), "is not a green screen"),
+                               (Self.key(#"{"keyer": "gpuimage", "clean-plate": "\#(plate)"}"#), "--clean-plate is the fine keyer's")] {
             let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1&\(query)")
             #expect(r.status == 400 && (r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.text)")
         }
@@ -92,8 +95,13 @@ struct TuneServerTests {
         defer { tune.stop() }
         let (port, token) = (tune.port, tune.token)
         for (query, words) in [("t=2.5", "t must be between 0 and 2"), ("t=-1", "t must be"), ("t=nan", "t must be"),
-                               ("t=1&threshold=1.5", "threshold 1.5: must be between 0 and 1"), ("t=1&view=xray", "view must be"),
-                               ("t=1&keyColor=green", "keyColor"), ("threshold=0.2", "t must be a number"),
+                               ("t=1&" + Self.key(#"{"threshold": 1.5}"#), "threshold 1.5: must be between 0 and 1"), ("t=1&view=xray", "view must be"),
+                               ("t=1&" + Self.key(#"{"key-color": "green"}"#), "'key-color' must be RRGGBB"),
+                               ("t=1&" + Self.key(#"{"threshold": "x"}"#), "'threshold' must be a number"),
+                               ("t=1&" + Self.key(#"{"keyColour": "00FF00"}"#), "'keyColour' is not an option of a key"),
+                               ("t=1&" + Self.key(#"[1]"#), "key must be a JSON object"),
+                               ("t=1&" + Self.key(#"{"key-color": "auto"}"#), "auto is picked when a job starts"),
+                               (Self.key(#"{"threshold": 0.2}"#), "t must be a number"),
                                // A blend's layers, as the page sends them: each checked as the command line's.
                                ("t=1&layers=%5B%7B%22place%22%3A%5B1%2C2%5D%7D%5D", "--place 1,2: must be X,Y,W,H"),
                                ("t=1&layers=%5B%7B%22place%22%3A%5B500%2C0%2C10%2C10%5D%7D%5D", "wholly outside the 320x240 frame"),
@@ -108,7 +116,7 @@ struct TuneServerTests {
         #expect(pick.status == 400)
         let origin = "http://127.0.0.1:\(port)"
         let unknown = try RawHTTP.post(port: port, "/api/command?token=\(token)",
-                                       json: #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "despill": false, "gains": {"/etc/passwd": 3}}"#,
+                                       json: #"{"key": {"key-color": "00FF00", "threshold": 0.4, "smoothing": 0.1, "despill": false}, "gain": {"/etc/passwd": 3}}"#,
                                        origin: origin)
         #expect(unknown.status == 400 && unknown.text.contains("not a source or track"), "\(unknown.text)")
         let garbage = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: "{not json", origin: origin)
@@ -133,7 +141,7 @@ struct TuneServerTests {
         let tune = try Self.start(output: dir + "/tuned.mov")
         defer { tune.stop() }
         let (port, token) = (tune.port, tune.token)
-        let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1.2&view=matte&keyer=fine&keyColor=00FF00&choke=2")
+        let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1.2&view=matte&" + Self.key(#"{"keyer": "fine", "key-color": "00FF00", "choke": 2}"#))
         try #require(r.status == 200 && r.headers["content-type"] == "image/jpeg", "\(r.status) \(r.text.prefix(200))")
         try r.body.write(to: URL(fileURLWithPath: "\(dir)/matte.jpg"))
         let layer = dir + "/layer.mov"
@@ -146,7 +154,7 @@ struct TuneServerTests {
         let psnr = Oracle.psnr(shown, alpha.map(Double.init))
         print("the page's fine matte vs the key layer's alpha: PSNR \(psnr) dB")
         #expect(psnr >= 30 && Set(alpha).count > 8, "\(psnr) dB, \(Set(alpha).count) alpha values")
-        let grey = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1.2&view=matte&keyer=fine&keyColor=808080")
+        let grey = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1.2&view=matte&" + Self.key(#"{"keyer": "fine", "key-color": "808080"}"#))
         #expect(grey.status == 400 && grey.text.contains("no screen's colour"), "\(grey.status) \(grey.text.prefix(200))")
     }
 
@@ -156,7 +164,8 @@ struct TuneServerTests {
         let tune = try Self.start(output: dir + "/tuned.mov")
         defer { tune.stop() }
         let (port, token) = (tune.port, tune.token)
-        for (name, query) in [("composite", "view=composite&threshold=0.3&smoothing=0.05"), ("matte", "view=matte&threshold=0.3&smoothing=0.05"),
+        for (name, query) in [("composite", "view=composite&" + Self.key(#"{"threshold": 0.3, "smoothing": 0.05}"#)),
+                              ("matte", "view=matte&" + Self.key(#"{"threshold": 0.3, "smoothing": 0.05}"#)),
                               ("fx", "view=fx"), ("base", "view=base")] {
             let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1.2&\(query)")
             #expect(r.status == 200 && r.headers["content-type"] == "image/jpeg", "\(name): \(r.status) \(r.text.prefix(200))")
@@ -207,7 +216,7 @@ struct TuneServerTests {
             for i in 0..<50 {
                 group.addTask {
                     let t = Double(i % 10) * 0.19
-                    let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=\(t)&threshold=\(0.2 + Double(i % 5) * 0.1)&view=\(i % 2 == 0 ? "composite" : "matte")")
+                    let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=\(t)&" + Self.key(#"{"threshold": \#(0.2 + Double(i % 5) * 0.1)}"#) + "&view=\(i % 2 == 0 ? "composite" : "matte")")
                     // A whole JPEG: starts with SOI, ends with EOI.
                     let whole = r.body.starts(with: [0xFF, 0xD8]) && r.body.suffix(2) == Data([0xFF, 0xD9])
                     return (r.status, whole)
@@ -230,7 +239,7 @@ struct TuneServerTests {
         let tune = try Self.start(output: output)
         let (port, token) = (tune.port, tune.token)
         let origin = "http://127.0.0.1:\(port)"
-        let settings = #"{"keyColor": "00FF00", "threshold": 0.35, "smoothing": 0.1, "despill": true, "gains": {"fx": -6}, "mute": ["fx:2"], "offsets": {"base": 0.5}}"#
+        let settings = #"{"key": {"key-color": "00FF00", "threshold": 0.35, "smoothing": 0.1, "despill": true}, "gain": {"fx": -6}, "mute": ["fx:2"], "offset": {"base": 0.5}}"#
         let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
         try #require(command.status == 200, "\(command.text)")
         let text = try #require(command.json["command"] as? String)
@@ -273,7 +282,7 @@ struct TuneServerTests {
         defer { tune.stop() }
         let (port, token) = (tune.port, tune.token)
         let origin = "http://127.0.0.1:\(port)"
-        let settings = #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "gains": {"fx:1": -6}, "mute": ["base"]}"#
+        let settings = #"{"key": {"key-color": "00FF00", "threshold": 0.4, "smoothing": 0.1}, "gain": {"fx:1": -6}, "mute": ["base"]}"#
         let r = try RawHTTP.post(port: port, "/api/audition?token=\(token)&t=1", json: settings, origin: origin)
         try #require(r.status == 200, "\(r.text)")
         #expect(r.headers["content-type"] == "video/mp4")
@@ -293,12 +302,12 @@ struct TuneServerTests {
         #expect(leftover.isEmpty, "\(leftover)")
 
         for (query, body, words) in [("t=7", settings, "t must be between"),
-                                     ("t=1", #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"base": 50}}"#, "--duck base=50: must be between 1 and 40 dB"),
-                                     ("t=1", #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"fx": 9, "base": 9}}"#, "nothing left")] {
+                                     ("t=1", #"{"key": {"key-color": "00FF00", "threshold": 0.4, "smoothing": 0.1}, "duck": {"base": 50}}"#, "--duck base=50: must be between 1 and 40 dB"),
+                                     ("t=1", #"{"key": {"key-color": "00FF00", "threshold": 0.4, "smoothing": 0.1}, "duck": {"fx": 9, "base": 9}}"#, "nothing left")] {
             let bad = try RawHTTP.post(port: port, "/api/audition?token=\(token)&\(query)", json: body, origin: origin)
             #expect(bad.status == 400 && bad.text.contains(words), "\(query) \(body): \(bad.text)")
         }
-        let ducked = #"{"keyColor": "00FF00", "threshold": 0.4, "smoothing": 0.1, "duck": {"base": 9}, "levelMatch": true}"#
+        let ducked = #"{"key": {"key-color": "00FF00", "threshold": 0.4, "smoothing": 0.1}, "duck": {"base": 9}, "level-match": true}"#
         let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: ducked, origin: origin)
         let text = command.json["command"] as? String ?? ""
         #expect(text.contains("--duck base=9") && text.contains("--level-match"), "\(text)")

@@ -46,6 +46,11 @@ public enum JobSchema {
     }
 
     /// One option's schema: its value's, then its default and its help.
+    /// Options' schemas as one object, by name in their order (the tuning page's controls).
+    static func properties(_ declarations: [OptionDeclaration]) -> String {
+        JSON.object(declarations.map { ($0.name, property($0)) }).text(indent: "")
+    }
+
     static func property(_ d: OptionDeclaration) -> JSON {
         var fields = value(d.shape)
         if let v = d.defaultValue { fields.append(("default", json(v))) }

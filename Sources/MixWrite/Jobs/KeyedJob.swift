@@ -129,3 +129,39 @@ extension KeySettings {
         }
     }
 }
+
+/// A key alone, as a job holds it: what its options read into and write from outside a job (a report's key, the
+/// page's).
+private struct KeyEntry: KeyedJob {
+    var key: KeySettings
+    var autoKeyColor = false
+}
+
+/// A key is written and read by its options, as a job file holds them (`key-color`, `threshold`, `despill-strength` …):
+/// the report's key and the page's are a job entry's. Written whole: every option that has a default is there.
+extension KeySettings: Codable {
+    public init(from decoder: any Swift.Decoder) throws {
+        let c = try decoder.container(keyedBy: JobKey.self)
+        let names = Set(KeyEntry.keyOptions.map(\.name))
+        if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: { !names.contains($0) }) {
+            throw JobProblem(index: nil, key: unknown, what: "is not an option of a key" + OptionValue.didYouMean(unknown, in: Array(names)))
+        }
+        var entry = KeyEntry(key: KeySettings())
+        let context = decoder.userInfo[JobContext.key] as? JobContext ?? JobContext(folder: nil, threads: 0)
+        try KeyEntry.keyOptions.read(into: &entry, from: c, index: nil, context: context)
+        if entry.autoKeyColor { throw JobProblem(index: nil, key: "key-color", what: "must be RRGGBB here (auto is picked when a job starts)") }
+        self = entry.key
+    }
+
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var c = encoder.container(keyedBy: JobKey.self)
+        let entry = KeyEntry(key: self)
+        for o in KeyEntry.keyOptions {
+            try (o.write(entry) ?? o.declaration.defaultValue)?.encode(in: &c, forKey: JobKey(o.name))
+        }
+    }
+
+    /// The key's options as the job file's schema describes them (type, range, default, help), in their order: what
+    /// the tuning page builds its key's controls from.
+    @_spi(Tools) public static var optionSchema: String { JobSchema.properties(KeyEntry.keyOptions.map(\.declaration)) }
+}

@@ -7,7 +7,7 @@ public enum Keyer: String, Sendable, Hashable, Codable, CaseIterable {
 /// How fx is keyed: the keyer, GPUImage's chroma-key settings (key colour, threshold, smoothing) and the despill, and
 /// the matte's refinements (garbage rectangles, choke, feather). GPUImage's defaults are its `init`'s, written here
 /// alone (the options, the page and the reports read them).
-public struct KeySettings: Sendable, Hashable, Codable {
+public struct KeySettings: Sendable, Hashable {
     public var keyer: Keyer
     /// The screen's colour. GPUImage's default: pure green.
     public var keyColor: KeyColor
@@ -41,40 +41,6 @@ public struct KeySettings: Sendable, Hashable, Codable {
     /// The matte is made as a picture of its own (the fine keyer's, or GPUImage's refined) rather than GPUImage's
     /// blend keying each pixel as it blends.
     public var makesMatte: Bool { keyer == .fine || !garbage.isEmpty || choke > 0 || feather > 0 }
-
-    enum CodingKeys: String, CodingKey {
-        case keyer, keyColor, threshold, smoothing, despill, despillStrength, garbage, choke, feather, cleanPlate
-    }
-
-    /// A report's key: what is left out is the default.
-    public init(from decoder: any Swift.Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(keyColor: try c.decode(KeyColor.self, forKey: .keyColor),
-                  threshold: try c.decodeIfPresent(Double.self, forKey: .threshold) ?? KeySettings().threshold,
-                  smoothing: try c.decodeIfPresent(Double.self, forKey: .smoothing) ?? KeySettings().smoothing,
-                  despill: try c.decodeIfPresent(Bool.self, forKey: .despill) ?? false)
-        keyer = try c.decodeIfPresent(Keyer.self, forKey: .keyer) ?? .gpuimage
-        despillStrength = try c.decodeIfPresent(Double.self, forKey: .despillStrength) ?? 1
-        garbage = try c.decodeIfPresent([[Int]].self, forKey: .garbage) ?? []
-        choke = try c.decodeIfPresent(Int.self, forKey: .choke) ?? 0
-        feather = try c.decodeIfPresent(Int.self, forKey: .feather) ?? 0
-        cleanPlate = try c.decodeIfPresent(String.self, forKey: .cleanPlate)
-    }
-
-    /// GPUImage's key as it always was written; the fine keyer's and the matte's settings where they are not the default.
-    public func encode(to encoder: any Swift.Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        if keyer != .gpuimage { try c.encode(keyer, forKey: .keyer) }
-        try c.encode(keyColor, forKey: .keyColor)
-        try c.encode(threshold, forKey: .threshold)
-        try c.encode(smoothing, forKey: .smoothing)
-        try c.encode(despill, forKey: .despill)
-        if despillStrength != 1 { try c.encode(despillStrength, forKey: .despillStrength) }
-        if !garbage.isEmpty { try c.encode(garbage, forKey: .garbage) }
-        if choke != 0 { try c.encode(choke, forKey: .choke) }
-        if feather != 0 { try c.encode(feather, forKey: .feather) }
-        try c.encodeIfPresent(cleanPlate, forKey: .cleanPlate)
-    }
 
     /// "RRGGBB" as in the key colour, for reports.
     public var keyColorHex: String { keyColor.hex }

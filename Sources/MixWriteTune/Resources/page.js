@@ -1,7 +1,10 @@
 // The tuning page: its controls, drawn from what /api/info says of the job, and what a change asks of the server.
 import { $, api, getJSON, post, status, error, valid } from "./api.js";
+import { keyControls, showKey } from "./key.js";
 
 let info, settings, picking = false;
+// The key's options as the job file's schema describes them (/api/options): what its controls are built from.
+let keySchema = {};
 // How long each slider move took to show its picture (input event to the image's load), for the benchmark.
 window.mwTimings = [];
 
@@ -19,11 +22,8 @@ function frameParams() {
 }
 function pictureParams(view) {
   const p = { t: $("t").value, ...frameParams() };
-  if (info.kind === "blend") Object.assign(p, { view, keyColor: settings.keyColor, threshold: settings.threshold,
-                                                smoothing: settings.smoothing, despill: settings.despill ? "1" : "0",
-                                                keyer: settings.keyer || "gpuimage", choke: settings.choke || 0, feather: settings.feather || 0,
-                                                cleanPlate: settings.cleanPlate || "",
-                                                layers: JSON.stringify(settings.layers), layerKeys: JSON.stringify(settings.layerKeys) });
+  if (info.kind === "blend") Object.assign(p, { view, key: JSON.stringify(settings.key), layers: JSON.stringify(settings.layers),
+                                                layerKeys: JSON.stringify(settings.layerKeys) });
   return p;
 }
 function refresh(started = performance.now()) {
@@ -125,43 +125,11 @@ function drawLayers() {
   });
   placeBoxes(); drawSpans();
 }
-// A layer's own key (the FX's is the Key panel's): its colour, threshold, smoothing, despill, keyer, choke, feather and
-// clean plate.
+// A layer's own key (the FX's is the Key panel's): every option a key has, as the Key panel's, in a row.
 function keyFields(row, k) {
-  const key = settings.layerKeys[k], id = f => "layerKey" + k + f;
   const keys = document.createElement("div");
-  const field = (f, name, size) => `<label style="display:inline-flex"><span style="width:auto">${name}</span><input id="${id(f)}" size="${size}"></label>`;
-  keys.innerHTML = field("keyColor", "key", 7) + field("threshold", "threshold", 5) + field("smoothing", "smoothing", 5)
-    + `<label style="display:inline-flex"><span style="width:auto">despill</span><input id="${id("despill")}" type="checkbox"></label>
-    <label style="display:inline-flex"><span style="width:auto">keyer</span><select id="${id("keyer")}"><option value="gpuimage">gpuimage</option>
-      <option value="fine">fine</option></select></label>` + field("choke", "choke px", 3) + field("feather", "feather px", 3)
-    + field("cleanPlate", "clean plate", 14);
   row.append(keys);
-  const show = () => {
-    for (const f of ["keyColor", "threshold", "smoothing"]) $(id(f)).value = key[f];
-    $(id("despill")).checked = key.despill; $(id("keyer")).value = key.keyer || "gpuimage";
-    $(id("choke")).value = key.choke || 0; $(id("feather")).value = key.feather || 0; $(id("cleanPlate")).value = key.cleanPlate || "";
-  };
-  show();
-  for (const f of ["keyColor", "threshold", "smoothing", "despill", "keyer", "choke", "feather", "cleanPlate"]) $(id(f)).addEventListener("change", () => {
-    const input = $(id(f));
-    if (f === "despill") key.despill = input.checked;
-    else if (f === "cleanPlate") { if (input.value.trim()) key.cleanPlate = input.value.trim(); else delete key.cleanPlate; }
-    else if (f === "keyer") key.keyer = input.value;
-    else if (f === "choke" || f === "feather") {
-      const x = Number(input.value);
-      if (!Number.isInteger(x) || x < 0 || x > 64) { error(f + " must be a whole number of pixels from 0 to 64"); return show(); }
-      key[f] = x;
-    } else if (f === "keyColor") {
-      if (!/^[0-9a-fA-F]{6}$/.test(input.value.trim())) { error("key must be RRGGBB, as 00FF00"); return show(); }
-      key.keyColor = input.value.trim().toUpperCase();
-    } else {
-      const x = Number(input.value);
-      if (input.value.trim() === "" || !(x >= 0 && x <= 1)) { error(f + " must be between 0 and 1"); return show(); }
-      key[f] = x;
-    }
-    show(); refresh(); settingsChanged();
-  });
+  keyControls(keys, settings.layerKeys[k], keySchema, "layerKey" + k, () => { refresh(); settingsChanged(); }, true);
 }
 // Dragging a box moves its layer (its corner: resizes it), in the picture's pixels; the picture follows on release.
 function dragLayer(event, i, resizing) {
@@ -334,49 +302,36 @@ function settingsChanged() {
 }
 
 function bindKey() {
-  for (const name of ["threshold", "smoothing"]) {
-    const input = $(name);
-    input.value = settings[name];
-    $(name + "Out").textContent = Number(settings[name]).toFixed(3);
-    input.addEventListener("input", () => {
-      settings[name] = Number(input.value);
-      $(name + "Out").textContent = settings[name].toFixed(3);
-      refresh(); settingsChanged();
-    });
-  }
-  $("despill").checked = settings.despill;
-  $("despill").addEventListener("change", () => { settings.despill = $("despill").checked; refresh(); settingsChanged(); });
-  $("keyer").value = settings.keyer || "gpuimage";
-  $("keyer").addEventListener("change", () => { settings.keyer = $("keyer").value; refresh(); settingsChanged(); });
-  for (const name of ["choke", "feather"]) {
-    $(name).value = settings[name] || 0;
-    checked($(name), text => /^[0-9]+$/.test(text) && Number(text) <= 64 ? Number(text) : undefined, "0 to 64 pixels",
-            value => { settings[name] = value; refresh(); }, () => settings[name] || 0);
-  }
+  const key = settings.key;
   // A plate is read by the server before the picture is asked for with it: one it refuses (no screen, unreadable) is
   // said, and the last good one kept.
-  $("cleanPlate").value = settings.cleanPlate || "";
-  $("cleanPlate").addEventListener("change", async () => {
-    const before = settings.cleanPlate, text = $("cleanPlate").value.trim();
-    if (text) settings.cleanPlate = text; else delete settings.cleanPlate;
+  let plate = key["clean-plate"];
+  const plateChanged = async () => {
     const r = await post("/api/command", {}, settings);
     if (!r.ok) {
-      if (before) settings.cleanPlate = before; else delete settings.cleanPlate;
-      $("cleanPlate").value = before || "";
+      if (plate) key["clean-plate"] = plate; else delete key["clean-plate"];
+      showKey(key, keySchema, "");
       return error(r.body.error);
     }
+    plate = key["clean-plate"];
     $("command").value = r.body.command; $("job").value = r.body.job; valid(); refresh();
+  };
+  const showSwatch = () => { $("swatch").style.background = "#" + key["key-color"]; };
+  keyControls($("keyControls"), key, keySchema, "", name => {
+    if (name === "clean-plate") return plateChanged();
+    if (name === "key-color") showSwatch();
+    refresh(); settingsChanged();
   });
+  $("keyColor").after($("swatch"), $("pickButton"));
+  $("cleanPlate").placeholder = "none: learnt from fx";
+  $("cleanPlate").after($("plateButton"));
+  showSwatch();
   $("plateButton").addEventListener("click", async () => {
     const r = await post("/api/plate", { t: $("t").value }, settings);
     if (!r.ok) return error(r.body.error);
-    settings.cleanPlate = r.body.cleanPlate; $("cleanPlate").value = settings.cleanPlate;
-    status("fx's picture saved as the clean plate: " + settings.cleanPlate, "ok"); refresh(); settingsChanged();
+    plate = key["clean-plate"] = r.body["clean-plate"]; showKey(key, keySchema, "");
+    status("fx's picture saved as the clean plate: " + plate, "ok"); refresh(); settingsChanged();
   });
-  const showKey = () => { $("key").value = settings.keyColor; $("swatch").style.background = "#" + settings.keyColor; };
-  showKey();
-  checked($("key"), text => /^[0-9a-fA-F]{6}$/.test(text) ? text.toUpperCase() : undefined, "RRGGBB, as 00FF00",
-          value => { settings.keyColor = value; $("swatch").style.background = "#" + value; refresh(); }, () => settings.keyColor);
   $("pickButton").addEventListener("click", () => {
     picking = true; $("boxes").hidden = true; $("view").value = "fx"; refresh(); status("click on the screen colour in the picture");
   });
@@ -388,8 +343,8 @@ function bindKey() {
     const x = Math.floor((event.clientX - box.left) * info.width / box.width);
     const y = Math.floor((event.clientY - box.top) * info.height / box.height);
     try {
-      settings.keyColor = (await getJSON("/api/pick", { t: $("t").value, x, y })).keyColor;
-      showKey(); status(""); $("view").value = "composite"; refresh(); settingsChanged();
+      settings.key["key-color"] = (await getJSON("/api/pick", { t: $("t").value, x, y }))["key-color"];
+      showKey(settings.key, keySchema, ""); $("swatch").style.background = "#" + settings.key["key-color"]; status(""); $("view").value = "composite"; refresh(); settingsChanged();
     } catch (e) { error(e.message); }
   });
 }
@@ -411,16 +366,16 @@ function bindMix() {
       row.cells[0].append(Object.assign(document.createElement("div"), { className: "file", textContent: file }));
     }
     const [gain, mute, offset, duck] = row.querySelectorAll("input");
-    const given = settings.gains[track.name] || 0;
+    const given = settings.gain[track.name] || 0;
     if (given * 2 !== Math.round(given * 2)) gain.step = "any";   // a finer gain from the command line, shown as it is
     gain.value = given;
     row.querySelector("output").textContent = given;
     // The server gives the mix track by track (a whole source's gain, offset, mute and duck on each of its tracks).
     mute.checked = settings.mute.includes(track.name);
-    offset.value = settings.offsets[track.name] || 0;
+    offset.value = settings.offset[track.name] || 0;
     gain.addEventListener("input", () => {
       row.querySelector("output").textContent = gain.value;
-      settings.gains[track.name] = Number(gain.value); settingsChanged();
+      settings.gain[track.name] = Number(gain.value); settingsChanged();
     });
     mute.addEventListener("change", () => {
       settings.mute = settings.mute.filter(m => m !== track.name);
@@ -428,7 +383,7 @@ function bindMix() {
       settingsChanged();
     });
     checked(offset, text => number(text, -3600, 3600), "seconds, as 0.5 or -1",
-            value => { settings.offsets[track.name] = value; }, () => settings.offsets[track.name] || 0);
+            value => { settings.offset[track.name] = value; }, () => settings.offset[track.name] || 0);
     duck.value = settings.duck[track.name] || 0;
     checked(duck, text => number(text, 0, 60), "dB from 0 to 60",
             value => { settings.duck[track.name] = value; }, () => settings.duck[track.name] || 0);
@@ -437,8 +392,8 @@ function bindMix() {
   $("loudness").value = settings.loudness ?? "";
   checked($("loudness"), text => text === "" ? null : number(text, -70, 0), "LUFS from -70 to 0, or empty for off",
           value => { settings.loudness = value; }, () => settings.loudness ?? "");
-  $("levelMatch").checked = settings.levelMatch;
-  $("levelMatch").addEventListener("change", () => { settings.levelMatch = $("levelMatch").checked; settingsChanged(); });
+  $("levelMatch").checked = settings["level-match"];
+  $("levelMatch").addEventListener("change", () => { settings["level-match"] = $("levelMatch").checked; settingsChanged(); });
   getJSON("/api/loudness").then(levels => {
     for (const row of table.rows) if (row.dataset.track) {
       const l = levels[row.dataset.track];
@@ -522,12 +477,13 @@ async function audition() {
 async function start() {
   info = await getJSON("/api/info");
   window.mwInfo = info;   // the page's tests read the layout it drew from (a module's names are its own)
+  if (info.kind === "blend") keySchema = (await getJSON("/api/options")).key;
   settings = info.settings;
   document.title = "mixwrite tune: " + info.kind;
   if (!info.width) { $("pictures").style.display = "none"; status("sound only: no picture; the mix, its audition and the render"); }
   for (const e of document.querySelectorAll("[data-kinds]"))
     if (e.dataset.kinds.split(" ").includes(info.kind)) e.style.display = e.tagName === "LABEL" ? "flex" : "block";
-  settings.gains = settings.gains || {}; settings.mute = settings.mute || []; settings.offsets = settings.offsets || {};
+  settings.gain = settings.gain || {}; settings.mute = settings.mute || []; settings.offset = settings.offset || {};
   settings.duck = settings.duck || {};
   if (info.image) $("stillImage").textContent = info.image;
   const t = $("t");
