@@ -4,6 +4,7 @@ import Foundation
 /// A job the page tunes: written where the page says, checked by the job's own rules.
 protocol TunedJob: MixJob {
     var output: String { get set }
+    var audio: AudioOptions { get set }
     var overwrite: Bool { get set }
     func validate() throws(MixWriteError)
 }

@@ -39,7 +39,6 @@ extension SequenceComposition where Job == ConcatJob {
             j.picture.preset = TuneSession.auditionPreset
             j.keepHDR = false   // the browser plays H.264: the audition is the SDR picture
         }, preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
-           pictureKey: { j in "\(j.clips)|\(j.picture)|\(j.transition)|\(j.transitionsAt.sorted { $0.key < $1.key })" },
            describe: { info, settings, p, given in
             // Every clip given, its length as the output has it now (a removed one's as given).
             let order = settings.clips ?? Array(given.indices)

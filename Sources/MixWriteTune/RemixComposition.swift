@@ -16,7 +16,6 @@ extension SequenceComposition where Job == RemixJob {
             return j
         }, cut: { j, start, length in j.excerpt = (start, length) },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
-           pictureKey: { _ in "" },
            describe: { info, _, _, _ in info.movie = job.movie })
     }
 }

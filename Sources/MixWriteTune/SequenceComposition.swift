@@ -11,8 +11,6 @@ final class SequenceComposition<Job: TunedJob>: Composition {
     /// The job cut to an excerpt, for the audition.
     private let cut: (inout Job, Double, Double) -> Void
     private let makePreview: (Job) throws(MixWriteError) -> SequencePreview
-    /// What of the job the picture depends on: a new preview when it changes.
-    private let pictureKey: (Job) -> String
     /// The kind's own part of the page's info: the settings asked, the preview for them, the job's pieces as given.
     private let describe: (inout TuneInfo, TuneSettings, SequencePreview, [SequencePreview.Piece]) -> Void
     /// The pieces of the job as given (a concat clip's length while it is removed).
@@ -29,17 +27,25 @@ final class SequenceComposition<Job: TunedJob>: Composition {
     init(kind: String, job: Job, initial: (Job, [TuneSettings.Track]) -> TuneSettings, auditionType: String = "mp4",
          tune: @escaping (Job, TuneSettings, [TuneSettings.Track]) throws(RequestError) -> Job,
          cut: @escaping (inout Job, Double, Double) -> Void,
-         preview: @escaping (Job) throws(MixWriteError) -> SequencePreview, pictureKey: @escaping (Job) -> String,
+         preview: @escaping (Job) throws(MixWriteError) -> SequencePreview,
          describe: @escaping (inout TuneInfo, TuneSettings, SequencePreview, [SequencePreview.Piece]) -> Void) throws(MixWriteError) {
-        (self.kind, given, self.tune, self.cut, makePreview, self.pictureKey) = (kind, job, tune, cut, preview, pictureKey)
+        (self.kind, given, self.tune, self.cut, makePreview) = (kind, job, tune, cut, preview)
         (self.describe, self.auditionType) = (describe, auditionType)
         self.preview = try preview(job)
-        previewKey = pictureKey(job)
+        previewKey = Self.pictureKey(job)
         sources = self.preview.tracks
         givenPieces = self.preview.pieces
         tracks = self.preview.tracks.map { TuneSettings.Track(source: $0.label, name: $0.name) }
         self.initial = initial(job, tracks)
         loudness = self.preview.trackLoudness
+    }
+
+    /// What of the job the picture depends on: its entry without the mix (every option but the sound's, so none
+    /// can be left out of it); a new preview when it changes.
+    static func pictureKey(_ job: Job) -> String {
+        var j = job
+        j.audio = AudioOptions()
+        return j.jobEntry
     }
 
     var job: any TunedJob { given }
@@ -49,7 +55,7 @@ final class SequenceComposition<Job: TunedJob>: Composition {
     /// The preview of the job with `settings`, made again if its picture differs from the one held.
     private func preview(for settings: TuneSettings) throws(RequestError) -> SequencePreview {
         let j = try tune(given, settings, tracks).checked()
-        let key = pictureKey(j)
+        let key = Self.pictureKey(j)
         if key != previewKey {
             preview = try requesting { () throws(MixWriteError) in try makePreview(j) }
             previewKey = key

@@ -25,7 +25,6 @@ extension SequenceComposition where Job == StillJob {
             return j
         }, cut: { j, start, length in (j.start, j.length) = (start, length); j.picture.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
-           pictureKey: { j in "\(j.picture)|\(j.background)" },
            describe: { info, _, _, _ in info.image = job.image })
     }
 }
