@@ -25,7 +25,7 @@ extension SequenceComposition where Job == ConcatJob {
             }
             j.clips = order.map { job.clips[$0] }
             try Self.applyTransitions(s.transitions, to: &j, given: job)
-            try s.applyPicture(to: &j.picture)
+            j = try s.applyPicture(to: j, \.picture)
             // A clip's source clipN is its place on the command line; in the job, its new place.
             let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ("clip\($0.element + 1)", "clip\($0.offset + 1)") })
             let kept = tracks.filter { !$0.source.hasPrefix("clip") || place[$0.source] != nil }

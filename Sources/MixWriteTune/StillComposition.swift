@@ -15,12 +15,7 @@ extension SequenceComposition where Job == StillJob {
             s.background = job.background.count == 3 ? OptionValue.hex((job.background[0], job.background[1], job.background[2])) : "000000"
             return s
         }, tune: { (job, s, tracks) throws(RequestError) in
-            var j = job
-            try s.applyPicture(to: &j.picture)
-            if let b = s.background {
-                guard let c = OptionValue.color(b) else { throw .bad("background '\(b)' is not RRGGBB") }
-                j.background = [c.r, c.g, c.b]
-            }
+            var j = try s.applyPicture(to: job, \.picture)
             s.applyMix(to: &j.audio, tracks: tracks)
             return j
         }, cut: { j, start, length in (j.start, j.length) = (start, length); j.picture.preset = TuneSession.auditionPreset },

@@ -191,24 +191,17 @@ struct TuneSettings: Codable, Sendable, Equatable {
         return j
     }
 
-    /// `fit`, `size`, `fps` put on a picture's options; a bad value is a 400 naming the option.
-    func applyPicture(to picture: inout PictureSettings) throws(RequestError) {
-        if let f = self.fit {
-            guard let v = Fit(rawValue: f) else { throw .bad("fit '\(f)' is not one of \(Fit.allCases.map(\.rawValue).joined(separator: ", "))") }
-            picture.fit = v
+    /// `fit`, `size`, `fps` (and a still's `background`) put on a job, read by the job file's own reader (an empty
+    /// size or rate: the job's inputs' again); a bad value is a 400 naming the option.
+    func applyPicture<J: MixJob>(to job: J, _ picture: WritableKeyPath<J, PictureSettings>) throws(RequestError) -> J {
+        var entry: [String: Any] = [:]
+        for (name, value) in [("fit", fit), ("size", size), ("fps", fps), ("background", background)] {
+            if let value, !value.isEmpty { entry[name] = value }
         }
-        if let size {
-            if size.isEmpty { (picture.width, picture.height) = (nil, nil) } else {
-                guard let v = OptionValue.size(size) else { throw .bad("size '\(size)' is not WIDTHxHEIGHT") }
-                (picture.width, picture.height) = (v.width, v.height)
-            }
-        }
-        if let fps {
-            if fps.isEmpty { picture.frameRate = nil } else {
-                guard let r = Rational(parsing: fps), r.isValid else { throw .bad("fps '\(fps)' is not a frame rate such as 30 or 30000/1001") }
-                picture.frameRate = r
-            }
-        }
+        var j = job
+        if size == "" { (j[keyPath: picture].width, j[keyPath: picture].height) = (nil, nil) }
+        if fps == "" { j[keyPath: picture].frameRate = nil }
+        do { return try j.applying(entry) } catch { throw .bad(error.description) }
     }
 }
 

@@ -234,8 +234,9 @@ struct TuneKindsTests {
         let ok = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: "http://127.0.0.1:\(port)")
         #expect(ok.status == 200 && (ok.json["command"] as? String)?.contains("concat \(base) \(fx) -o") == true, "\(ok.text)")
         for (query, words) in [("t=1&clips=0,0", "at most once"), ("t=1&clips=0,7", "at most once"), ("t=1&clips=a", "numbers"),
-                               ("t=1&clips=", "at least one clip"), ("t=1&fit=squash", "fit 'squash'"), ("t=1&size=big", "size 'big'"),
-                               ("t=1&size=8x8", "--size must be between"), ("t=1&fps=fast", "fps 'fast'"), ("t=9", "t must be between 0 and 4"),
+                               ("t=1&clips=", "at least one clip"), ("t=1&fit=squash", "'fit' 'squash' is not one of"),
+                               ("t=1&size=big", "'size' must be WIDTHxHEIGHT"), ("t=1&size=8x8", "--size must be between"),
+                               ("t=1&fps=fast", "'fps' must be a frame rate"), ("t=1&background=FF0000", "'background' is not an option of a concat job"), ("t=9", "t must be between 0 and 4"),
                                ("t=1&clip=5", "clip 5 is not in the movie"), ("t=1&clips=1&clip=0", "clip 0 is not in the movie"),
                                ("t=1&transitions=spin", "'spin' is not a transition"), ("t=1&transitions=fade:0", "more than 0"),
                                ("t=1&transitions=fade:5", "longer than clip 1")] {

@@ -213,3 +213,44 @@ struct JobKey: CodingKey {
     init?(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { return nil }
 }
+
+extension MixJob {
+    /// The job with `entry`'s options (some of a job file's keys, as JSON) read over its own by the job file's reader:
+    /// how the tuning page's changes reach a job. A key the kind does not have, or a value its option refuses, is a
+    /// usage error naming it.
+    @_spi(Tools) public func applying(_ entry: [String: Any]) throws(MixWriteError) -> Self {
+        guard let described = self as? any DescribedJob else { return self }
+        return try described.overlaid(entry) as! Self
+    }
+}
+
+extension DescribedJob {
+    fileprivate func overlaid(_ entry: [String: Any]) throws(MixWriteError) -> Self {
+        let data: Data
+        do { data = try JSONSerialization.data(withJSONObject: entry) } catch { throw .usage("the settings are not JSON: \(error)") }
+        let decoder = JSONDecoder()
+        decoder.userInfo[Overlay<Self>.base] = self
+        do { return try decoder.decode(Overlay<Self>.self, from: data).job } catch let p as JobProblem {
+            throw .usage(p.description)
+        } catch {
+            throw .usage("the settings are not a job's options: \(error)")
+        }
+    }
+}
+
+/// A job with some of its options read over it (`MixJob.applying`).
+private struct Overlay<J: DescribedJob>: Decodable {
+    static var base: CodingUserInfoKey { CodingUserInfoKey(rawValue: "mixwrite.overlay-base")! }
+    var job: J
+
+    init(from decoder: any Swift.Decoder) throws {
+        let c = try decoder.container(keyedBy: JobKey.self)
+        let names = Set(J.options.map(\.name))
+        if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: { !names.contains($0) }) {
+            throw JobProblem(index: nil, key: unknown, what: "is not an option of a \(J.kind) job" + OptionValue.didYouMean(unknown, in: Array(names)))
+        }
+        job = decoder.userInfo[Self.base] as? J ?? J.blank
+        // The options given, each by its reader (what is not given stays the job's: none is missing).
+        try J.options.filter { c.contains(JobKey($0.name)) }.read(into: &job, from: c, index: nil, context: JobContext(folder: nil, threads: 0))
+    }
+}
