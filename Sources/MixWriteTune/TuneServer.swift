@@ -233,7 +233,6 @@ public final class TuneServer: Sendable {
         let data = try await request.collectBody(upTo: HTTPLimits().bodyBytes)
         let settings: TuneSettings
         let decoder = JSONDecoder()
-        decoder.userInfo[TuneSettings.kindKey] = session.kind
         do { settings = try decoder.decode(TuneSettings.self, from: Data(data.readableBytesView)) } catch is DecodingError {
             throw RequestError.bad("the body must be the page's settings as JSON")
         } catch {

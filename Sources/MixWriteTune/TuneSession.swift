@@ -15,8 +15,6 @@ actor TuneSession {
     /// Loudness measurements of the mix (`--loudness`, `--level-match`), kept from one audition or render to the
     /// next while the mix stays the same.
     private let measurements = MeasurementCache()
-    /// The job's kind, for reading a request's settings.
-    nonisolated let kind: String
 
     struct RenderState: Codable, Sendable {
         var state = "idle"
@@ -29,7 +27,6 @@ actor TuneSession {
         try MixWriter.refuseOutputAmongInputs(job)
         MixWriter.removeStaleTemporaryFiles(for: job.output)
         composition = try job.composition()
-        kind = composition.kind
     }
 
     /// What the page needs to draw its controls, for `settings` (a concat's order and frame change its timeline).

@@ -2,12 +2,13 @@ import Foundation
 @_spi(Tools) import MixWrite
 
 /// What the page can change: the key (a blend), the picture (a concat's clips, order and frame; a still's frame),
-/// and the mix. Everything else stays as the command line gave it. The mix is by the job's own track names (a
+/// and the mix. Read and written as declared here (a field left out of a request is its blank value, as a job file
+/// leaves out an option at its default: no gain, none muted, GPUImage's key). Everything else stays as the command line gave it. The mix is by the job's own track names (a
 /// concat's `clip2:1` is the second clip the command line gave, wherever the page moves it).
 struct TuneSettings: Codable, Sendable, Equatable {
     /// A blend's key, as a job file writes it (`{"key-color": "00FF00", "threshold": 0.4, …}`, read by the key's own
     /// options; every option with a default is written).
-    var key = KeySettings()
+    @Omissible var key = KeySettings()
     /// A concat's clips in the page's order, by their place on the command line (0-based); a removed one left out.
     var clips: [Int]?
     /// A concat's transition at each boundary of the page's order (`KIND[:SECONDS]` or `cut`): the first between its
@@ -20,14 +21,14 @@ struct TuneSettings: Codable, Sendable, Equatable {
     var fps: String?
     var background: String?
     /// dB by source or track name (`fx`, `fx:2`, `audio1`).
-    var gains: [String: Double] = [:]
-    var mute: [String] = []
+    @Omissible var gains: [String: Double] = [:]
+    @Omissible var mute: [String] = []
     /// Seconds by source or track name.
-    var offsets: [String: Double] = [:]
+    @Omissible var offsets: [String: Double] = [:]
     var loudness: Double?
     /// dB by source or track name: lowered that far while the others play (`--duck`).
-    var duck: [String: Double] = [:]
-    var levelMatch = false
+    @Omissible var duck: [String: Double] = [:]
+    @Omissible var levelMatch = false
     /// A blend's layers, the FX first: where each goes in time and space (`--at`, `--in`, `--out`, `--place`, `--opacity`).
     var layers: [LayerPlacement]?
     /// A blend's other layers' keys, in order (the FX's is `key`).
@@ -65,49 +66,6 @@ struct TuneSettings: Codable, Sendable, Equatable {
         case key, clips, transitions, fit, size, fps, background, gains = "gain", mute, offsets = "offset", loudness, duck
         case levelMatch = "level-match", layers, layerKeys
     }
-
-    /// The page sends every key of its kind; a script may leave the mix out (a blend's key it must give).
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let kind = decoder.userInfo[TuneSettings.kindKey] as? String ?? "blend"
-        if kind == "blend" { key = try c.decode(KeySettings.self, forKey: .key) }
-        clips = try c.decodeIfPresent([Int].self, forKey: .clips)
-        transitions = try c.decodeIfPresent([String].self, forKey: .transitions)
-        fit = try c.decodeIfPresent(String.self, forKey: .fit)
-        size = try c.decodeIfPresent(String.self, forKey: .size)
-        fps = try c.decodeIfPresent(String.self, forKey: .fps)
-        background = try c.decodeIfPresent(String.self, forKey: .background)
-        gains = try c.decodeIfPresent([String: Double].self, forKey: .gains) ?? [:]
-        mute = try c.decodeIfPresent([String].self, forKey: .mute) ?? []
-        offsets = try c.decodeIfPresent([String: Double].self, forKey: .offsets) ?? [:]
-        loudness = try c.decodeIfPresent(Double.self, forKey: .loudness)
-        duck = try c.decodeIfPresent([String: Double].self, forKey: .duck) ?? [:]
-        levelMatch = try c.decodeIfPresent(Bool.self, forKey: .levelMatch) ?? false
-        layers = try c.decodeIfPresent([LayerPlacement].self, forKey: .layers)
-        layerKeys = try c.decodeIfPresent([KeySettings].self, forKey: .layerKeys)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(key, forKey: .key)
-        try c.encodeIfPresent(clips, forKey: .clips)
-        try c.encodeIfPresent(transitions, forKey: .transitions)
-        try c.encodeIfPresent(fit, forKey: .fit)
-        try c.encodeIfPresent(size, forKey: .size)
-        try c.encodeIfPresent(fps, forKey: .fps)
-        try c.encodeIfPresent(background, forKey: .background)
-        try c.encode(gains, forKey: .gains)
-        try c.encode(mute, forKey: .mute)
-        try c.encode(offsets, forKey: .offsets)
-        try c.encodeIfPresent(loudness, forKey: .loudness)
-        try c.encode(duck, forKey: .duck)
-        try c.encode(levelMatch, forKey: .levelMatch)
-        try c.encodeIfPresent(layers, forKey: .layers)
-        try c.encodeIfPresent(layerKeys, forKey: .layerKeys)
-    }
-
-    /// The job kind a body is read for (`JSONDecoder.userInfo`).
-    static let kindKey = CodingUserInfoKey(rawValue: "kind")!
 
     /// The mix's values are numbers and name tracks the job has: a request's checks before the job's own.
     func checkedMix(tracks: [Track]) throws(RequestError) -> TuneSettings {
@@ -212,4 +170,30 @@ enum RequestError: Error {
     case notFound
     case conflict(String)
     case failed(String)
+}
+
+/// A field a request may leave out: its blank value then.
+@propertyWrapper
+struct Omissible<Value: Codable & Sendable & Equatable & Blank>: Codable, Sendable, Equatable {
+    var wrappedValue: Value
+
+    init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
+    init(from decoder: any Decoder) throws { wrappedValue = try decoder.singleValueContainer().decode(Value.self) }
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(wrappedValue)
+    }
+}
+
+/// What a field left out of a request is.
+protocol Blank { static var blank: Self { get } }
+extension Dictionary: Blank { static var blank: Self { [:] } }
+extension Array: Blank { static var blank: Self { [] } }
+extension Bool: Blank { static var blank: Bool { false } }
+extension KeySettings: Blank { static var blank: KeySettings { KeySettings() } }
+
+extension KeyedDecodingContainer {
+    func decode<V>(_ type: Omissible<V>.Type, forKey key: Key) throws -> Omissible<V> {
+        try decodeIfPresent(type, forKey: key) ?? Omissible(wrappedValue: .blank)
+    }
 }
