@@ -8,6 +8,7 @@ extension BlendJob: TunableJob {
 /// `mixwrite tune FX BASE`: the key and the mix over `BlendPreview`.
 final class BlendComposition: Composition {
     let kind = "blend"
+    let parts = ["key", "layers", "view"]
     private let blend: BlendJob
     /// The preview of the layers as last asked (made again when a layer moves; the key and the mix change without).
     private var preview: BlendPreview
@@ -30,7 +31,7 @@ final class BlendComposition: Composition {
     var job: any TunedJob { blend }
 
     func info(_ settings: TuneSettings) -> TuneInfo {
-        var info = TuneInfo(kind: kind, output: blend.output, duration: preview.duration, width: preview.width, height: preview.height,
+        var info = TuneInfo(kind: kind, parts: parts, output: blend.output, duration: preview.duration, width: preview.width, height: preview.height,
                             frameRate: preview.frameRate.doubleValue, settings: initial, tracks: preview.tracks)
         (info.fx, info.base, info.fxDuration, info.layers) = (blend.fx, blend.base, preview.fxDuration, layerFiles)
         return info

@@ -27,8 +27,11 @@ extension TunedJob {
 /// settings put on the job. The server, the session, the audition and the render are the same for every kind.
 /// Owned by `TuneSession` (an actor), one request at a time: not thread-safe.
 protocol Composition: AnyObject {
-    /// `blend`, `concat`, `still`, `remix`: which parts of the page show.
+    /// `blend`, `concat`, `still`, `remix`.
     var kind: String { get }
+    /// The parts of the page this kind shows (`data-part` in index.html): `key`, `layers`, `view`, `timeline`, `clips`,
+    /// `frame`, `fps`, `picture`, `background`; the picture, the mix, the audition, the command and the render always.
+    var parts: [String] { get }
     var job: any TunedJob { get }
     /// Every track the mix knows, by the job's names (`fx:1`, `clip2:1`, `movie:3`, `audio1:1`).
     var tracks: [TuneSettings.Track] { get }
@@ -76,6 +79,7 @@ struct TuneInfo: Encodable, Sendable {
         var duration: Double
     }
     var kind: String
+    var parts: [String]
     var output: String
     var duration: Double
     var width, height: Int
@@ -102,9 +106,9 @@ struct TuneInfo: Encodable, Sendable {
     /// A still's picture, a remix's movie.
     var image, movie: String?
 
-    init(kind: String, output: String, duration: Double, width: Int, height: Int, frameRate: Double, settings: TuneSettings,
-         tracks: [AudioSource]) {
-        (self.kind, self.output, self.duration, self.width, self.height) = (kind, output, duration, width, height)
+    init(kind: String, parts: [String], output: String, duration: Double, width: Int, height: Int, frameRate: Double,
+         settings: TuneSettings, tracks: [AudioSource]) {
+        (self.kind, self.parts, self.output, self.duration, self.width, self.height) = (kind, parts, output, duration, width, height)
         (self.frameRate, self.settings) = (frameRate, settings)
         self.tracks = tracks.map { Track(name: $0.name, source: $0.label, codec: $0.codec, channels: $0.channels,
                                          file: ($0.path as NSString).lastPathComponent) }

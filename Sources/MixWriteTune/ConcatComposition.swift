@@ -9,7 +9,7 @@ extension SequenceComposition where Job == ConcatJob {
     /// A concat: clips reordered and removed, `--fit`, `--size`, `--fps`, the mix. A clip's tracks keep the name the
     /// command line gave them (`clip2:1`) on the page; the job gets the names of their new places.
     convenience init(concat job: ConcatJob) throws(MixWriteError) {
-        try self.init(kind: "concat", job: job, initial: { job, tracks in
+        try self.init(kind: "concat", parts: ["timeline", "frame", "fps", "clips"], job: job, initial: { job, tracks in
             var s = TuneSettings(audio: job.audio, tracks: tracks)
             (s.clips, s.fit) = (Array(job.clips.indices), job.picture.fit.rawValue)
             s.transitions = job.clips.indices.dropFirst().map { job.transition(at: $0).description }

@@ -8,7 +8,7 @@ extension RemixJob: TunableJob {
 extension SequenceComposition where Job == RemixJob {
     /// A remix: the movie's picture as it is (copied untouched by the render), the mix; the audition is sound only.
     convenience init(remix job: RemixJob) throws(MixWriteError) {
-        try self.init(kind: "remix", job: job, initial: { job, tracks in TuneSettings(audio: job.audio, tracks: tracks) },
+        try self.init(kind: "remix", parts: [], job: job, initial: { job, tracks in TuneSettings(audio: job.audio, tracks: tracks) },
                       auditionType: "m4a",
                       tune: { (job, s, tracks) throws(RequestError) in
             var j = job

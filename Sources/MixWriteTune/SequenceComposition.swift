@@ -5,6 +5,7 @@ import Foundation
 /// picture (a concat's order, its fit, size or rate), and kept while only the mix changes.
 final class SequenceComposition<Job: TunedJob>: Composition {
     let kind: String
+    let parts: [String]
     private let given: Job
     /// The job with the page's settings of the picture and the mix (checked by the job's own `validate`).
     private let tune: (Job, TuneSettings, [TuneSettings.Track]) throws(RequestError) -> Job
@@ -24,12 +25,12 @@ final class SequenceComposition<Job: TunedJob>: Composition {
     let initial: TuneSettings
     let loudness: @Sendable () throws(MixWriteError) -> [String: Double]
 
-    init(kind: String, job: Job, initial: (Job, [TuneSettings.Track]) -> TuneSettings, auditionType: String = "mp4",
+    init(kind: String, parts: [String], job: Job, initial: (Job, [TuneSettings.Track]) -> TuneSettings, auditionType: String = "mp4",
          tune: @escaping (Job, TuneSettings, [TuneSettings.Track]) throws(RequestError) -> Job,
          cut: @escaping (inout Job, Double, Double) -> Void,
          preview: @escaping (Job) throws(MixWriteError) -> SequencePreview,
          describe: @escaping (inout TuneInfo, TuneSettings, SequencePreview, [SequencePreview.Piece]) -> Void) throws(MixWriteError) {
-        (self.kind, given, self.tune, self.cut, makePreview) = (kind, job, tune, cut, preview)
+        (self.kind, self.parts, given, self.tune, self.cut, makePreview) = (kind, parts, job, tune, cut, preview)
         (self.describe, self.auditionType) = (describe, auditionType)
         self.preview = try preview(job)
         previewKey = Self.pictureKey(job)
@@ -65,7 +66,7 @@ final class SequenceComposition<Job: TunedJob>: Composition {
 
     func info(_ settings: TuneSettings) throws(RequestError) -> TuneInfo {
         let p = try preview(for: settings)
-        var info = TuneInfo(kind: kind, output: given.output, duration: p.duration, width: p.width, height: p.height,
+        var info = TuneInfo(kind: kind, parts: parts, output: given.output, duration: p.duration, width: p.width, height: p.height,
                             frameRate: p.frameRate.doubleValue, settings: initial, tracks: sources)
         describe(&info, settings, p, givenPieces)
         return info

@@ -8,7 +8,7 @@ extension StillJob: TunableJob {
 extension SequenceComposition where Job == StillJob {
     /// A still: `--fit`, `--size`, `--background`, the mix.
     convenience init(still job: StillJob) throws(MixWriteError) {
-        try self.init(kind: "still", job: job, initial: { job, tracks in
+        try self.init(kind: "still", parts: ["picture", "frame", "background"], job: job, initial: { job, tracks in
             var s = TuneSettings(audio: job.audio, tracks: tracks)
             s.fit = job.picture.fit.rawValue
             s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""

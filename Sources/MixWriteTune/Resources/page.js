@@ -3,6 +3,8 @@ import { $, api, getJSON, post, status, error, valid } from "./api.js";
 import { keyControls, showKey } from "./key.js";
 
 let info, settings, picking = false;
+// Whether the job's kind shows this part of the page (`info.parts`, the kind's composition says which).
+const has = part => info.parts.includes(part);
 // The key's options as the job file's schema describes them (/api/options): what its controls are built from.
 let keySchema = {};
 // How long each slider move took to show its picture (input event to the image's load), for the benchmark.
@@ -15,14 +17,14 @@ window.mwBusy = () => inFlight || pending !== null || !$("picture").complete;
 // What of the settings makes the picture, besides the time: a concat's clips and frame, a still's frame, a blend's key.
 function frameParams() {
   const p = {};
-  if (info.kind === "concat") { p.clips = settings.clips.join(","); p.fps = settings.fps; p.transitions = settings.transitions.join(","); }
-  if (info.kind === "concat" || info.kind === "still") { p.fit = settings.fit; p.size = settings.size; }
-  if (info.kind === "still") p.background = settings.background;
+  if (has("clips")) { p.clips = settings.clips.join(","); p.fps = settings.fps; p.transitions = settings.transitions.join(","); }
+  if (has("frame")) { p.fit = settings.fit; p.size = settings.size; }
+  if (has("background")) p.background = settings.background;
   return p;
 }
 function pictureParams(view) {
   const p = { t: $("t").value, ...frameParams() };
-  if (info.kind === "blend") Object.assign(p, { view, key: JSON.stringify(settings.key), layers: JSON.stringify(settings.layers),
+  if (has("key")) Object.assign(p, { view, key: JSON.stringify(settings.key), layers: JSON.stringify(settings.layers),
                                                 layerKeys: JSON.stringify(settings.layerKeys) });
   return p;
 }
@@ -55,7 +57,7 @@ function applyZoom() {
   const w = Math.max(1, Math.floor(info.width * scale)), h = Math.max(1, Math.floor(info.height * scale));
   for (const img of [$("picture"), $("second")]) { img.style.width = w + "px"; img.style.height = h + "px"; }
   $("audition").style.width = Math.min(w, stage.clientWidth) + "px";
-  if (info.kind === "blend") { $("boxes").style.width = w + "px"; $("boxes").style.height = h + "px"; placeBoxes(); }
+  if (has("layers")) { $("boxes").style.width = w + "px"; $("boxes").style.height = h + "px"; placeBoxes(); }
 }
 
 // A blend's layers: where each goes (a box on the picture, its numbers in the panel) and when (a band under the time).
@@ -172,7 +174,7 @@ async function relayout() {
 // A concat's timeline under the time slider: each clip where it lands, each event as a tick.
 function drawTimeline() {
   const bar = $("timeline");
-  if (info.kind !== "concat") return;
+  if (!has("clips")) return;
   bar.textContent = "";
   const at = x => (100 * x / info.duration) + "%";
   for (const piece of info.pieces) {
@@ -203,7 +205,7 @@ function drawTimeline() {
 // (as the output shows it), moved up or down, removed or put back.
 const clipTimes = {};
 function drawClips() {
-  if (info.kind !== "concat") return;
+  if (!has("clips")) return;
   const list = $("clips");
   list.textContent = "";
   const removed = info.clips.map(c => c.index).filter(i => !settings.clips.includes(i));
@@ -277,7 +279,7 @@ function fitTransitions() {
 
 // A concat's or still's frame: fit, size, rate, background, each checked as typed.
 function bindFrame() {
-  if (info.kind !== "concat" && info.kind !== "still") return;
+  if (!has("frame")) return;
   $("fit").value = settings.fit;
   $("fit").addEventListener("change", () => { settings.fit = $("fit").value; relayout(); });
   $("size").value = settings.size;
@@ -358,7 +360,7 @@ function bindMix() {
       <td><input size="3" value="0"></td>`;
     // Each track says which file it is (a concat's clip2:1 is the second clip given, wherever it is moved; a still's
     // audio2:1 the second sound file).
-    const clip = info.kind === "concat" && /^clip(\d+):/.exec(track.name);
+    const clip = has("clips") && /^clip(\d+):/.exec(track.name);
     const file = clip ? info.clips[Number(clip[1]) - 1].name : track.file;
     row.cells[0].textContent = track.name;
     if (file) {
@@ -477,12 +479,12 @@ async function audition() {
 async function start() {
   info = await getJSON("/api/info");
   window.mwInfo = info;   // the page's tests read the layout it drew from (a module's names are its own)
-  if (info.kind === "blend") keySchema = (await getJSON("/api/options")).key;
+  if (has("key")) keySchema = (await getJSON("/api/options")).key;
   settings = info.settings;
   document.title = "mixwrite tune: " + info.kind;
   if (!info.width) { $("pictures").style.display = "none"; status("sound only: no picture; the mix, its audition and the render"); }
-  for (const e of document.querySelectorAll("[data-kinds]"))
-    if (e.dataset.kinds.split(" ").includes(info.kind)) e.style.display = e.tagName === "LABEL" ? "flex" : "block";
+  for (const e of document.querySelectorAll("[data-part]"))
+    if (has(e.dataset.part)) e.style.display = e.tagName === "LABEL" ? "flex" : "block";
   settings.gain = settings.gain || {}; settings.mute = settings.mute || []; settings.offset = settings.offset || {};
   settings.duck = settings.duck || {};
   if (info.image) $("stillImage").textContent = info.image;
@@ -508,7 +510,8 @@ async function start() {
       setTimeout(() => { b.textContent = "copy"; }, 1500);
     });
   }
-  if (info.kind === "blend") { bindKey(); drawLayers(); }
+  if (has("key")) bindKey();
+  if (has("layers")) drawLayers();
   bindFrame();
   bindMix();
   drawTimeline();
