@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite against an AddressSanitizer build of mixwrite (the library in the tests and the
-# binary they run). One test at a time: the instrumented runs are slow and several at once starve each
-# other. Leak reports are off: the only ones seen are XCTest's own runner objects at exit.
+# binary they run), tests side by side as the plain suite runs them (one at a time took 27 minutes of CI's 45; no
+# test's limit counts its siblings' time: HangGuard). MIXWRITE_ASAN_SERIAL=1 runs one test at a time, to read a
+# report without others' output between its lines. Leak reports are off: the only ones seen are XCTest's own runner
+# objects at exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -17,5 +19,6 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 # every kernel level's whole pictures and recorded renders (the kernel's rows at every width, where a read past a row
 # would be, run here: KernelLevelTests' row ends, CKeyKernelTests), a 5-minute render's sync, the byte-identical reruns, the six ProRes profiles
 # (each codec runs here).
-swift test --skip-build --sanitize=address --scratch-path .build-asan --no-parallel \
+order=(); [ "${MIXWRITE_ASAN_SERIAL:-0}" = 1 ] && order=(--no-parallel)
+swift test --skip-build --sanitize=address --scratch-path .build-asan "${order[@]}" \
     --skip 'TunePageTests|TuneLayerPageTests|TuneKindsTests/((concat|concatTransition|still|remix)Page|layoutAtWidths)|SlurmTests|FineKeyerTests/scores|ScriptingTests/(bashCompletion|zshAndFishCompletion)|TransitionTests/againstTheCLI|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|ReliabilityTests/(sync|deterministic)|CodecTests/proresProfilesTagged' "$@"
