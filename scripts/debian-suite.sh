@@ -139,8 +139,11 @@ scratch=/build
 allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonschema is not installed;python3-numpy is not installed;cannot mount a small tmpfs here;zsh and fish are not installed"
 # What does not depend on the release's FFmpeg, left to the Debian 12 run (CI's time: RESULTS): the keyer's C kernel
 # against its scalar reference at every level and its whole pictures level by level (the same compiler, the same
-# code, plain memory), the sources' rules, the description of the jobs (schema, --help) and MediaTime's arithmetic.
-same_everywhere='CKeyKernelTests|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests'
+# code, plain memory), the sources' rules, the description of the jobs (schema, --help) and MediaTime's arithmetic;
+# and the twelve transitions against the CLI's xfade (the transitions are mixwrite's own C, the same on every FFmpeg;
+# every other transition test runs here; the CLI of 7.1 and 9.0 agreed with them on 2026-11-27, `scripts/debian-suite.sh
+# SUITE -- swift test --scratch-path /build --filter againstTheCLI` asks again).
+same_everywhere='CKeyKernelTests|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI'
 case "${1:-}" in
     shell) inner=(bash -l) ;;
     --) shift; inner=("$@") ;;
