@@ -71,6 +71,16 @@ struct TuneLayerPageTests {
         try browser.keys(String(repeating: "\u{E003}", count: 6) + "0.25\u{E007}", to: threshold)
         let keyed = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains("threshold=0.25") == true }
         #expect((keyed as? String)?.contains("--threshold") == false, "the FX's key is unchanged: \(keyed ?? "")")
+        // The second layer's timing, typed: its box is made from `in`'s declaration (0 up, seconds); a value the
+        // declaration refuses is said and the last good one kept.
+        let from = try browser.element("layer1in")
+        try browser.keys(String(repeating: "\u{E003}", count: 4) + "0.3\u{E007}", to: from)
+        let timed = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains(":in=0.3") == true }
+        #expect((timed as? String)?.contains(":at=0.5") == true, "\(timed ?? "")")
+        _ = try browser.script("const f = document.getElementById('layer1in'); f.value = '-2'; f.dispatchEvent(new Event('change'))")
+        let said = try browser.waitFor("return document.getElementById('status').textContent") { ($0 as? String)?.contains("in:") == true }
+        #expect((said as? String)?.contains("from 0") == true, "\(said ?? "")")
+        #expect(try browser.script("return document.getElementById('layer1in').value") as? String == "0.3", "the last good value kept")
         try browser.screenshot(into: dir + "/layers.png")
         print("screenshot: \(dir)/layers.png")
     }

@@ -34,6 +34,10 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
     /// start late or use a span of fx).
     var isWholeFrame: Bool { place == nil && opacity == 1 }
 
+    /// The placement's options as the job file's schema describes them, in their order: what the tuning page builds a
+    /// layer's controls from.
+    @_spi(Tools) public static var optionSchema: String { JobSchema.properties(options.map(\.declaration)) }
+
     /// `at`, `in`, `out`, `place`, `opacity`.
     static var options: [JobOption<LayerPlacement>] {
         let initial = LayerPlacement()

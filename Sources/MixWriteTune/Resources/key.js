@@ -1,6 +1,6 @@
-// A key's controls, built from its options' schema (the job file's, /api/options: type, range, default, help), for
-// the FX's key panel and each layer's: every option a key has, its value as a job file writes it (`key-color`,
-// `threshold` …). A new key option shows here without a line of this file.
+// Controls built from options' schemas (the job file's, /api/options: type, range, default, help): the FX's key panel
+// and each layer's key, and a layer's at, in, out and opacity; every option of the group, its value as a job file
+// writes it (`key-color`, `threshold` …). A new option of those groups shows here without a line of this file.
 import { $, error, valid } from "./api.js";
 
 // `key-color` → `keyColor`: an input's id after its prefix.
@@ -16,6 +16,7 @@ function valueOf(key, name, schema) {
 // separated by ";"; empty is none.
 function parse(text, schema) {
   if (schema.type === "number" || schema.type === "integer") {
+    if (text === "" && schema.default === undefined) return "";   // an option without a default: not given (a layer's out)
     const x = Number(text);
     if (text === "" || !Number.isFinite(x) || (schema.type === "integer" && !Number.isInteger(x))) return undefined;
     if (x < (schema.minimum ?? -Infinity) || x > (schema.maximum ?? Infinity)) return undefined;

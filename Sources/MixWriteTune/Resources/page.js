@@ -6,7 +6,7 @@ let info, settings, picking = false;
 // Whether the job's kind shows this part of the page (`info.parts`, the kind's composition says which).
 const has = part => info.parts.includes(part);
 // The key's options as the job file's schema describes them (/api/options): what its controls are built from.
-let keySchema = {};
+let keySchema = {}, layerSchema = {};
 // How long each slider move took to show its picture (input event to the image's load), for the benchmark.
 window.mwTimings = [];
 
@@ -84,11 +84,13 @@ function placeBoxes() {
     Object.assign(box.style, { left: r[0] * scale + "px", top: r[1] * scale + "px", width: r[2] * scale + "px", height: r[3] * scale + "px" });
   });
 }
-const layerFields = ["at", "in", "out", "x", "y", "w", "h", "opacity"];
+// A layer's rectangle (`place`) as four boxes; its other options (at, in, out, opacity) are made from their
+// declarations as the key's are (layerSchema).
+const layerFields = ["x", "y", "w", "h"];
 function showLayer(i) {
   const l = settings.layers[i], r = l.place || ["", "", "", ""];
-  const values = { at: l.at, in: l.in || 0, out: l.out ?? "", x: r[0], y: r[1], w: r[2], h: r[3], opacity: l.opacity ?? 1 };
-  for (const f of layerFields) $("layer" + i + f).value = values[f];
+  for (const f of layerFields) $("layer" + i + f).value = r["xywh".indexOf(f)];
+  showKey(l, layerSchema, "layer" + i);
 }
 function layerChanged(i) { showLayer(i); placeBoxes(); drawSpans(); refresh(); settingsChanged(); }
 function drawLayers() {
@@ -100,20 +102,17 @@ function drawLayers() {
       `<label style="display:inline-flex"><span style="width:auto">${f}</span><input id="layer${i}${f}" size="5"></label>`).join(" ");
     row.querySelector(".name").textContent = layer.name;
     row.querySelector(".file").textContent = layer.file;
+    const timing = document.createElement("span");
+    row.querySelector(".file").after(timing);
+    keyControls(timing, settings.layers[i], layerSchema, "layer" + i, () => layerChanged(i), true);
     $("layers").append(row);
     if (i > 0) keyFields(row, i - 1);
     for (const f of layerFields) $("layer" + i + f).addEventListener("change", () => {
       const l = settings.layers[i], v = $("layer" + i + f).value.trim(), x = Number(v);
-      if (f === "out" && v === "") l.out = null;
-      else if (["x", "y", "w", "h"].includes(f)) {
-        const r = l.place ? [...l.place] : [0, 0, info.width, info.height];
-        if (v === "" && f === "w") { l.place = null; return layerChanged(i); }
-        if (!Number.isFinite(x)) { error(f + " must be a number"); return showLayer(i); }
-        r["xywh".indexOf(f)] = Math.round(x); l.place = r;
-      } else {
-        if (v === "" || !Number.isFinite(x)) { error(f + " must be a number"); return showLayer(i); }
-        l[f] = x;
-      }
+      const r = l.place ? [...l.place] : [0, 0, info.width, info.height];
+      if (v === "" && f === "w") { l.place = null; return layerChanged(i); }
+      if (!Number.isFinite(x)) { error(f + " must be a number"); return showLayer(i); }
+      r["xywh".indexOf(f)] = Math.round(x); l.place = r;
       layerChanged(i);
     });
     const box = document.createElement("div");
@@ -479,7 +478,11 @@ async function audition() {
 async function start() {
   info = await getJSON("/api/info");
   window.mwInfo = info;   // the page's tests read the layout it drew from (a module's names are its own)
-  if (has("key")) keySchema = (await getJSON("/api/options")).key;
+  if (has("key") || has("layers")) {
+    const options = await getJSON("/api/options");
+    keySchema = options.key;
+    layerSchema = Object.fromEntries(Object.entries(options.layer).filter(([name]) => name !== "place"));
+  }
   settings = info.settings;
   document.title = "mixwrite tune: " + info.kind;
   if (!info.width) { $("pictures").style.display = "none"; status("sound only: no picture; the mix, its audition and the render"); }
