@@ -12,7 +12,7 @@ extension SequenceComposition where Job == StillJob {
             var s = TuneSettings(audio: job.audio, tracks: tracks)
             s.fit = job.picture.fit.rawValue
             s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""
-            s.background = job.background.count == 3 ? OptionValue.hex((job.background[0], job.background[1], job.background[2])) : "000000"
+            s.background = job.backgroundHex
             return s
         }, tune: { (job, s, tracks) throws(RequestError) in
             var j = try s.applyPicture(to: job, \.picture)

@@ -34,11 +34,7 @@ extension DescribedJob {
             throw JobProblem(index: index, key: nil, what: "must be an object")
         }
         let context = decoder.userInfo[JobContext.key] as? JobContext ?? JobContext(folder: nil, threads: 0)
-        let names = Set(Self.options.map(\.name))
-        if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: { !names.contains($0) && $0 != "kind" }) {
-            throw JobProblem(index: index, key: unknown,
-                             what: "is not an option of a \(Self.kind) job" + OptionValue.didYouMean(unknown, in: Array(names)))
-        }
+        try c.refuseUnknown(Self.options.map(\.name) + ["kind"], of: "a \(Self.kind) job", index: index)
         if let kind = try? c.decode(String.self, forKey: JobKey("kind")), kind != Self.kind {
             throw JobProblem(index: index, key: "kind", what: "is '\(kind)', not \(Self.kind)")
         }
@@ -206,6 +202,17 @@ struct JobProblem: Error, CustomStringConvertible {
     }
 }
 
+extension KeyedDecodingContainer where K == JobKey {
+    /// A key that is none of `names` (an entry's, a key's, the page's settings): refused, naming it and the nearest
+    /// name; the first such in order, so the message is the same from run to run.
+    func refuseUnknown(_ names: [String], of what: String, index: Int?) throws(JobProblem) {
+        let known = Set(names)
+        guard let unknown = allKeys.map(\.stringValue).sorted().first(where: { !known.contains($0) }) else { return }
+        throw JobProblem(index: index, key: unknown,
+                         what: "is not an option of \(what)" + OptionValue.didYouMean(unknown, in: names.filter { $0 != "kind" }))
+    }
+}
+
 struct JobKey: CodingKey {
     var stringValue: String
     var intValue: Int? { nil }
@@ -245,10 +252,7 @@ private struct Overlay<J: DescribedJob>: Decodable {
 
     init(from decoder: any Swift.Decoder) throws {
         let c = try decoder.container(keyedBy: JobKey.self)
-        let names = Set(J.options.map(\.name))
-        if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: { !names.contains($0) }) {
-            throw JobProblem(index: nil, key: unknown, what: "is not an option of a \(J.kind) job" + OptionValue.didYouMean(unknown, in: Array(names)))
-        }
+        try c.refuseUnknown(J.options.map(\.name), of: "a \(J.kind) job", index: nil)
         job = decoder.userInfo[Self.base] as? J ?? J.blank
         // The options given, each by its reader (what is not given stays the job's: none is missing).
         try J.options.filter { c.contains(JobKey($0.name)) }.read(into: &job, from: c, index: nil, context: JobContext(folder: nil, threads: 0))

@@ -142,10 +142,7 @@ private struct KeyEntry: KeyedJob {
 extension KeySettings: Codable {
     public init(from decoder: any Swift.Decoder) throws {
         let c = try decoder.container(keyedBy: JobKey.self)
-        let names = Set(KeyEntry.keyOptions.map(\.name))
-        if let unknown = c.allKeys.map(\.stringValue).sorted().first(where: { !names.contains($0) }) {
-            throw JobProblem(index: nil, key: unknown, what: "is not an option of a key" + OptionValue.didYouMean(unknown, in: Array(names)))
-        }
+        try c.refuseUnknown(KeyEntry.keyOptions.map(\.name), of: "a key", index: nil)
         var entry = KeyEntry(key: KeySettings())
         let context = decoder.userInfo[JobContext.key] as? JobContext ?? JobContext(folder: nil, threads: 0)
         try KeyEntry.keyOptions.read(into: &entry, from: c, index: nil, context: context)

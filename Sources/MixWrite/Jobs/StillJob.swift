@@ -14,7 +14,7 @@ public struct StillJob: Sendable {
     public var background: [Double] = [0, 0, 0]
 
     /// `background` as RRGGBB (black if it is not three components).
-    var backgroundHex: String { background.count == 3 ? OptionValue.hex((background[0], background[1], background[2])) : "000000" }
+    @_spi(Tools) public var backgroundHex: String { background.count == 3 ? OptionValue.hex((background[0], background[1], background[2])) : "000000" }
     public var audio = AudioOptions()
     public var strict = false
     /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
