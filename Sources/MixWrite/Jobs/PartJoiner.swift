@@ -77,17 +77,22 @@ struct PartJoiner {
         let started = ContinuousClock.now
         let first = records[0]
         let final = try OutputFile(path: output, overwrite: overwrite || first.overwrite, inputs: first.inputs.map(\.path))
-        var parts = try records.map { (record) throws(MixWriteError) in try OpenPart(record, of: output) }
+        var part1 = try OpenPart(first, of: output)
         // The streams as part 1 has them (their parameter sets must be every part's), its stems' titles and the
         // chapters, written by the writer every render writes through (queueing without a limit: one task appends).
         let chapters = first.chapters.map { c in (title: c.title, start: MediaTime(seconds: String(c.start)) ?? .zero,
                                                   end: MediaTime(seconds: String(c.end)) ?? .zero) }
-        let writer = try AssetWriter(output: final, tracks: parts[0].kinds, chapters: chapters, queueLimit: .max, stems: first.stems)
+        let writer = try AssetWriter(output: final, tracks: part1.kinds, chapters: chapters, queueLimit: .max, stems: first.stems)
         do {
-            for part in parts.dropFirst() { try part.check(against: parts[0]) }
-            try await Self.start(writer, parts[0].parameters)
-            let timeBases = parts[0].parameters.map(\.timeBase)
-            for k in parts.indices { try await parts[k].copy(into: writer.inputs, timeBases: timeBases) }
+            try await Self.start(writer, part1.parameters)
+            let timeBases = part1.parameters.map(\.timeBase)
+            try await part1.copy(into: writer.inputs, timeBases: timeBases)
+            // One part open at a time, as it is copied (a join of a hundred parts holds one demuxer, not a hundred).
+            for record in records.dropFirst() {
+                var part = try OpenPart(record, of: output)
+                try part.check(against: part1)
+                try await part.copy(into: writer.inputs, timeBases: timeBases)
+            }
             for input in writer.inputs { try await input.finish() }
             _ = try await writer.finish()
         } catch {
