@@ -61,7 +61,7 @@ let package = Package(
             ],
             // The page's files, compiled into the binary as bytes (an installed mixwrite needs no folder beside it).
             resources: [.embedInCode("Resources/index.html"), .embedInCode("Resources/page.css"),
-                        .embedInCode("Resources/api.js"), .embedInCode("Resources/key.js"), .embedInCode("Resources/page.js")]
+                        .embedInCode("Resources/api.js"), .embedInCode("Resources/controls.js"), .embedInCode("Resources/page.js")]
         ),
         .executableTarget(
             name: "mixwrite",

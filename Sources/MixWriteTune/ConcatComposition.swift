@@ -29,7 +29,7 @@ extension SequenceComposition where Job == ConcatJob {
             // A clip's source clipN is its place on the command line; in the job, its new place.
             let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ("clip\($0.element + 1)", "clip\($0.offset + 1)") })
             let kept = tracks.filter { !$0.source.hasPrefix("clip") || place[$0.source] != nil }
-            s.applyMix(to: &j.audio, tracks: kept, renamed: { place[$0] ?? $0 })
+            j = try s.applyMix(to: j, \.audio, tracks: kept, renamed: { place[$0] ?? $0 })
             j.events = job.events.compactMap { e in
                 order.firstIndex(of: e.clip).map { ClipEvent(clip: $0, time: e.time, name: e.name) }
             }
@@ -51,22 +51,17 @@ extension SequenceComposition where Job == ConcatJob {
         })
     }
 
-    /// The page's transition at each boundary of its order (a boundary it does not give keeps the command line's
-    /// `--transition`): one `--transition` when they are all alike, else one `--transition-at` a boundary.
+    /// The page's transition at each boundary of its order (`KIND[:S]` or `cut`; a boundary it does not give keeps the
+    /// command line's `--transition`), read as `--transition-at K=…` by the job file's reader, then written as briefly
+    /// as it renders the same: one `--transition` when they are all alike.
     static func applyTransitions(_ given: [String]?, to j: inout ConcatJob, given job: ConcatJob) throws(RequestError) {
         guard let given else { return }
         guard given.count < 4096 else { throw .bad("transitions: too many") }
         let boundaries = max(0, j.clips.count - 1)
-        var list: [Transition] = []
-        for k in 0..<boundaries {
-            guard k < given.count else { list.append(job.transition); continue }
-            do { list.append(try Transition(parsing: given[k])) } catch { throw .bad(error.description) }
-        }
-        (j.transition, j.transitionsAt) = (.cut, [:])
-        if let first = list.first, list.allSatisfy({ $0 == first }) {
-            j.transition = first
-        } else {
-            for (k, t) in list.enumerated() where t != .cut { j.transitionsAt[k + 1] = t }
-        }
+        (j.transition, j.transitionsAt) = (job.transition, [:])
+        let texts = given.prefix(boundaries).enumerated().map { "\($0.offset + 1)=\($0.element)" }
+        do { j = try j.applying(["transition-at": texts]) } catch { throw .bad(error.description) }
+        let list = (0..<boundaries).map { j.transition(at: $0 + 1) }
+        if let first = list.first, list.allSatisfy({ $0 == first }) { (j.transition, j.transitionsAt) = (first, [:]) }
     }
 }

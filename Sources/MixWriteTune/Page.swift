@@ -11,7 +11,7 @@ enum Page {
         "/": File(type: "text/html; charset=utf-8", bytes: PackageResources.index_html),
         "/page/page.css": File(type: "text/css; charset=utf-8", bytes: PackageResources.page_css),
         "/page/api.js": File(type: "text/javascript; charset=utf-8", bytes: PackageResources.api_js),
-        "/page/key.js": File(type: "text/javascript; charset=utf-8", bytes: PackageResources.key_js),
+        "/page/controls.js": File(type: "text/javascript; charset=utf-8", bytes: PackageResources.controls_js),
         "/page/page.js": File(type: "text/javascript; charset=utf-8", bytes: PackageResources.page_js),
     ]
 

@@ -11,9 +11,7 @@ extension SequenceComposition where Job == RemixJob {
         try self.init(kind: "remix", parts: [], job: job, initial: { job, tracks in TuneSettings(audio: job.audio, tracks: tracks) },
                       auditionType: "m4a",
                       tune: { (job, s, tracks) throws(RequestError) in
-            var j = job
-            s.applyMix(to: &j.audio, tracks: tracks)
-            return j
+            try s.applyMix(to: job, \.audio, tracks: tracks)
         }, cut: { j, start, length in j.excerpt = (start, length) },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
            describe: { info, _, _, _ in info.movie = job.movie })

@@ -15,9 +15,7 @@ extension SequenceComposition where Job == StillJob {
             s.background = job.backgroundHex
             return s
         }, tune: { (job, s, tracks) throws(RequestError) in
-            var j = try s.applyPicture(to: job, \.picture)
-            s.applyMix(to: &j.audio, tracks: tracks)
-            return j
+            try s.applyMix(to: try s.applyPicture(to: job, \.picture), \.audio, tracks: tracks)
         }, cut: { j, start, length in (j.start, j.length) = (start, length); j.picture.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
            describe: { info, _, _, _ in info.image = job.image })

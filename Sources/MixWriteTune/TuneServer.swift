@@ -151,7 +151,9 @@ public final class TuneServer: Sendable {
             return try json(await session.info(try await settings(from: query, session: session)))
         case (.get, "/api/options"):
             // The options the page draws controls for, as the job file's schema describes them (type, range, default, help).
-            return Reply(status: .ok, contentType: "application/json", body: Array(#"{"key": \#(KeySettings.optionSchema), "layer": \#(LayerPlacement.optionSchema)}"#.utf8))
+            // `job`: every option of the job's kind (the frame's and the mix's controls are made from it).
+            let body = #"{"key": \#(KeySettings.optionSchema), "layer": \#(LayerPlacement.optionSchema), "job": \#(session.optionSchema)}"#
+            return Reply(status: .ok, contentType: "application/json", body: Array(body.utf8))
         case (.get, "/api/picture"):
             let settings = try await settings(from: query, session: session)
             let jpeg = try await session.picture(at: try number(query, "t"), settings: settings, query: query)

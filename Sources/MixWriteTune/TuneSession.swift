@@ -23,7 +23,11 @@ actor TuneSession {
         var output: String?
     }
 
+    /// The options of the job's kind as the job file's schema describes them (`/api/options`' `job`).
+    nonisolated let optionSchema: String
+
     init(job: any TunableJob) throws(MixWriteError) {
+        optionSchema = job.optionSchema
         try MixWriter.refuseOutputAmongInputs(job)
         MixWriter.removeStaleTemporaryFiles(for: job.output)
         composition = try job.composition()

@@ -98,10 +98,13 @@ struct TuneSettings: Codable, Sendable, Equatable {
         return s
     }
 
-    /// The mix put on `audio`, written as briefly as it renders the same: a source whose tracks all have one
-    /// value gets it by the source's name (`--gain audio1=-9`), else each track its own. `tracks` are those still
-    /// in the job; `renamed` gives a source's name in the job as it is now (a concat's clip moved).
-    func applyMix(to audio: inout AudioOptions, tracks: [Track], renamed: (String) -> String = { $0 }) {
+    /// The mix put on `job`, written as briefly as it renders the same: a source whose tracks all have one value gets
+    /// it by the source's name (`--gain audio1=-9`), else each track its own. `tracks` are those still in the job;
+    /// `renamed` gives a source's name in the job as it is now (a concat's clip moved). The values are read by the job
+    /// file's own readers (`gain`, `offset`, `duck`, `mute`, `loudness`, `level-match`): a value out of an option's
+    /// range is a 400 in that option's words.
+    func applyMix<J: MixJob>(to job: J, _ audio: WritableKeyPath<J, AudioOptions>, tracks: [Track],
+                             renamed: (String) -> String = { $0 }) throws(RequestError) -> J {
         let s = expanded(tracks)
         let sources = tracks.map(\.source).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         func name(_ n: String) -> String {
@@ -121,14 +124,22 @@ struct TuneSettings: Codable, Sendable, Equatable {
             }
             return result
         }
-        audio.gains = collapsed(s.gains)
-        audio.offsets = collapsed(s.offsets)
-        // Depth 0 is the page's "not ducked".
-        audio.duck = collapsed(s.duck)
-        audio.mute = collapsed(Dictionary(uniqueKeysWithValues: s.mute.map { ($0, 1) })).keys.sorted()
-        audio.loudness = loudness
-        if loudness == nil { audio.truePeak = nil }
-        audio.levelMatch = levelMatch
+        // What the page leaves out is none: the job's mix cleared, then the page's read over it (depth 0 is the
+        // page's "not ducked", left out by `expanded`).
+        var j = job
+        (j[keyPath: audio].gains, j[keyPath: audio].offsets, j[keyPath: audio].duck, j[keyPath: audio].mute) = ([:], [:], [:], [])
+        (j[keyPath: audio].loudness, j[keyPath: audio].levelMatch) = (nil, false)
+        if loudness == nil { j[keyPath: audio].truePeak = nil }
+        var entry: [String: Any] = [:]
+        for (option, values) in [("gain", collapsed(s.gains)), ("offset", collapsed(s.offsets)), ("duck", collapsed(s.duck))]
+        where !values.isEmpty {
+            entry[option] = values
+        }
+        let mute = collapsed(Dictionary(uniqueKeysWithValues: s.mute.map { ($0, 1) })).keys.sorted()
+        if !mute.isEmpty { entry["mute"] = mute }
+        if let loudness { entry["loudness"] = loudness }
+        if levelMatch { entry["level-match"] = true }
+        do { return try j.applying(entry) } catch { throw .bad(error.description) }
     }
 
     /// A blend with these settings: the key, where each layer goes, and the mix.
@@ -145,8 +156,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
             guard layerKeys.count == job.layers.count else { throw .bad("layerKeys must give each of the \(job.layers.count) layers' keys") }
             for i in j.layers.indices { (j.layers[i].key, j.layers[i].autoKeyColor) = (layerKeys[i], false) }
         }
-        applyMix(to: &j.audio, tracks: tracks)
-        return j
+        return try applyMix(to: j, \.audio, tracks: tracks)
     }
 
     /// `fit`, `size`, `fps` (and a still's `background`) put on a job, read by the job file's own reader (an empty

@@ -128,6 +128,12 @@ struct TuneKindsTests {
         // 2 + 2 s less the 0.8 s they share.
         _ = try browser.waitFor("return window.mwInfo.duration") { ($0 as? NSNumber)?.doubleValue == 3.2 }
         #expect((try browser.script("return document.querySelectorAll('#timeline .crossing').length") as? NSNumber)?.intValue == 1)
+        // A length the job file's reader refuses: said in its words, the last good one put back.
+        _ = try browser.script("""
+            const length = document.querySelector('.boundary input'); length.value = '0'; length.dispatchEvent(new Event('change')); return 0
+            """)
+        _ = try browser.waitFor("return document.getElementById('status').textContent") { ($0 as? String)?.contains("more than 0") == true }
+        _ = try browser.waitFor("return document.querySelector('.boundary input').value") { $0 as? String == "0.8" }
 
         // Inside the wipe (1.2 … 2 s): the page's picture is the command's movie's.
         try Self.set(browser, "t", "1.6")

@@ -163,6 +163,14 @@ extension TunePageTests {
                 const marked = l.className; l.dispatchEvent(new Event('change')); return [marked, l.value, l.className]
                 """) as? [String]
             #expect(loud == ["bad", "", ""], "\(loud ?? [])")
+            // The boxes' ranges are the job file's (`loudness` -50 … -5 LUFS, an `offset` from 0 s): outside them, refused.
+            for (selector, value) in [("#loudness", "-60"), ("#mix tr[data-track=\"fx:1\"] input[size=\"4\"]", "-1")] {
+                let said = try browser.script("""
+                    const b = document.querySelector('\(selector)'); b.value = '\(value)'; b.dispatchEvent(new Event('input'));
+                    const r = [b.className, document.getElementById('status').textContent]; b.dispatchEvent(new Event('change')); return r
+                    """) as? [String]
+                #expect(said?[0] == "bad" && said?[1].contains("\"\(value)\" is not a number from") == true, "\(selector): \(said ?? [])")
+            }
 
             // It opens in the middle of where fx shows; the matte is white where fx is kept.
             #expect((try browser.script("return document.getElementById('t').value") as? String).flatMap(Double.init) == 1)

@@ -40,7 +40,10 @@ struct TuneServerTests {
         // The page's style and modules (the files of Sources/MixWriteTune/Resources, byte for byte) need no token, a
         // Host still; a write to them is refused.
         let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/MixWriteTune/Resources")
-        for (path, type) in [("page.css", "text/css"), ("page.js", "text/javascript"), ("api.js", "text/javascript")] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: resources.path).filter { $0 != "index.html" }
+        #expect(files.count >= 4, "\(files)")
+        for path in files {
+            let type = path.hasSuffix(".css") ? "text/css" : "text/javascript"
             let r = try RawHTTP.get(port: port, "/page/" + path)
             #expect(r.status == 200 && r.headers["content-type"]?.hasPrefix(type) == true, "\(path): \(r.status) \(r.headers)")
             #expect(r.body == (try Data(contentsOf: resources.appendingPathComponent(path))), "\(path) as it is in Resources/")
@@ -119,6 +122,24 @@ struct TuneServerTests {
                                        json: #"{"key": {"key-color": "00FF00", "threshold": 0.4, "smoothing": 0.1, "despill": false}, "gain": {"/etc/passwd": 3}}"#,
                                        origin: origin)
         #expect(unknown.status == 400 && unknown.text.contains("not a source or track"), "\(unknown.text)")
+        // The mix is read by the job file's readers: a value out of an option's range is refused in its words.
+        for (body, words) in [(#"{"offset": {"fx": -1}}"#, "--offset fx=-1: must be between 0 and 3600 seconds"),
+                              (#"{"gain": {"fx": 30}}"#, "--gain fx=30: must be between -60 and 24 dB"),
+                              (#"{"duck": {"fx:1": 0.5}}"#, "--duck fx:1=0.5: must be between 1 and 40 dB"),
+                              (#"{"loudness": -60}"#, "--loudness -60: must be between -50 and -5 LUFS")] {
+            let r = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: body, origin: origin)
+            #expect(r.status == 400 && r.text.contains(words), "\(body): \(r.text)")
+        }
+        // The options the page's controls are made from are the job file's schema of the kind, as published.
+        let options = try RawHTTP.get(port: port, "/api/options?token=\(token)").json
+        let schema = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().appendingPathComponent("../../Schemas/jobs.schema.json"))) as? [String: Any]
+        let kinds = ((schema?["$defs"] as? [String: Any])?["job"] as? [String: Any])?["oneOf"] as? [[String: Any]] ?? []
+        var blend = (kinds.first { (($0["properties"] as? [String: Any])?["kind"] as? [String: Any])?["const"] as? String == "blend" }?["properties"]
+                     as? [String: Any]) ?? [:]
+        blend["kind"] = nil
+        #expect(!blend.isEmpty && NSDictionary(dictionary: options["job"] as? [String: Any] ?? [:]).isEqual(to: blend),
+                "/api/options' job is the schema's blend")
         let garbage = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: "{not json", origin: origin)
         #expect(garbage.status == 400)
         let big = String(repeating: " ", count: 100_000)

@@ -229,6 +229,17 @@ extension MixJob {
         guard let described = self as? any DescribedJob else { return self }
         return try described.overlaid(entry) as! Self
     }
+
+    /// Every option of the job's kind as the job file's schema describes it (type, range, default, help), by name in
+    /// the declarations' order: what the tuning page builds its frame and mix controls from.
+    @_spi(Tools) public var optionSchema: String {
+        guard let described = self as? any DescribedJob else { return "{}" }
+        return described.kindOptionSchema
+    }
+}
+
+extension DescribedJob {
+    fileprivate var kindOptionSchema: String { JobSchema.properties(Self.declarations) }
 }
 
 extension DescribedJob {

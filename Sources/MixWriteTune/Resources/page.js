@@ -1,12 +1,13 @@
 // The tuning page: its controls, drawn from what /api/info says of the job, and what a change asks of the server.
 import { $, api, getJSON, post, status, error, valid } from "./api.js";
-import { keyControls, showKey } from "./key.js";
+import { camel, control, controls, showValues } from "./controls.js";
 
 let info, settings, picking = false;
 // Whether the job's kind shows this part of the page (`info.parts`, the kind's composition says which).
 const has = part => info.parts.includes(part);
-// The key's options as the job file's schema describes them (/api/options): what its controls are built from.
-let keySchema = {}, layerSchema = {};
+// The options as the job file's schema describes them (/api/options): the key's, a layer's and the job's kind's (its
+// frame and mix): what the controls are built from.
+let keySchema = {}, layerSchema = {}, jobSchema = {};
 // How long each slider move took to show its picture (input event to the image's load), for the benchmark.
 window.mwTimings = [];
 
@@ -90,7 +91,7 @@ const layerFields = ["x", "y", "w", "h"];
 function showLayer(i) {
   const l = settings.layers[i], r = l.place || ["", "", "", ""];
   for (const f of layerFields) $("layer" + i + f).value = r["xywh".indexOf(f)];
-  showKey(l, layerSchema, "layer" + i);
+  showValues(l, layerSchema, "layer" + i);
 }
 function layerChanged(i) { showLayer(i); placeBoxes(); drawSpans(); refresh(); settingsChanged(); }
 function drawLayers() {
@@ -104,7 +105,7 @@ function drawLayers() {
     row.querySelector(".file").textContent = layer.file;
     const timing = document.createElement("span");
     row.querySelector(".file").after(timing);
-    keyControls(timing, settings.layers[i], layerSchema, "layer" + i, () => layerChanged(i), true);
+    controls(timing, settings.layers[i], layerSchema, "layer" + i, () => layerChanged(i), { inline: true });
     $("layers").append(row);
     if (i > 0) keyFields(row, i - 1);
     for (const f of layerFields) $("layer" + i + f).addEventListener("change", () => {
@@ -130,7 +131,7 @@ function drawLayers() {
 function keyFields(row, k) {
   const keys = document.createElement("div");
   row.append(keys);
-  keyControls(keys, settings.layerKeys[k], keySchema, "layerKey" + k, () => { refresh(); settingsChanged(); }, true);
+  controls(keys, settings.layerKeys[k], keySchema, "layerKey" + k, () => { refresh(); settingsChanged(); }, { inline: true });
 }
 // Dragging a box moves its layer (its corner: resizes it), in the picture's pixels; the picture follows on release.
 function dragLayer(event, i, resizing) {
@@ -158,7 +159,7 @@ async function relayout() {
   const asked = ++layoutAsked;
   try {
     const now = await getJSON("/api/info", frameParams());
-    if (asked !== layoutAsked) return;
+    if (asked !== layoutAsked) return true;
     Object.assign(info, { width: now.width, height: now.height, duration: now.duration, frameRate: now.frameRate,
                           pieces: now.pieces, events: now.events, clips: now.clips });
     const t = $("t");
@@ -167,7 +168,8 @@ async function relayout() {
     if (Number(t.value) > Number(t.max)) t.value = t.max;
     $("tOut").textContent = Number(t.value).toFixed(2) + " s";
     drawTimeline(); drawClips(); refresh(); settingsChanged();
-  } catch (e) { error(e.message); }
+    return true;
+  } catch (e) { error(e.message); return false; }
 }
 
 // A concat's timeline under the time slider: each clip where it lands, each event as a tick.
@@ -249,20 +251,24 @@ function drawClips() {
 }
 
 // The transition between the clips at places k − 1 and k of the movie: its kind and length, as --transition-at k=KIND:S.
+// The server reads it as a job file's `transition-at` (the kinds are its list): one it refuses is said, and the last
+// good one put back.
 function boundary(k) {
   const row = document.createElement("div");
   row.className = "boundary"; row.dataset.boundary = k;
-  row.innerHTML = `<label>${k} → ${k + 1}: <select></select></label> <label><input type="number" min="0.04" max="60" step="0.04"> s</label>`;
+  row.innerHTML = `<label>${k} → ${k + 1}: <select></select></label> <label><input size="4"> s</label>`;
   const kind = row.querySelector("select"), length = row.querySelector("input");
   for (const name of info.transitionKinds) kind.append(new Option(name, name));
-  const [given, seconds] = (settings.transitions[k - 1] || "cut").split(":");
-  kind.value = given; length.value = seconds ?? "1"; length.disabled = given === "cut";
-  const changed = () => {
-    const s = Number(length.value);
-    if (kind.value !== "cut" && !(s > 0)) { error("a transition's length is a number of seconds above 0"); return; }
-    settings.transitions[k - 1] = kind.value === "cut" ? "cut" : kind.value + ":" + s;
+  const show = text => {
+    const [given, seconds] = text.split(":");
+    kind.value = given; length.value = seconds ?? "1"; length.disabled = given === "cut";
+  };
+  show(settings.transitions[k - 1] || "cut");
+  const changed = async () => {
+    const before = settings.transitions[k - 1];
+    settings.transitions[k - 1] = kind.value === "cut" ? "cut" : kind.value + ":" + length.value.trim();
     length.disabled = kind.value === "cut";
-    valid(); relayout();
+    if (!(await relayout())) { settings.transitions[k - 1] = before; show(before || "cut"); }
   };
   kind.addEventListener("change", changed);
   length.addEventListener("change", changed);
@@ -276,20 +282,16 @@ function fitTransitions() {
   settings.transitions.length = n;
 }
 
-// A concat's or still's frame: fit, size, rate, background, each checked as typed.
+// A concat's or still's frame, made from its kind's options (fit and size; fps and background where the kind shows
+// them), each checked as it is typed; a change lays the movie out again. An empty size or rate is the inputs' own.
+const framePlaceholders = { size: "as the input", fps: "the clips' highest" };
 function bindFrame() {
   if (!has("frame")) return;
-  $("fit").value = settings.fit;
-  $("fit").addEventListener("change", () => { settings.fit = $("fit").value; relayout(); });
-  $("size").value = settings.size;
-  checked($("size"), text => text === "" || /^\d+x\d+$/.test(text) ? text : undefined, "WIDTHxHEIGHT (as 1280x720), or empty",
-          value => { settings.size = value; relayout(); }, () => settings.size);
-  $("fps").value = settings.fps ?? "";
-  checked($("fps"), text => text === "" || /^\d+(\.\d+)?(\/\d+)?$/.test(text) ? text : undefined, "a frame rate (as 25 or 30000/1001), or empty",
-          value => { settings.fps = value; relayout(); }, () => settings.fps ?? "");
-  $("background").value = settings.background ?? "000000";
-  checked($("background"), text => /^[0-9a-fA-F]{6}$/.test(text) ? text.toUpperCase() : undefined, "RRGGBB, as 000000",
-          value => { settings.background = value; relayout(); }, () => settings.background);
+  for (const name of ["fit", "size", ...["fps", "background"].filter(has)]) {
+    control($("frameControls"), name, jobSchema[name], () => settings[name], v => { settings[name] = v ?? ""; }, camel(name),
+            () => relayout(), { live: true });
+    $(camel(name)).placeholder = framePlaceholders[name] || "";
+  }
 }
 
 // The command and job entry follow every change.
@@ -311,14 +313,14 @@ function bindKey() {
     const r = await post("/api/command", {}, settings);
     if (!r.ok) {
       if (plate) key["clean-plate"] = plate; else delete key["clean-plate"];
-      showKey(key, keySchema, "");
+      showValues(key, keySchema, "");
       return error(r.body.error);
     }
     plate = key["clean-plate"];
     $("command").value = r.body.command; $("job").value = r.body.job; valid(); refresh();
   };
   const showSwatch = () => { $("swatch").style.background = "#" + key["key-color"]; };
-  keyControls($("keyControls"), key, keySchema, "", name => {
+  controls($("keyControls"), key, keySchema, "", name => {
     if (name === "clean-plate") return plateChanged();
     if (name === "key-color") showSwatch();
     refresh(); settingsChanged();
@@ -330,7 +332,7 @@ function bindKey() {
   $("plateButton").addEventListener("click", async () => {
     const r = await post("/api/plate", { t: $("t").value }, settings);
     if (!r.ok) return error(r.body.error);
-    plate = key["clean-plate"] = r.body["clean-plate"]; showKey(key, keySchema, "");
+    plate = key["clean-plate"] = r.body["clean-plate"]; showValues(key, keySchema, "");
     status("fx's picture saved as the clean plate: " + plate, "ok"); refresh(); settingsChanged();
   });
   $("pickButton").addEventListener("click", () => {
@@ -345,18 +347,20 @@ function bindKey() {
     const y = Math.floor((event.clientY - box.top) * info.height / box.height);
     try {
       settings.key["key-color"] = (await getJSON("/api/pick", { t: $("t").value, x, y }))["key-color"];
-      showKey(settings.key, keySchema, ""); $("swatch").style.background = "#" + settings.key["key-color"]; status(""); $("view").value = "composite"; refresh(); settingsChanged();
+      showValues(settings.key, keySchema, ""); $("swatch").style.background = "#" + settings.key["key-color"]; status(""); $("view").value = "composite"; refresh(); settingsChanged();
     } catch (e) { error(e.message); }
   });
 }
 
+// The mix: a row a track (its gain, mute, offset and duck depth, made from the kind's `gain`, `offset` and `duck`
+// options: their ranges are the job file's), then the loudness and level match, made from theirs.
 function bindMix() {
   const table = $("mix");
+  // A `SOURCE=VALUE` option's value (`duck` is that or a list of sources).
+  const value = name => jobSchema[name].additionalProperties ?? jobSchema[name].oneOf.find(s => s.type === "object").additionalProperties;
   for (const track of info.tracks) {
     const row = table.insertRow();
-    row.innerHTML = `<td></td><td class="lufs">…</td><td><input type="range" min="-60" max="24" step="0.5" value="0">
-      <output>0</output></td><td><input type="checkbox"></td><td><input size="4" value="0"></td>
-      <td><input size="3" value="0"></td>`;
+    row.innerHTML = `<td></td><td class="lufs">…</td><td></td><td><input type="checkbox"></td><td></td><td></td>`;
     // Each track says which file it is (a concat's clip2:1 is the second clip given, wherever it is moved; a still's
     // audio2:1 the second sound file).
     const clip = has("clips") && /^clip(\d+):/.exec(track.name);
@@ -366,72 +370,32 @@ function bindMix() {
       row.cells[0].title = file;
       row.cells[0].append(Object.assign(document.createElement("div"), { className: "file", textContent: file }));
     }
-    const [gain, mute, offset, duck] = row.querySelectorAll("input");
-    const given = settings.gain[track.name] || 0;
-    if (given * 2 !== Math.round(given * 2)) gain.step = "any";   // a finer gain from the command line, shown as it is
-    gain.value = given;
-    row.querySelector("output").textContent = given;
-    // The server gives the mix track by track (a whole source's gain, offset, mute and duck on each of its tracks).
+    // The server gives the mix track by track (a whole source's gain, offset, mute and duck on each of its tracks);
+    // a track's 0 (0 dB, no offset, not ducked) is no value.
+    const byTrack = (name, cell, opts) => control(row.cells[cell], name + " of " + track.name, value(name),
+      () => settings[name][track.name], v => { if (v === undefined) delete settings[name][track.name]; else settings[name][track.name] = v; },
+      "", settingsChanged, { caption: "", blank: 0, live: true, ...opts });
+    byTrack("gain", 2, { slider: 0.5 });
+    byTrack("offset", 4);
+    byTrack("duck", 5);
+    const mute = row.cells[3].querySelector("input");
     mute.checked = settings.mute.includes(track.name);
-    offset.value = settings.offset[track.name] || 0;
-    gain.addEventListener("input", () => {
-      row.querySelector("output").textContent = gain.value;
-      settings.gain[track.name] = Number(gain.value); settingsChanged();
-    });
     mute.addEventListener("change", () => {
       settings.mute = settings.mute.filter(m => m !== track.name);
       if (mute.checked) settings.mute.push(track.name);
       settingsChanged();
     });
-    checked(offset, text => number(text, -3600, 3600), "seconds, as 0.5 or -1",
-            value => { settings.offset[track.name] = value; }, () => settings.offset[track.name] || 0);
-    duck.value = settings.duck[track.name] || 0;
-    checked(duck, text => number(text, 0, 60), "dB from 0 to 60",
-            value => { settings.duck[track.name] = value; }, () => settings.duck[track.name] || 0);
     row.dataset.track = track.name;
   }
-  $("loudness").value = settings.loudness ?? "";
-  checked($("loudness"), text => text === "" ? null : number(text, -70, 0), "LUFS from -70 to 0, or empty for off",
-          value => { settings.loudness = value; }, () => settings.loudness ?? "");
-  $("levelMatch").checked = settings["level-match"];
-  $("levelMatch").addEventListener("change", () => { settings["level-match"] = $("levelMatch").checked; settingsChanged(); });
+  controls($("mixControls"), settings, { loudness: jobSchema.loudness, "level-match": jobSchema["level-match"] }, "",
+           settingsChanged, { live: true });
+  $("loudness").placeholder = "off";
   getJSON("/api/loudness").then(levels => {
     for (const row of table.rows) if (row.dataset.track) {
       const l = levels[row.dataset.track];
       row.querySelector(".lufs").textContent = l === undefined ? "silent" : l.toFixed(1);
     }
   }).catch(e => error(e.message));
-}
-
-// A number typed in a box, within [lo, hi]; undefined when it is not one.
-function number(text, lo, hi) {
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(text)) return undefined;
-  const x = Number(text);
-  return x >= lo && x <= hi ? x : undefined;
-}
-// A box checked as it is typed in: a good value is taken at once (the command follows); a bad one is marked, said
-// beside the box and at the top, and the last good value is kept (and put back when the box is left).
-function checked(input, parse, what, apply, current) {
-  const note = document.createElement("span");
-  note.className = "note";
-  input.after(note);
-  const check = () => {
-    const value = parse(input.value.trim());
-    if (value === undefined) {
-      input.classList.add("bad");
-      note.textContent = "kept " + current();
-      error(`"${input.value}" is not ${what}; kept ${current()}`);
-      return false;
-    }
-    input.classList.remove("bad");
-    note.textContent = "";
-    apply(value); settingsChanged();
-    return true;
-  };
-  input.addEventListener("input", check);
-  input.addEventListener("change", () => {
-    if (!check()) { input.value = current(); input.classList.remove("bad"); note.textContent = ""; }
-  });
 }
 
 async function render(overwrite) {
@@ -478,11 +442,10 @@ async function audition() {
 async function start() {
   info = await getJSON("/api/info");
   window.mwInfo = info;   // the page's tests read the layout it drew from (a module's names are its own)
-  if (has("key") || has("layers")) {
-    const options = await getJSON("/api/options");
-    keySchema = options.key;
-    layerSchema = Object.fromEntries(Object.entries(options.layer).filter(([name]) => name !== "place"));
-  }
+  const options = await getJSON("/api/options");
+  keySchema = options.key;
+  layerSchema = Object.fromEntries(Object.entries(options.layer).filter(([name]) => name !== "place"));
+  jobSchema = options.job;
   settings = info.settings;
   document.title = "mixwrite tune: " + info.kind;
   if (!info.width) { $("pictures").style.display = "none"; status("sound only: no picture; the mix, its audition and the render"); }
