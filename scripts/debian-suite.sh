@@ -142,8 +142,11 @@ allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonsche
 # code, plain memory), the sources' rules, the description of the jobs (schema, --help) and MediaTime's arithmetic;
 # and the twelve transitions against the CLI's xfade (the transitions are mixwrite's own C, the same on every FFmpeg;
 # every other transition test runs here; the CLI of 7.1 and 9.0 agreed with them on 2026-11-27, `scripts/debian-suite.sh
-# SUITE -- swift test --scratch-path /build --filter againstTheCLI` asks again).
-same_everywhere='CKeyKernelTests|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI'
+# SUITE -- swift test --scratch-path /build --filter againstTheCLI` asks again); and the keyers' own arithmetic over
+# decoded pictures (GPUImage's edges, the key's tuning, the fine keyer's controls) and the tuning server against a
+# hostile peer (HTTP framing and limits): the decoding, scaling and encoding they pass through is each release's in the
+# goldens, the blend, alpha, codec and colour tests that run here.
+same_everywhere='CKeyKernelTests|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests'
 case "${1:-}" in
     shell) inner=(bash -l) ;;
     --) shift; inner=("$@") ;;
