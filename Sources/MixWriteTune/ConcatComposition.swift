@@ -53,7 +53,7 @@ extension SequenceComposition where Job == ConcatJob {
 
     /// The page's transition at each boundary of its order (`KIND[:S]` or `cut`; a boundary it does not give keeps the
     /// command line's `--transition`), read as `--transition-at K=…` by the job file's reader, then written as briefly
-    /// as it renders the same: one `--transition` when they are all alike.
+    /// as it renders the same: one `--transition` when they are all alike, no `--transition-at` that repeats it.
     static func applyTransitions(_ given: [String]?, to j: inout ConcatJob, given job: ConcatJob) throws(RequestError) {
         guard let given else { return }
         guard given.count < 4096 else { throw .bad("transitions: too many") }
@@ -63,5 +63,6 @@ extension SequenceComposition where Job == ConcatJob {
         do { j = try j.applying(["transition-at": texts]) } catch { throw .bad(error.description) }
         let list = (0..<boundaries).map { j.transition(at: $0 + 1) }
         if let first = list.first, list.allSatisfy({ $0 == first }) { (j.transition, j.transitionsAt) = (first, [:]) }
+        j.transitionsAt = j.transitionsAt.filter { $0.value != j.transition }   // a boundary as --transition says: not repeated
     }
 }

@@ -258,6 +258,16 @@ struct TuneKindsTests {
         #expect(layout.status == 200 && layout.json["width"] as? Int == 320 && layout.json["duration"] as? Double == 2, "\(layout.text)")
         let pick = try RawHTTP.get(port: port, "/api/pick?token=\(token)&t=1&x=1&y=1")
         #expect(pick.status == 400, "no key colour on a concat: \(pick.text)")
+        // The page's transition at each boundary, read as the job file's transition-at, written as briefly as it renders.
+        let three = try TuneProcess(command: ["concat", fx, base, fx, "-o", dir + "/c3.mp4", "--tune", "-q"])
+        defer { three.stop() }
+        for (given, says, never) in [(#"["cut", "fade:0.5"]"#, "--transition-at 2=fade:0.5", "--transition-at 1"),
+                                     (#"["fade:0.5", "fade:0.5"]"#, "--transition fade:0.5", "--transition-at")] {
+            let r = try RawHTTP.post(port: three.port, "/api/command?token=\(three.token)", json: #"{"transitions": \#(given)}"#,
+                                     origin: "http://127.0.0.1:\(three.port)")
+            let command = r.json["command"] as? String ?? ""
+            #expect(r.status == 200 && command.contains(says) && !command.contains(never), "\(given): \(r.text)")
+        }
         // -o naming a clip: refused before anything listens.
         let refused = try Oracle.mixwrite(["concat", fx, base, "-o", base, "--tune"], timeout: 60)
         #expect(refused.status == 3 && refused.stderr.contains("is also an input"), "\(refused.status) \(refused.stderr)")
