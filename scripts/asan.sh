@@ -19,7 +19,10 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 # every kernel level's whole pictures and recorded renders (the kernel's rows at every width, where a read past a row
 # would be, run here: KernelLevelTests' row ends, CKeyKernelTests), a 5-minute render's sync, the byte-identical reruns, the six ProRes profiles
 # (each codec runs here), and the tuning server against a hostile peer (HTTP framing and limits, mostly waiting out its
-# timeouts; its requests' own checks run here in TuneServerTests).
+# timeouts; its requests' own checks run here in TuneServerTests). And what measures the keyers' quality, not memory:
+# GPUImage's edges against its formula (KeyEdgeTests), the fine keyer's controls, feather and colour (the kernels' rows,
+# planes and plates run here at every level in CKeyKernelTests, a whole fine blend in FineKeyerTests), and the
+# recorded renders' pictures (the same six renders run here for their recorded sound).
 order=(); [ "${MIXWRITE_ASAN_SERIAL:-0}" = 1 ] && order=(--no-parallel)
 swift test --skip-build --sanitize=address --scratch-path .build-asan "${order[@]}" \
-    --skip 'TunePageTests|TuneLayerPageTests|TuneKindsTests/((concat|concatTransition|still|remix)Page|layoutAtWidths)|SlurmTests|FineKeyerTests/scores|ScriptingTests/(bashCompletion|zshAndFishCompletion)|TransitionTests/againstTheCLI|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|ReliabilityTests/(sync|deterministic)|CodecTests/proresProfilesTagged|TuneHardeningTests' "$@"
+    --skip 'TunePageTests|TuneLayerPageTests|TuneKindsTests/((concat|concatTransition|still|remix)Page|layoutAtWidths)|SlurmTests|FineKeyerTests/scores|ScriptingTests/(bashCompletion|zshAndFishCompletion)|TransitionTests/againstTheCLI|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|ReliabilityTests/(sync|deterministic)|CodecTests/proresProfilesTagged|TuneHardeningTests|KeyEdgeTests|FineKeyerTests/(controls|featherShowsNoScreen|keepsSubjectColour)|GoldenTests/golden\(' "$@"
