@@ -24,7 +24,7 @@ extension SequenceComposition where Job == ConcatJob {
                 throw .bad("clips must name each of the clips 0 … \(job.clips.count - 1) at most once")
             }
             j.clips = order.map { job.clips[$0] }
-            try Self.applyTransitions(s.transitions, to: &j, given: job)
+            try Self.applyTransitions(s.transitions, to: &j)
             j = try s.applyPicture(to: j, \.picture)
             // A clip's source clipN is its place on the command line; in the job, its new place.
             let place = Dictionary(uniqueKeysWithValues: order.enumerated().map { ("clip\($0.element + 1)", "clip\($0.offset + 1)") })
@@ -54,11 +54,11 @@ extension SequenceComposition where Job == ConcatJob {
     /// The page's transition at each boundary of its order (`KIND[:S]` or `cut`; a boundary it does not give keeps the
     /// command line's `--transition`), read as `--transition-at K=…` by the job file's reader, then written as briefly
     /// as it renders the same: one `--transition` when they are all alike, no `--transition-at` that repeats it.
-    static func applyTransitions(_ given: [String]?, to j: inout ConcatJob, given job: ConcatJob) throws(RequestError) {
+    static func applyTransitions(_ given: [String]?, to j: inout ConcatJob) throws(RequestError) {
         guard let given else { return }
         guard given.count < 4096 else { throw .bad("transitions: too many") }
         let boundaries = max(0, j.clips.count - 1)
-        (j.transition, j.transitionsAt) = (job.transition, [:])
+        j.transitionsAt = [:]
         let texts = given.prefix(boundaries).enumerated().map { "\($0.offset + 1)=\($0.element)" }
         do { j = try j.applying(["transition-at": texts]) } catch { throw .bad(error.description) }
         let list = (0..<boundaries).map { j.transition(at: $0 + 1) }

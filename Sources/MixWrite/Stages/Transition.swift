@@ -42,14 +42,6 @@ public struct Transition: Sendable, Equatable, CustomStringConvertible {
         return .success(Transition(kind: kind, seconds: s))
     }
 
-    /// `KIND[:SECONDS]` read (the page's), or a usage error saying what is wrong with it.
-    @_spi(Tools) public init(parsing text: String) throws(MixWriteError) {
-        switch Self.parse(text) {
-        case .success(let t): self = t
-        case .failure(let problem): throw .usage("transition \(text): \(problem)")
-        }
-    }
-
     /// A JSON Schema pattern of `KIND[:SECONDS]`.
     static var pattern: String {
         "^(cut|(" + Kind.allCases.dropFirst().map(\.rawValue).joined(separator: "|") + ")(:[0-9]*\\.?[0-9]+)?)$"
