@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds mixwrite and runs its test suite in a minimal system of another Debian release, against that release's
 # FFmpeg: `scripts/debian-suite.sh trixie` (Debian 13, FFmpeg 7.1) or `scripts/debian-suite.sh sid` (FFmpeg 9.0).
-# `scripts/debian-suite.sh SUITE shell` opens a shell there instead; `... SUITE -- CMD ARGS` runs one command.
+# `scripts/debian-suite.sh SUITE shell` opens a shell there instead; `... SUITE -- CMD ARGS` runs one command;
+# `... SUITE prepare` only makes the system and installs its packages (.ci/run does it in the background, early).
 #
 # The system is made once with `debootstrap --variant=minbase` from the machine's own Debian mirror and kept in
 # $MIXWRITE_SYSTEMS (default /var/cache/mixwrite/SUITE) for the next run; its packages are brought up to date
@@ -23,7 +24,7 @@
 # Needs root (debootstrap, chroot and mounts); every mount is made in a private mount namespace (`unshare -m`), so
 # nothing stays mounted when the run ends, however it ends.
 set -euo pipefail
-suite=${1:?usage: scripts/debian-suite.sh trixie|sid [shell | -- command args]}
+suite=${1:?usage: scripts/debian-suite.sh trixie|sid [prepare | shell | -- command args]}
 shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MIXWRITE_SYSTEMS:-/var/cache/mixwrite}
@@ -46,8 +47,9 @@ mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)\/\?$/\1/p' /etc/apt/sources.list.d/de
 
 if ! command -v debootstrap >/dev/null; then
     echo "installing: debootstrap" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+    # Another apt of this machine may hold its lock a while (.ci/run prepares the systems beside other work): wait.
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap >/dev/null
 fi
 
 # What the Swift toolchain needs in the system to compile, link and resolve packages (FFmpeg's part is
@@ -148,6 +150,7 @@ allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonsche
 # goldens, the blend, alpha, codec and colour tests that run here.
 same_everywhere='CKeyKernelTests|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests'
 case "${1:-}" in
+    prepare) exit 0 ;;
     shell) inner=(bash -l) ;;
     --) shift; inner=("$@") ;;
     "") inner=(bash -c "set -e
@@ -156,7 +159,7 @@ case "${1:-}" in
         swift build --build-tests --scratch-path $scratch
         MIXWRITE_BIN=$scratch/debug/mixwrite MIXWRITE_ALLOWED_SKIPS=\"$allowed\" scripts/run-tests.sh --skip-build --scratch-path $scratch \
             --skip '$same_everywhere'") ;;
-    *) echo "usage: scripts/debian-suite.sh trixie|sid [shell | -- command args]" >&2; exit 2 ;;
+    *) echo "usage: scripts/debian-suite.sh trixie|sid [prepare | shell | -- command args]" >&2; exit 2 ;;
 esac
 
 enter "${inner[@]}"
