@@ -104,7 +104,11 @@ struct DescriptionTests {
         (layer.key.keyer, layer.key.despillStrength, layer.key.garbage, layer.key.choke, layer.key.feather) = (.fine, 0.25, [[10, 10, 100, 60]], 1, 1)
         layer.key.cleanPlate = Oracle.fixture("fx.mov")
         (layer.audio, layer.strict, layer.overwrite, layer.picture.proresProfile) = (audio, true, true, .standard)
-        return [blend, concat, still, remix, layer]
+        var render = RenderJob(timeline: Oracle.fixture("base.mov"), output: dir + "/render.mp4")   // described only: never run
+        picture(&render.picture)
+        (render.audio, render.strict, render.overwrite, render.parts, render.part) = (audio, true, true, 2, 2)
+        (render.start, render.length) = (0.5, 1)
+        return [blend, concat, still, remix, layer, render]
     }
 
     @Test("a job of every kind, every option away from its default: its entry reads back as the same job, and its command names every option")

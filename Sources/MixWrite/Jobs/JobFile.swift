@@ -38,7 +38,7 @@ public struct JobFile: Sendable {
     /// Every kind of job, in the order the schema, the messages and the commands list them: the one list a new kind
     /// joins (as mpv's `video_out_drivers[]`). The command line's commands, the job file, the schema, the tuning page
     /// and the tests follow from it.
-    static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self, KeyJob.self]
+    static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self, KeyJob.self, RenderJob.self]
 
     /// The kinds as the command line and the page see them: each one's name, line of help, example and type.
     @_spi(Tools) public static var kindDescriptions: [KindDescription] {

@@ -6,6 +6,9 @@ struct BlendStage: VideoStage {
         /// fx's layers, in order: the blend's FX first.
         var layers: [LayerPlan]
         var base: MediaFile
+        /// A timeline's bottom video track (`render`), laid under the layers in base's place; `base` is then only the
+        /// file the output's settings came from.
+        var under: SequenceStage.Plan?
         var video: VideoPlan
         /// `--hdr keep`: base's HDR transfer, kept (10 bits, BT.2020, HEVC); the colour is then BT.2020's.
         var hdr: HDRTransfer?

@@ -10,8 +10,13 @@ import Foundation
 final class Compositor {
     /// fx's layers, in the order they are laid (the blend's FX first).
     let layers: [LayerSource]
-    let base: VideoTrackReader
+    /// What the layers are laid over: base's reader, or a timeline's bottom track (`BlendStage.Plan.under`).
+    let base: any PictureSource
+    /// base's reader when base is a file: sought with the layers, and read beside a single fx after a seek.
+    let baseReader: VideoTrackReader?
     let basePath: String
+    /// What of base had no picture, for the message (its stream).
+    private let baseName: String
     /// The colour fx is keyed in: the output's, or with `--hdr keep` SDR BT.709.
     let color: ColorDescription
     let output: Frame
@@ -26,9 +31,15 @@ final class Compositor {
         var layers: [LayerSource] = []
         for layer in p.layers { layers.append(try LayerSource(layer, video: p.video, color: color)) }
         self.layers = layers
-        base = try VideoTrackReader(file: p.base, width: p.video.width, height: p.video.height, color: p.video.color,
-                                    outputFrameRate: p.video.frameRate, fit: p.video.fit, strict: p.video.strict, keepHDR: p.hdr != nil)
+        if let under = p.under {
+            (base, baseReader) = (try SequencePictures(under), nil)
+        } else {
+            let reader = try VideoTrackReader(file: p.base, width: p.video.width, height: p.video.height, color: p.video.color,
+                                              outputFrameRate: p.video.frameRate, fit: p.video.fit, strict: p.video.strict, keepHDR: p.hdr != nil)
+            (base, baseReader) = (reader, reader)
+        }
         basePath = p.base.path
+        baseName = p.under == nil ? "video stream #\(baseReader?.stream.index ?? 0)" : "the bottom video track"
         let (w, h) = (p.video.width, p.video.height)
         do {
             output = try Frame(width: w, height: h, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10)
@@ -56,7 +67,7 @@ final class Compositor {
 
     func seek(to t: MediaTime) throws(MixWriteError) {
         for layer in layers { try layer.seek(to: t) }
-        try base.seek(to: t)
+        try baseReader?.seek(to: t)
     }
 
     /// Base (its last picture held past its end) with each layer laid over it where it shows.
@@ -91,7 +102,7 @@ final class Compositor {
             }
         }
         guard let basePicture = try results[layers.count].get() else {
-            throw .input(file: basePath, "video stream #\(base.stream.index) has no decodable picture")
+            throw .input(file: basePath, "\(baseName) has no decodable picture")
         }
         var laid: [Frame?] = []
         for i in layers.indices { laid.append(try results[i].get()) }
@@ -205,8 +216,8 @@ final class Compositor {
     func pictures(at t: MediaTime) throws(MixWriteError) -> (layers: [Frame?], base: Frame) {
         var pictures: [Frame?] = []
         let basePicture: Frame?
-        if layers.count == 1, fx.seeked || base.seeked, let fxTime = layers[0].plan.fxTime(at: t) {
-            let (f, b) = try VideoTrackReader.pictures(fx: fx, at: fxTime, holding: layers[0].plan.isStill, base: base, at: t)
+        if layers.count == 1, let baseReader, fx.seeked || baseReader.seeked, let fxTime = layers[0].plan.fxTime(at: t) {
+            let (f, b) = try VideoTrackReader.pictures(fx: fx, at: fxTime, holding: layers[0].plan.isStill, base: baseReader, at: t)
             if layers[0].plan.opaque { f?.makeOpaque() }
             (pictures, basePicture) = ([f], b)
         } else {
@@ -214,7 +225,7 @@ final class Compositor {
             for layer in layers { pictures.append(try layer.picture(at: t)) }
         }
         guard let basePicture else {
-            throw .input(file: basePath, "video stream #\(base.stream.index) has no decodable picture")
+            throw .input(file: basePath, "\(baseName) has no decodable picture")
         }
         return (pictures, basePicture)
     }

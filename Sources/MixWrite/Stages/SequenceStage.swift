@@ -9,6 +9,11 @@ struct SequenceStage: VideoStage {
         var frames: Int
         /// How it gives way to the next piece: its last `frames` shared with the next one's first; nil: a cut.
         var crossing: Crossing?
+        /// Where it starts in its file (a timeline clip's source_range, less its transition's handle): its frame n is
+        /// the file's picture at `inPoint` + n frames.
+        var inPoint: MediaTime = .zero
+        /// A timeline's gap: black, no file read (`file` is only its neighbour's, for the output's settings).
+        var isGap = false
 
         /// Its frames not shared with the next piece.
         var ownFrames: Int { frames - (crossing?.frames ?? 0) }
@@ -55,6 +60,7 @@ struct SequenceStage: VideoStage {
         /// background, or a clip's frames by output time; upright, fitted, in the output's colour.
         func reader(for piece: Piece) throws(MixWriteError) -> any PictureSource {
             let v = video
+            if piece.isGap { return try BlackPicture(width: v.width, height: v.height, tenBits: hdr != nil) }
             if let background {
                 return try StillPicture(file: piece.file, width: v.width, height: v.height, color: v.color, fit: v.fit, background: background)
             }
@@ -162,9 +168,11 @@ final class PieceReaders {
             reader = try plan.reader(for: plan.pieces[k])
             open[k] = reader
         }
-        let t = MediaTime(frames: Int64(n), rate: plan.video.frameRate)
+        let inPoint = plan.pieces[k].inPoint
+        let t = inPoint + MediaTime(frames: Int64(n), rate: plan.video.frameRate)
         let far = Int(2 * plan.video.frameRate.doubleValue)
-        if let movie = (reader as? VideoTrackReader) ?? (reader as? ConvertedPictures)?.movie, shown[k].map({ n < $0 || n - $0 > far }) ?? (n > 0) {
+        if let movie = (reader as? VideoTrackReader) ?? (reader as? ConvertedPictures)?.movie,
+           shown[k].map({ n < $0 || n - $0 > far }) ?? (n > 0 || inPoint > .zero) {
             try movie.seek(to: t)
         }
         guard let picture = try reader.picture(at: t, hold: true) else {
@@ -179,11 +187,62 @@ final class PieceReaders {
         (open[k], shown[k]) = (nil, nil)
     }
 
+    /// The damaged packets skipped so far, by the readers closed and those open.
+    var damagedPackets: Int { open.values.reduce(damaged) { $0 + $1.damagedPackets } }
+
     /// Every reader closed: the damaged packets they skipped.
     func close() -> Int {
         for k in open.keys { closeReader(k) }
         return damaged
     }
+}
+
+/// A sequence's pictures by output time: a timeline's bottom video track as the picture the layers are laid over.
+final class SequencePictures: PictureSource {
+    private let readers: PieceReaders
+    private let output: Frame
+
+    init(_ plan: SequenceStage.Plan) throws(MixWriteError) {
+        readers = PieceReaders(plan: plan)
+        do { output = try Frame(width: plan.video.width, height: plan.video.height, pixelFormat: plan.pixelFormat) } catch {
+            throw .processing(file: nil, "cannot allocate the bottom track's picture: \(error.description)")
+        }
+    }
+
+    /// The frame at `t` (the sequence's last one after its end).
+    func picture(at t: MediaTime, hold: Bool) throws(MixWriteError) -> Frame? {
+        let n = Int(t.ticks(in: readers.plan.video.frameRate.inverted))
+        try readers.picture(ofFrame: min(max(0, n), readers.plan.wholeFrameCount - 1), into: output)
+        return output
+    }
+
+    var damagedPackets: Int { readers.damagedPackets }
+}
+
+/// A timeline's gap: one black picture of the output's size (8 or 10 bits).
+final class BlackPicture: PictureSource {
+    let damagedPackets = 0
+    private let picture: Frame
+
+    init(width: Int, height: Int, tenBits: Bool) throws(MixWriteError) {
+        do { picture = try Frame(width: width, height: height, pixelFormat: tenBits ? .yuv420p10 : .yuv420p) } catch {
+            throw .processing(file: nil, "cannot allocate a gap's picture: \(error.description)")
+        }
+        for plane in 0..<3 {
+            let rows = plane == 0 ? height : (height + 1) / 2, columns = plane == 0 ? width : (width + 1) / 2
+            let level = plane == 0 ? 16 : 128   // black, in limited range
+            for y in 0..<rows {
+                let row = picture.plane(plane) + y * picture.stride(plane)
+                if tenBits {
+                    row.withMemoryRebound(to: UInt16.self, capacity: columns) { $0.update(repeating: UInt16(level << 2), count: columns) }
+                } else {
+                    row.update(repeating: UInt8(level), count: columns)
+                }
+            }
+        }
+    }
+
+    func picture(at t: MediaTime, hold: Bool) throws(MixWriteError) -> Frame? { picture }
 }
 
 /// A piece's pictures brought into the output's HDR: an SDR clip lifted, a clip of the other transfer converted.

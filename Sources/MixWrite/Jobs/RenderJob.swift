@@ -1,0 +1,411 @@
+import Foundation
+import FFmpegSupport
+
+/// `render`: an OpenTimelineIO timeline (`OTIOTimeline`) rendered as OTIO lays it out: the bottom video track's clips
+/// and gaps (black) in order, dissolves over their handles; each clip of an upper video track laid over what is under
+/// it as a layer (by its alpha, or as its `metadata.mixwrite` says: key, place, opacity); every audio track of every
+/// clip's file mixed, each with its picture. Markers are chapters and the report's events. The output lasts what OTIO's
+/// `timeline.duration()` says, in whole frames.
+public struct RenderJob: Sendable {
+    public var timeline: String
+    public var output: String
+    public var overwrite = false
+    /// The picture: size (nil: the first video clip's, upright), rate (nil: the timeline's, else that clip's), fit
+    /// (letterboxed), codec and quality.
+    public var picture = PictureSettings(fit: .fit)
+    public var audio = AudioOptions()
+    public var strict = false
+    /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
+    public var threads = 0
+    /// `--parts N --part K`: part K of N into `OUT.parts/`, for `mixwrite join` (`PartedJob`).
+    public var parts: Int?
+    public var part: Int?
+    /// `--start`, `--length`: only part of the output (`ExcerptedJob`).
+    public var start: Double?
+    public var length: Double?
+
+    public init(timeline: String, output: String) {
+        self.timeline = timeline
+        self.output = output
+    }
+}
+
+extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
+    static let kind = "render"
+    static let command = ["mixwrite", "render"]
+    static let abstract = "Render an OpenTimelineIO timeline (.otio): every video track composited, every audio track of every clip mixed."
+    static let example = "mixwrite render cut.otio -o cut.mp4"
+    static var blank: Self { RenderJob(timeline: "", output: "") }
+    mutating func useThreads(_ threads: Int) { self.threads = threads }
+
+    /// `mixwrite render TIMELINE -o OUT` and every option of a render.
+    static var options: [JobOption<Self>] {
+        let inputs: [JobOption<Self>] = [
+            .path("timeline", \.timeline,
+                  help: "The OpenTimelineIO timeline (.otio JSON); its media paths relative to its folder. Each clip's sound is named clipN (N from 1: the video tracks' clips bottom to top, then the audio tracks')."),
+            .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm)."),
+        ]
+        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + excerptOptions
+            + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
+            + partOptions + commonOptions
+    }
+
+    public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
+    public func encode(to encoder: any Swift.Encoder) throws { try encodeDescription(to: encoder) }
+
+    /// Checks the options (ranges, names), without opening a file.
+    public func validate() throws(MixWriteError) {
+        try picture.validate()
+        try validateExcerpt(parts: parts)
+        try validateParts()
+        try audio.validate()
+    }
+
+    public var inputPaths: [String] { [timeline] + audio.files }
+
+    func prepare() throws(MixWriteError) -> PreparedJob {
+        try validate()
+        let t = try OTIOTimeline(path: timeline)
+        var laid: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])] = []
+        for track in t.tracks {
+            do throws(MixWriteError) { laid.append((track, try track.layout())) } catch { throw .usage("\(timeline): \(error.description)") }
+        }
+        var media = RenderMedia(timeline: timeline)
+        let videoTracks = laid.filter { $0.0.kind == .video }, audioTracks = laid.filter { $0.0.kind == .audio }
+        guard let first = videoTracks.lazy.flatMap({ $0.1 }).compactMap(\.clip).first else {
+            throw .usage("\(timeline): has no clip on a video track (mixwrite renders a timeline with a picture)")
+        }
+        let reference = try media.file(first)
+        var settings = picture
+        settings.frameRate = picture.frameRate ?? t.rate ?? settings.rate(of: reference.mainVideo)
+        let rate = settings.frameRate!
+        var video = try settings.videoPlan(reference: reference, length: nil, strict: strict, threads: threads)
+        // The timeline's length: its longest track, in whole frames (OTIO's timeline.duration()).
+        let total = laid.map { $0.1.last.map { Self.frame($0.start + $0.duration, rate) } ?? 0 }.max() ?? 0
+        guard total > 0 else { throw .usage("\(timeline): the timeline lasts no time") }
+        video.wholeFrameCount = total
+        video.frames = 0..<total
+
+        var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths + RenderMedia.allPaths(t))
+        let codecs = try output.container.codecs(video: try picture.codec(keepingHDR: false), audio: audio.codec)
+        video.encoding.codec = codecs.video
+        if let selection {
+            _ = try selection.frames(of: total)   // refused before the part's folder is made
+            output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths)
+        }
+
+        let stage = try pictures(videoTracks, reference: reference, media: &media, video: video)
+        let conversions = ColorManagement.conversions(of: media.opened)
+        var warnings = conversions
+        var audioPlan = try mixPlan(videoTracks + audioTracks, media: &media, video: video, codec: codecs.audio, warnings: &warnings)
+
+        let marks = Self.markers(t, laid, rate: rate)
+        let chapters = Self.chapters(marks, name: t.name, total: video.wholeLength)
+        var plan = video
+        if let excerpt { try excerpt.cut(video: &plan, audio: &audioPlan) }
+        let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
+            try cutToPart(s, video: &plan, audio: &audioPlan, chapters: chapters)
+        }
+        let cut = Self.cut(stage, to: plan)
+        var prepared = PreparedJob(output: output, duration: plan.length, frameRate: rate, video: cut, audio: audioPlan, key: nil,
+                                   warnings: warnings, conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
+                                   timeline: excerpt == nil ? Self.report(laid, marks: marks, rate: rate) : nil)
+        prepared.part = part
+        return prepared
+    }
+
+    /// The picture's stage: the bottom video track as a sequence, alone or under the upper tracks' clips as layers.
+    func pictures(_ tracks: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], reference: MediaFile, media: inout RenderMedia,
+                  video: VideoPlan) throws(MixWriteError) -> any VideoStage {
+        let bottom = try sequence(tracks.first?.1 ?? [], media: &media, video: video, total: video.wholeFrameCount)
+        var layers: [LayerPlan] = []
+        for (track, items) in tracks.dropFirst() { layers += try self.layers(track, items, media: &media, video: video) }
+        return layers.isEmpty ? SequenceStage(plan: bottom)
+            : BlendStage(plan: BlendStage.Plan(layers: layers, base: reference, under: bottom, video: video))
+    }
+
+    /// Every clip's sound and the `--audio` files, mixed over the timeline's length (an OTIO dissolve is linear: the
+    /// sound's cross-fades are too).
+    func mixPlan(_ tracks: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], media: inout RenderMedia, video: VideoPlan,
+                 codec: AudioCodec, warnings: inout [String]) throws(MixWriteError) -> AudioMixPlan? {
+        var mix = audio
+        let (inputs, places) = try sounds(tracks, media: &media, rate: video.frameRate, mix: &mix)
+        var sources = try mix.sources(from: inputs + (try audio.extraFiles()), strict: strict, warnings: &warnings)
+        for i in sources.indices where sources[i].inputIndex < places.count {
+            let p = places[sources[i].inputIndex]
+            (sources[i].timelineStart, sources[i].head, sources[i].span, sources[i].fades) = (p.start, p.head, p.span, p.fades)
+        }
+        var plan = try mix.plan(sources: sources, duration: video.wholeLength, codec: codec)
+        plan?.strict = strict
+        plan?.crossfadeCurve = .tri
+        return plan
+    }
+
+    /// The stage with the frames an excerpt or a part writes.
+    static func cut(_ stage: any VideoStage, to video: VideoPlan) -> any VideoStage {
+        if var s = (stage as? SequenceStage)?.plan { s.video = video; return SequenceStage(plan: s) }
+        if var b = (stage as? BlendStage)?.plan { b.video = video; return BlendStage(plan: b) }
+        return stage
+    }
+
+    /// `t` in whole frames of `rate`, rounded to the nearest.
+    static func frame(_ t: MediaTime, _ rate: Rational) -> Int { Int(t.ticks(in: rate.inverted)) }
+
+    /// The bottom video track as a sequence: each clip a piece from its in-point (less the handle its transition in
+    /// uses), each gap black, dissolves where OTIO puts them; black to the timeline's end.
+    func sequence(_ items: [OTIOTimeline.Track.Placed], media: inout RenderMedia, video: VideoPlan,
+                  total: Int) throws(MixWriteError) -> SequenceStage.Plan {
+        let rate = video.frameRate
+        var pieces: [SequenceStage.Piece] = []
+        var reached = 0
+        for item in items {
+            let (startFrame, endFrame) = (Self.frame(item.start, rate), Self.frame(item.start + item.duration, rate))
+            let (head, tail) = (Self.frame(item.head, rate), Self.frame(item.tail, rate))
+            guard endFrame > startFrame || head + tail > 0 else { continue }   // shorter than a frame, no transition
+            var piece: SequenceStage.Piece
+            if let clip = item.clip {
+                let file = try media.file(clip)
+                try media.check(clip, file, from: clip.inPoint - MediaTime(frames: Int64(head), rate: rate),
+                                to: clip.inPoint + clip.duration + MediaTime(frames: Int64(tail), rate: rate), picture: true, rate: rate)
+                piece = .init(file: file, frames: endFrame - startFrame + head + tail)
+                piece.inPoint = clip.inPoint - MediaTime(frames: Int64(head), rate: rate)
+            } else {
+                piece = .init(file: media.opened[0], frames: endFrame - startFrame + head + tail)
+                piece.isGap = true
+            }
+            if let t = item.outgoing, tail + Self.frame(t.inOffset, rate) > 0 {
+                piece.crossing = Crossing(kind: t.kind, frames: tail + Self.frame(t.inOffset, rate))
+            }
+            pieces.append(piece)
+            reached = endFrame
+        }
+        if reached < total || pieces.isEmpty {
+            var gap = SequenceStage.Piece(file: media.opened[0], frames: total - reached)
+            gap.isGap = true
+            pieces.append(gap)
+        }
+        return SequenceStage.Plan(pieces: pieces, video: video)
+    }
+
+    /// An upper video track's clips as layers over what is under them: each from its place on the track, from its
+    /// in-point, for its duration; laid by its alpha (opaque without one) unless its `metadata.mixwrite` keys it.
+    func layers(_ track: OTIOTimeline.Track, _ items: [OTIOTimeline.Track.Placed], media: inout RenderMedia,
+                video: VideoPlan) throws(MixWriteError) -> [LayerPlan] {
+        if let t = track.items.lazy.compactMap(\.transition).first {
+            throw .usage("\(timeline): \(t.label): a transition on an upper video track (\(track.name)) is not rendered yet; only the bottom track's")
+        }
+        var plans: [LayerPlan] = []
+        for item in items {
+            guard let clip = item.clip else { continue }
+            let file = try media.file(clip)
+            try media.check(clip, file, from: clip.inPoint, to: clip.inPoint + clip.duration, picture: true, rate: video.frameRate)
+            var layer = try Self.layer(clip, file: file, timeline: timeline)
+            layer.placement.at = item.start.seconds
+            layer.placement.from = clip.inPoint.seconds
+            layer.placement.to = (clip.inPoint + clip.duration).seconds
+            var blend = BlendJob(fx: clip.path, base: clip.path, output: output)
+            (blend.placement, blend.key, blend.compositing) = (layer.placement, layer.key, layer.compositing)
+            var plan: LayerPlan
+            do { plan = try blend.layerPlan(0, blend.allLayers[0], file, video: video) } catch {
+                throw Self.naming(error, clip, timeline)
+            }
+            // Exactly the clip's frames, whatever the seconds above rounded to.
+            let rate = video.frameRate
+            plan.start = MediaTime(frames: Int64(Self.frame(item.start, rate)), rate: rate)
+            plan.length = MediaTime(frames: Int64(Self.frame(item.start + item.duration, rate) - Self.frame(item.start, rate)), rate: rate)
+            plan.from = clip.inPoint
+            plans.append(plan)
+        }
+        return plans
+    }
+
+    /// A clip's layer settings from its `metadata.mixwrite` (a `--layer`'s options but its time, which the track
+    /// gives): by the job file's reader, so a bad value is refused in its words, naming the clip.
+    static func layer(_ clip: OTIOTimeline.Clip, file: MediaFile, timeline: String) throws(MixWriteError) -> Layer {
+        var entry = clip.settings.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any] ?? [:]
+        for key in ["gain", "offset"] { entry[key] = nil }   // the sound's, read with it
+        let timeKeys = ["fx", "at", "in", "out"]
+        if let k = entry.keys.sorted().first(where: timeKeys.contains) {
+            throw .usage("\(timeline): \(clip.label): metadata.mixwrite.\(k) is the timeline's to say (the clip's place and source_range)")
+        }
+        let keyKeys = Set(Layer.keyOptions.map(\.name)).subtracting(["key"])
+        if entry["key"] == nil && !entry.keys.contains(where: keyKeys.contains) {
+            entry["key"] = (file.mainVideo?.hasAlpha ?? false) ? "alpha" : "none"   // OTIO's own: composited by alpha
+        }
+        entry["fx"] = clip.path
+        do {
+            let blend = try BlendJob(fx: "", base: "", output: "").applying(["layers": [entry]])
+            return blend.layers[0]
+        } catch {
+            throw .usage("\(timeline): \(clip.label): metadata.mixwrite: \(error.description.replacingOccurrences(of: "layer fx2: ", with: ""))")
+        }
+    }
+
+    static func naming(_ error: MixWriteError, _ clip: OTIOTimeline.Clip, _ timeline: String) -> MixWriteError {
+        switch error {
+        case .usage(let what): .usage("\(timeline): \(clip.label): \(what)")
+        case .input(let file, let what): .input(file: file, "\(what) (\(clip.label) of \(timeline))")
+        default: error
+        }
+    }
+}
+
+extension RenderJob {
+    /// Where a clip's sound goes: its start on the output (less its handle), where in its file, for how long, and
+    /// its fades over the transitions into and out of it.
+    struct SoundPlace: Sendable {
+        var start: MediaTime
+        var head: MediaTime
+        var span: MediaTime
+        var fades: [SourceFade]
+    }
+
+    /// Every clip's sound, named `clipN` in order (the video tracks' clips bottom to top, then the audio tracks'): a
+    /// video track's clip brings every audio track of its file unless an audio track holds a clip of the same file
+    /// (an editor's linked sound, which then carries it). A video track's clip is timed in whole frames, as its
+    /// picture; an audio track's exactly. A clip's `metadata.mixwrite` gain and offset apply unless the command line
+    /// gives that clip's.
+    func sounds(_ tracks: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], media: inout RenderMedia, rate: Rational,
+                mix: inout AudioOptions) throws(MixWriteError) -> ([(String, MediaFile)], [SoundPlace]) {
+        let linked = Set(tracks.filter { $0.0.kind == .audio }.flatMap { $0.1.compactMap(\.clip?.path) })
+        var inputs: [(String, MediaFile)] = [], places: [SoundPlace] = []
+        var n = 0
+        for (track, items) in tracks {
+            for item in items {
+                guard let clip = item.clip else { continue }
+                n += 1
+                if track.kind == .video && linked.contains(clip.path) { continue }
+                let file = try media.file(clip)
+                guard !file.audioStreams.isEmpty else { continue }
+                let frames = track.kind == .video ? rate : nil
+                let (start, duration) = (Self.timed(item.start, frames), Self.timed(item.start + item.duration, frames) - Self.timed(item.start, frames))
+                let (head, tail) = (Self.timed(item.head, frames), Self.timed(item.tail, frames))
+                if track.kind == .audio {
+                    try media.check(clip, file, from: clip.inPoint - head, to: clip.inPoint + clip.duration + tail, picture: false, rate: rate)
+                }
+                var fades: [SourceFade] = []
+                if let t = item.incoming { fades.append(SourceFade(fadesIn: true, start: start - head, length: head + Self.timed(t.outOffset, frames))) }
+                if let t = item.outgoing {
+                    let before = Self.timed(t.inOffset, frames)
+                    fades.append(SourceFade(fadesIn: false, start: start + duration - before, length: before + tail))
+                }
+                let label = "clip\(n)"
+                try Self.readSound(clip, label: label, into: &mix, given: audio, timeline: timeline)
+                inputs.append((label, file))
+                places.append(SoundPlace(start: start - head, head: clip.inPoint - head, span: head + duration + tail, fades: fades))
+            }
+        }
+        return (inputs, places)
+    }
+
+    /// `t` in whole frames of `rate` (a video track's), or as it is (nil: an audio track's).
+    static func timed(_ t: MediaTime, _ rate: Rational?) -> MediaTime {
+        rate.map { MediaTime(frames: Int64(frame(t, $0)), rate: $0) } ?? t
+    }
+
+    /// A clip's `metadata.mixwrite` `gain` (dB) and `offset` (seconds) read by the job file's readers, unless the
+    /// command line (`given`) sets that clip's own.
+    static func readSound(_ clip: OTIOTimeline.Clip, label: String, into mix: inout AudioOptions, given: AudioOptions,
+                          timeline: String) throws(MixWriteError) {
+        guard let data = clip.settings, let all = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
+        var entry: [String: Any] = [:]
+        if let g = all["gain"], given.gains[label] == nil { entry["gain"] = [label: g] }
+        if let o = all["offset"], given.offsets[label] == nil { entry["offset"] = [label: o] }
+        guard !entry.isEmpty else { return }
+        do {
+            let read = try RenderJob(timeline: "", output: "").applying(entry).audio
+            mix.gains.merge(read.gains) { $1 }
+            mix.offsets.merge(read.offsets) { $1 }
+        } catch {
+            throw .usage("\(timeline): \(clip.label): metadata.mixwrite: \(error.description)")
+        }
+    }
+
+    /// The markers on the output's timeline, in order: the stack's and the tracks' where they are, a clip's where its
+    /// media time shows (left out when that is outside the clip's range).
+    static func markers(_ t: OTIOTimeline, _ laid: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])],
+                        rate: Rational) -> [(name: String, time: MediaTime)] {
+        var marks = t.markers.map { ($0.name, $0.time) } + laid.flatMap { $0.0.markers.map { ($0.name, $0.time) } }
+        for (_, items) in laid {
+            for item in items {
+                guard let clip = item.clip else { continue }
+                for m in clip.markers where m.time >= clip.inPoint && m.time < clip.inPoint + clip.duration {
+                    marks.append((m.name, item.start + (m.time - clip.inPoint)))
+                }
+            }
+        }
+        return marks.filter { $0.1 >= .zero }.sorted { $0.1 < $1.1 }.map { (name: $0.0, time: timed($0.1, rate)) }
+    }
+
+    /// A chapter a marker, each until the next (the first from 0, named by the timeline, when the first marker is
+    /// later); none without markers.
+    static func chapters(_ marks: [(name: String, time: MediaTime)], name: String,
+                         total: MediaTime) -> [(title: String, start: MediaTime, end: MediaTime)] {
+        var starts = marks.filter { $0.time < total }.map { (title: $0.name, start: $0.time) }
+        guard let first = starts.first else { return [] }
+        if first.start > .zero { starts.insert((name.isEmpty ? "Start" : name, .zero), at: 0) }
+        return starts.enumerated().map { (i, m) in
+            (title: m.title, start: m.start, end: i + 1 < starts.count ? starts[i + 1].start : total)
+        }.filter { $0.start < $0.end }
+    }
+
+    /// The report's timeline: every clip where it shows (its track's order), each with the transition into it, and
+    /// the markers.
+    static func report(_ laid: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], marks: [(name: String, time: MediaTime)],
+                       rate: Rational) -> Timeline {
+        var clips: [Timeline.Clip] = []
+        for (_, items) in laid {
+            for item in items {
+                guard let clip = item.clip else { continue }
+                clips.append(.init(file: clip.path, start: item.start.seconds, duration: item.duration.seconds, transition: item.incoming.map {
+                    "\($0.kind.rawValue):\(NumberText.milliseconds(($0.inOffset + $0.outOffset).seconds))"
+                }))
+            }
+        }
+        return Timeline(clips: clips, events: marks.map { .init(name: $0.name, time: $0.time.seconds) })
+    }
+}
+
+/// The timeline's media files, each opened once; a missing or unreadable one is named with the clip that uses it.
+struct RenderMedia {
+    let timeline: String
+    private(set) var opened: [MediaFile] = []
+    private var index: [String: Int] = [:]
+
+    init(timeline: String) { self.timeline = timeline }
+
+    mutating func file(_ clip: OTIOTimeline.Clip) throws(MixWriteError) -> MediaFile {
+        if let i = index[clip.path] { return opened[i] }
+        let file: MediaFile
+        do { file = try MediaFile(path: clip.path) } catch { throw RenderJob.naming(error, clip, timeline) }
+        index[clip.path] = opened.count
+        opened.append(file)
+        return file
+    }
+
+    /// The clip's media covers `from` to `to` (its source_range with its transitions' handles): its picture's
+    /// length on a video track, its whole length on an audio track; half a frame of `rate` past the end is let go (an
+    /// editor's rounding). A still picture has no end.
+    func check(_ clip: OTIOTimeline.Clip, _ file: MediaFile, from: MediaTime, to: MediaTime, picture: Bool,
+               rate: Rational) throws(MixWriteError) {
+        let name = (file.path as NSString).lastPathComponent
+        if picture && file.mainVideo == nil {
+            throw .usage("\(timeline): \(clip.label): its media (\(name)) has no picture, and it is on a video track")
+        }
+        guard from >= .zero else {
+            throw .usage("\(timeline): \(clip.label): its source_range\(from < clip.inPoint ? " with its transition's handle" : "") starts "
+                         + "\(NumberText.milliseconds((MediaTime.zero - from).seconds)) s before its media (\(name)) does")
+        }
+        guard !(picture && file.isStillImage), let length = picture ? file.videoDuration : file.totalDuration else { return }
+        let slack = MediaTime(value: Int64(rate.den), timescale: 2 * Int64(rate.num))
+        guard to <= length + slack else {
+            throw .usage("\(timeline): \(clip.label): its source_range\(to > clip.inPoint + clip.duration ? " with its transition's handle" : "") ends at "
+                         + "\(NumberText.milliseconds(to.seconds)) s, past its media's end (\(name): \(NumberText.milliseconds(length.seconds)) s)")
+        }
+    }
+
+    /// Every clip's file of the timeline, whether opened or not (an output may not be one of them).
+    static func allPaths(_ t: OTIOTimeline) -> [String] {
+        t.tracks.flatMap { $0.items.compactMap { if case .clip(let c) = $0 { c.path } else { nil } } }
+    }
+}
