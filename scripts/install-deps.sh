@@ -7,7 +7,7 @@
 # that runs a job array on a one-node cluster of this machine, and chromium with chromedriver (and curl to
 # speak to it), for the tuning page's test in a real browser, and python3's jsonschema (the job files' schema checked
 # by an independent validator) and numpy (the keyers' ground truth, scripts/key-truth.py), and zsh and fish (their
-# completion scripts run in the real shells). `install-deps.sh deb` needs nothing more (the
+# completion scripts run in the real shells), and OpenTimelineIO's Python library (the render tests' timelines). `install-deps.sh deb` needs nothing more (the
 # tuning page's server no longer brings Foundation's networking part, and with it libcurl, into the binary).
 set -euo pipefail
 need=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev)
@@ -22,6 +22,12 @@ if ((${#missing[@]})); then
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The render tests build their timelines with OpenTimelineIO's own library, from PyPI (no Debian package has it).
+if [ "${1:-}" = test ] && ! python3 -c "import opentimelineio" 2>/dev/null; then
+    echo "installing: opentimelineio (PyPI)" >&2
+    python3 -m pip install -q "opentimelineio==0.18.1" 2>/dev/null \
+        || python3 -m pip install -q --user --break-system-packages "opentimelineio==0.18.1"
 fi
 if ! command -v swift >/dev/null; then
     echo "error: the Swift toolchain (6.1 or later) is not on PATH; install it from swift.org" >&2

@@ -30,6 +30,11 @@ public enum Oracle {
         (try? run("/usr/bin/env", ["python3", "-c", "import jsonschema"]).status) == 0
     }()
 
+    /// Whether python3 has OpenTimelineIO's library (the render tests' timelines, and their duration's authority).
+    public static let hasOTIO: Bool = {
+        (try? run("/usr/bin/env", ["python3", "-c", "import opentimelineio"]).status) == 0
+    }()
+
     /// Whether this process may mount a small tmpfs (root with the capability to mount): the full-disk test's need.
     public static let canMountTmpfs: Bool = {
         guard getuid() == 0, let dir = try? scratch("mount-probe") else { return false }

@@ -138,8 +138,9 @@ extension OTIOTimeline.Track {
                 // The transition into the item before covers its first out_offset: this one may not reach into it.
                 let left = last.duration - (last.incoming?.outOffset ?? .zero)
                 guard t.inOffset <= left else {
+                    let has = last.incoming == nil ? "lasts" : "has left after the transition into it"
                     throw .usage("\(t.label): its in_offset (\(NumberText.milliseconds(t.inOffset.seconds)) s) is longer than what the item before it"
-                                 + " (\(Self.name(last.item))) has left after the transition into it (\(NumberText.milliseconds(left.seconds)) s)")
+                                 + " (\(Self.name(last.item))) \(has) (\(NumberText.milliseconds(left.seconds)) s)")
                 }
                 (placed[placed.count - 1].tail, placed[placed.count - 1].outgoing) = (t.outOffset, t)
                 pending = t

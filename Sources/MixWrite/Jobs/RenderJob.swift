@@ -233,9 +233,12 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
             entry["key"] = (file.mainVideo?.hasAlpha ?? false) ? "alpha" : "none"   // OTIO's own: composited by alpha
         }
         entry["fx"] = clip.path
-        do {
-            let blend = try BlendJob(fx: "", base: "", output: "").applying(["layers": [entry]])
-            return blend.layers[0]
+        do throws(MixWriteError) {
+            let layer = try BlendJob(fx: "", base: "", output: "").applying(["layers": [entry]]).layers[0]
+            try layer.placement.validate("")
+            do { try Layer.keyOptions.checkRanges(layer) } catch { throw .usage(error.description) }
+            do { try layer.checkFineKey() } catch { throw .usage(error.description) }
+            return layer
         } catch {
             throw .usage("\(timeline): \(clip.label): metadata.mixwrite: \(error.description.replacingOccurrences(of: "layer fx2: ", with: ""))")
         }

@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `mixwrite render`: OpenTimelineIO timelines made by OTIO's own Python library (the authority on what a timeline
+/// means and how long it lasts), rendered, and the output read back by ffprobe and ffmpeg.
+@Suite("render: an OpenTimelineIO timeline, every track")
+struct RenderTests {
+    static let fx = Oracle.fixture("fx.mov"), base = Oracle.fixture("base.mov")
+
+    /// Writes `dir/name.otio` from `body`, Python building `tl` with OTIO's library (`clip(name, path, start, frames,
+    /// meta)`, `gap(frames)`, `dissolve(in, out)`, `R(start, frames)` at 25 fps); returns its path and OTIO's
+    /// `tl.duration()` in seconds.
+    static func timeline(_ dir: String, _ name: String, _ body: String) throws -> (path: String, seconds: Double) {
+        let path = dir + "/\(name).otio"
+        let script = """
+        import sys, opentimelineio as otio
+        T = lambda v: otio.opentime.RationalTime(v, 25)
+        R = lambda s, d: otio.opentime.TimeRange(T(s), T(d))
+        def clip(name, path, start, frames, meta=None):
+            c = otio.schema.Clip(name=name, media_reference=otio.schema.ExternalReference(target_url=path), source_range=R(start, frames))
+            if meta: c.metadata["mixwrite"] = meta
+            return c
+        gap = lambda frames: otio.schema.Gap(source_range=R(0, frames))
+        dissolve = lambda i, o: otio.schema.Transition(transition_type="SMPTE_Dissolve", in_offset=T(i), out_offset=T(o))
+        track = lambda name, kind: otio.schema.Track(name=name, kind=kind)
+        V, A = otio.schema.TrackKind.Video, otio.schema.TrackKind.Audio
+        tl = otio.schema.Timeline(name="\(name)")
+        \(body)
+        otio.adapters.write_to_file(tl, sys.argv[1])
+        print(tl.duration().to_seconds())
+        """
+        let r = try Oracle.run("/usr/bin/env", ["python3", "-c", script, path])
+        try #require(r.status == 0, "python: \(r.stderr)")
+        return (path, Double(r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1)
+    }
+
+    /// Luma planes of every frame (full range, as ffmpeg's gray), `width`×`height`.
+    static func luma(_ path: String, filters: String? = nil) throws -> [[Double]] {
+        let r = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough"] + (filters.map { ["-vf", $0] } ?? [])
+                                  + ["-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let bytes = [UInt8](r.stdout), size = 320 * 240
+        return stride(from: 0, to: bytes.count - size + 1, by: size).map { bytes[$0..<$0 + size].map(Double.init) }
+    }
+
+    static func psnr(_ a: [Double], _ b: [Double]) -> Double {
+        let mse = zip(a, b).reduce(0.0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) } / Double(a.count)
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    /// The level of `hz` in the mix between `from` and `to` seconds (the first channel).
+    static func tone(_ samples: [Float], _ hz: Double, _ from: Double, _ to: Double) -> Double {
+        let left = Oracle.channel(samples, 0, of: 2)
+        return Oracle.toneLevel(Array(left[Int(from * 48000)..<min(left.count, Int(to * 48000))]), frequency: hz)
+    }
+
+    @Test("one track: clips from their in-points, a dissolve over their handles, a gap of black; as long as OTIO says; a marker a chapter",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func dissolveAndGap() throws {
+        let dir = try Oracle.scratch()
+        // base from its frame 5 for 30 frames, dissolving (5 + 5 frames) into fx from its frame 10 for 25, then 10 of gap.
+        let (otio, seconds) = try Self.timeline(dir, "cut", """
+        v = track("V1", V); tl.tracks.append(v)
+        v.extend([clip("a", "\(Self.base)", 5, 30), dissolve(5, 5), clip("b", "\(Self.fx)", 10, 25), gap(10)])
+        tl.tracks.markers.append(otio.schema.Marker(name="second half", marked_range=R(30, 0)))
+        """)
+        #expect(abs(seconds - 2.6) < 1e-9, "OTIO's duration: \(seconds)")
+        let out = dir + "/cut.mp4"
+        let r = try Oracle.mixwrite(["render", otio, "-o", out, "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        let p = try Oracle.probe(out)
+        #expect(p.video.first?.frames == 65, "OTIO's 2.6 s are 65 frames: \(String(describing: p.video.first?.frames))")
+        #expect(abs((p.video.first?.duration ?? 0) - seconds) < 0.001 && abs((p.audio.first?.duration ?? 0) - seconds) < 0.03)
+        #expect(p.chapters.map(\.title) == ["cut", "second half"] && abs((p.chapters.last?.start ?? 0) - 1.2) < 0.001, "\(p.chapters)")
+
+        let (o, b, f) = (try Self.luma(out), try Self.luma(Self.base), try Self.luma(Self.fx))
+        try #require(o.count == 65)
+        // The cut is at frame 30; the dissolve spans frames 25 to 34: base's 30 … 39 giving way to fx's 5 … 14.
+        let checks: [(Int, [Double], String)] = [
+            (0, b[5], "base's frame 5 (its in-point)"), (20, b[25], "base's frame 25"), (40, f[20], "fx's frame 20"),
+            (30, zip(b[35], f[10]).map { 0.5 * $0 + 0.5 * $1 }, "half base's 35, half fx's 10 (the dissolve's middle)"),
+            (27, zip(b[32], f[7]).map { 0.8 * $0 + 0.2 * $1 }, "0.8 base's 32, 0.2 fx's 7"),
+        ]
+        for (n, expected, what) in checks {
+            let db = Self.psnr(o[n], expected)
+            #expect(db >= 38, "frame \(n) against \(what): \(db) dB")
+        }
+        #expect(Self.psnr(o[0], b[0]) < 36, "frame 0 is not base's first frame (the in-point is used)")
+        #expect(o[58].max()! <= 2 && o[64].max()! <= 2, "the gap is black")
+
+        // The sound: base's 660 Hz with its picture, fx's 440 and 1000 Hz with its, silence in the gap.
+        let s = try Oracle.decodeAudio(out, channels: 2)
+        #expect(Self.tone(s, 660, 0.1, 0.9) > -22 && Self.tone(s, 440, 0.1, 0.9) < -60)
+        #expect(Self.tone(s, 440, 1.5, 2.1) > -22 && Self.tone(s, 1000, 1.5, 2.1) > -22 && Self.tone(s, 660, 1.5, 2.1) < -60)
+        #expect(Oracle.rms(Oracle.channel(s, 0, of: 2)[Int(2.3 * 48000)..<Int(2.58 * 48000)]) < -70, "the gap is silent")
+    }
+
+    @Test("an upper track's clip laid over the bottom track where and when it is, its sound with it; an audio track's linked sound not doubled",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func upperTrackAndAudioTrack() throws {
+        let dir = try Oracle.scratch()
+        // fx (no alpha: opaque, as OTIO composites) in the lower right quarter from 0.4 s for 0.8 s, from its 0.2 s;
+        // base's sound on an audio track, as an editor links it (the video track's clip then brings none).
+        let (otio, seconds) = try Self.timeline(dir, "layers", """
+        v1, v2, a1 = track("V1", V), track("V2", V), track("A1", A)
+        tl.tracks.extend([v1, v2, a1])
+        v1.append(clip("base", "\(Self.base)", 0, 50))
+        v2.extend([gap(10), clip("fx", "\(Self.fx)", 5, 20, {"place": "160,120,160,120", "gain": -6})])
+        a1.append(clip("base sound", "\(Self.base)", 0, 50))
+        """)
+        let out = dir + "/layers.mp4"
+        let r = try Oracle.mixwrite(["render", otio, "-o", out, "--progress", "none", "-v"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(abs((try Oracle.probe(out).video.first?.duration ?? 0) - seconds) < 0.001)
+        let o = try Self.luma(out), b = try Self.luma(Self.base)
+        let small = try Self.luma(Self.fx, filters: "scale=160:120:flags=bicubic,pad=320:240:160:120")
+        func quarter(_ picture: [Double], right: Bool, bottom: Bool) -> [Double] {
+            (0..<120).flatMap { y in picture[((bottom ? 120 : 0) + y) * 320 + (right ? 160 : 0)..<((bottom ? 120 : 0) + y) * 320 + (right ? 160 : 0) + 160] }
+        }
+        // Frame 15 (0.6 s): fx's frame 10 in the lower right, base's frame 15 elsewhere.
+        #expect(Self.psnr(quarter(o[15], right: true, bottom: true), quarter(small[10], right: true, bottom: true)) >= 30)
+        #expect(Self.psnr(quarter(o[15], right: false, bottom: false), quarter(b[15], right: false, bottom: false)) >= 38)
+        // Before and after its span, base alone.
+        for n in [5, 35] { #expect(Self.psnr(o[n], b[n]) >= 38, "frame \(n)") }
+
+        let s = try Oracle.decodeAudio(out, channels: 2), alone = try Oracle.decodeAudio(Self.base, channels: 2)
+        #expect(abs(Self.tone(s, 660, 0.1, 1.9) - Self.tone(alone, 660, 0.1, 1.9)) < 0.5, "base's sound once, at its level")
+        #expect(Self.tone(s, 440, 0.05, 0.35) < -60 && Self.tone(s, 440, 1.25, 1.9) < -60, "fx's sound only with its picture")
+        #expect(abs(Self.tone(s, 1000, 0.45, 1.15) - (-12 - 6)) < 1.5, "fx's 1000 Hz at -12 dBFS less its 6 dB: \(Self.tone(s, 1000, 0.45, 1.15))")
+        #expect(r.stderr.contains("clip2:1") && r.stderr.contains("clip3:1") && !r.stderr.contains("clip1:"), "\(r.stderr)")
+    }
+
+    @Test("bad timelines: one line naming the clip and what is wrong, exit 1 (2 for missing media), nothing written",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func badTimelines() throws {
+        let dir = try Oracle.scratch()
+        let good = "v = track(\"V1\", V); tl.tracks.append(v)\n"
+        let cases: [(String, String, Int32, [String])] = [
+            ("missing", good + "v.append(clip(\"lost\", \"\(dir)/nowhere.mov\", 0, 10))", 2, ["nowhere.mov", "clip 'lost' (1 on V1)"]),
+            ("outside", good + "v.append(clip(\"long\", \"\(Self.base)\", 40, 20))", 1, ["clip 'long' (1 on V1)", "past its media's end", "2 s"]),
+            ("handle", good + "v.extend([clip(\"a\", \"\(Self.base)\", 0, 10), dissolve(15, 5), clip(\"b\", \"\(Self.fx)\", 10, 20)])", 1,
+             ["transition item 2 on V1", "in_offset (0.6 s) is longer"]),
+            ("speed", good + "c = clip(\"fast\", \"\(Self.base)\", 0, 10); c.effects.append(otio.schema.LinearTimeWarp(time_scalar=2.0)); v.append(c)", 1,
+             ["clip 'fast' (1 on V1)", "speed change"]),
+            ("nested", good + "s = otio.schema.Stack(name=\"inner\"); v.append(s)", 1, ["nested Stack", "flatten"]),
+            ("wipe", good + "v.extend([clip(\"a\", \"\(Self.base)\", 0, 20), otio.schema.Transition(transition_type=\"Custom_Transition\", in_offset=T(2), out_offset=T(2)), clip(\"b\", \"\(Self.fx)\", 0, 20)])",
+             1, ["'Custom_Transition' transition"]),
+            ("meta", good + "v.append(clip(\"a\", \"\(Self.base)\", 0, 20))\nv2 = track(\"V2\", V); tl.tracks.append(v2); v2.append(clip(\"b\", \"\(Self.fx)\", 0, 20, {\"opacity\": 2}))", 1,
+             ["clip 'b' (1 on V2)", "opacity"]),
+        ]
+        for (name, body, code, words) in cases {
+            let (otio, _) = try Self.timeline(dir, name, body)
+            let out = dir + "/\(name).mp4"
+            let r = try Oracle.mixwrite(["render", otio, "-o", out, "--progress", "none"], timeout: 60)
+            let line = r.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(r.status == code, "\(name): exit \(r.status): \(line)")
+            #expect(words.allSatisfy(line.contains) && !line.contains("\n") && line.contains(otio), "\(name): \(line)")
+            #expect(!FileManager.default.fileExists(atPath: out), "\(name): nothing written")
+        }
+        // Not OTIO, and a schema version OTIO has not made.
+        let notOTIO = dir + "/job.otio"
+        try Data(#"{"jobs": []}"#.utf8).write(to: URL(fileURLWithPath: notOTIO))
+        let (good2, _) = try Self.timeline(dir, "future", good + "v.append(clip(\"a\", \"\(Self.base)\", 0, 20))")
+        let future = try String(contentsOfFile: good2, encoding: .utf8).replacingOccurrences(of: "\"Clip.2\"", with: "\"Clip.9\"")
+        try future.write(toFile: good2, atomically: true, encoding: .utf8)
+        for (path, words) in [(notOTIO, ["is not an OpenTimelineIO object"]), (good2, ["unknown schema version 'Clip.9'", "Clip.1 to Clip.2"])] {
+            let r = try Oracle.mixwrite(["render", path, "-o", dir + "/x.mp4", "--progress", "none"], timeout: 60)
+            #expect(r.status == 1 && words.allSatisfy(r.stderr.contains), "\(r.stderr)")
+        }
+    }
+
+    @Test("a render in 2 parts, joined: the frames and the chapters of one render", .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func renderInParts() throws {
+        let dir = try Oracle.scratch()
+        let (otio, _) = try Self.timeline(dir, "parts", """
+        v = track("V1", V); tl.tracks.append(v)
+        v.extend([clip("a", "\(Self.base)", 5, 30), dissolve(5, 5), clip("b", "\(Self.fx)", 10, 25)])
+        v.markers.append(otio.schema.Marker(name="b", marked_range=R(30, 0)))
+        """)
+        let one = dir + "/one.mov", joined = dir + "/joined.mov"
+        let r = try Oracle.mixwrite(["render", otio, "-o", one, "--crf", "0", "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        for k in 1...2 {
+            let p = try Oracle.mixwrite(["render", otio, "-o", joined, "--crf", "0", "--parts", "2", "--part", "\(k)", "--progress", "none"], timeout: 120)
+            try #require(p.status == 0, "part \(k): \(p.stderr)")
+        }
+        let j = try Oracle.run(Oracle.mixwrite, ["join", joined], timeout: 120)
+        try #require(j.status == 0, "join: \(j.stderr)")
+        let (a, b) = (try Self.luma(one), try Self.luma(joined))
+        #expect(a.count == 55 && b.count == 55)
+        #expect(zip(a, b).allSatisfy { Self.psnr($0, $1) >= 50 }, "the joined frames are one render's")
+        #expect(try Oracle.probe(joined).chapters.map(\.title) == Oracle.probe(one).chapters.map(\.title))
+    }
+}
