@@ -96,8 +96,14 @@ struct OTIOTimeline: Sendable {
             tracks = try reader.tracks(stack)
             rate = reader.rate
         } catch {
-            throw .usage("\(path): \(error.message)")
+            throw .usage("\(path): \(Self.oneLine(error.message))")
         }
+    }
+
+    /// Text of the file (a name, a schema tag) fit for a one-line message: control characters shown as `?`, cut at `limit`.
+    static func oneLine(_ text: String, limit: Int = 2000) -> String {
+        let clean = String(text.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? "?" : Character($0) })
+        return clean.count > limit ? clean.prefix(limit) + "…" : clean
     }
 
     /// The tracks of a kind, bottom to top.
@@ -220,7 +226,7 @@ private struct Reader {
               v.isFinite, r.isFinite, r > 0, abs(v) < 1e12 else {
             throw Problem(message: "\(what): a RationalTime needs a finite value and a positive rate")
         }
-        guard let rate = FFmpegSupport.Rational(parsing: String(r)) else {
+        guard let rate = FFmpegSupport.Rational(parsing: String(r)), rate.isValid else {
             throw Problem(message: "\(what): rate \(r) is not one mixwrite can use")
         }
         if v == v.rounded() { return MediaTime(frames: Int64(v), rate: rate) }
@@ -268,7 +274,7 @@ private struct Reader {
             }
             counts[kind, default: 0] += 1
             let name = "\(kind == .video ? "V" : "A")\(counts[kind]!)"
-            let title = (o["name"] as? String).flatMap { $0.isEmpty || $0 == name ? nil : $0 }.map { "\(name) '\($0)'" } ?? name
+            let title = (o["name"] as? String).map { OTIOTimeline.oneLine($0, limit: 80) }.flatMap { $0.isEmpty || $0 == name ? nil : $0 }.map { "\(name) '\($0)'" } ?? name
             guard o["enabled"] as? Bool ?? true else { continue }
             try refuseTrim(o, "track \(title)")
             tracks.append(.init(name: title, kind: kind, items: try items(o["children"], track: title),
@@ -282,7 +288,7 @@ private struct Reader {
         var items: [OTIOTimeline.Item] = []
         for (i, child) in list.enumerated() {
             let where_ = "\(i + 1) on \(track)"
-            let name = (child as? [String: Any])?["name"] as? String ?? ""
+            let name = OTIOTimeline.oneLine((child as? [String: Any])?["name"] as? String ?? "", limit: 80)
             let label = name.isEmpty ? "item \(where_)" : "'\(name)' (\(where_))"
             switch Self.schemaName(child) {
             case "Clip": items.append(try clip(child, label: "clip " + label))

@@ -203,6 +203,10 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
             layer.placement.at = item.start.seconds
             layer.placement.from = clip.inPoint.seconds
             layer.placement.to = (clip.inPoint + clip.duration).seconds
+            // A picture of another shape is fitted into the whole frame with nothing (not black bars) around it.
+            if layer.placement.place == nil, let own = file.displaySize, own.width * video.height != own.height * video.width {
+                layer.placement.place = [0, 0, video.width, video.height]
+            }
             var blend = BlendJob(fx: clip.path, base: clip.path, output: output)
             (blend.placement, blend.key, blend.compositing) = (layer.placement, layer.key, layer.compositing)
             var plan: LayerPlan

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import MixWrite
+
+/// The OTIO reader against timelines from other people's tools, mutated: a seeded mutation loop over a timeline OTIO's
+/// library wrote (and its schema names, numbers and nesting), each case read, laid out and (one in twenty) planned as a
+/// render. No crash, no hang: every case is read or refused with a message. `MIXWRITE_FUZZ_CASES` sets how many
+/// (scripts/fuzz-otio.sh runs 100,000); the suite runs 3,000.
+@Suite("the OTIO reader, fuzzed")
+struct OTIOFuzzTests {
+    /// A timeline as opentimelineio 0.18 writes it (two video tracks, an audio track, a dissolve, a gap, markers),
+    /// its media the fixtures.
+    static var seed: String {
+        let (base, fx) = (Oracle.fixture("base.mov"), Oracle.fixture("fx.mov"))
+        func rt(_ v: Double) -> String { #"{"OTIO_SCHEMA": "RationalTime.1", "rate": 25.0, "value": \#(v)}"# }
+        func range(_ s: Double, _ d: Double) -> String { #"{"OTIO_SCHEMA": "TimeRange.1", "duration": \#(rt(d)), "start_time": \#(rt(s))}"# }
+        func marker(_ name: String, _ at: Double) -> String {
+            #"{"OTIO_SCHEMA": "Marker.2", "metadata": {}, "name": "\#(name)", "color": "RED", "marked_range": \#(range(at, 0)), "comment": ""}"#
+        }
+        func clip(_ name: String, _ url: String, _ s: Double, _ d: Double, _ meta: String = "{}") -> String {
+            let head: String = #"{"OTIO_SCHEMA": "Clip.2", "metadata": \#(meta), "name": "\#(name)", "source_range": \#(range(s, d)), "effects": [], "#
+            let marks: String = #""markers": [\#(marker("in " + name, s + 2))], "enabled": true, "color": null, "media_references": {"DEFAULT_MEDIA": "#
+            let media: String = #"{"OTIO_SCHEMA": "ExternalReference.1", "metadata": {}, "name": "", "available_range": \#(range(0, 50)), "#
+            let url: String = #""available_image_bounds": null, "target_url": "file://\#(url)"}}, "active_media_reference_key": "DEFAULT_MEDIA"}"#
+            return head + marks + media + url
+        }
+        func track(_ name: String, _ kind: String, _ children: [String]) -> String {
+            #"{"OTIO_SCHEMA": "Track.1", "metadata": {}, "name": "\#(name)", "source_range": null, "effects": [], "markers": [], "#
+                + #""enabled": true, "color": null, "children": [\#(children.joined(separator: ", "))], "kind": "\#(kind)"}"#
+        }
+        let dissolve = #"{"OTIO_SCHEMA": "Transition.1", "metadata": {}, "name": "", "in_offset": \#(rt(5)), "out_offset": \#(rt(5)), "transition_type": "SMPTE_Dissolve"}"#
+        let gap = #"{"OTIO_SCHEMA": "Gap.1", "metadata": {}, "name": "", "source_range": \#(range(0, 10)), "effects": [], "markers": [], "enabled": true, "color": null}"#
+        let tracks = [track("V1", "Video", [clip("a", base, 5, 30), dissolve, clip("b", fx, 10, 25), gap]),
+                      track("V2", "Video", [gap, clip("c", fx, 0, 20, #"{"mixwrite": {"place": "160,120,160,120", "opacity": 0.5, "gain": -6}}"#)]),
+                      track("A1", "Audio", [clip("d", base, 0, 50)])]
+        return #"{"OTIO_SCHEMA": "Timeline.1", "metadata": {}, "name": "fuzz", "global_start_time": null, "tracks": "#
+            + #"{"OTIO_SCHEMA": "Stack.1", "metadata": {}, "name": "tracks", "source_range": null, "effects": [], "#
+            + #""markers": [\#(marker("top", 30))], "enabled": true, "color": null, "children": [\#(tracks.joined(separator: ", "))]}}"#
+    }
+
+    /// Words a mutation puts in place of another: schema names and versions, extreme numbers, odd values.
+    static let words = ["\"Clip.9\"", "\"Stack.1\"", "\"Track.1\"", "\"Gap.1\"", "\"Transition.0\"", "\"LinearTimeWarp.1\"", "\"Marker.7\"",
+                        "1e308", "-1", "0", "-0.0", "1e-300", "99999999999", "0.5", "null", "true", "[]", "{}", "\"\"", "\"Video\"",
+                        "\"Audio\"", "\"Other\"", "\"SMPTE_Dissolve\"", "\"file:///dev/zero\"", "\"http://example.com/a.mov\"", "23.976"]
+
+    /// One mutation of `text`, by `rng`.
+    static func mutate(_ text: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
+        var t = text
+        let at = Int.random(in: 0..<t.count, using: &rng)
+        switch Int.random(in: 0..<12, using: &rng) {
+        case 0: t[at] = UInt8.random(in: 0x20...0x7E, using: &rng)
+        case 1: t.removeSubrange(at..<min(t.count, at + Int.random(in: 1...40, using: &rng)))
+        case 2:
+            let from = Int.random(in: 0..<t.count, using: &rng)
+            t.insert(contentsOf: t[from..<min(t.count, from + Int.random(in: 1...400, using: &rng))], at: at)
+        case 3...10:
+            // A value (a number, a string, a literal) replaced by a word.
+            guard let colon = t[at...].firstIndex(of: UInt8(ascii: ":")) else { return t }
+            var end = colon + 1
+            while end < t.count, t[end] == 0x20 { end += 1 }
+            var stop = end
+            if stop < t.count, t[stop] == UInt8(ascii: "\"") {
+                stop += 1
+                while stop < t.count, t[stop] != UInt8(ascii: "\"") { stop += 1 }
+                stop = min(t.count, stop + 1)
+            } else {
+                while stop < t.count, !",}]".utf8.contains(t[stop]) { stop += 1 }
+            }
+            t.replaceSubrange(end..<stop, with: Array(words.randomElement(using: &rng)!.utf8))
+        default:
+            // Deep nesting where a track's children start.
+            let open = Array(#"{"OTIO_SCHEMA": "Stack.1", "children": ["#.utf8), n = Int.random(in: 1...400, using: &rng)
+            guard let k = String(decoding: t, as: UTF8.self).range(of: "\"children\": [") else { return t }
+            let i = String(decoding: t, as: UTF8.self).utf8.distance(from: String(decoding: t, as: UTF8.self).startIndex, to: k.upperBound)
+            t.insert(contentsOf: Array(repeating: open, count: n).flatMap { $0 } + Array(repeating: Array("]}".utf8), count: n).flatMap { $0 }, at: i)
+        }
+        return t
+    }
+
+    @Test("mutated timelines are read or refused with a message: no crash, no hang")
+    func mutations() throws {
+        let dir = try Oracle.scratch()
+        let cases = Int(ProcessInfo.processInfo.environment["MIXWRITE_FUZZ_CASES"] ?? "") ?? 3000
+        var rng = SplitMix64(seed: 0x07_10_2026)
+        let seed = Array(Self.seed.utf8), path = dir + "/case.otio"
+        // The seed itself is a good timeline.
+        try Data(seed).write(to: URL(fileURLWithPath: path))
+        let t = try OTIOTimeline(path: path)
+        #expect(t.tracks.count == 3 && t.markers.count == 1)
+        let started = ContinuousClock.now
+        var (read, refused, planned) = (0, 0, 0)
+        for n in 0..<cases {
+            var text = seed
+            for _ in 0..<Int.random(in: 1...3, using: &rng) { text = Self.mutate(text, &rng) }
+            try Data(text).write(to: URL(fileURLWithPath: path))
+            do throws(MixWriteError) {
+                let timeline = try OTIOTimeline(path: path)
+                for track in timeline.tracks { _ = try track.layout() }
+                read += 1
+                if n % 20 == 0 {
+                    _ = try RenderJob(timeline: path, output: dir + "/out-\(n).mp4").prepare()
+                    planned += 1
+                }
+            } catch {
+                #expect(!error.description.isEmpty && !error.description.contains("\n"), "case \(n): \(error.description)")
+                refused += 1
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir + "/out-\(n).mp4"), "case \(n): a plan writes nothing")
+        }
+        print("OTIO fuzz: \(cases) cases in \(ContinuousClock.now - started): \(read) read, \(refused) refused, \(planned) planned")
+        #expect(read > cases / 20 && refused > cases / 20, "the mutations both keep and break timelines")
+    }
+}
