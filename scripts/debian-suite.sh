@@ -147,8 +147,8 @@ allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonsche
 # SUITE -- swift test --scratch-path /build --filter againstTheCLI` asks again); and the keyers' own arithmetic over
 # decoded pictures (GPUImage's edges, the key's tuning, the fine keyer's controls) and the tuning server against a
 # hostile peer (HTTP framing and limits): the decoding, scaling and encoding they pass through is each release's in the
-# goldens, the blend, alpha, codec and colour tests that run here.
-same_everywhere='CKeyKernelTests|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests'
+# goldens, the blend, alpha, codec and colour tests that run here; and the OTIO reader's fuzzing (JSON, not media).
+same_everywhere='CKeyKernelTests|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests|OTIOFuzzTests'
 case "${1:-}" in
     prepare) exit 0 ;;
     shell) inner=(bash -l) ;;

@@ -34,6 +34,7 @@ struct Blend: JobCommand {
             common.printFrameReport(report, auto: job.autoKeyColor)
             return
         }
+        if try common.writesTimeline(job) { return }
         let report = try await Runner(common: common).run(job)
         common.printReport(report, autoKey: job.autoKeyColor)
     }

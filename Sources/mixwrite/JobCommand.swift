@@ -17,12 +17,16 @@ struct CommonOptions {
         OptionDeclaration("quiet", .flag, form: .short("-q"), help: "Print nothing but errors."),
         OptionDeclaration("verbose", .flag, form: .short("-v"),
                           help: "Also list the mix plan: every source track and how it reached the output."),
+        OptionDeclaration("otio", .path, valueName: "FILE",
+                          help: "Write the job as an OpenTimelineIO timeline (FILE.otio) instead of rendering it: `mixwrite render FILE` renders it, an editor opens it."),
     ]
 
     var progress = ProgressStyle.auto
     var json = false
     var quiet = false
     var verbose = false
+    /// `--otio FILE`: the job written as a timeline, not rendered.
+    var otio: String?
 
     init(_ words: CommandWords) throws {
         if let p = words.text("progress") {
@@ -31,7 +35,15 @@ struct CommonOptions {
             }
             progress = style
         }
-        (json, quiet, verbose) = (words.flag("json"), words.flag("quiet"), words.flag("verbose"))
+        (json, quiet, verbose, otio) = (words.flag("json"), words.flag("quiet"), words.flag("verbose"), words.text("otio"))
+    }
+
+    /// With `--otio FILE`, writes the job as a timeline and says so: true when it did (the job is then not rendered).
+    func writesTimeline(_ job: some MixJob) throws -> Bool {
+        guard let otio else { return false }
+        try job.writeTimeline(to: otio)
+        if !quiet { writeError("mixwrite: wrote \(otio) (an OpenTimelineIO timeline; `mixwrite render \(otio) -o OUT` renders it)\n") }
+        return true
     }
 
     func printReport(_ report: Report) {
@@ -153,6 +165,7 @@ extension JobCommand {
                 return server
             }
         }
+        if try common.writesTimeline(job) { return }
         let report = try await Runner(common: common).run(job)
         common.printReport(report, autoKey: Self.pickedKey(job))
     }

@@ -192,4 +192,61 @@ struct RenderTests {
         #expect(zip(a, b).allSatisfy { Self.psnr($0, $1) >= 50 }, "the joined frames are one render's")
         #expect(try Oracle.probe(joined).chapters.map(\.title) == Oracle.probe(one).chapters.map(\.title))
     }
+
+    /// Decoded sound (stereo floats) of `a` against `b`: the difference's level below `a`'s, in dB.
+    static func soundDifference(_ a: String, _ b: String) throws -> Double {
+        let (x, y) = (try Oracle.decodeAudio(a, channels: 2), try Oracle.decodeAudio(b, channels: 2))
+        let n = min(x.count, y.count)
+        guard abs(x.count - y.count) <= 2 * 48, n > 0 else { return 0 }
+        let difference = zip(x.prefix(n), y.prefix(n)).map { $0 - $1 }
+        return max(Oracle.rms(difference[...]), -300) - Oracle.rms(x.prefix(n))
+    }
+
+    @Test("--otio on every kind: OTIO's library reads the timeline, and render makes the job's movie again (frames ≥ 45 dB, sound within -60 dB, chapters)",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func roundTrip() throws {
+        let dir = try Oracle.scratch()
+        let (tone, edges) = (Oracle.fixture("tone.m4a"), Oracle.fixture("edges.mov"))
+        let still = dir + "/still.png"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-i", Self.base, "-frames:v", "1", still]).status == 0)
+        let events = dir + "/events.json"
+        try Data(#"[{"clip": 1, "time": 0.5, "name": "half"}]"#.utf8).write(to: URL(fileURLWithPath: events))
+        let lossless = ["--audio-codec", "pcm", "--progress", "none"]
+        let jobs: [(String, [String])] = [
+            ("blend", [Self.fx, Self.base, "--layer", edges + ":at=0.5:out=1.5:place=160,0,160,120", "--gain", "fx1=-3", "--key-color", "auto"]),
+            ("concat", ["concat", Self.base, Self.fx, Self.base, "--transition", "fade:0.4", "--transition-at", "2=wipeleft:0.2",
+                        "--events", events, "--audio", tone, "--gain", "audio1=-6"]),
+            ("still", ["still", still, tone, Self.base]),
+            ("remix", ["remix", Self.fx, "--audio", tone, "--gain", "movie:2=-6"]),
+        ]
+        for (name, kindCommand) in jobs {
+            let command = kindCommand + (name == "remix" ? [] : ["--crf", "0"])   // a remix copies its picture
+            let (movie, timeline, again) = (dir + "/\(name).mov", dir + "/\(name).otio", dir + "/\(name)-rendered.mov")
+            let w = try Oracle.mixwrite(command + ["-o", movie, "--otio", timeline] + lossless, timeout: 120)
+            try #require(w.status == 0, "\(name) --otio: \(w.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: movie), "\(name): --otio writes the timeline, not the movie")
+            let m = try Oracle.mixwrite(command + ["-o", movie] + lossless, timeout: 120)
+            try #require(m.status == 0, "\(name): \(m.stderr)")
+            let r = try Oracle.mixwrite(["render", timeline, "-o", again, "--crf", "0", "--progress", "none"], timeout: 120)
+            try #require(r.status == 0, "\(name) render: \(r.stderr)")
+            // OTIO's own reading of the file: a timeline as long as the movie.
+            let read = try Oracle.run("/usr/bin/env", ["python3", "-c", "import sys, opentimelineio as otio; print(otio.adapters.read_from_file(sys.argv[1]).duration().to_seconds())", timeline])
+            let (a, b) = (try Oracle.probe(movie), try Oracle.probe(again))
+            #expect(abs((Double(read.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1) - (a.video.first?.duration ?? 0)) < 0.001,
+                    "\(name): OTIO reads \(read.stdoutText) \(read.stderr)")
+            #expect(a.video.first?.frames == b.video.first?.frames, "\(name): frames")
+            let (x, y) = (try Oracle.decodeRGB(movie), try Oracle.decodeRGB(again))
+            let worst = zip(x.frames, y.frames).map { Oracle.psnr($0, $1.map(Double.init)) }.min() ?? 0
+            #expect(worst >= 45, "\(name): the worst frame \(worst) dB")
+            let level = try Self.soundDifference(movie, again)
+            #expect(level <= -60, "\(name): the sound differs by \(level) dB")
+            #expect(a.chapters.map(\.title) == b.chapters.map(\.title) && zip(a.chapters, b.chapters).allSatisfy { abs($0.start - $1.start) < 0.001 },
+                    "\(name): chapters \(a.chapters) against \(b.chapters)")
+        }
+        // A key layer has no timeline form; an existing timeline is not replaced without -y.
+        let key = try Oracle.mixwrite(["key", Self.fx, "-o", dir + "/layer.mov", "--otio", dir + "/layer.otio"], timeout: 60)
+        #expect(key.status == 1 && key.stderr.contains("no timeline form"), "\(key.stderr)")
+        let again = try Oracle.mixwrite(["remix", Self.fx, "-o", dir + "/r.mov", "--otio", dir + "/remix.otio"], timeout: 60)
+        #expect(again.status == 3 && again.stderr.contains("already exists"), "\(again.stderr)")
+    }
 }

@@ -48,6 +48,9 @@ struct OTIOTimeline: Sendable {
         var name: String
         /// In its parent's time: the timeline's for the stack's and a track's, the media's for a clip's.
         var time: MediaTime
+        /// A chapter as well as an event (`metadata.mixwrite.chapter: false`: an event only, as a concat's events
+        /// without `--event-chapters`).
+        var chapter = true
     }
 
     struct Track: Sendable {
@@ -62,6 +65,9 @@ struct OTIOTimeline: Sendable {
     /// Bottom to top, as OTIO stacks them.
     var tracks: [Track]
     var markers: [Marker]
+    /// The timeline's `metadata.mixwrite`: a render's options (job-file keys) for what the command line leaves at its
+    /// default, as `--otio` writes them; JSON.
+    var settings: Data?
     /// The rate of the first clip's source_range (snapped: 23.976 is 24000/1001), the timeline's own.
     var rate: FFmpegSupport.Rational?
 
@@ -90,6 +96,7 @@ struct OTIOTimeline: Sendable {
         do throws(Reader.Problem) {
             let root = try reader.object(json, "the file", schema: "Timeline")
             name = root["name"] as? String ?? ""
+            settings = ((root["metadata"] as? [String: Any])?["mixwrite"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
             let stack = try reader.object(root["tracks"] as Any, "the timeline's tracks", schema: "Stack")
             try reader.refuseTrim(stack, "the timeline's stack")
             markers = try reader.markers(stack["markers"], of: "the timeline's stack")
@@ -226,7 +233,9 @@ private struct Reader {
               v.isFinite, r.isFinite, r > 0, abs(v) < 1e12 else {
             throw Problem(message: "\(what): a RationalTime needs a finite value and a positive rate")
         }
-        guard let rate = FFmpegSupport.Rational(parsing: String(r)), rate.isValid else {
+        // A whole rate as it is (48000: a sound's samples), else read as a frame rate (23.976 is 24000/1001).
+        let whole = r == r.rounded() && r <= 1_000_000 ? FFmpegSupport.Rational(Int32(r), 1) : nil
+        guard let rate = whole ?? FFmpegSupport.Rational(parsing: String(r)), rate.isValid else {
             throw Problem(message: "\(what): rate \(r) is not one mixwrite can use")
         }
         if v == v.rounded() { return MediaTime(frames: Int64(v), rate: rate) }
@@ -257,7 +266,8 @@ private struct Reader {
         for (i, m) in list.enumerated() {
             let o = try object(m, "\(what)'s marker \(i + 1)", schema: "Marker")
             let r = try range(o["marked_range"] as Any, "\(what)'s marker \(i + 1)")
-            markers.append(.init(name: o["name"] as? String ?? "", time: r.start))
+            let own = (o["metadata"] as? [String: Any])?["mixwrite"] as? [String: Any]
+            markers.append(.init(name: o["name"] as? String ?? "", time: r.start, chapter: own?["chapter"] as? Bool ?? true))
         }
         return markers
     }
@@ -331,7 +341,7 @@ private struct Reader {
         guard o["enabled"] as? Bool ?? true else { return .gap(used.duration) }
         return .clip(.init(name: o["name"] as? String ?? "", label: label, path: try path(reference, label),
                            inPoint: used.start - origin, duration: used.duration,
-                           markers: clipMarkers.map { .init(name: $0.name, time: $0.time - origin) }, settings: settings))
+                           markers: clipMarkers.map { .init(name: $0.name, time: $0.time - origin, chapter: $0.chapter) }, settings: settings))
     }
 
     /// Clip.2's active media reference (Clip.1's one): an ExternalReference; a missing one, an image sequence or a

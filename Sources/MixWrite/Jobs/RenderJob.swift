@@ -23,6 +23,8 @@ public struct RenderJob: Sendable {
     /// `--start`, `--length`: only part of the output (`ExcerptedJob`).
     public var start: Double?
     public var length: Double?
+    /// The sound's cross-fade over a dissolve (`--transition-curve`): linear, as OTIO's dissolve, unless told.
+    public var transitionCurve = FadeCurve.tri
 
     public init(timeline: String, output: String) {
         self.timeline = timeline
@@ -45,9 +47,25 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
                   help: "The OpenTimelineIO timeline (.otio JSON); its media paths relative to its folder. Each clip's sound is named clipN (N from 1: the video tracks' clips bottom to top, then the audio tracks')."),
             .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm)."),
         ]
-        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + excerptOptions
+        let curve: JobOption<Self> = .choice("transition-curve", \.transitionCurve, default: blank.transitionCurve,
+                                             help: "The sound's cross-fade over a dissolve, by afade's curves: tri (linear, as OTIO's dissolve), qsin (equal power) …")
+        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve] + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
+    }
+
+    /// The timeline's own settings (`metadata.mixwrite` of the Timeline, as `--otio` writes a job's) read over this
+    /// job's options where they are at their default, by the job file's readers: the command line's win.
+    func withSettings(of t: OTIOTimeline) throws(MixWriteError) -> RenderJob {
+        guard let data = t.settings, let entry = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return self }
+        let fixed = ["timeline", "output", "parts", "part", "overwrite", "start", "length"]
+        if let key = entry.keys.sorted().first(where: fixed.contains) {
+            throw .usage("\(timeline): the timeline's metadata.mixwrite.\(key) is the command line's to say")
+        }
+        let atDefault = Set(Self.options.filter { $0.write(self) == nil }.map(\.name))
+        do { return try applying(entry.filter { atDefault.contains($0.key) }) } catch {
+            throw .usage("\(timeline): the timeline's metadata.mixwrite: \(error.description)")
+        }
     }
 
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
@@ -66,6 +84,11 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
     func prepare() throws(MixWriteError) -> PreparedJob {
         try validate()
         let t = try OTIOTimeline(path: timeline)
+        return try withSettings(of: t).prepare(t)
+    }
+
+    func prepare(_ t: OTIOTimeline) throws(MixWriteError) -> PreparedJob {
+        try validate()
         var laid: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])] = []
         for track in t.tracks {
             do throws(MixWriteError) { laid.append((track, try track.layout())) } catch { throw .usage("\(timeline): \(error.description)") }
@@ -100,7 +123,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         var audioPlan = try mixPlan(videoTracks + audioTracks, media: &media, video: video, codec: codecs.audio, warnings: &warnings)
 
         let marks = Self.markers(t, laid, rate: rate)
-        let chapters = Self.chapters(marks, name: t.name, total: video.wholeLength)
+        let chapters = Self.chapters(marks.filter(\.chapter), name: t.name, total: video.wholeLength)
         var plan = video
         if let excerpt { try excerpt.cut(video: &plan, audio: &audioPlan) }
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
@@ -124,8 +147,8 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
             : BlendStage(plan: BlendStage.Plan(layers: layers, base: reference, under: bottom, video: video))
     }
 
-    /// Every clip's sound and the `--audio` files, mixed over the timeline's length (an OTIO dissolve is linear: the
-    /// sound's cross-fades are too).
+    /// Every clip's sound and the `--audio` files, mixed over the timeline's length, cross-faded over dissolves by
+    /// `transitionCurve`.
     func mixPlan(_ tracks: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], media: inout RenderMedia, video: VideoPlan,
                  codec: AudioCodec, warnings: inout [String]) throws(MixWriteError) -> AudioMixPlan? {
         var mix = audio
@@ -133,11 +156,13 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         var sources = try mix.sources(from: inputs + (try audio.extraFiles()), strict: strict, warnings: &warnings)
         for i in sources.indices where sources[i].inputIndex < places.count {
             let p = places[sources[i].inputIndex]
-            (sources[i].timelineStart, sources[i].head, sources[i].span, sources[i].fades) = (p.start, p.head, p.span, p.fades)
+            // A clip that lasts to the timeline's end is cut there with the mix, not by its span.
+            let span = p.span.flatMap { p.start + $0 >= video.wholeLength ? nil : $0 }
+            (sources[i].timelineStart, sources[i].head, sources[i].span, sources[i].fades) = (p.start, p.head, span, p.fades)
         }
         var plan = try mix.plan(sources: sources, duration: video.wholeLength, codec: codec)
         plan?.strict = strict
-        plan?.crossfadeCurve = .tri
+        plan?.crossfadeCurve = transitionCurve
         return plan
     }
 
@@ -263,7 +288,9 @@ extension RenderJob {
     struct SoundPlace: Sendable {
         var start: MediaTime
         var head: MediaTime
-        var span: MediaTime
+        /// nil: to the media's end (the clip uses it to its end: what a file holds past its stated length, as an AAC
+        /// track's last frame, is its own).
+        var span: MediaTime?
         var fades: [SourceFade]
     }
 
@@ -299,7 +326,8 @@ extension RenderJob {
                 let label = "clip\(n)"
                 try Self.readSound(clip, label: label, into: &mix, given: audio, timeline: timeline)
                 inputs.append((label, file))
-                places.append(SoundPlace(start: start - head, head: clip.inPoint - head, span: head + duration + tail, fades: fades))
+                let toItsEnd = file.totalDuration.map { clip.inPoint + clip.duration + tail >= $0 } ?? false
+                places.append(SoundPlace(start: start - head, head: clip.inPoint - head, span: toItsEnd ? nil : head + duration + tail, fades: fades))
             }
         }
         return (inputs, places)
@@ -329,24 +357,27 @@ extension RenderJob {
     }
 
     /// The markers on the output's timeline, in order: the stack's and the tracks' where they are, a clip's where its
-    /// media time shows (left out when that is outside the clip's range).
+    /// media time shows (left out when that is outside the clip's range and its transitions' handles).
     static func markers(_ t: OTIOTimeline, _ laid: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])],
-                        rate: Rational) -> [(name: String, time: MediaTime)] {
-        var marks = t.markers.map { ($0.name, $0.time) } + laid.flatMap { $0.0.markers.map { ($0.name, $0.time) } }
+                        rate: Rational) -> [(name: String, time: MediaTime, chapter: Bool)] {
+        var marks = t.markers + laid.flatMap(\.0.markers)
         for (_, items) in laid {
             for item in items {
                 guard let clip = item.clip else { continue }
-                for m in clip.markers where m.time >= clip.inPoint && m.time < clip.inPoint + clip.duration {
-                    marks.append((m.name, item.start + (m.time - clip.inPoint)))
+                // What of its media shows: its range and the handles its transitions use.
+                for m in clip.markers where m.time >= clip.inPoint - item.head && m.time < clip.inPoint + clip.duration + item.tail {
+                    var placed = m
+                    placed.time = item.start + (m.time - clip.inPoint)
+                    marks.append(placed)
                 }
             }
         }
-        return marks.filter { $0.1 >= .zero }.sorted { $0.1 < $1.1 }.map { (name: $0.0, time: timed($0.1, rate)) }
+        return marks.filter { $0.time >= .zero }.sorted { $0.time < $1.time }.map { (name: $0.name, time: timed($0.time, rate), chapter: $0.chapter) }
     }
 
     /// A chapter a marker, each until the next (the first from 0, named by the timeline, when the first marker is
     /// later); none without markers.
-    static func chapters(_ marks: [(name: String, time: MediaTime)], name: String,
+    static func chapters(_ marks: [(name: String, time: MediaTime, chapter: Bool)], name: String,
                          total: MediaTime) -> [(title: String, start: MediaTime, end: MediaTime)] {
         var starts = marks.filter { $0.time < total }.map { (title: $0.name, start: $0.time) }
         guard let first = starts.first else { return [] }
@@ -358,7 +389,7 @@ extension RenderJob {
 
     /// The report's timeline: every clip where it shows (its track's order), each with the transition into it, and
     /// the markers.
-    static func report(_ laid: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], marks: [(name: String, time: MediaTime)],
+    static func report(_ laid: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], marks: [(name: String, time: MediaTime, chapter: Bool)],
                        rate: Rational) -> Timeline {
         var clips: [Timeline.Clip] = []
         for (_, items) in laid {

@@ -220,7 +220,15 @@ struct AudioMixPlan: Sendable {
             tail = entering[solo] + "anull"
         } else {
             let normalize = mode == .average ? 1 : 0
-            tail = "\(entering.joined())amix=inputs=\(sources.count):duration=longest:dropout_transition=0:normalize=\(normalize)"
+            var inputs = entering
+            if mode == .sum && inputs.count > 1 {
+                // amix drops what its first input still holds when that input ends (its later inputs are drained):
+                // padded to the whole length, the first input ends with the mix and loses nothing (the ffmpeg CLI's
+                // way of feeding hid it; pushing a whole file before pulling lost its last 16 ms).
+                chains.append(inputs[0] + "apad=whole_len=\(totalSamples + Int64(sampleRate))[first]")
+                inputs[0] = "[first]"
+            }
+            tail = "\(inputs.joined())amix=inputs=\(sources.count):duration=longest:dropout_transition=0:normalize=\(normalize)"
             if outputGainDB != 0 { tail += ",volume=\(outputGainDB)dB" }
         }
         /// The one limiter, at `ceiling` (linear).

@@ -14,6 +14,8 @@ struct OutputFile: Sendable {
         case png
         /// A part's record (`--parts`).
         case json
+        /// An OpenTimelineIO timeline (`--otio`).
+        case otio
 
         /// The muxer that writes it, by FFmpeg's name.
         var muxerName: String { rawValue }
@@ -28,7 +30,7 @@ struct OutputFile: Sendable {
     /// Checks the destination before any work starts: a known extension, no existing file unless
     /// `overwrite`, not one of the inputs, a folder that exists and can be written.
     /// What the output will hold, which decides the names it may have.
-    enum Kind: Sendable { case movie, audioOnly, picture, record }
+    enum Kind: Sendable { case movie, audioOnly, picture, record, timeline }
 
     /// What is wrong with a name's extension: none, which is what names the container, or one mixwrite does not write.
     private static func unknown(_ ext: String) -> String {
@@ -46,6 +48,8 @@ struct OutputFile: Sendable {
         case ("webm", .movie), ("webm", .audioOnly): container = .webm
         case ("png", .picture): container = .png
         case ("json", .record): container = .json
+        case ("otio", .timeline): container = .otio
+        case (_, .timeline): throw .usage("\(path): --otio writes an OpenTimelineIO timeline; name it .otio")
         case (_, .record): throw .usage("\(path): a record is written as JSON")
         case (_, .picture):
             throw .usage("\(path): a --frame is written as PNG; name the output .png")
@@ -188,7 +192,7 @@ extension OutputFile.Container {
         case .mp4: [.h264, .hevc, .av1, .vp9]
         case .matroska: VideoCodec.allCases
         case .webm: [.vp9, .av1]
-        case .png, .json: []
+        case .png, .json, .otio: []
         }
     }
 
@@ -198,7 +202,7 @@ extension OutputFile.Container {
         case .mp4: [.aac, .opus]
         case .matroska: AudioCodec.allCases
         case .webm: [.opus]
-        case .png, .json: []
+        case .png, .json, .otio: []
         }
     }
 

@@ -1,0 +1,304 @@
+import Foundation
+import FFmpegSupport
+
+/// A job written as an OpenTimelineIO timeline (`--otio FILE`), which `mixwrite render` renders to the same movie and
+/// OTIO's own library reads: the picture's clips on video tracks (base at the bottom, each layer on a track of its
+/// own over it; a concat's clips on one track, their transitions over the handles the clips' own frames give), each
+/// `--audio` file on an audio track of its own, media as absolute file URLs. A layer's key, place and opacity are its
+/// clip's `metadata.mixwrite`; the job's picture and mix options (the gains under the render's names, `clip1` …) the
+/// timeline's, which `render` reads as its own.
+struct OTIOExport {
+    var name: String
+    var rate: Rational
+    /// Bottom to top.
+    var video: [[[String: Any]]] = []
+    var audio: [[[String: Any]]] = []
+    /// The render's options for the timeline's `metadata.mixwrite`.
+    var settings: [String: Any] = [:]
+    /// Markers of the bottom video track (a concat's chapter a clip), in the timeline's time.
+    var chapterMarks: [[String: Any]] = []
+
+    /// An item of a track or the stack (a Composable): its schema, name and the fields OTIO writes for every one.
+    static func item(_ schema: String, _ name: String, metadata: [String: Any]? = nil, markers: [[String: Any]] = []) -> [String: Any] {
+        var o: [String: Any] = [:]
+        o["OTIO_SCHEMA"] = schema
+        o["name"] = name
+        o["metadata"] = metadata.map { ["mixwrite": $0] as [String: Any] } ?? [String: Any]()
+        o["effects"] = [Any]()
+        o["markers"] = markers
+        o["enabled"] = true
+        o["color"] = NSNull()
+        o["source_range"] = NSNull()
+        return o
+    }
+
+    /// The timeline as OTIO's JSON, keys sorted.
+    func json() throws(MixWriteError) -> Data {
+        func track(_ kind: String, _ n: Int, _ items: [[String: Any]]) -> [String: Any] {
+            var o = Self.item("Track.1", "\(kind.prefix(1))\(n)", markers: kind == "Video" && n == 1 ? chapterMarks : [])
+            o["kind"] = kind
+            o["children"] = items
+            return o
+        }
+        var tracks: [[String: Any]] = []
+        for (i, items) in video.enumerated() { tracks.append(track("Video", i + 1, items)) }
+        for (i, items) in audio.enumerated() { tracks.append(track("Audio", i + 1, items)) }
+        var stack = Self.item("Stack.1", "tracks")
+        stack["children"] = tracks
+        var root: [String: Any] = [:]
+        root["OTIO_SCHEMA"] = "Timeline.1"
+        root["name"] = name
+        root["tracks"] = stack
+        root["global_start_time"] = NSNull()
+        root["metadata"] = settings.isEmpty ? [String: Any]() : ["mixwrite": settings] as [String: Any]
+        do { return try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) } catch {
+            throw .processing(file: nil, "the timeline cannot be written as JSON: \(error)")
+        }
+    }
+
+    static func time(_ t: MediaTime, rate: Rational) -> [String: Any] {
+        ["OTIO_SCHEMA": "RationalTime.1", "rate": rate.doubleValue, "value": Double(t.ticks(in: rate.inverted))] as [String: Any]
+    }
+
+    static func range(_ start: MediaTime, _ duration: MediaTime, rate: Rational) -> [String: Any] {
+        ["OTIO_SCHEMA": "TimeRange.1", "start_time": time(start, rate: rate), "duration": time(duration, rate: rate)] as [String: Any]
+    }
+
+    /// A clip of `file` from `start` for `duration`, in `rate`'s units (a video track's frames; 48000 for sound).
+    static func clip(_ name: String, _ file: MediaFile, start: MediaTime, duration: MediaTime, rate: Rational,
+                     settings: [String: Any]? = nil, markers: [[String: Any]] = []) -> [String: Any] {
+        var reference: [String: Any] = [:]
+        reference["OTIO_SCHEMA"] = "ExternalReference.1"
+        reference["name"] = (file.path as NSString).lastPathComponent
+        reference["target_url"] = URL(fileURLWithPath: file.path).absoluteString
+        reference["metadata"] = [String: Any]()
+        reference["available_image_bounds"] = NSNull()
+        reference["available_range"] = NSNull()
+        if let length = file.isStillImage ? nil : (file.mainVideo != nil ? file.videoDuration : file.totalDuration) {
+            reference["available_range"] = range(.zero, length, rate: rate)
+        }
+        var o = item("Clip.2", name, metadata: settings, markers: markers)
+        o["source_range"] = range(start, duration, rate: rate)
+        o["media_references"] = ["DEFAULT_MEDIA": reference] as [String: Any]
+        o["active_media_reference_key"] = "DEFAULT_MEDIA"
+        return o
+    }
+
+    static func gap(_ duration: MediaTime, rate: Rational) -> [String: Any] {
+        var o = item("Gap.1", "")
+        o["source_range"] = range(.zero, duration, rate: rate)
+        return o
+    }
+
+    /// A dissolve for `fade`, else a Custom_Transition naming mixwrite's kind.
+    static func transition(_ kind: Transition.Kind, in before: MediaTime, out after: MediaTime, rate: Rational) -> [String: Any] {
+        var o: [String: Any] = [:]
+        o["OTIO_SCHEMA"] = "Transition.1"
+        o["name"] = ""
+        o["transition_type"] = kind == .fade ? "SMPTE_Dissolve" : "Custom_Transition"
+        o["in_offset"] = time(before, rate: rate)
+        o["out_offset"] = time(after, rate: rate)
+        o["metadata"] = kind == .fade ? [String: Any]() : ["mixwrite": ["transition": kind.rawValue] as [String: Any]] as [String: Any]
+        return o
+    }
+
+    static func marker(_ name: String, at t: MediaTime, rate: Rational, chapter: Bool = true) -> [String: Any] {
+        var o: [String: Any] = [:]
+        o["OTIO_SCHEMA"] = "Marker.2"
+        o["name"] = name
+        o["marked_range"] = range(t, .zero, rate: rate)
+        o["color"] = "RED"
+        o["comment"] = ""
+        o["metadata"] = chapter ? [String: Any]() : ["mixwrite": ["chapter": false] as [String: Any]] as [String: Any]
+        return o
+    }
+
+    /// Each `--audio` file on an audio track of its own, from 0 for its whole length (cut at `total`), to the sample.
+    mutating func addAudioFiles(_ files: [(String, MediaFile)], total: MediaTime) {
+        let samples = Rational(48000, 1)
+        for (label, file) in files {
+            let length = min(file.totalDuration ?? total, total)
+            audio.append([Self.clip(label, file, start: .zero, duration: length, rate: samples)])
+        }
+    }
+
+    /// The render's options for the timeline: the job's picture and mix, its sources renamed (`names`: a job's source
+    /// name to the render's `clipN`), `--audio` files left out (they are clips), as a job file's entry has them.
+    mutating func setOptions(picture: PictureSettings, audio: AudioOptions, names: [String: String],
+                             curve: FadeCurve = .tri) throws(MixWriteError) {
+        var render = RenderJob(timeline: "", output: "")
+        func renamed(_ name: String) -> String {
+            let parts = name.split(separator: ":", maxSplits: 1).map(String.init)
+            return (names[parts[0]] ?? parts[0]) + (parts.count > 1 ? ":" + parts[1] : "")
+        }
+        var mix = audio
+        mix.files = []
+        mix.gains = Dictionary(audio.gains.map { (renamed($0.key), $0.value) }) { $1 }
+        mix.offsets = Dictionary(audio.offsets.map { (renamed($0.key), $0.value) }) { $1 }
+        mix.duck = Dictionary(audio.duck.map { (renamed($0.key), $0.value) }) { $1 }
+        mix.mute = audio.mute.map(renamed)
+        (render.picture, render.audio, render.transitionCurve) = (picture, mix, curve)
+        guard let entry = (try? JSONSerialization.jsonObject(with: Data(render.jobEntry.utf8))) as? [String: Any] else {
+            throw .processing(file: nil, "the job's options cannot be written")
+        }
+        settings = entry.filter { !["kind", "timeline", "output"].contains($0.key) }
+    }
+}
+
+extension MixJob {
+    /// Writes the job as an OpenTimelineIO timeline to `path` (.otio), not replacing a file without the job's `-y`.
+    @_spi(Tools) public func writeTimeline(to path: String) throws(MixWriteError) {
+        let overwrite = (self as? any CommonJob)?.overwrite ?? false
+        let file = try OutputFile(path: path, overwrite: overwrite, inputs: inputPaths, kind: .timeline)
+        try file.write([UInt8](try otioTimeline()))
+    }
+
+    /// The job as an OpenTimelineIO timeline (`--otio FILE`), JSON; a kind or a job a timeline cannot hold is refused
+    /// saying why.
+    @_spi(Tools) public func otioTimeline() throws(MixWriteError) -> Data {
+        switch self {
+        case let job as BlendJob: return try job.exported().json()
+        case let job as ConcatJob: return try job.exported().json()
+        case let job as StillJob: return try job.exported().json()
+        case let job as RemixJob: return try job.exported().json()
+        case let job as RenderJob:
+            guard let data = FileManager.default.contents(atPath: job.timeline) else { throw .input(file: job.timeline, "cannot be read") }
+            return data
+        default: throw .usage("--otio: a \(kind) job has no timeline form (its output is a layer, not a movie)")
+        }
+    }
+}
+
+extension BlendJob {
+    /// Base on V1 for the output's length; each layer on a track of its own above, at its place and span, its key
+    /// (the one it was laid by: an `auto` colour as picked), place and opacity its clip's settings.
+    func exported() throws(MixWriteError) -> OTIOExport {
+        guard !keepHDR else { throw .usage("--otio: --hdr keep has no timeline form yet") }
+        let (baseFile, plan) = try planVideo()
+        let (rate, total) = (plan.video.frameRate, plan.video.wholeLength)
+        guard let baseLength = baseFile.videoDuration, baseLength.ticks(in: rate.inverted) >= plan.video.wholeFrameCount else {
+            throw .usage("--otio: base ends before the output does (--duration \(duration.rawValue)), and a timeline cannot hold its last picture")
+        }
+        var export = OTIOExport(name: (output as NSString).lastPathComponent, rate: rate)
+        export.video = [[OTIOExport.clip("base", baseFile, start: .zero, duration: total, rate: rate)]]
+        var names = ["base": "clip1"]
+        for (i, (layer, laid)) in zip(allLayers, plan.layers).enumerated() {
+            // It shows for its --in to --out, while fx has pictures (a still: for its span), and within the output.
+            var end = min(total, laid.length.map { laid.start + $0 } ?? total)
+            if !laid.isStill, let fxLength = laid.fx.videoDuration { end = min(end, laid.start + (fxLength - laid.from)) }
+            let span = end - laid.start
+            guard span > .zero else { continue }
+            var items: [[String: Any]] = laid.start > .zero ? [OTIOExport.gap(laid.start, rate: rate)] : []
+            items.append(OTIOExport.clip(layerLabel(i), laid.fx, start: laid.isStill ? .zero : laid.from, duration: span, rate: rate,
+                                         settings: try Self.layerSettings(layer, laid)))
+            export.video.append(items)
+            names[layerLabel(i)] = "clip\(export.video.count)"
+        }
+        let extra = try audio.extraFiles()
+        for (k, (label, _)) in extra.enumerated() { names[label] = "clip\(export.video.count + k + 1)" }
+        export.addAudioFiles(extra, total: total)
+        try export.setOptions(picture: picture, audio: audio, names: names)
+        return export
+    }
+
+    /// A layer's `metadata.mixwrite`: its options as a job file writes them but its time (the track's), with the key
+    /// it was laid by and how (`key`: chroma, alpha or none) said outright.
+    static func layerSettings(_ layer: Layer, _ laid: LayerPlan) throws(MixWriteError) -> [String: Any] {
+        var written = layer
+        (written.key, written.autoKeyColor) = (laid.key, false)
+        written.compositing = laid.opaque ? .none : laid.byAlpha ? .alpha : .chroma
+        var holder = BlendJob(fx: "", base: "", output: "")
+        holder.layers = [written]
+        guard let entry = (try? JSONSerialization.jsonObject(with: Data(holder.jobEntry.utf8))) as? [String: Any],
+              var settings = (entry["layers"] as? [[String: Any]])?.first else {
+            throw .processing(file: nil, "the layer's options cannot be written")
+        }
+        for key in ["fx", "at", "in", "out"] { settings[key] = nil }
+        return settings
+    }
+}
+
+extension ConcatJob {
+    /// The clips on V1, each transition a dissolve (or mixwrite's kind) over its crossing, split as evenly as whole
+    /// frames allow between the two clips' handles; a chapter marker where each clip is fully in, the events on their
+    /// clips (chapters too with `--event-chapters`).
+    func exported() throws(MixWriteError) -> OTIOExport {
+        guard !keepHDR else { throw .usage("--otio: --hdr keep has no timeline form yet") }
+        try validate()
+        let files = try clips.map { (path: String) throws(MixWriteError) -> MediaFile in try MediaFile(path: path) }
+        var settings = picture
+        _ = Self.outputRate(files, settings: &settings)
+        let rate = settings.frameRate!
+        let (pieces, starts, _) = try pieces(files, rate: rate)
+        func t(_ n: Int) -> MediaTime { MediaTime(frames: Int64(n), rate: rate) }
+        var export = OTIOExport(name: (output as NSString).lastPathComponent, rate: rate)
+        var items: [[String: Any]] = [], marks: [[String: Any]] = []
+        let fullyIn = Self.fullyIn(pieces: pieces, starts: starts, rate: rate)
+        for (c, piece) in pieces.enumerated() {
+            let inPrev = c > 0 ? (pieces[c - 1].crossing?.frames ?? 0) / 2 : 0
+            let outNext = piece.crossing.map { $0.frames - $0.frames / 2 } ?? 0
+            var clipMarks: [[String: Any]] = []
+            for e in events where e.clip == c {
+                clipMarks.append(OTIOExport.marker(e.name, at: MediaTime(seconds: String(e.time)) ?? .zero, rate: rate, chapter: eventChapters))
+            }
+            items.append(OTIOExport.clip("clip\(c + 1)", piece.file, start: t(inPrev), duration: t(piece.frames - inPrev - outNext), rate: rate,
+                                         markers: clipMarks))
+            if let crossing = piece.crossing {
+                items.append(OTIOExport.transition(crossing.kind, in: t(crossing.frames / 2), out: t(crossing.frames - crossing.frames / 2), rate: rate))
+            }
+            marks.append(OTIOExport.marker((piece.file.path as NSString).lastPathComponent, at: fullyIn[c], rate: rate))
+        }
+        export.video = [items]
+        let total = t(pieces.enumerated().reduce(0) { $0 + ($1.offset + 1 < pieces.count ? $1.element.ownFrames : $1.element.frames) })
+        let extra = try audio.extraFiles()
+        var names: [String: String] = [:]
+        for (k, (label, _)) in extra.enumerated() { names[label] = "clip\(files.count + k + 1)" }
+        export.addAudioFiles(extra, total: total)
+        try export.setOptions(picture: settings, audio: audio, names: names, curve: transitionCurve)
+        export.chapterMarks = marks
+        return export
+    }
+}
+
+extension StillJob {
+    /// The picture on V1 for the sound's length; each sound file on an audio track of its own.
+    func exported() throws(MixWriteError) -> OTIOExport {
+        try validate()
+        let image = try MediaFile(path: self.image)
+        let sounds = try audioFiles.enumerated().map { (i, path) throws(MixWriteError) in ("audio\(i + 1)", try MediaFile(path: path)) }
+        let length = sounds.compactMap { $0.1.totalDuration }.max() ?? .zero
+        guard length > .zero else { throw .input(file: audioFiles.first ?? self.image, "has no known duration") }
+        let rate = picture.frameRate ?? Self.defaultFrameRate
+        var export = OTIOExport(name: (output as NSString).lastPathComponent, rate: rate)
+        export.video = [[OTIOExport.clip("image", image, start: .zero, duration: length, rate: rate)]]
+        var names: [String: String] = [:]
+        for (k, (label, _)) in sounds.enumerated() { names[label] = "clip\(k + 2)" }
+        export.addAudioFiles(sounds, total: length)
+        var settings = picture
+        settings.frameRate = rate
+        try export.setOptions(picture: settings, audio: audio, names: names)
+        return export
+    }
+}
+
+extension RemixJob {
+    /// The movie on V1, whole, every track of its sound with it; each `--audio` file on an audio track of its own.
+    func exported() throws(MixWriteError) -> OTIOExport {
+        try validate()
+        let file = try MediaFile(path: movie)
+        guard let video = file.mainVideo, let length = file.videoDuration else {
+            throw .usage("--otio: \(movie) has no picture, and a timeline of sound alone is not rendered yet")
+        }
+        var settings = PictureSettings(fit: .fit)
+        settings.frameRate = settings.rate(of: video)
+        let rate = settings.frameRate!
+        var export = OTIOExport(name: (output as NSString).lastPathComponent, rate: rate)
+        export.video = [[OTIOExport.clip("movie", file, start: .zero, duration: length, rate: rate)]]
+        let extra = try audio.extraFiles()
+        var names = ["movie": "clip1"]
+        for (k, (label, _)) in extra.enumerated() { names[label] = "clip\(k + 2)" }
+        export.addAudioFiles(extra, total: length)
+        try export.setOptions(picture: settings, audio: audio, names: names)
+        return export
+    }
+}
