@@ -23,11 +23,12 @@ if ((${#missing[@]})); then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# The render tests build their timelines with OpenTimelineIO's own library, from PyPI (no Debian package has it).
-if [ "${1:-}" = test ] && ! python3 -c "import opentimelineio" 2>/dev/null; then
-    echo "installing: opentimelineio (PyPI)" >&2
-    python3 -m pip install -q "opentimelineio==0.18.1" 2>/dev/null \
-        || python3 -m pip install -q --user --break-system-packages "opentimelineio==0.18.1"
+# The render tests build their timelines with OpenTimelineIO's own library and read an EDL and FCP X XML through its
+# adapters, from PyPI (no Debian package has them).
+otio=(opentimelineio==0.18.1 otio-cmx3600-adapter otio-fcpx-xml-adapter)
+if [ "${1:-}" = test ] && ! python3 -c "import opentimelineio as o; o.adapters.from_name('cmx_3600'); o.adapters.from_name('fcpx_xml')" 2>/dev/null; then
+    echo "installing: ${otio[*]} (PyPI)" >&2
+    python3 -m pip install -q "${otio[@]}" 2>/dev/null || python3 -m pip install -q --user --break-system-packages "${otio[@]}"
 fi
 if ! command -v swift >/dev/null; then
     echo "error: the Swift toolchain (6.1 or later) is not on PATH; install it from swift.org" >&2

@@ -17,8 +17,9 @@ struct RenderTests {
         import sys, opentimelineio as otio
         T = lambda v: otio.opentime.RationalTime(v, 25)
         R = lambda s, d: otio.opentime.TimeRange(T(s), T(d))
-        def clip(name, path, start, frames, meta=None):
-            c = otio.schema.Clip(name=name, media_reference=otio.schema.ExternalReference(target_url=path), source_range=R(start, frames))
+        def clip(name, path, start, frames, meta=None, available=None):
+            reference = otio.schema.ExternalReference(target_url=path, available_range=R(0, available) if available else None)
+            c = otio.schema.Clip(name=name, media_reference=reference, source_range=R(start, frames))
             if meta: c.metadata["mixwrite"] = meta
             return c
         gap = lambda frames: otio.schema.Gap(source_range=R(0, frames))
@@ -248,5 +249,61 @@ struct RenderTests {
         #expect(key.status == 1 && key.stderr.contains("no timeline form"), "\(key.stderr)")
         let again = try Oracle.mixwrite(["remix", Self.fx, "-o", dir + "/r.mov", "--otio", dir + "/remix.otio"], timeout: 60)
         #expect(again.status == 3 && again.stderr.contains("already exists"), "\(again.stderr)")
+    }
+
+    /// Whether python3 has the EDL and FCP X XML adapters of OpenTimelineIO (install-deps.sh test installs them).
+    static let hasAdapters: Bool = {
+        (try? Oracle.run("/usr/bin/env", ["python3", "-c", "import opentimelineio as o; o.adapters.from_name('cmx_3600'); o.adapters.from_name('fcpx_xml')"]).status) == 0
+    }()
+
+    @Test("an EDL (FROM CLIP NAME, its files beside it) and an FCP X XML the adapters wrote are rendered through OTIO's adapters; a format without its adapter names the package",
+          .enabled(if: Self.hasAdapters, "python3's OpenTimelineIO adapters otio-cmx3600-adapter and otio-fcpx-xml-adapter are not installed"))
+    func otherFormats() throws {
+        let dir = try Oracle.scratch()
+        for name in ["base.mov", "fx.mov"] {
+            try FileManager.default.copyItem(atPath: Oracle.fixture(name), toPath: dir + "/" + name)
+        }
+        // base from its frame 5 for 30 frames, then fx from its frame 10 for 25: an editor's EDL at 25 fps.
+        let edl = dir + "/cut.edl"
+        try Data("""
+        TITLE: cut
+        FCM: NON-DROP FRAME
+
+        001  AX       V     C        00:00:00:05 00:00:01:10 00:00:00:00 00:00:01:05
+        * FROM CLIP NAME: base.mov
+        002  AX       V     C        00:00:00:10 00:00:01:10 00:00:01:05 00:00:02:05
+        * FROM CLIP NAME: fx.mov
+
+        """.utf8).write(to: URL(fileURLWithPath: edl))
+        let out = dir + "/edl.mp4"
+        let r = try Oracle.mixwrite(["render", edl, "-o", out, "--fps", "25", "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(try Oracle.probe(out).video.first?.frames == 55, "the EDL's 2.2 s")
+        let (o, b, f) = (try Self.luma(out), try Self.luma(Self.base), try Self.luma(Self.fx))
+        #expect(Self.psnr(o[0], b[5]) >= 38 && Self.psnr(o[40], f[20]) >= 38, "the clips from their in-points")
+
+        // An FCP X XML made by the adapter from a timeline (its media with their available ranges, as an editor's): rendered
+        // as its .otio is.
+        let (otio, seconds) = try Self.timeline(dir, "fcp", """
+        v = track("V1", V); tl.tracks.append(v)
+        v.extend([clip("a", "file://\(Self.base)", 5, 30, available=50), gap(5), clip("b", "file://\(Self.fx)", 10, 25, available=50)])
+        """)
+        let fcpx = dir + "/fcp.fcpxml"
+        let w = try Oracle.run("/usr/bin/env", ["python3", "-c", "import sys, opentimelineio as o; o.adapters.write_to_file(o.adapters.read_from_file(sys.argv[1]), sys.argv[2])", otio, fcpx])
+        try #require(w.status == 0, "\(w.stderr)")
+        let (a, c) = (dir + "/from-otio.mp4", dir + "/from-fcpx.mp4")
+        for (input, output) in [(otio, a), (fcpx, c)] {
+            let x = try Oracle.mixwrite(["render", input, "-o", output, "--progress", "none"], timeout: 120)
+            try #require(x.status == 0, "\(input): \(x.stderr)")
+        }
+        #expect(abs((try Oracle.probe(c).video.first?.duration ?? 0) - seconds) < 0.001)
+        let (la, lc) = (try Self.luma(a), try Self.luma(c))
+        #expect(la.count == lc.count && zip(la, lc).allSatisfy { Self.psnr($0, $1) >= 45 }, "the FCP X XML renders as its timeline")
+
+        // No adapter for AAF here: the package is named.
+        let aaf = dir + "/cut.aaf"
+        try Data("not an AAF".utf8).write(to: URL(fileURLWithPath: aaf))
+        let m = try Oracle.mixwrite(["render", aaf, "-o", dir + "/aaf.mp4"], timeout: 60)
+        #expect(m.status == 1 && (m.stderr.contains("pip install otio-aaf-adapter") || m.stderr.contains("otio-aaf-adapter cannot read")), "\(m.stderr)")
     }
 }

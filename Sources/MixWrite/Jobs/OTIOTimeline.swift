@@ -81,9 +81,15 @@ struct OTIOTimeline: Sendable {
 
     /// Reads and checks `path`: not found or unreadable is an input error (exit 2); not an OTIO timeline, an unknown
     /// schema, or an item mixwrite cannot render is a usage error (exit 1) naming the item.
-    init(path: String) throws(MixWriteError) {
+    /// `editRate`: the frame rate an EDL is read at (the file does not say it; OTIO's adapter takes 24 without).
+    init(path: String, editRate: Double? = nil) throws(MixWriteError) {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let data: Data
+        if OTIOAdapters.converts(path) {
+            data = try OTIOAdapters.json(of: path, rate: editRate)
+        } else if let read = FileManager.default.contents(atPath: path) {
+            data = read
+        } else {
             throw .input(file: path, FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
         }
         let json: Any
@@ -318,7 +324,7 @@ private struct Reader {
 
     mutating func clip(_ value: Any, label: String) throws(Problem) -> OTIOTimeline.Item {
         let o = try object(value, label, schema: "Clip")
-        let reference = try mediaReference(o, label)
+        let reference = try mediaReference(o, label, name: o["name"] as? String ?? "")
         let available = try (reference["available_range"]).flatMap { r throws(Problem) in
             r is NSNull ? nil : try range(r, "\(label)'s media available_range")
         }
@@ -346,7 +352,7 @@ private struct Reader {
 
     /// Clip.2's active media reference (Clip.1's one): an ExternalReference; a missing one, an image sequence or a
     /// generator is refused.
-    func mediaReference(_ clip: [String: Any], _ label: String) throws(Problem) -> [String: Any] {
+    func mediaReference(_ clip: [String: Any], _ label: String, name: String) throws(Problem) -> [String: Any] {
         var reference: Any? = clip["media_reference"]
         if let all = clip["media_references"] as? [String: Any] {
             let key = clip["active_media_reference_key"] as? String ?? "DEFAULT_MEDIA"
@@ -356,7 +362,14 @@ private struct Reader {
         let kind = Self.schemaName(reference)
         switch kind {
         case "ExternalReference": return try object(reference, "\(label)'s media reference", schema: "ExternalReference")
-        case "MissingReference": throw Problem(message: "\(label)'s media is missing (a MissingReference); relink it in the editor")
+        case "MissingReference":
+            // An EDL names its clips' files (`* FROM CLIP NAME:`) without their place: a file of that name beside the
+            // timeline is the clip's media.
+            let beside = (folder as NSString).appendingPathComponent(name)
+            if !name.isEmpty, !name.contains("/"), FileManager.default.fileExists(atPath: beside) {
+                return ["OTIO_SCHEMA": "ExternalReference.1", "target_url": beside]
+            }
+            throw Problem(message: "\(label)'s media is missing (a MissingReference): relink it in the editor, or put a file named as the clip beside the timeline")
         case "ImageSequenceReference", "GeneratorReference":
             throw Problem(message: "\(label)'s media is a \(kind), which mixwrite does not render (an ExternalReference to a file does)")
         default: return try object(reference, "\(label)'s media reference", schema: "ExternalReference")

@@ -44,7 +44,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
     static var options: [JobOption<Self>] {
         let inputs: [JobOption<Self>] = [
             .path("timeline", \.timeline,
-                  help: "The OpenTimelineIO timeline (.otio JSON); its media paths relative to its folder. Each clip's sound is named clipN (N from 1: the video tracks' clips bottom to top, then the audio tracks')."),
+                  help: "The OpenTimelineIO timeline (.otio JSON; an .edl, .xml, .fcpxml, .aaf, .kdenlive or .mlt through OTIO's adapters); its media paths relative to its folder. Each clip's sound is named clipN (N from 1: the video tracks' clips bottom to top, then the audio tracks')."),
             .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm)."),
         ]
         let curve: JobOption<Self> = .choice("transition-curve", \.transitionCurve, default: blank.transitionCurve,
@@ -83,7 +83,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
 
     func prepare() throws(MixWriteError) -> PreparedJob {
         try validate()
-        let t = try OTIOTimeline(path: timeline)
+        let t = try OTIOTimeline(path: timeline, editRate: picture.frameRate?.doubleValue)
         return try withSettings(of: t).prepare(t)
     }
 

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Timelines of other formats (an EDL, Final Cut Pro's XML, AAF, a Kdenlive or MLT project) read
+/// through OpenTimelineIO's own adapters, in its Python library: the file is converted to OTIO's JSON by
+/// `otio.adapters.read_from_file` and then read as any `.otio`. Each format's adapter is a package of its own on PyPI;
+/// a missing one is named.
+enum OTIOAdapters {
+    /// The PyPI package that reads each extension.
+    static let packages: [String: String] = [
+        "edl": "otio-cmx3600-adapter", "xml": "otio-fcp-adapter", "fcpxml": "otio-fcpx-xml-adapter", "aaf": "otio-aaf-adapter",
+        "kdenlive": "otio-kdenlive-adapter", "mlt": "otio-mlt-adapter",
+    ]
+
+    /// Whether `path` is read through an adapter (not OTIO's JSON itself).
+    static func converts(_ path: String) -> Bool {
+        let ext = (path as NSString).pathExtension.lowercased()
+        return !["otio", "json", ""].contains(ext)
+    }
+
+    /// `path` as OTIO's JSON, by OTIO's Python library (`rate`: an EDL's frame rate, which the file does not say). A
+    /// missing library or adapter, or a file it cannot read, is a usage error naming the package or saying the
+    /// adapter's words.
+    static func json(of path: String, rate: Double?) throws(MixWriteError) -> Data {
+        let ext = (path as NSString).pathExtension.lowercased()
+        if ext == "otioz" || ext == "otiod" {
+            throw .usage("\(path): a bundle is not read yet; unpack it (unzip \((path as NSString).lastPathComponent) -d FOLDER) and render FOLDER/content.otio")
+        }
+        guard let package = packages[ext] else {
+            throw .usage("\(path): '.\(ext)' is not a timeline mixwrite reads (.otio, or through OTIO's adapters: "
+                         + packages.keys.sorted().map { "." + $0 }.joined(separator: ", ") + ")")
+        }
+        guard FileManager.default.fileExists(atPath: path) else { throw .input(file: path, "no such file") }
+        let script = """
+        import sys
+        try:
+            import opentimelineio as otio
+        except ImportError:
+            sys.stderr.write("nolib"); sys.exit(3)
+        args = {}
+        if sys.argv[2]: args["rate"] = float(sys.argv[2])
+        try:
+            t = otio.adapters.read_from_file(sys.argv[1], **args)
+        except Exception as e:
+            name = type(e).__name__
+            sys.stderr.write(("noadapter " if "Adapter" in name or "NoKnownAdapter" in name else "") + name + ": " + " ".join(str(e).split()))
+            sys.exit(4)
+        sys.stdout.write(otio.adapters.write_to_string(t, "otio_json"))
+        """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script, path, rate.map { String($0) } ?? ""]
+        let out = Pipe(), err = Pipe()
+        (p.standardOutput, p.standardError, p.standardInput) = (out, err, FileHandle.nullDevice)
+        do { try p.run() } catch {
+            throw .usage("\(path): reading a .\(ext) needs python3 with OpenTimelineIO (pip install opentimelineio \(package))")
+        }
+        nonisolated(unsafe) var said = Data()
+        let reader = Thread { said = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        while !reader.isFinished { usleep(1000) }
+        let words = OTIOTimeline.oneLine(String(decoding: said, as: UTF8.self), limit: 300)
+        switch p.terminationStatus {
+        case 0: return data
+        case 3, 127: throw .usage("\(path): reading a .\(ext) needs OpenTimelineIO's Python library: pip install opentimelineio \(package)")
+        case 4 where words.hasPrefix("noadapter"):
+            throw .usage("\(path): no OpenTimelineIO adapter reads .\(ext) here: pip install \(package)")
+        default: throw .usage("\(path): OpenTimelineIO's \(package) cannot read it: \(words)")
+        }
+    }
+}
