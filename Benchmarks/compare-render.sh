@@ -53,7 +53,7 @@ graph+="[2:a:0][2:a:1]amix=inputs=2:normalize=0,atrim=start=0.5:end=5,asetpts=PT
 graph+="[a0][a1]acrossfade=d=1:c1=tri:c2=tri[ax];[ax][a2]acrossfade=d=1:c1=tri:c2=tri[ay];[ay][3:a]amix=inputs=2:duration=first:normalize=0[a]"
 
 mixwrite_cmd=("$bin" render "$work/render.otio" -o "$work/mixwrite-render.mp4" -y -q)
-melt_cmd=(melt -quiet "$work/render.mlt" -consumer "avformat:$work/melt-render.mp4" vcodec=libx264 preset=veryfast crf=20 acodec=aac)
+melt_cmd=(melt -quiet -profile atsc_1080p_30 "$work/render.mlt" -consumer "avformat:$work/melt-render.mp4" vcodec=libx264 preset=veryfast crf=20 acodec=aac)
 ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "${clips[0]}" -i "${clips[1]}" -i "${clips[2]}" -i "$work/render-music.m4a"
     -filter_complex "$graph" -map "[v]" -map "[a]" -c:v libx264 -preset veryfast -crf 20 -c:a aac -b:a 192k "$work/ffmpeg-render.mp4")
 

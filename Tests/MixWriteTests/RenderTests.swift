@@ -306,4 +306,33 @@ struct RenderTests {
         let m = try Oracle.mixwrite(["render", aaf, "-o", dir + "/aaf.mp4"], timeout: 60)
         #expect(m.status == 1 && (m.stderr.contains("pip install otio-aaf-adapter") || m.stderr.contains("otio-aaf-adapter cannot read")), "\(m.stderr)")
     }
+
+    @Test("--tune on a render: the page's info names the kind, its bottom track's clips and markers; its picture at a time is the render's composite there",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"), .hangGuard)
+    func page() throws {
+        let dir = try Oracle.scratch()
+        let (otio, _) = try Self.timeline(dir, "page", """
+        v1, v2 = track("V1", V), track("V2", V); tl.tracks.extend([v1, v2])
+        v1.extend([clip("a", "\(Self.base)", 5, 30), dissolve(5, 5), clip("b", "\(Self.fx)", 10, 25)])
+        v2.extend([gap(10), clip("c", "\(Self.fx)", 5, 20, {"place": "160,120,160,120"})])
+        v1.markers.append(otio.schema.Marker(name="b", marked_range=R(30, 0)))
+        """)
+        let movie = dir + "/page.mp4"
+        let r = try Oracle.mixwrite(["render", otio, "-o", movie, "--crf", "0", "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        let tune = try TuneProcess(command: ["render", otio, "-o", dir + "/tuned.mp4", "--tune", "-q"])
+        defer { tune.stop() }
+        let info = try RawHTTP.get(port: tune.port, "/api/info?token=\(tune.token)")
+        try #require(info.status == 200, "\(info.text.prefix(300))")
+        let json = info.json
+        #expect(json["kind"] as? String == "render" && abs((json["duration"] as? Double ?? 0) - 2.2) < 0.001, "\(json)")
+        #expect((json["pieces"] as? [Any])?.count == 2 && (json["events"] as? [[String: Any]])?.first?["name"] as? String == "b")
+        #expect((json["tracks"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["clip1:1", "clip2:1", "clip2:2", "clip3:1", "clip3:2"])
+        // 0.6 s: the bottom track's base with fx placed in the lower right quarter.
+        let picture = try RawHTTP.get(port: tune.port, "/api/picture?token=\(tune.token)&t=0.6")
+        #expect(picture.status == 200 && picture.headers["content-type"] == "image/jpeg")
+        try picture.body.write(to: URL(fileURLWithPath: dir + "/page.jpg"))
+        let shown = try Self.luma(dir + "/page.jpg")[0], rendered = try Self.luma(movie)[15]
+        #expect(Self.psnr(shown, rendered) >= 30, "the page's picture is the render's: \(Self.psnr(shown, rendered)) dB")
+    }
 }

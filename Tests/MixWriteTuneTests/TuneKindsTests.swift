@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `--tune` on concat, still and remix, in headless chromium: the page of each kind drawn, changed as a person
+/// `--tune` on concat, still, remix and render, in headless chromium: the page of each kind drawn, changed as a person
 /// would, and the command it shows run in a shell: the movie it writes shows what the page showed.
 @Suite("tune: the concat, still and remix pages in headless chromium")
 struct TuneKindsTests {
@@ -354,5 +354,34 @@ struct TuneKindsTests {
             }
         }
         print("screenshots: \(dir)")
+    }
+
+    @Test("render: a timeline's page (the timeline written by --otio): its clips and the crossing on the timeline, a fit changed, the command's movie shows the page's picture",
+          .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .hangGuard)
+    func renderPage() throws {
+        let dir = try Oracle.scratch("tune-render")
+        let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
+        let otio = dir + "/cut.otio"
+        let w = try Oracle.mixwrite(["concat", base, fx, "--transition", "fade:0.4", "-o", dir + "/c.mp4", "--otio", otio, "-q"])
+        try #require(w.status == 0, "\(w.stderr)")
+        let tune = try TuneProcess(command: ["render", otio, "-o", dir + "/r.mp4", "--tune", "-q"])
+        defer { tune.stop() }
+        let browser = try Browser(width: 1400, height: 1000)
+        defer { browser.quit() }
+        try browser.open(tune.url)
+        _ = try browser.waitForPictures(atLeast: 1)
+        #expect(try browser.script("return window.mwInfo.kind") as? String == "render")
+        #expect((try browser.script("return document.querySelectorAll('#timeline div:not(.crossing):not(.event)').length") as? NSNumber)?.intValue == 2)
+        #expect((try browser.script("return document.querySelectorAll('#timeline .crossing').length") as? NSNumber)?.intValue == 1)
+        try Self.set(browser, "size", "320x180", event: "change")
+        let command = try Self.command(browser, containing: "--size 320x180")
+        try Self.set(browser, "t", "1.8")
+        _ = try browser.waitForPictures(atLeast: 2, source: "t=1.8")
+        _ = try browser.picturePNG(into: dir + "/page.png")
+        _ = try Self.runCommand(command)
+        let psnr = try Self.psnr(page: dir + "/page.png", movie: dir + "/r.mp4", at: 1.8, scratch: dir)
+        print("render page picture inside the dissolve vs the command's movie: luma PSNR \(psnr) dB")
+        #expect(psnr >= 35, "the page shows what the command writes")
     }
 }

@@ -28,6 +28,10 @@ import FFmpegSupport
     public let trackLoudness: @Sendable () throws(MixWriteError) -> [String: Double]
 
     private let plan: SequenceStage.Plan
+    /// A timeline's layers over `plan` (a render with upper video tracks): each picture composited, by a compositor
+    /// made at the first and sought to each time asked.
+    private let layered: BlendStage.Plan?
+    private var compositor: Compositor?
     /// Each piece's reader, kept open, and the crossings drawn from two.
     private let readers: PieceReaders
     /// An output picture drawn across a transition.
@@ -79,7 +83,24 @@ import FFmpegSupport
                                   video: SequenceStage(plan: plan), audio: prepared.audio, key: nil))
     }
 
-    init(_ prepared: PreparedJob) throws(MixWriteError) {
+    /// A timeline's picture: its bottom track's pieces (the timeline the page shows), and with upper tracks each time's
+    /// composite of them all.
+    public convenience init(job: RenderJob) throws(MixWriteError) {
+        var j = job
+        (j.overwrite, j.parts, j.part, j.start, j.length, j.audio.mute, j.audio.duck) = (true, nil, nil, nil, nil, [], [:])
+        let prepared = try j.prepare()
+        guard var layered = (prepared.video as? BlendStage)?.plan, let under = layered.under else {
+            try self.init(prepared)
+            return
+        }
+        layered.video.strict = false
+        try self.init(PreparedJob(output: prepared.output, duration: prepared.duration, frameRate: prepared.frameRate,
+                                  video: SequenceStage(plan: under), audio: prepared.audio, key: nil, timeline: prepared.timeline),
+                      layered: layered)
+    }
+
+    init(_ prepared: PreparedJob, layered: BlendStage.Plan? = nil) throws(MixWriteError) {
+        self.layered = layered
         guard var p = (prepared.video as? SequenceStage)?.plan else { throw .usage("this job has no picture to show") }
         p.video.strict = false   // a preview shows what can be decoded
         plan = p
@@ -105,6 +126,14 @@ import FFmpegSupport
         }
         let frame = min(plan.wholeFrameCount - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.video.frameRate.inverted)))
         return try jpeg(.output(frame, quality: quality)) { () throws(MixWriteError) in
+            if let layered {
+                let c: Compositor
+                if let made = compositor { c = made } else { c = try Compositor(layered) }
+                compositor = c
+                let t = plan.video.time(ofFrame: frame)
+                try c.seek(to: t)
+                return try c.compose(at: t)
+            }
             let (k, shared) = plan.sources(ofFrame: frame)
             guard shared != nil else { return try readers.picture(piece: k, frame: frame - plan.starts[k]) }
             let out: Frame

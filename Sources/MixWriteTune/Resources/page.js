@@ -18,7 +18,8 @@ window.mwBusy = () => inFlight || pending !== null || !$("picture").complete;
 // What of the settings makes the picture, besides the time: a concat's clips and frame, a still's frame, a blend's key.
 function frameParams() {
   const p = {};
-  if (has("clips")) { p.clips = settings.clips.join(","); p.fps = settings.fps; p.transitions = settings.transitions.join(","); }
+  if (has("clips")) { p.clips = settings.clips.join(","); p.transitions = settings.transitions.join(","); }
+  if (has("fps")) p.fps = settings.fps;
   if (has("frame")) { p.fit = settings.fit; p.size = settings.size; }
   if (has("background")) p.background = settings.background;
   return p;
@@ -172,10 +173,10 @@ async function relayout() {
   } catch (e) { error(e.message); return false; }
 }
 
-// A concat's timeline under the time slider: each clip where it lands, each event as a tick.
+// A concat's (or a render's bottom track's) timeline under the time slider: each clip where it lands, each event as a tick.
 function drawTimeline() {
   const bar = $("timeline");
-  if (!has("clips")) return;
+  if (!has("timeline")) return;
   bar.textContent = "";
   const at = x => (100 * x / info.duration) + "%";
   for (const piece of info.pieces) {
@@ -192,7 +193,7 @@ function drawTimeline() {
     if (!next || next.start >= end - 1e-9) return;
     const d = document.createElement("div");
     d.className = "crossing"; d.style.left = at(next.start); d.style.width = at(end - next.start);
-    d.title = (settings.transitions[i] || "") + " from " + next.start.toFixed(2) + " s to " + end.toFixed(2) + " s";
+    d.title = ((settings.transitions || [])[i] || "transition") + " from " + next.start.toFixed(2) + " s to " + end.toFixed(2) + " s";
     bar.append(d);
   });
   for (const e of info.events) {
