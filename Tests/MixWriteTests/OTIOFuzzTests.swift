@@ -6,7 +6,7 @@ import TestSupport
 /// The OTIO reader against timelines from other people's tools, mutated: a seeded mutation loop over a timeline OTIO's
 /// library wrote (and its schema names, numbers and nesting), each case read, laid out and (one in twenty) planned as a
 /// render. No crash, no hang: every case is read or refused with a message. `MIXWRITE_FUZZ_CASES` sets how many
-/// (scripts/fuzz-otio.sh runs 100,000); the suite runs 3,000.
+/// (scripts/fuzz-otio.sh runs 100,000), `MIXWRITE_FUZZ_SECONDS` for how long (CI: a minute); else 3,000.
 @Suite("the OTIO reader, fuzzed")
 struct OTIOFuzzTests {
     /// A timeline as opentimelineio 0.18 writes it (two video tracks, an audio track, a dissolve, a gap, markers),
@@ -81,7 +81,10 @@ struct OTIOFuzzTests {
     @Test("mutated timelines are read or refused with a message: no crash, no hang")
     func mutations() throws {
         let dir = try Oracle.scratch()
-        let cases = Int(ProcessInfo.processInfo.environment["MIXWRITE_FUZZ_CASES"] ?? "") ?? 3000
+        let environment = ProcessInfo.processInfo.environment
+        // MIXWRITE_FUZZ_SECONDS (CI's minute): as many cases as fit in that time; else MIXWRITE_FUZZ_CASES, or 3,000.
+        let seconds = environment["MIXWRITE_FUZZ_SECONDS"].flatMap(Double.init)
+        let cases = Int(environment["MIXWRITE_FUZZ_CASES"] ?? "") ?? (seconds == nil ? 3000 : 1_000_000)
         var rng = SplitMix64(seed: 0x07_10_2026)
         let seed = Array(Self.seed.utf8), path = dir + "/case.otio"
         // The seed itself is a good timeline.
@@ -89,8 +92,10 @@ struct OTIOFuzzTests {
         let t = try OTIOTimeline(path: path)
         #expect(t.tracks.count == 3 && t.markers.count == 1)
         let started = ContinuousClock.now
-        var (read, refused, planned) = (0, 0, 0)
+        var (read, refused, planned, done) = (0, 0, 0, 0)
         for n in 0..<cases {
+            if let seconds, ContinuousClock.now - started > .seconds(seconds) { break }
+            done += 1
             var text = seed
             for _ in 0..<Int.random(in: 1...3, using: &rng) { text = Self.mutate(text, &rng) }
             try Data(text).write(to: URL(fileURLWithPath: path))
@@ -108,7 +113,7 @@ struct OTIOFuzzTests {
             }
             #expect(!FileManager.default.fileExists(atPath: dir + "/out-\(n).mp4"), "case \(n): a plan writes nothing")
         }
-        print("OTIO fuzz: \(cases) cases in \(ContinuousClock.now - started): \(read) read, \(refused) refused, \(planned) planned")
-        #expect(read > cases / 20 && refused > cases / 20, "the mutations both keep and break timelines")
+        print("OTIO fuzz: \(done) cases in \(ContinuousClock.now - started): \(read) read, \(refused) refused, \(planned) planned")
+        #expect(read > done / 20 && refused > done / 20, "the mutations both keep and break timelines")
     }
 }

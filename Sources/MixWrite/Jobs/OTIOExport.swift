@@ -264,6 +264,7 @@ extension StillJob {
     /// The picture on V1 for the sound's length; each sound file on an audio track of its own.
     func exported() throws(MixWriteError) -> OTIOExport {
         try validate()
+        guard background.allSatisfy({ $0 == 0 }) else { throw .usage("--otio: --background has no timeline form yet (a timeline's bars are black)") }
         let image = try MediaFile(path: self.image)
         let sounds = try audioFiles.enumerated().map { (i, path) throws(MixWriteError) in ("audio\(i + 1)", try MediaFile(path: path)) }
         let length = sounds.compactMap { $0.1.totalDuration }.max() ?? .zero

@@ -98,7 +98,7 @@ struct OTIOTimeline: Sendable {
             throw .usage("\(path): is not an OpenTimelineIO timeline: not JSON\(why)")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var reader = Reader(file: path, folder: folder)
+        var reader = Reader(folder: folder)
         do throws(Reader.Problem) {
             let root = try reader.object(json, "the file", schema: "Timeline")
             name = root["name"] as? String ?? ""
@@ -118,9 +118,6 @@ struct OTIOTimeline: Sendable {
         let clean = String(text.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? "?" : Character($0) })
         return clean.count > limit ? clean.prefix(limit) + "…" : clean
     }
-
-    /// The tracks of a kind, bottom to top.
-    func tracks(_ kind: TrackKind) -> [Track] { tracks.filter { $0.kind == kind } }
 }
 
 extension OTIOTimeline.Track {
@@ -193,15 +190,14 @@ extension OTIOTimeline.Track {
     }
 }
 
-/// The walk over the JSON, with what it learns on the way (the timeline's rate, where it is).
+/// The walk over the JSON, with what it learns on the way (the timeline's rate), relative paths read from `folder`.
 private struct Reader {
     struct Problem: Error { var message: String }
 
-    let file: String
     let folder: String
     var rate: FFmpegSupport.Rational?
 
-    init(file: String, folder: String) { (self.file, self.folder) = (file, folder) }
+    init(folder: String) { self.folder = folder }
 
     /// `value` as an object of `schema` (any version this reader knows), else a problem naming `what`.
     func object(_ value: Any, _ what: String, schema: String...) throws(Problem) -> [String: Any] {

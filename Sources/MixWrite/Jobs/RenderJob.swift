@@ -119,7 +119,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
 
         let stage = try pictures(videoTracks, reference: reference, media: &media, video: video)
         let conversions = ColorManagement.conversions(of: media.opened)
-        var warnings = conversions
+        var warnings = conversions + ((stage as? BlendStage)?.plan.layers.flatMap(\.notes) ?? [])
         var audioPlan = try mixPlan(videoTracks + audioTracks, media: &media, video: video, codec: codecs.audio, warnings: &warnings)
 
         let marks = Self.markers(t, laid, rate: rate)
