@@ -257,7 +257,7 @@ struct RenderTests {
     }()
 
     @Test("an EDL (FROM CLIP NAME, its files beside it) and an FCP X XML the adapters wrote are rendered through OTIO's adapters; a format without its adapter names the package",
-          .enabled(if: Self.hasAdapters, "python3's OpenTimelineIO adapters otio-cmx3600-adapter and otio-fcpx-xml-adapter are not installed"))
+          .enabled(if: Self.hasAdapters, "python3's opentimelineio is not installed with its otio-cmx3600-adapter and otio-fcpx-xml-adapter (scripts/install-deps.sh test installs them)"))
     func otherFormats() throws {
         let dir = try Oracle.scratch()
         for name in ["base.mov", "fx.mov"] {
