@@ -11,9 +11,9 @@ extension SequenceComposition where Job == ConcatJob {
     convenience init(concat job: ConcatJob) throws(MixWriteError) {
         try self.init(kind: "concat", parts: ["timeline", "frame", "fps", "clips"], job: job, initial: { job, tracks in
             var s = TuneSettings(audio: job.audio, tracks: tracks)
-            (s.clips, s.fit) = (Array(job.clips.indices), job.picture.fit.rawValue)
+            s.clips = Array(job.clips.indices)
             s.transitions = job.clips.indices.dropFirst().map { job.transition(at: $0).description }
-            s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""
+            s.showFrame(of: job.picture)
             s.fps = job.picture.frameRate?.description ?? ""
             return s
         }, tune: { (job, s, tracks) throws(RequestError) in

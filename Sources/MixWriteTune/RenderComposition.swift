@@ -11,8 +11,7 @@ extension SequenceComposition where Job == RenderJob {
     convenience init(render job: RenderJob) throws(MixWriteError) {
         try self.init(kind: "render", parts: ["timeline", "frame", "fps"], job: job, initial: { job, tracks in
             var s = TuneSettings(audio: job.audio, tracks: tracks)
-            s.fit = job.picture.fit.rawValue
-            s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""
+            s.showFrame(of: job.picture)
             s.fps = job.picture.frameRate?.description ?? ""
             return s
         }, tune: { (job, s, tracks) throws(RequestError) in

@@ -10,8 +10,7 @@ extension SequenceComposition where Job == StillJob {
     convenience init(still job: StillJob) throws(MixWriteError) {
         try self.init(kind: "still", parts: ["picture", "frame", "background"], job: job, initial: { job, tracks in
             var s = TuneSettings(audio: job.audio, tracks: tracks)
-            s.fit = job.picture.fit.rawValue
-            s.size = job.picture.width.flatMap { w in job.picture.height.map { "\(w)x\($0)" } } ?? ""
+            s.showFrame(of: job.picture)
             s.background = job.backgroundHex
             return s
         }, tune: { (job, s, tracks) throws(RequestError) in

@@ -159,6 +159,13 @@ struct TuneSettings: Codable, Sendable, Equatable {
         return try applyMix(to: j, \.audio, tracks: tracks)
     }
 
+    /// A job's `fit` and `size` as the page shows them (the size `WxH`, empty for the input's): what `applyPicture`
+    /// puts back.
+    mutating func showFrame(of picture: PictureSettings) {
+        fit = picture.fit.rawValue
+        size = picture.width.flatMap { w in picture.height.map { "\(w)x\($0)" } } ?? ""
+    }
+
     /// `fit`, `size`, `fps` (and a still's `background`) put on a job, read by the job file's own reader (an empty
     /// size or rate: the job's inputs' again); a bad value is a 400 naming the option.
     func applyPicture<J: MixJob>(to job: J, _ picture: WritableKeyPath<J, PictureSettings>) throws(RequestError) -> J {

@@ -122,6 +122,14 @@ struct OTIOExport {
         }
     }
 
+    /// `job`'s job-file entry (every option not at its default, as the job file writes it) as a JSON object.
+    static func entry(of job: some MixJob) throws(MixWriteError) -> [String: Any] {
+        guard let entry = (try? JSONSerialization.jsonObject(with: Data(job.jobEntry.utf8))) as? [String: Any] else {
+            throw .processing(file: nil, "the job's options cannot be written")
+        }
+        return entry
+    }
+
     /// The render's options for the timeline: the job's picture and mix, its sources renamed (`names`: a job's source
     /// name to the render's `clipN`), `--audio` files left out (they are clips), as a job file's entry has them.
     mutating func setOptions(picture: PictureSettings, audio: AudioOptions, names: [String: String],
@@ -138,9 +146,7 @@ struct OTIOExport {
         mix.duck = Dictionary(audio.duck.map { (renamed($0.key), $0.value) }) { $1 }
         mix.mute = audio.mute.map(renamed)
         (render.picture, render.audio, render.transitionCurve) = (picture, mix, curve)
-        guard let entry = (try? JSONSerialization.jsonObject(with: Data(render.jobEntry.utf8))) as? [String: Any] else {
-            throw .processing(file: nil, "the job's options cannot be written")
-        }
+        let entry = try Self.entry(of: render)
         settings = entry.filter { !["kind", "timeline", "output"].contains($0.key) }
     }
 }
@@ -209,8 +215,7 @@ extension BlendJob {
         written.compositing = laid.opaque ? .none : laid.byAlpha ? .alpha : .chroma
         var holder = BlendJob(fx: "", base: "", output: "")
         holder.layers = [written]
-        guard let entry = (try? JSONSerialization.jsonObject(with: Data(holder.jobEntry.utf8))) as? [String: Any],
-              var settings = (entry["layers"] as? [[String: Any]])?.first else {
+        guard var settings = (try OTIOExport.entry(of: holder)["layers"] as? [[String: Any]])?.first else {
             throw .processing(file: nil, "the layer's options cannot be written")
         }
         for key in ["fx", "at", "in", "out"] { settings[key] = nil }

@@ -12,7 +12,6 @@ struct OTIOTimeline: Sendable {
 
     /// A clip's media and the part of it used, in the media file's own time (its available_range's start taken off).
     struct Clip: Sendable {
-        var name: String
         /// "clip 'a' (2 on V1)": how messages name it.
         var label: String
         var path: String
@@ -60,7 +59,6 @@ struct OTIOTimeline: Sendable {
         var markers: [Marker]
     }
 
-    var path: String
     var name: String
     /// Bottom to top, as OTIO stacks them.
     var tracks: [Track]
@@ -83,7 +81,6 @@ struct OTIOTimeline: Sendable {
     /// schema, or an item mixwrite cannot render is a usage error (exit 1) naming the item.
     /// `editRate`: the frame rate an EDL is read at (the file does not say it; OTIO's adapter takes 24 without).
     init(path: String, editRate: Double? = nil) throws(MixWriteError) {
-        self.path = path
         let data: Data
         if OTIOAdapters.converts(path) {
             data = try OTIOAdapters.json(of: path, rate: editRate)
@@ -341,7 +338,7 @@ private struct Reader {
         let clipMarkers = try markers(o["markers"], of: label)
         let origin = available?.start ?? .zero
         guard o["enabled"] as? Bool ?? true else { return .gap(used.duration) }
-        return .clip(.init(name: o["name"] as? String ?? "", label: label, path: try path(reference, label),
+        return .clip(.init(label: label, path: try path(reference, label),
                            inPoint: used.start - origin, duration: used.duration,
                            markers: clipMarkers.map { .init(name: $0.name, time: $0.time - origin, chapter: $0.chapter) }, settings: settings))
     }

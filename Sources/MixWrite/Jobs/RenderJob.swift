@@ -263,13 +263,14 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         }
         entry["fx"] = clip.path
         do throws(MixWriteError) {
-            let layer = try BlendJob(fx: "", base: "", output: "").applying(["layers": [entry]]).layers[0]
-            try layer.placement.validate("")
-            do { try Layer.keyOptions.checkRanges(layer) } catch { throw .usage(error.description) }
-            do { try layer.checkFineKey() } catch { throw .usage(error.description) }
-            return layer
+            // Read and checked as a blend's second layer is (`validateLayers`); the messages' name for it dropped.
+            let holder = try BlendJob(fx: "", base: "", output: "").applying(["layers": [entry]])
+            try holder.validateLayers()
+            return holder.layers[0]
         } catch {
-            throw .usage("\(timeline): \(clip.label): metadata.mixwrite: \(error.description.replacingOccurrences(of: "layer fx2: ", with: ""))")
+            let what = error.description.replacingOccurrences(of: "layer fx2 (\(clip.path)): ", with: "")
+                .replacingOccurrences(of: "layer fx2: ", with: "")
+            throw .usage("\(timeline): \(clip.label): metadata.mixwrite: \(what)")
         }
     }
 
