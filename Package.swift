@@ -11,8 +11,14 @@ let package = Package(
         .executable(name: "mixwrite", targets: ["mixwrite"]),
     ],
     // `Benchmarks`: the keyer kernel's benchmark harness (Sources/MixWrite/Benchmarking), compiled only for the
-    // benchmarks package, never into the library a user builds.
-    traits: [.trait(name: "Benchmarks", description: "Compile the keyer kernel's benchmark harness (KernelWorkload).")],
+    // benchmarks package, never into the library a user builds. `TuningPage` (on by default): the tuning page's HTTP
+    // server in the binary (`tune`, `--tune`); `swift build --disable-default-traits` makes a mixwrite without it and
+    // without compiling swift-nio (the Debian 13 and sid suites and the ThreadSanitizer build, which test no page).
+    traits: [
+        .trait(name: "Benchmarks", description: "Compile the keyer kernel's benchmark harness (KernelWorkload)."),
+        .trait(name: "TuningPage", description: "Serve the tuning page (`mixwrite tune`, `--tune`): HummingbirdCore on swift-nio."),
+        .default(enabledTraits: ["TuningPage"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The tuning page's HTTP server: HummingbirdCore on swift-nio's HTTP/1 parser (llhttp), which bounds the
@@ -69,7 +75,7 @@ let package = Package(
             name: "mixwrite",
             dependencies: [
                 "MixWrite",
-                "MixWriteTune",
+                .target(name: "MixWriteTune", condition: .when(traits: ["TuningPage"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

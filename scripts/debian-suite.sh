@@ -14,7 +14,9 @@
 # /opt/mixwrite-toolchain-libs there and put on the toolchain's LD_LIBRARY_PATH alone (their sonames are ones
 # the release lacks, so nothing of the release resolves to them).
 #
-# What runs there: `swift build --build-tests` and `swift test` (into /build of the system, kept between runs, so a
+# What runs there: mixwrite and its tests built without the tuning page (`--disable-default-traits`, the products
+# mixwrite and mixwritePackageTests: swift-nio and Hummingbird, which no FFmpeg changes, are not compiled there, 1.5
+# to 2 minutes of a new system's build) and `swift test` (into /build of the system, kept between runs, so a
 # new clone rebuilds mixwrite and not its packages), with the release's ffmpeg/ffprobe as the oracle. Left to the
 # Debian 12 run (`make test` on the machine itself): the Slurm tests (a one-node cluster wants its daemons, cgroups
 # and a host name of a real system; in a plain chroot they hung) and the tuning page in headless chromium (a browser
@@ -148,7 +150,9 @@ allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonsche
 # decoded pictures (GPUImage's edges, the key's tuning, the fine keyer's controls) and the tuning server against a
 # hostile peer (HTTP framing and limits): the decoding, scaling and encoding they pass through is each release's in the
 # goldens, the blend, alpha, codec and colour tests that run here; and the OTIO reader's fuzzing (JSON, not media).
-same_everywhere='CKeyKernelTests|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests|OTIOFuzzTests'
+# The tuning page is not built here (above): its tests (the server, each kind's page, a render's) are the Debian 12
+# run's; the pictures it shows are the previews' and `--frame`'s code, whose renders run here.
+same_everywhere='CKeyKernelTests|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests|OTIOFuzzTests|TuneServerTests|TuneKindsTests|TunePageTests|TuneLayerPageTests|RenderTests/page'
 case "${1:-}" in
     prepare) exit 0 ;;
     shell) inner=(bash -l) ;;
@@ -156,8 +160,9 @@ case "${1:-}" in
     "") inner=(bash -c "set -e
         sed 's/^/debian-suite: Debian /' /etc/debian_version
         ffmpeg -hide_banner -version | sed -n '1s/^/debian-suite: /p'
-        swift build --build-tests --scratch-path $scratch
-        MIXWRITE_BIN=$scratch/debug/mixwrite MIXWRITE_ALLOWED_SKIPS=\"$allowed\" scripts/run-tests.sh --skip-build --scratch-path $scratch \
+        swift build --disable-default-traits --scratch-path $scratch --product mixwrite
+        swift build --disable-default-traits --scratch-path $scratch --product mixwritePackageTests
+        MIXWRITE_BIN=$scratch/debug/mixwrite MIXWRITE_ALLOWED_SKIPS=\"$allowed\" scripts/run-tests.sh --skip-build --disable-default-traits --scratch-path $scratch \
             --skip '$same_everywhere'") ;;
     *) echo "usage: scripts/debian-suite.sh trixie|sid [prepare | shell | -- command args]" >&2; exit 2 ;;
 esac

@@ -1,5 +1,7 @@
 import ArgumentParser
+#if TuningPage
 import MixWriteTune
+#endif
 @_spi(Tools) import MixWrite
 
 struct Blend: JobCommand {

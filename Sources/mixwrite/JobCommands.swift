@@ -1,6 +1,8 @@
 import ArgumentParser
 @_spi(Tools) import MixWrite
+#if TuningPage
 import MixWriteTune
+#endif
 
 /// Every kind of job of `JobFile.kinds` is a command: the blend's own (the default command, with `--frame`:
 /// Blend.swift), and for each other kind this one, its name, help and example the kind's own. A kind that joins the

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 @_spi(Tools) import MixWrite
+#if TuningPage
 import MixWriteTune
+#endif
 import Synchronization
 
 struct Tune: AsyncParsableCommand {
@@ -114,3 +116,18 @@ private final class ServingTask: Sendable {
     func set(_ t: Task<Void, any Error>) { task.withLock { $0 = t } }
     func cancel() { task.withLock { $0?.cancel() } }
 }
+
+#if !TuningPage
+/// The tuning page's place in a mixwrite built without it (`swift build --disable-default-traits`: no HTTP server, no
+/// swift-nio): no kind has `--tune`, and `tune` and the blend's `--tune` say how to get the page.
+final class TuneServer: Sendable {
+    init(job: BlendJob, listen: String, port: UInt16) async throws {
+        throw MixWriteError.usage("this mixwrite was built without its tuning page (swift build --disable-default-traits); build it with its default traits for `tune` and --tune")
+    }
+
+    static func page(for job: any MixJob, listen: String, port: UInt16) async throws -> TuneServer? { nil }
+    static func hasPage(_ kind: any MixJob.Type) -> Bool { false }
+    func run(ready: @escaping @Sendable (String) -> Void) async throws {}
+    func stop() async {}
+}
+#endif
