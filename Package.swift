@@ -30,13 +30,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.14.0"),
     ],
     targets: [
-        // FFmpeg's C libraries as Debian bookworm ships them (FFmpeg 5.1).
+        // FFmpeg's C libraries as Debian bookworm ships them (FFmpeg 5.1), and zlib (which libavformat links; an
+        // .otioz bundle's timeline is deflated).
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavfilter",
             providers: [
                 .apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev",
-                      "libswresample-dev", "libswscale-dev", "libavutil-dev"]),
+                      "libswresample-dev", "libswscale-dev", "libavutil-dev", "zlib1g-dev"]),
                 .brew(["ffmpeg"]),
             ]
         ),

@@ -10,7 +10,7 @@
 # completion scripts run in the real shells), and OpenTimelineIO's Python library (the render tests' timelines). `install-deps.sh deb` needs nothing more (the
 # tuning page's server no longer brings Foundation's networking part, and with it libcurl, into the binary).
 set -euo pipefail
-need=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev)
+need=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev zlib1g-dev)
 if [ "${1:-}" = test ]; then need+=(slurm-wlm chromium chromium-driver curl python3-jsonschema python3-numpy zsh fish); fi
 missing=()
 for p in "${need[@]}"; do
@@ -23,10 +23,10 @@ if ((${#missing[@]})); then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# The render tests build their timelines with OpenTimelineIO's own library and read an EDL and FCP X XML through its
-# adapters, from PyPI (no Debian package has them).
-otio=(opentimelineio==0.18.1 otio-cmx3600-adapter otio-fcpx-xml-adapter)
-if [ "${1:-}" = test ] && ! python3 -c "import opentimelineio as o; o.adapters.from_name('cmx_3600'); o.adapters.from_name('fcpx_xml')" 2>/dev/null; then
+# The render tests build their timelines with OpenTimelineIO's own library and read an EDL, an FCP X XML and a Kdenlive
+# project through its adapters, from PyPI (no Debian package has them).
+otio=(opentimelineio==0.18.1 otio-cmx3600-adapter otio-fcpx-xml-adapter otio-kdenlive-adapter)
+if [ "${1:-}" = test ] && ! python3 -c "import opentimelineio as o; o.adapters.from_name('cmx_3600'); o.adapters.from_name('fcpx_xml'); o.adapters.from_name('kdenlive')" 2>/dev/null; then
     echo "installing: ${otio[*]} (PyPI)" >&2
     python3 -m pip install -q "${otio[@]}" 2>/dev/null || python3 -m pip install -q --user --break-system-packages "${otio[@]}"
 fi

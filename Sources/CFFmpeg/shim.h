@@ -21,6 +21,7 @@
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+#include <zlib.h>
 #include "compat.h"
 
 // Swift cannot import function-like macros, so each one it needs gets a helper here.

@@ -31,8 +31,8 @@ public enum MixWriteError: Error, CustomStringConvertible, Sendable, Equatable {
     public var description: String {
         switch self {
         case .usage(let what): return what
-        case .input(let file, let what), .output(let file, let what): return "\(file): \(what)"
-        case .processing(let file?, let what): return "\(file): \(what)"
+        case .input(let file, let what), .output(let file, let what): return "\(MediaPath.shown(file)): \(what)"
+        case .processing(let file?, let what): return "\(MediaPath.shown(file)): \(what)"
         case .processing(nil, let what): return what
         case .interrupted(let signal): return signal == MixWriteError.sigterm ? "terminated" : "interrupted"
         }

@@ -59,7 +59,7 @@ struct CommonOptions {
             if verbose, let audio = report.audio {
                 writeError("mixwrite: mix plan: \(audio.sources.count) tracks → \((audio.codec ?? "aac").uppercased()) \(audio.sampleRate) Hz, \(audio.channels == 1 ? "mono" : "stereo")\n")
                 for s in audio.sources {
-                    writeError("  \(s.name)  \(s.path) #\(s.streamIndex)  \(s.codec) \(s.sampleRate) Hz \(s.layout)  → \(s.route)\n")
+                    writeError("  \(s.name)  \(s.shownPath) #\(s.streamIndex)  \(s.codec) \(s.sampleRate) Hz \(s.layout)  → \(s.route)\n")
                 }
                 if let l = audio.loudness {
                     func line(_ x: Loudness?) -> String {

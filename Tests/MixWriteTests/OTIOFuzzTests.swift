@@ -116,4 +116,53 @@ struct OTIOFuzzTests {
         print("OTIO fuzz: \(done) cases in \(ContinuousClock.now - started): \(read) read, \(refused) refused, \(planned) planned")
         #expect(read > done / 20 && refused > done / 20, "the mutations both keep and break timelines")
     }
+    @Test("mutated .otioz bundles (their zip records, the deflated timeline, the stored media) are read or refused with a message",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func bundleMutations() throws {
+        let dir = try Oracle.scratch()
+        let plain = dir + "/seed.otio", bundle = dir + "/seed.otioz"
+        try Data(Self.seed.utf8).write(to: URL(fileURLWithPath: plain))
+        // OTIO's otioz adapter makes the bundle from the seed (its media copied in, stored; its timeline deflated).
+        let w = try Oracle.run("/usr/bin/env", ["python3", "-c", "import sys, opentimelineio as o; o.adapters.write_to_file(o.adapters.read_from_file(sys.argv[1]), sys.argv[2])", plain, bundle])
+        try #require(w.status == 0, "\(w.stderr)")
+        let seed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: bundle)))
+        #expect(try OTIOTimeline(path: bundle).tracks.count == 3)
+        let cases = Int(ProcessInfo.processInfo.environment["MIXWRITE_FUZZ_CASES"] ?? "") ?? 2000
+        var rng = SplitMix64(seed: 0x07_10_7A)
+        var (read, refused) = (0, 0)
+        let path = dir + "/case.otioz"
+        // The zip's records: the local headers (at the start and before each medium) and the directory at the end.
+        let records = [0..<min(seed.count, 200), max(0, seed.count - 600)..<seed.count]
+        for n in 0..<cases {
+            var bytes = seed
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                let range = Int.random(in: 0..<4, using: &rng) == 0 ? 0..<bytes.count : records.randomElement(using: &rng)!
+                guard !range.isEmpty, range.upperBound <= bytes.count else { continue }
+                let at = Int.random(in: range, using: &rng)
+                switch Int.random(in: 0..<5, using: &rng) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &rng)
+                case 1:
+                    // A length, an offset, a count at its extreme (zip64's markers among them).
+                    let value: [UInt8] = [[0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 0], [0xFF, 0xFF], [0x00, 0x80]].randomElement(using: &rng)!
+                    for (k, b) in value.enumerated() where at + k < bytes.count { bytes[at + k] = b }
+                case 2: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...64, using: &rng)))
+                case 3: bytes = Array(bytes[..<at])
+                default: bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + 46)], at: at)
+                }
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            do throws(MixWriteError) {
+                let timeline = try OTIOTimeline(path: path)
+                for track in timeline.tracks { _ = try track.layout() }
+                if n % 20 == 0 { _ = try RenderJob(timeline: path, output: dir + "/out.mp4").prepare() }
+                read += 1
+            } catch {
+                #expect(!error.description.isEmpty && !error.description.contains("\n"), "case \(n): \(error.description)")
+                refused += 1
+            }
+        }
+        print("OTIO bundle fuzz: \(cases) cases: \(read) read, \(refused) refused")
+        #expect(read > cases / 50 && refused > cases / 5, "the mutations both keep and break bundles")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.mp4"), "a plan writes nothing")
+    }
 }

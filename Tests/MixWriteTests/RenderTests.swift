@@ -253,11 +253,11 @@ struct RenderTests {
 
     /// Whether python3 has the EDL and FCP X XML adapters of OpenTimelineIO (install-deps.sh test installs them).
     static let hasAdapters: Bool = {
-        (try? Oracle.run("/usr/bin/env", ["python3", "-c", "import opentimelineio as o; o.adapters.from_name('cmx_3600'); o.adapters.from_name('fcpx_xml')"]).status) == 0
+        (try? Oracle.run("/usr/bin/env", ["python3", "-c", "import opentimelineio as o; o.adapters.from_name('cmx_3600'); o.adapters.from_name('fcpx_xml'); o.adapters.from_name('kdenlive')"]).status) == 0
     }()
 
-    @Test("an EDL (FROM CLIP NAME, its files beside it) and an FCP X XML the adapters wrote are rendered through OTIO's adapters; a format without its adapter names the package",
-          .enabled(if: Self.hasAdapters, "python3's opentimelineio is not installed with its otio-cmx3600-adapter and otio-fcpx-xml-adapter (scripts/install-deps.sh test installs them)"))
+    @Test("an EDL (FROM CLIP NAME, its files beside it), and an FCP X XML and a Kdenlive project the adapters wrote, are rendered through OTIO's adapters; a format without its adapter names the package",
+          .enabled(if: Self.hasAdapters, "python3's opentimelineio is not installed with its otio-cmx3600-adapter, otio-fcpx-xml-adapter and otio-kdenlive-adapter (scripts/install-deps.sh test installs them)"))
     func otherFormats() throws {
         let dir = try Oracle.scratch()
         for name in ["base.mov", "fx.mov"] {
@@ -283,28 +283,112 @@ struct RenderTests {
         #expect(Self.psnr(o[0], b[5]) >= 38 && Self.psnr(o[40], f[20]) >= 38, "the clips from their in-points")
 
         // An FCP X XML made by the adapter from a timeline (its media with their available ranges, as an editor's): rendered
-        // as its .otio is.
+        // as its .otio is. So is a Kdenlive project the Kdenlive adapter wrote from one with an audio track too (the adapter
+        // prints a notice that it is deprecated, which is not the timeline).
         let (otio, seconds) = try Self.timeline(dir, "fcp", """
         v = track("V1", V); tl.tracks.append(v)
         v.extend([clip("a", "file://\(Self.base)", 5, 30, available=50), gap(5), clip("b", "file://\(Self.fx)", 10, 25, available=50)])
         """)
-        let fcpx = dir + "/fcp.fcpxml"
-        let w = try Oracle.run("/usr/bin/env", ["python3", "-c", "import sys, opentimelineio as o; o.adapters.write_to_file(o.adapters.read_from_file(sys.argv[1]), sys.argv[2])", otio, fcpx])
-        try #require(w.status == 0, "\(w.stderr)")
-        let (a, c) = (dir + "/from-otio.mp4", dir + "/from-fcpx.mp4")
-        for (input, output) in [(otio, a), (fcpx, c)] {
+        let (kdenliveOTIO, _) = try Self.timeline(dir, "kdenlive", """
+        v = track("V1", V); a = track("A1", A); tl.tracks.extend([v, a])
+        v.extend([clip("a", "file://\(Self.base)", 5, 30, available=50), clip("b", "file://\(Self.fx)", 10, 25, available=50)])
+        a.extend([clip("c", "file://\(Self.base)", 5, 30, available=50), clip("d", "file://\(Self.fx)", 10, 25, available=50)])
+        """)
+        let (fcpx, kdenlive) = (dir + "/fcp.fcpxml", dir + "/cut.kdenlive")
+        for (from, to) in [(otio, fcpx), (kdenliveOTIO, kdenlive)] {
+            let w = try Oracle.run("/usr/bin/env", ["python3", "-c", "import sys, opentimelineio as o; o.adapters.write_to_file(o.adapters.read_from_file(sys.argv[1]), sys.argv[2])", from, to])
+            try #require(w.status == 0, "\(w.stderr)")
+        }
+        let (a, c, k, ko) = (dir + "/from-otio.mp4", dir + "/from-fcpx.mp4", dir + "/from-kdenlive.mp4", dir + "/from-kdenlive-otio.mp4")
+        for (input, output) in [(otio, a), (fcpx, c), (kdenlive, k), (kdenliveOTIO, ko)] {
             let x = try Oracle.mixwrite(["render", input, "-o", output, "--progress", "none"], timeout: 120)
             try #require(x.status == 0, "\(input): \(x.stderr)")
         }
         #expect(abs((try Oracle.probe(c).video.first?.duration ?? 0) - seconds) < 0.001)
         let (la, lc) = (try Self.luma(a), try Self.luma(c))
         #expect(la.count == lc.count && zip(la, lc).allSatisfy { Self.psnr($0, $1) >= 45 }, "the FCP X XML renders as its timeline")
+        #expect(try Self.decodedMD5(k) == Self.decodedMD5(ko), "the Kdenlive project renders as its timeline: every frame and sample")
+        #expect(try Oracle.probe(k).audio.count == 1 && Oracle.probe(k).video.first?.frames == 55)
 
         // No adapter for AAF here: the package is named.
         let aaf = dir + "/cut.aaf"
         try Data("not an AAF".utf8).write(to: URL(fileURLWithPath: aaf))
         let m = try Oracle.mixwrite(["render", aaf, "-o", dir + "/aaf.mp4"], timeout: 60)
         #expect(m.status == 1 && (m.stderr.contains("pip install otio-aaf-adapter") || m.stderr.contains("otio-aaf-adapter cannot read")), "\(m.stderr)")
+    }
+
+    /// The decoded picture and sound of `path`, as ffmpeg's md5 of every stream's raw frames.
+    static func decodedMD5(_ path: String) throws -> String {
+        let r = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0", "-f", "md5", "-"])
+        try #require(r.status == 0, "\(r.stderr)")
+        return r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("an .otioz bundle (OTIO's otioz adapter: media stored in the zip, read in place) and an .otiod folder render as their timeline; a zip64 directory is read; not a zip, a compressed medium, a missing one: named",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func bundles() throws {
+        let dir = try Oracle.scratch()
+        let (otio, seconds) = try Self.timeline(dir, "cut", """
+        v = track("V1", V); tl.tracks.append(v)
+        v.extend([clip("a", "file://\(Self.base)", 5, 30), dissolve(5, 5), clip("b", "file://\(Self.fx)", 10, 25)])
+        a = track("A1", A); tl.tracks.append(a)
+        a.append(clip("c", "file://\(Self.base)", 0, 40))
+        """)
+        // OTIO's own adapters make the bundle and the folder (they copy the media in and point the clips at media/NAME).
+        let (zipped, folder) = (dir + "/cut.otioz", dir + "/cut.otiod")
+        let w = try Oracle.run("/usr/bin/env", ["python3", "-c", """
+            import sys, opentimelineio as o
+            t = o.adapters.read_from_file(sys.argv[1])
+            o.adapters.write_to_file(t, sys.argv[2]); o.adapters.write_to_file(t, sys.argv[3])
+            """, otio, zipped, folder])
+        try #require(w.status == 0, "\(w.stderr)")
+        let plain = dir + "/plain.mp4"
+        let p = try Oracle.mixwrite(["render", otio, "-o", plain, "--progress", "none"], timeout: 120)
+        try #require(p.status == 0, "\(p.stderr)")
+        let expected = try Self.decodedMD5(plain)
+        #expect(abs((try Oracle.probe(plain).video.first?.duration ?? 0) - seconds) < 0.001)
+        for (input, name) in [(zipped, "zipped"), (folder, "folder")] {
+            let out = dir + "/\(name).mp4"
+            let r = try Oracle.mixwrite(["render", input, "-o", out, "-v", "--progress", "none"], timeout: 120)
+            try #require(r.status == 0, "\(input): \(r.stderr)")
+            #expect(try Self.decodedMD5(out) == expected, "\(name): the frames and the sound of the timeline it holds")
+            #expect(r.stderr.contains("\(input)/media/base.mov #"), "the mix plan names the bundle's medium: \(r.stderr)")
+        }
+
+        // The same bundle with 65,536 more (empty) entries: zip's 16-bit count overflows, and its zip64 end record is read.
+        // Then the bundle with its media deflated, and without fx: each refused, naming the clip.
+        let (wide, squeezed, partial) = (dir + "/wide.otioz", dir + "/squeezed.otioz", dir + "/partial.otioz")
+        let z = try Oracle.run("/usr/bin/env", ["python3", "-c", """
+            import sys, zipfile
+            src = zipfile.ZipFile(sys.argv[1])
+            def copy(path, keep=lambda n: True, method=None, pad=0):
+                with zipfile.ZipFile(path, "w") as out:
+                    for i in src.infolist():
+                        if keep(i.filename):
+                            out.writestr(i.filename, src.read(i.filename), compress_type=method if method is not None else i.compress_type)
+                    for n in range(pad):
+                        out.writestr("pad/%d" % n, b"")
+            copy(sys.argv[2], pad=65536)
+            copy(sys.argv[3], method=zipfile.ZIP_DEFLATED)
+            copy(sys.argv[4], keep=lambda n: n != "media/fx.mov")
+            """, zipped, wide, squeezed, partial])
+        try #require(z.status == 0, "\(z.stderr)")
+        let wideOut = dir + "/wide.mp4"
+        let r = try Oracle.mixwrite(["render", wide, "-o", wideOut, "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(try Self.decodedMD5(wideOut) == expected, "a zip64 directory")
+
+        let notZip = dir + "/not.otioz"
+        try Data("PK not really a zip".utf8).write(to: URL(fileURLWithPath: notZip))
+        for (input, status, words) in [(notZip, Int32(1), ["not.otioz", "not a zip file"]),
+                                       (squeezed, 1, ["clip 'a'", "media/base.mov is compressed in the bundle"]),
+                                       (partial, 2, ["media/fx.mov", "'b'"])] {
+            let out = dir + "/bad.mp4"
+            let b = try Oracle.mixwrite(["render", input, "-o", out], timeout: 60)
+            let line = b.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(b.status == status && words.allSatisfy(line.contains) && !line.contains("\n"), "\(input): \(b.status) \(line)")
+            #expect(!FileManager.default.fileExists(atPath: out), "nothing written")
+        }
     }
 
     @Test("--tune on a render: the page's info names the kind, its bottom track's clips and markers; its picture at a time is the render's composite there",

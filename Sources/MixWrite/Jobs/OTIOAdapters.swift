@@ -14,7 +14,7 @@ enum OTIOAdapters {
     /// Whether `path` is read through an adapter (not OTIO's JSON itself).
     static func converts(_ path: String) -> Bool {
         let ext = (path as NSString).pathExtension.lowercased()
-        return !["otio", "json", ""].contains(ext)
+        return !["otio", "json", "otioz", "otiod", ""].contains(ext)
     }
 
     /// `path` as OTIO's JSON, by OTIO's Python library (`rate`: an EDL's frame rate, which the file does not say). A
@@ -22,16 +22,13 @@ enum OTIOAdapters {
     /// adapter's words.
     static func json(of path: String, rate: Double?) throws(MixWriteError) -> Data {
         let ext = (path as NSString).pathExtension.lowercased()
-        if ext == "otioz" || ext == "otiod" {
-            throw .usage("\(path): a bundle is not read yet; unpack it (unzip \((path as NSString).lastPathComponent) -d FOLDER) and render FOLDER/content.otio")
-        }
         guard let package = packages[ext] else {
             throw .usage("\(path): '.\(ext)' is not a timeline mixwrite reads (.otio, or through OTIO's adapters: "
                          + packages.keys.sorted().map { "." + $0 }.joined(separator: ", ") + ")")
         }
         guard FileManager.default.fileExists(atPath: path) else { throw .input(file: path, "no such file") }
         let script = """
-        import sys
+        import sys, contextlib, io
         try:
             import opentimelineio as otio
         except ImportError:
@@ -39,7 +36,9 @@ enum OTIOAdapters {
         args = {}
         if sys.argv[2]: args["rate"] = float(sys.argv[2])
         try:
-            t = otio.adapters.read_from_file(sys.argv[1], **args)
+            # What an adapter prints (the Kdenlive adapter's notice that it is deprecated) is not the timeline.
+            with contextlib.redirect_stdout(io.StringIO()):
+                t = otio.adapters.read_from_file(sys.argv[1], **args)
         except Exception as e:
             name = type(e).__name__
             sys.stderr.write(("noadapter " if "Adapter" in name or "NoKnownAdapter" in name else "") + name + ": " + " ".join(str(e).split()))

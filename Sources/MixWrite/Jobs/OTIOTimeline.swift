@@ -82,20 +82,35 @@ struct OTIOTimeline: Sendable {
     /// `editRate`: the frame rate an EDL is read at (the file does not say it; OTIO's adapter takes 24 without).
     init(path: String, editRate: Double? = nil) throws(MixWriteError) {
         let data: Data
-        if OTIOAdapters.converts(path) {
-            data = try OTIOAdapters.json(of: path, rate: editRate)
-        } else if let read = FileManager.default.contents(atPath: path) {
+        var folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var bundle: OTIOBundle?
+        switch (path as NSString).pathExtension.lowercased() {
+        case "otioz":
+            // A zip of the timeline and its media (OTIO's otioz adapter), read in place.
+            bundle = try OTIOBundle(path: path)
+            data = try bundle!.timeline()
+        case "otiod":
+            // A folder of the timeline and its media (OTIO's otiod adapter).
+            guard FileManager.default.fileExists(atPath: path) else { throw .input(file: path, "no such file") }
+            guard let read = FileManager.default.contents(atPath: (path as NSString).appendingPathComponent("content.otio")) else {
+                throw .usage("\(path): is not an OTIO bundle folder: it has no readable content.otio")
+            }
             data = read
-        } else {
-            throw .input(file: path, FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
+            folder = URL(fileURLWithPath: path).path
+        case _ where OTIOAdapters.converts(path):
+            data = try OTIOAdapters.json(of: path, rate: editRate)
+        default:
+            guard let read = FileManager.default.contents(atPath: path) else {
+                throw .input(file: path, FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
+            }
+            data = read
         }
         let json: Any
         do { json = try JSONSerialization.jsonObject(with: data) } catch {
             let why = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String).map { " (\($0))" } ?? ""
             throw .usage("\(path): is not an OpenTimelineIO timeline: not JSON\(why)")
         }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var reader = Reader(folder: folder)
+        var reader = Reader(folder: folder, bundle: bundle)
         do throws(Reader.Problem) {
             let root = try reader.object(json, "the file", schema: "Timeline")
             name = root["name"] as? String ?? ""
@@ -187,14 +202,16 @@ extension OTIOTimeline.Track {
     }
 }
 
-/// The walk over the JSON, with what it learns on the way (the timeline's rate), relative paths read from `folder`.
+/// The walk over the JSON, with what it learns on the way (the timeline's rate), relative paths read from `folder` (or
+/// from `bundle`, when it holds them).
 private struct Reader {
     struct Problem: Error { var message: String }
 
     let folder: String
+    let bundle: OTIOBundle?
     var rate: FFmpegSupport.Rational?
 
-    init(folder: String) { self.folder = folder }
+    init(folder: String, bundle: OTIOBundle? = nil) { (self.folder, self.bundle) = (folder, bundle) }
 
     /// `value` as an object of `schema` (any version this reader knows), else a problem naming `what`.
     func object(_ value: Any, _ what: String, schema: String...) throws(Problem) -> [String: Any] {
@@ -379,7 +396,12 @@ private struct Reader {
             guard scheme == "file" else { throw Problem(message: "\(label)'s media is at \(target): mixwrite reads files (file: URLs or paths)") }
             path = url.path
         }
-        return path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
+        if path.hasPrefix("/") { return path }
+        switch bundle?.medium(path) {
+        case .success(let url)?: return url
+        case .failure(let problem)?: throw Problem(message: "\(label): \(problem.message)")
+        case nil: return (folder as NSString).appendingPathComponent(path)
+        }
     }
 
     /// A clip's effects: a LinearTimeWarp at speed 1 changes nothing; any other is refused, named.

@@ -5,7 +5,10 @@ import FFmpegSupport
 public struct AudioSource: Sendable, Codable {
     /// The source's name on the command line: `fx`, `base`, `audio1` …
     public var label: String
+    /// The URL FFmpeg reads: the file's path, or a bundle's medium's `subfile,…` URL (which ffprobe reads too).
     public var path: String
+    /// The file as a person reads it (a bundle's medium: `BUNDLE.otioz/media/NAME`).
+    public var shownPath: String { MediaPath.shown(path) }
     public var streamIndex: Int
     /// 1-based number of this track among the file's audio tracks (`fx:2`).
     public var track: Int

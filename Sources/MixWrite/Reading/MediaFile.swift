@@ -75,11 +75,11 @@ struct MediaFile: Sendable {
 
     static func checkReadable(_ path: String) throws(MixWriteError) {
         var st = stat()
-        if stat(path, &st) != 0 {
+        if stat(MediaPath.file(path), &st) != 0 {
             throw .input(file: path, errno == ENOENT ? "no such file" : String(cString: strerror(errno)).lowercased())
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { throw .input(file: path, "is a folder, not a media file") }
-        if access(path, R_OK) != 0 { throw .input(file: path, "cannot be read (permission denied)") }
+        if access(MediaPath.file(path), R_OK) != 0 { throw .input(file: path, "cannot be read (permission denied)") }
         if st.st_size == 0 { throw .input(file: path, "is empty (0 bytes)") }
     }
 
