@@ -58,12 +58,20 @@ ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "${clips[0]}" -i "${clips[1]}"
     -filter_complex "$graph" -map "[v]" -map "[a]" -c:v libx264 -preset veryfast -crf 20 -c:a aac -b:a 192k "$work/ffmpeg-render.mp4")
 
 : > "$work/render-runs.txt"
+# The floor: x264 alone encoding the render's 360 frames at the same settings (veryfast, crf 20), read raw from a file
+# (mixwrite's output decoded once, beforehand): no decoding, no dissolves, no sound.
+raw="$work/render-frames.yuv"
+"${mixwrite_cmd[@]}" && ff -i "$work/mixwrite-render.mp4" -map 0:v -f rawvideo -pix_fmt yuv420p "$raw"
+x264_cmd=(ffmpeg -nostdin -loglevel error -y -f rawvideo -pix_fmt yuv420p -s 1920x1080 -r 30 -i "$raw"
+    -c:v libx264 -preset veryfast -crf 20 "$work/x264-alone.mp4")
 for i in $(seq "$rounds"); do
     echo "mixwrite $(measure "${mixwrite_cmd[@]}")" | tee -a "$work/render-runs.txt"
     echo "melt     $(measure "${melt_cmd[@]}")" | tee -a "$work/render-runs.txt"
     echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/render-runs.txt"
+    echo "x264     $(measure "${x264_cmd[@]}")" | tee -a "$work/render-runs.txt"
 done
-summarize "$work/render-runs.txt" melt mixwrite ffmpeg
+rm -f "$raw"
+summarize "$work/render-runs.txt" melt mixwrite ffmpeg x264
 summarize "$work/render-runs.txt" ffmpeg mixwrite | tail -1
 
 python3 - "$work" <<'PY'
