@@ -33,13 +33,24 @@ struct BlendStage: VideoStage {
         let picture = try Compositor(p)
         // A part or an excerpt starts later; a layer used from later in its fx starts there, not at its first frame.
         if v.firstFrame > 0 || p.layers.contains(where: { $0.from > .zero }) { try picture.seek(to: v.time(ofFrame: v.firstFrame)) }
-        for n in 0..<v.frameCount {
-            try Task.checkCancellation()
+        // The pictures are composed a picture or two ahead, beside x264's threads (FramesAhead), each copied out of the
+        // compositor's own frame.
+        let buffers = try (0..<3).map { _ in try Frame(width: v.width, height: v.height, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10) }
+        let ahead = FramesAhead(0..<v.frameCount, buffers: buffers) { n, frame throws(MixWriteError) in
             let output = try picture.compose(at: v.time(ofFrame: v.firstFrame + n))
-            for packet in try encoder.encode(output, pts: Int64(n)) { try await input.append(packet.lastingOneTickAtLeast) }
+            do { try frame.copyPlanes(from: output) } catch { throw MixWriteError.processing(error, file: nil) }
+        }
+        defer { ahead.stop() }
+        var n: Int64 = 0
+        while let frame = try await ahead.next() {
+            try Task.checkCancellation()
+            for packet in try encoder.encode(frame, pts: n) { try await input.append(packet.lastingOneTickAtLeast) }
+            ahead.done(with: frame)
+            n += 1
         }
         for packet in try encoder.finish() { try await input.append(packet.lastingOneTickAtLeast) }
         try await input.finish()
+        ahead.stop()
         return picture.damagedPackets
     }
 

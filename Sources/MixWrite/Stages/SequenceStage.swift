@@ -89,15 +89,21 @@ struct SequenceStage: VideoStage {
         let p = plan
         let encoder = try VideoEncoder(p.video.encoding, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
-        let output = try Frame(width: p.video.width, height: p.video.height, pixelFormat: p.pixelFormat)
+        // The pieces are read and drawn a picture or two ahead, beside x264's threads (FramesAhead).
+        let buffers = try (0..<3).map { _ in try Frame(width: p.video.width, height: p.video.height, pixelFormat: p.pixelFormat) }
         let readers = PieceReaders(plan: p)
-        for (index, n) in p.video.frames.enumerated() {
+        let ahead = FramesAhead(p.video.frames, buffers: buffers) { n, frame throws(MixWriteError) in try readers.picture(ofFrame: n, into: frame) }
+        defer { ahead.stop() }
+        var index: Int64 = 0
+        while let frame = try await ahead.next() {
             try Task.checkCancellation()
-            try readers.picture(ofFrame: n, into: output)
-            for packet in try encoder.encode(output, pts: Int64(index) * p.ticksPerFrame) { try await input.append(timed(packet)) }
+            for packet in try encoder.encode(frame, pts: index * p.ticksPerFrame) { try await input.append(timed(packet)) }
+            ahead.done(with: frame)
+            index += 1
         }
         for packet in try encoder.finish() { try await input.append(timed(packet)) }
         try await input.finish()
+        ahead.stop()
         return readers.close()
     }
 
