@@ -87,8 +87,8 @@ struct OTIOTimeline: Sendable {
         switch (path as NSString).pathExtension.lowercased() {
         case "otioz":
             // A zip of the timeline and its media (OTIO's otioz adapter), read in place.
-            bundle = try OTIOBundle(path: path)
-            data = try bundle!.timeline()
+            let zip = try OTIOBundle(path: path)
+            (bundle, data) = (zip, try zip.timeline())
         case "otiod":
             // A folder of the timeline and its media (OTIO's otiod adapter).
             guard FileManager.default.fileExists(atPath: path) else { throw .input(file: path, "no such file") }

@@ -15,13 +15,13 @@ final class FramesAhead: @unchecked Sendable {
     /// The stage left (its end, an error, a cancellation): the maker stops at its next picture.
     private var stopped = false
     private var waiting: CheckedContinuation<Void, Never>?
-    private let numbers: [Int]
+    private let numbers: Range<Int>
     private let make: (Int, Frame) throws(MixWriteError) -> Void
 
     /// Starts making `numbers`' pictures into `buffers` (each reused once `done(with:)` gives it back). `make` runs on the
     /// maker's thread alone, and not after `stop()` returns.
-    init(_ numbers: some Sequence<Int>, buffers: [Frame], make: @escaping (Int, Frame) throws(MixWriteError) -> Void) {
-        (self.numbers, free, self.make) = (Array(numbers), buffers, make)
+    init(_ numbers: Range<Int>, buffers: [Frame], make: @escaping (Int, Frame) throws(MixWriteError) -> Void) {
+        (self.numbers, free, self.make) = (numbers, buffers, make)
         let thread = Thread { [self] in produce() }
         thread.name = "mixwrite.frames"
         thread.start()
