@@ -110,7 +110,7 @@ struct OTIOBundle: Sendable {
     }
 
     /// The URL FFmpeg reads the bundle's medium `name` at (relative to the bundle, as its timeline names it), or nil when
-    /// the bundle has no such entry; a medium that is compressed or encrypted is refused (`Problem`'s text).
+    /// the bundle has no such entry; a medium that is compressed, encrypted or cut short is refused (`MediumProblem`'s text).
     func medium(_ name: String) -> Result<String, MediumProblem>? {
         var key = name
         while key.hasPrefix("./") { key.removeFirst(2) }
