@@ -41,14 +41,7 @@ struct BlendStage: VideoStage {
             do { try frame.copyPlanes(from: output) } catch { throw MixWriteError.processing(error, file: nil) }
         }
         defer { ahead.stop() }
-        var n: Int64 = 0
-        while let frame = try await ahead.next() {
-            try Task.checkCancellation()
-            for packet in try encoder.encode(frame, pts: n) { try await input.append(packet.lastingOneTickAtLeast) }
-            ahead.done(with: frame)
-            n += 1
-        }
-        for packet in try encoder.finish() { try await input.append(packet.lastingOneTickAtLeast) }
+        try await ahead.encodeAll(with: encoder, pts: { $0 }) { try await input.append($0.lastingOneTickAtLeast) }
         try await input.finish()
         ahead.stop()
         return picture.damagedPackets

@@ -61,6 +61,19 @@ final class FramesAhead: @unchecked Sendable {
         state.unlock()
     }
 
+    /// Encodes every picture as it comes, in order (the k-th at `pts(k)`), then what the encoder still holds, each
+    /// packet through `append`: a video stage's loop.
+    func encodeAll(with encoder: VideoEncoder, pts: (Int64) -> Int64, append: (EncodedPacket) async throws -> Void) async throws {
+        var k: Int64 = 0
+        while let frame = try await next() {
+            try Task.checkCancellation()
+            for packet in try encoder.encode(frame, pts: pts(k)) { try await append(packet) }
+            done(with: frame)
+            k += 1
+        }
+        for packet in try encoder.finish() { try await append(packet) }
+    }
+
     /// `frame` is encoded: the maker may fill it again.
     func done(with frame: Frame) {
         state.lock()

@@ -94,14 +94,7 @@ struct SequenceStage: VideoStage {
         let readers = PieceReaders(plan: p)
         let ahead = FramesAhead(p.video.frames, buffers: buffers) { n, frame throws(MixWriteError) in try readers.picture(ofFrame: n, into: frame) }
         defer { ahead.stop() }
-        var index: Int64 = 0
-        while let frame = try await ahead.next() {
-            try Task.checkCancellation()
-            for packet in try encoder.encode(frame, pts: index * p.ticksPerFrame) { try await input.append(timed(packet)) }
-            ahead.done(with: frame)
-            index += 1
-        }
-        for packet in try encoder.finish() { try await input.append(timed(packet)) }
+        try await ahead.encodeAll(with: encoder, pts: { $0 * p.ticksPerFrame }) { try await input.append(timed($0)) }
         try await input.finish()
         ahead.stop()
         return readers.close()
