@@ -35,7 +35,7 @@ struct BlendStage: VideoStage {
         if v.firstFrame > 0 || p.layers.contains(where: { $0.from > .zero }) { try picture.seek(to: v.time(ofFrame: v.firstFrame)) }
         // The pictures are composed a picture or two ahead, beside x264's threads (FramesAhead), each copied out of the
         // compositor's own frame.
-        let buffers = try (0..<3).map { _ in try Frame(width: v.width, height: v.height, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10) }
+        let buffers = try (0..<3).map { _ in try Frame(width: v.width, height: v.height, pixelFormat: VideoPlan.pictureFormat(hdr: p.hdr)) }
         let ahead = FramesAhead(0..<v.frameCount, buffers: buffers) { n, frame throws(MixWriteError) in
             let output = try picture.compose(at: v.time(ofFrame: v.firstFrame + n))
             do { try frame.copyPlanes(from: output) } catch { throw MixWriteError.processing(error, file: nil) }

@@ -42,7 +42,7 @@ final class Compositor {
         baseName = p.under == nil ? "video stream #\(baseReader?.stream.index ?? 0)" : "the bottom video track"
         let (w, h) = (p.video.width, p.video.height)
         do {
-            output = try Frame(width: w, height: h, pixelFormat: p.hdr == nil ? .yuv420p : .yuv420p10)
+            output = try Frame(width: w, height: h, pixelFormat: VideoPlan.pictureFormat(hdr: p.hdr))
             hdr = try p.hdr.map { (transfer) throws(FFmpegError) in
                 (SDRToHDR(transfer: transfer, from: .bt709), try KeyAlpha(width: w, height: h), try Frame(width: w, height: h, pixelFormat: .yuv420p),
                  p.layers.contains { $0.place != nil } ? try Frame(width: w, height: h, pixelFormat: .yuva420p) : nil)

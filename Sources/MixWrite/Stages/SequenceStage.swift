@@ -115,7 +115,7 @@ struct SequenceStage: VideoStage {
 
 extension SequenceStage.Plan {
     /// The pictures' format: the output's own.
-    var pixelFormat: PixelFormat { hdr == nil ? .yuv420p : .yuv420p10 }
+    var pixelFormat: PixelFormat { VideoPlan.pictureFormat(hdr: hdr) }
 
     /// Where output frame `n` comes from: piece `i`'s frame `n − starts[i]`, and in a crossing the piece before it too
     /// (`shared`: the crossing's frame k).

@@ -27,6 +27,9 @@ struct VideoPlan: Sendable {
         set { encoding.color = newValue }
     }
     var frameCount: Int { frames.count }
+
+    /// The format a stage draws its pictures in: 8 bits, or 10 with `--hdr keep` (the encoder converts to its own).
+    static func pictureFormat(hdr: HDRTransfer?) -> PixelFormat { hdr == nil ? .yuv420p : .yuv420p10 }
     var firstFrame: Int { frames.lowerBound }
     /// How long the frames written last.
     var length: MediaTime { MediaTime(frames: Int64(frameCount), rate: frameRate) }
