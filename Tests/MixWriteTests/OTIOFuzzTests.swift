@@ -78,6 +78,23 @@ struct OTIOFuzzTests {
         return t
     }
 
+    /// Case `n` at `path` read and laid out and, one in twenty, planned as a render writing `output`; a refusal is one
+    /// line. Whether it was read, planned, refused (read and then refused when its plan is).
+    static func attempt(_ path: String, case n: Int, output: String) -> (read: Bool, planned: Bool, refused: Bool) {
+        var read = false
+        do throws(MixWriteError) {
+            let timeline = try OTIOTimeline(path: path)
+            for track in timeline.tracks { _ = try track.layout() }
+            read = true
+            guard n % 20 == 0 else { return (true, false, false) }
+            _ = try RenderJob(timeline: path, output: output).prepare()
+            return (true, true, false)
+        } catch {
+            #expect(!error.description.isEmpty && !error.description.contains("\n"), "case \(n): \(error.description)")
+            return (read, false, true)
+        }
+    }
+
     @Test("mutated timelines are read or refused with a message: no crash, no hang")
     func mutations() throws {
         let dir = try Oracle.scratch()
@@ -99,18 +116,10 @@ struct OTIOFuzzTests {
             var text = seed
             for _ in 0..<Int.random(in: 1...3, using: &rng) { text = Self.mutate(text, &rng) }
             try Data(text).write(to: URL(fileURLWithPath: path))
-            do throws(MixWriteError) {
-                let timeline = try OTIOTimeline(path: path)
-                for track in timeline.tracks { _ = try track.layout() }
-                read += 1
-                if n % 20 == 0 {
-                    _ = try RenderJob(timeline: path, output: dir + "/out-\(n).mp4").prepare()
-                    planned += 1
-                }
-            } catch {
-                #expect(!error.description.isEmpty && !error.description.contains("\n"), "case \(n): \(error.description)")
-                refused += 1
-            }
+            let outcome = Self.attempt(path, case: n, output: dir + "/out-\(n).mp4")
+            read += outcome.read ? 1 : 0
+            planned += outcome.planned ? 1 : 0
+            refused += outcome.refused ? 1 : 0
             #expect(!FileManager.default.fileExists(atPath: dir + "/out-\(n).mp4"), "case \(n): a plan writes nothing")
         }
         print("OTIO fuzz: \(done) cases in \(ContinuousClock.now - started): \(read) read, \(refused) refused, \(planned) planned")
@@ -151,15 +160,9 @@ struct OTIOFuzzTests {
                 }
             }
             try Data(bytes).write(to: URL(fileURLWithPath: path))
-            do throws(MixWriteError) {
-                let timeline = try OTIOTimeline(path: path)
-                for track in timeline.tracks { _ = try track.layout() }
-                if n % 20 == 0 { _ = try RenderJob(timeline: path, output: dir + "/out.mp4").prepare() }
-                read += 1
-            } catch {
-                #expect(!error.description.isEmpty && !error.description.contains("\n"), "case \(n): \(error.description)")
-                refused += 1
-            }
+            let outcome = Self.attempt(path, case: n, output: dir + "/out.mp4")
+            read += outcome.read && !outcome.refused ? 1 : 0
+            refused += outcome.refused ? 1 : 0
         }
         print("OTIO bundle fuzz: \(cases) cases: \(read) read, \(refused) refused")
         #expect(read > cases / 50 && refused > cases / 5, "the mutations both keep and break bundles")
