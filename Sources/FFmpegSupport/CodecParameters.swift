@@ -96,6 +96,23 @@ public final class CodecParameters: @unchecked Sendable {
         pointer.pointee.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(pointer.pointee.extradata_size))) } ?? []
     }
 
+    /// Pictures a decoder holds before it shows the first (B-frame reordering), as the stream says.
+    public var videoDelay: Int { Int(pointer.pointee.video_delay) }
+
+    /// A copy with `bytes` as its extradata (smart rendering's record of two encoders' parameter sets). The
+    /// corresponding FFmpeg calls are `avcodec_parameters_copy` and `av_mallocz`.
+    public func replacingExtradata(_ bytes: [UInt8]) throws(FFmpegError) -> CodecParameters {
+        let copy = try CodecParameters(copying: pointer, timeBase: timeBase, displayMatrix: displayMatrix, encoded: encoded)
+        guard let data = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
+            throw FFmpegError(.noMemory, call: "av_mallocz")
+        }
+        bytes.withUnsafeBufferPointer { data.update(from: $0.baseAddress!, count: bytes.count) }
+        av_free(copy.pointer.pointee.extradata)
+        copy.pointer.pointee.extradata = data
+        copy.pointer.pointee.extradata_size = Int32(bytes.count)
+        return copy
+    }
+
     /// Fills an output stream's `codecpar` with a copy, its codec tag left to the output's muxer (a tag means
     /// something only in the container it came from).
     func copy(into p: UnsafeMutablePointer<AVCodecParameters>) throws(FFmpegError) {

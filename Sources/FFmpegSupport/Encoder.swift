@@ -81,6 +81,9 @@ public final class Encoder {
         /// One part of a longer encode (`--parts`): x264's `stitchable`, so that every part's parameter sets are the
         /// same whatever its pictures, and the parts join by copying packets.
         public var stitchable = false
+        /// The id of the encoder's SPS and PPS (x264's `sps-id`; nil: 0), for them to sit beside another stream's sets
+        /// in one configuration record (smart rendering: copied pictures and encoded ones in one stream).
+        public var spsID: Int?
 
         public init(width: Int, height: Int, frameRate: Rational, crf: Int, preset: String,
                     color: ColorDescription, threads: Int, globalHeader: Bool,
@@ -129,7 +132,8 @@ public final class Encoder {
             av_dict_set(&options, "preset", s.preset, 0)
             av_dict_set(&options, "crf", String(s.crf), 0)
             if let l = s.lookahead { av_dict_set(&options, "rc-lookahead", String(l), 0) }
-            if s.stitchable { av_dict_set(&options, "x264-params", "stitchable=1", 0) }
+            let params = (s.stitchable ? ["stitchable=1"] : []) + (s.spsID.map { ["sps-id=\($0)"] } ?? [])
+            if !params.isEmpty { av_dict_set(&options, "x264-params", params.joined(separator: ":"), 0) }
         case .hevc:
             av_dict_set(&options, "preset", s.preset, 0)
             av_dict_set(&options, "crf", String(min(51, s.crf + 5)), 0)

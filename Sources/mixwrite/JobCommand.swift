@@ -56,6 +56,7 @@ struct CommonOptions {
             printJSON(report)
         } else if !quiet {
             if verbose, let layers = report.layers { printLayers(layers) }
+            if verbose, let spans = report.video?.spans { printSpans(spans, reason: report.video?.smartReason) }
             if verbose, let audio = report.audio {
                 writeError("mixwrite: mix plan: \(audio.sources.count) tracks → \((audio.codec ?? "aac").uppercased()) \(audio.sampleRate) Hz, \(audio.channels == 1 ? "mono" : "stereo")\n")
                 for s in audio.sources {
@@ -95,6 +96,15 @@ extension CommonOptions {
             } else { words.append("by its alpha") }
             words.append(l.tracks.isEmpty ? "no sound" : "sound " + l.tracks.joined(separator: " "))
             writeError("  \(l.name)  \(l.fx)  " + words.joined(separator: "; ") + "\n")
+        }
+    }
+
+    /// `-v`'s account of smart rendering: each span copied or encoded, and why untouched frames were encoded.
+    func printSpans(_ spans: [Report.Span], reason: String?) {
+        let copied = spans.filter { $0.kind == "copied" }.reduce(0) { $0 + $1.frames }, all = spans.reduce(0) { $0 + $1.frames }
+        writeError("mixwrite: smart rendering: \(copied) of \(all) frames copied from base as they are\(reason.map { "; encoded where nothing is laid: \($0)" } ?? "")\n")
+        for s in spans {
+            writeError("  \(s.kind)  \(String(format: "%.3f", s.start)) s to \(String(format: "%.3f", s.end)) s  \(s.frames) frames\n")
         }
     }
 

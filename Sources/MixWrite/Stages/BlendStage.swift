@@ -14,6 +14,8 @@ struct BlendStage: VideoStage {
         var hdr: HDRTransfer?
         /// With `hdr`: base's mastering display and light levels, passed on in the HEVC stream's SEI.
         var light: LightMetadata?
+        /// `--smart`: base's GOPs copied where nothing is laid over them; nil: every frame encoded, not said.
+        var smart: SmartPlan?
 
         /// How long the blend lasts.
         var length: MediaTime { video.length }
@@ -27,6 +29,7 @@ struct BlendStage: VideoStage {
 
     /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
     func run(into input: AssetWriterInput) async throws -> Int {
+        if let smart = plan.smart, smart.copies { return try await runSmart(smart, into: input) }
         let (p, v) = (plan, plan.video)
         let encoder = try VideoEncoder(v.encoding, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
@@ -47,7 +50,13 @@ struct BlendStage: VideoStage {
         return picture.damagedPackets
     }
 
-    var written: WrittenVideo { plan.video.written }
+    var written: WrittenVideo {
+        var w = plan.video.written
+        if let smart = plan.smart {
+            (w.spans, w.smartReason) = (smart.reported(rate: plan.video.frameRate, firstFrame: plan.video.firstFrame), smart.reason)
+        }
+        return w
+    }
     var compositing: String? {
         let each = Set(plan.layers.map { $0.opaque ? "as it is" : $0.byAlpha ? "alpha" : "chroma key" })
         return each.count == 1 ? each.first : "chroma key and alpha"

@@ -89,4 +89,7 @@ struct WrittenVideo: Sendable {
     var frames: Int?
     var matrix: String?
     var copied = false
+    /// Smart rendering's spans and reason (`Report.Video.spans`).
+    var spans: [Report.Span]?
+    var smartReason: String?
 }
