@@ -56,7 +56,7 @@ struct CommonOptions {
             printJSON(report)
         } else if !quiet {
             if verbose, let layers = report.layers { printLayers(layers) }
-            if verbose, let spans = report.video?.spans { printSpans(spans, reason: report.video?.smartReason) }
+            if verbose, let video = report.video { printSmart(video) }
             if verbose, let audio = report.audio {
                 writeError("mixwrite: mix plan: \(audio.sources.count) tracks → \((audio.codec ?? "aac").uppercased()) \(audio.sampleRate) Hz, \(audio.channels == 1 ? "mono" : "stereo")\n")
                 for s in audio.sources {
@@ -99,13 +99,13 @@ extension CommonOptions {
         }
     }
 
-    /// `-v`'s account of smart rendering: each span copied or encoded, and why untouched frames were encoded.
-    func printSpans(_ spans: [Report.Span], reason: String?) {
-        let copied = spans.filter { $0.kind == "copied" }.reduce(0) { $0 + $1.frames }, all = spans.reduce(0) { $0 + $1.frames }
-        writeError("mixwrite: smart rendering: \(copied) of \(all) frames copied from base as they are\(reason.map { "; encoded where nothing is laid: \($0)" } ?? "")\n")
-        for s in spans {
-            writeError("  \(s.kind)  \(String(format: "%.3f", s.start)) s to \(String(format: "%.3f", s.end)) s  \(s.frames) frames\n")
-        }
+    /// `-v`'s account of smart rendering: each span copied or encoded, in order, and why untouched frames were encoded.
+    func printSmart(_ v: Report.Video) {
+        guard let copied = v.copiedSpans, let encoded = v.encodedSpans else { return }
+        writeError("mixwrite: smart rendering: \(v.copiedFrames ?? 0) of \(v.frames ?? 0) frames copied from base as they are"
+                   + (v.smartReason.map { "; encoded where nothing is laid: \($0)" } ?? "") + "\n")
+        let spans = (copied.map { ("copied", $0) } + encoded.map { ("encoded", $0) }).sorted { $0.1[0] < $1.1[0] }
+        for (kind, s) in spans { writeError("  \(kind)  \(String(format: "%.3f", s[0])) s to \(String(format: "%.3f", s[1])) s\n") }
     }
 
     /// The report, and with `--key-color auto` the colour picked (a blend's, a key layer's).

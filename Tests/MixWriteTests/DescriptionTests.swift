@@ -82,7 +82,7 @@ struct DescriptionTests {
         (remix.audio, remix.strict, remix.overwrite) = (audio, true, true)
         var blend = ExcerptTests.busyJob(output: dir + "/blend.mov")
         (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
-        (blend.compositing, blend.keepHDR) = (.chroma, true)
+        (blend.compositing, blend.keepHDR, blend.smart) = (.chroma, true, false)
         (blend.picture.codec, blend.picture.proresProfile, blend.audio.codec, blend.audio.stems) = (.hevc, .lt, .pcm, true)
         (blend.parts, blend.part) = (4, 2)   // described only: the job is never run (parts refuse --start)
         (blend.placement.at, blend.placement.from, blend.placement.to) = (0.5, 0.25, 1.5)

@@ -13,12 +13,6 @@ public enum Compositing: String, Sendable, Codable, CaseIterable {
     case none
 }
 
-/// Smart rendering (`--smart`): copy base's GOPs that nothing is laid over where that is exact (`auto`), insist on it
-/// (`on`: refused, naming why, when base's packets cannot be copied or nothing is left to copy), or encode every frame.
-public enum SmartMode: String, Sendable, Codable, CaseIterable {
-    case auto, on, off
-}
-
 /// Chroma-key blend `fx` over `base` and mix every audio track of both (and of `audio.files`).
 public struct BlendJob: Sendable {
     public var fx: String
@@ -41,8 +35,10 @@ public struct BlendJob: Sendable {
     /// false (`sdr`, the default): an HDR input is tone-mapped to SDR BT.709.
     public var keepHDR = false
     public var duration: DurationPolicy = .base
-    /// Copy base's untouched GOPs (`auto`), insist (`on`) or encode all (`off`).
-    public var smart: SmartMode = .auto
+    /// Smart rendering (`--smart`): nil (`auto`) copies base's H.264 GOPs that nothing is laid over where that is
+    /// exact; true (`on`) insists (refused, naming why, when base's packets cannot be copied or nothing is left to
+    /// copy); false (`off`) encodes every frame.
+    public var smart: Bool?
     public var audio = AudioOptions()
     /// Fail on a track that cannot be decoded or a damaged packet, instead of a warning.
     public var strict = false
@@ -90,12 +86,23 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
          .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm).")]
             + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) }
             + [.choice("duration", \.duration, default: blank.duration, help: "Which input sets the output length: base, fx, shortest or longest."),
-               .choice("smart", \.smart, default: blank.smart,
-                       help: "auto: base's H.264 GOPs that no layer touches are copied, not encoded, where that is exact; on: insist (refused, saying why, when nothing can be copied); off: encode every frame.")]
+               smartOption]
             + excerptOptions + [compositingOption, hdrOption] + keyOptions
             + LayerPlacement.options.map { $0.lifted(\.placement) } + [layersOption]
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
+    }
+
+    /// `smart`: `auto`, `on` or `off`, held as nil, true or false.
+    static var smartOption: JobOption<Self> {
+        let words = ["auto", "on", "off"], values: [Bool?] = [nil, true, false]
+        return JobOption(OptionDeclaration("smart", .choice(words), default: .text("auto"),
+                                           help: "auto: base's H.264 GOPs that no layer touches are copied, not encoded, where that is exact; on: insist (refused, saying why, when nothing can be copied); off: encode every frame."),
+                         read: { (j, input) throws(JobProblem) in
+                             let word: String = try input.value("must be auto, on or off")
+                             guard let i = words.firstIndex(of: word) else { throw input.problem("must be auto, on or off") }
+                             j.smart = values[i]
+                         }, write: { j in j.smart.map { .text($0 ? "on" : "off") } })
     }
 
     static var compositingOption: JobOption<Self> {
@@ -161,11 +168,11 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
     /// Smart rendering's plan (`--smart`) for the frames this render writes; with `on`, refused when base's packets
     /// cannot be copied or no GOP is left untouched.
     func planSmart(_ plan: inout BlendStage.Plan, base: MediaFile, part: Bool) throws(MixWriteError) {
-        guard smart != .off else { return }
+        guard smart != false else { return }
         let touched = SmartPlan.touched(by: plan.layers, video: plan.video)
         let converted = plan.hdr != nil || !ColorManagement.conversions(of: [base]).isEmpty
         let s = SmartPlan.make(base: base, video: plan.video, touched: touched, converted: converted, part: part)
-        if smart == .on, let why = s.reason {
+        if smart == true, let why = s.reason {
             throw .usage("--smart on: \(s.copies ? "some frames nothing is laid over must be encoded" : "nothing can be copied"): \(why)")
         }
         plan.smart = s

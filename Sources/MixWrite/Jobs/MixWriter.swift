@@ -245,7 +245,8 @@ extension Report {
             video: plan.video.map { stage in
                 let w = stage.written
                 return Report.Video(width: w.width, height: w.height, frameRate: w.frameRate, frames: w.frames, copied: w.copied,
-                                    matrix: w.matrix, conversions: plan.conversions, spans: w.spans, smartReason: w.smartReason)
+                                    matrix: w.matrix, conversions: plan.conversions, copiedSpans: w.smart?.copied,
+                                    encodedSpans: w.smart?.encoded, copiedFrames: w.smart?.copiedFrames, smartReason: w.smart?.reason)
             },
             audio: plan.audio.map {
                 Report.Audio(sampleRate: $0.sampleRate, channels: $0.channels, mode: $0.mode, sources: $0.sources,

@@ -16,20 +16,16 @@ public struct Report: Sendable, Codable {
         /// How an input's picture was changed to reach the output's colour, one line each:
         /// `base.mov: HDR (HLG, bt2020) tone-mapped to SDR BT.709`.
         public var conversions: [String] = []
-        /// Smart rendering (`--smart`): the spans of the output that are base's packets copied as they are
-        /// (`copied`, decoded bit for bit as base's) and those decoded, composed and encoded (`encoded`), in order;
-        /// nil when it was not tried (`--smart off`, or a kind that does not do it).
-        public var spans: [Span]?
+        /// Smart rendering (`--smart`): the spans of the output, as [start, end] in seconds, that are base's packets
+        /// copied as they are (each frame decodes bit for bit as base's) and those decoded, composed and encoded, each
+        /// in order; nil when it was not tried (`--smart off`, or a kind that does not do it).
+        public var copiedSpans: [[Double]]?
+        public var encodedSpans: [[Double]]?
+        /// Frames copied, of `frames`.
+        public var copiedFrames: Int?
         /// Why frames that nothing is laid over were encoded all the same, or nothing was copied (`base is HEVC, the
         /// output H.264`, `open GOPs`, `fx covers the whole movie`); nil when every such GOP was copied.
         public var smartReason: String?
-    }
-    /// A span of the output's picture: `copied` or `encoded`, from `start` to `end` seconds, `frames` frames.
-    public struct Span: Sendable, Codable, Equatable {
-        public var kind: String
-        public var start: Double
-        public var end: Double
-        public var frames: Int
     }
     public struct Audio: Sendable, Codable {
         public var sampleRate: Int

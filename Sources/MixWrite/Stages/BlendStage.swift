@@ -52,9 +52,7 @@ struct BlendStage: VideoStage {
 
     var written: WrittenVideo {
         var w = plan.video.written
-        if let smart = plan.smart {
-            (w.spans, w.smartReason) = (smart.reported(rate: plan.video.frameRate, firstFrame: plan.video.firstFrame), smart.reason)
-        }
+        w.smart = plan.smart?.account(rate: plan.video.frameRate, firstFrame: plan.video.firstFrame)
         return w
     }
     var compositing: String? {

@@ -111,14 +111,23 @@ struct SmartPlan: Sendable {
         }
     }
 
-    /// What the report says: each span's place and kind.
-    func reported(rate: Rational, firstFrame: Int) -> [Report.Span] {
-        spans.map { s in
-            let f = s.frames
-            return Report.Span(kind: s.isCopy ? "copied" : "encoded", start: MediaTime(frames: Int64(f.lowerBound - firstFrame), rate: rate).seconds,
-                             end: MediaTime(frames: Int64(f.upperBound - firstFrame), rate: rate).seconds, frames: f.count)
+    /// What the report says: the copied and the encoded spans in seconds of this render, frames copied, the reason.
+    func account(rate: Rational, firstFrame: Int) -> SmartAccount {
+        func seconds(_ s: [Span]) -> [[Double]] {
+            s.map { [$0.frames.lowerBound, $0.frames.upperBound].map { MediaTime(frames: Int64($0 - firstFrame), rate: rate).seconds } }
         }
+        let copied = spans.filter(\.isCopy)
+        return SmartAccount(copied: seconds(copied), encoded: seconds(spans.filter { !$0.isCopy }),
+                            copiedFrames: copied.reduce(0) { $0 + $1.frames.count }, reason: reason)
     }
+}
+
+/// Smart rendering's account of a render, for its report.
+struct SmartAccount: Sendable {
+    var copied: [[Double]]
+    var encoded: [[Double]]
+    var copiedFrames: Int
+    var reason: String?
 }
 
 /// base's GOPs as its packets have them: each IDR picture's frame up to the next's, in frames of the output's rate.

@@ -89,7 +89,6 @@ struct WrittenVideo: Sendable {
     var frames: Int?
     var matrix: String?
     var copied = false
-    /// Smart rendering's spans and reason (`Report.Video.spans`).
-    var spans: [Report.Span]?
-    var smartReason: String?
+    /// Smart rendering's account (`Report.Video`'s spans, frames copied and reason); nil when it was not tried.
+    var smart: SmartAccount?
 }
