@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Smart rendering (`--smart`, issue 49): base's GOPs that no layer touches copied packet for packet, the rest
+/// encoded. Read back by the ffmpeg CLI: each copied frame's md5 against base's own decoded frame, the encoded frames'
+/// luma against `--smart off`'s, the whole file decoded with `-xerror`, seeks landing on the frames a linear decode
+/// gives, and the report's spans and reasons.
+@Suite("smart rendering: untouched GOPs copied, the rest encoded, exact and seekable")
+struct SmartRenderTests {
+    /// base: 4 s of 320x240 at 30 fps, a closed GOP every 10 frames (H.264, B-frames), a 440 Hz tone; fx: 2 s of a red
+    /// box on green, an 880 Hz tone.
+    static func inputs(in dir: String) throws -> (fx: String, base: String) {
+        let (fx, base) = (dir + "/fx.mp4", dir + "/base.mp4")
+        try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=4", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=4",
+                             "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-g", "10", "-pix_fmt", "yuv420p", "-c:a", "aac", base])
+        try LayerTests.make(["-f", "lavfi", "-i", "color=c=0x00FF00:s=160x120:r=30:d=2,drawbox=x=40:y=30:w=80:h=60:c=red:t=fill",
+                             "-f", "lavfi", "-i", "sine=f=880:r=48000:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", fx])
+        return (fx, base)
+    }
+
+    static func report(_ r: Oracle.Result) throws -> [String: Any] {
+        try #require(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        return try #require(json["video"] as? [String: Any])
+    }
+
+    static func spans(_ video: [String: Any], _ key: String) -> [[Double]] {
+        (video[key] as? [[Double]] ?? []).map { $0.map { ($0 * 1000).rounded() / 1000 } }
+    }
+
+    /// Luma PSNR of frames `range` of `a` against the same frames of `b`.
+    static func psnr(_ a: String, _ b: String, frames range: Range<Int>) throws -> Double {
+        let trim = "trim=start_frame=\(range.lowerBound):end_frame=\(range.upperBound),setpts=PTS-STARTPTS"
+        let dir = try Oracle.scratch("psnr")
+        let (x, y) = (dir + "/a.y4m", dir + "/b.y4m")
+        for (input, output) in [(a, x), (b, y)] {
+            let r = try Oracle.ffmpeg(["-v", "error", "-y", "-i", input, "-map", "0:v", "-vf", trim, output])
+            try #require(r.status == 0, "\(r.stderr)")
+        }
+        return try LayerTests.lumaPSNR(x, y)
+    }
+
+    @Test("a layer at 1.5–2.5 s over a 4 s base: GOPs before and after copied, bit for bit; the layer's encoded ≥ 40 dB of --smart off's; decodes clean, seeks exact, both tones")
+    func placedLayer() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.inputs(in: dir)
+        let (out, off) = (dir + "/smart.mp4", dir + "/off.mp4")
+        let layer = ["--at", "1.5", "--out", "1", "--place", "80,60,160,120"]
+        let video = try Self.report(try LayerTests.mixwrite([fx, base, "-o", out, "--json"] + layer))
+        #expect(Self.spans(video, "copiedSpans") == [[0, 1.333], [2.667, 4]], "\(video)")
+        #expect(Self.spans(video, "encodedSpans") == [[1.333, 2.667]], "\(video)")
+        #expect(video["copiedFrames"] as? Int == 80 && video["smartReason"] == nil, "\(video)")
+        let r = try LayerTests.mixwrite([fx, base, "-o", off, "--smart", "off", "--json"] + layer)
+        #expect(try Self.report(r)["copiedSpans"] == nil)
+
+        let (mine, theirs) = (try LayerTests.pictures(out), try LayerTests.pictures(base))
+        try #require(mine.count == 120 && theirs.count == 120, "\(mine.count) and \(theirs.count) frames")
+        for k in Array(0..<40) + Array(80..<120) { #expect(mine[k] == theirs[k], "copied frame \(k) differs from base's") }
+        #expect(mine[40..<80] != theirs[40..<80])
+        let quality = try Self.psnr(out, off, frames: 40..<80)
+        #expect(quality >= 40, "the encoded span against --smart off's: \(quality) dB")
+
+        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        let probe = try Oracle.probe(out)
+        #expect(probe.video.count == 1 && probe.audio.count == 1 && probe.video[0].frames == 120)
+        let sound = try Oracle.decodeAudio(out)
+        #expect(Oracle.toneLevel(Array(sound[(48000 * 8 / 5)..<(48000 * 12 / 5)]), frequency: 880) > -30, "fx's tone under the layer")
+        #expect(Oracle.toneLevel(Array(sound[(48000 * 3)..<(48000 * 7 / 2)]), frequency: 440) > -30, "base's tone")
+        // A seek to a frame's time starts from the keyframe before it, copied or encoded, and lands on that frame.
+        for k in [0, 15, 39, 40, 47, 79, 80, 95, 119] {
+            let t = String(format: "%.4f", max(0, (Double(k) - 0.5) / 30))
+            let f = try Oracle.ffmpeg(["-v", "error", "-ss", t, "-i", out, "-map", "0:v", "-frames:v", "1", "-f", "framemd5", "-"])
+            let md5 = f.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.first?.split(separator: ",").last.map(String.init)
+            #expect(md5 == mine[k], "a seek to frame \(k) (\(t) s)")
+        }
+    }
+
+    @Test("--start 0.5 --length 2.7 with the layer: the first partial GOP encoded, whole untouched GOPs copied as base's frames")
+    func excerpt() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.inputs(in: dir)
+        let out = dir + "/excerpt.mov"
+        let video = try Self.report(try LayerTests.mixwrite([fx, base, "-o", out, "--json", "--at", "1.5", "--out", "1",
+                                                             "--start", "0.5", "--length", "2.7"]))
+        #expect(Self.spans(video, "copiedSpans") == [[0.167, 0.833], [2.167, 2.5]], "\(video)")
+        #expect(Self.spans(video, "encodedSpans") == [[0, 0.167], [0.833, 2.167], [2.5, 2.7]], "\(video)")
+        let (mine, theirs) = (try LayerTests.pictures(out), try LayerTests.pictures(base))
+        try #require(mine.count == 81, "\(mine.count) frames")
+        for k in Array(5..<25) + Array(65..<75) { #expect(mine[k] == theirs[k + 15], "copied frame \(k)") }
+        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+    }
+
+    @Test("nothing copied, and why: base in HEVC, open GOPs, fx over the whole movie, an HEVC output; --smart on refuses the same (exit 1, one line, nothing written)",
+          arguments: ["hevc", "open", "whole", "output"])
+    func reasons(_ kind: String) throws {
+        let dir = try Oracle.scratch()
+        var (fx, base) = try Self.inputs(in: dir)
+        var extra = ["--at", "1.5", "--out", "1"], out = dir + "/out.mp4"
+        let expected: String
+        switch kind {
+        case "hevc":
+            base = dir + "/hevc.mp4"
+            try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=4", "-c:v", "libx265", "-x265-params", "log-level=error",
+                                 "-g", "10", "-pix_fmt", "yuv420p", base])
+            expected = "base is HEVC, the output H.264"
+        case "open":
+            base = dir + "/open.mp4"
+            try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=4", "-c:v", "libx264", "-preset", "veryfast",
+                                 "-x264-params", "open-gop=1:keyint=10:min-keyint=10", "-pix_fmt", "yuv420p", base])
+            expected = "open GOPs"
+        case "whole":
+            fx = dir + "/fx4.mp4"
+            try LayerTests.make(["-f", "lavfi", "-i", "color=c=0x00FF00:s=160x120:r=30:d=4", "-c:v", "libx264", "-pix_fmt", "yuv420p", fx])
+            extra = []
+            expected = "fx covers the whole movie"
+        default:
+            out = dir + "/out.mkv"
+            extra += ["--codec", "hevc"]
+            expected = "the output is HEVC"
+        }
+        let video = try Self.report(try LayerTests.mixwrite([fx, base, "-o", out, "--json", "-y"] + extra))
+        #expect(video["copiedFrames"] as? Int == 0 && Self.spans(video, "copiedSpans").isEmpty, "\(video)")
+        #expect((video["smartReason"] as? String)?.contains(expected) == true, "\(video)")
+        let insisted = dir + "/insisted.mp4"
+        let r = try LayerTests.mixwrite([fx, base, "-o", insisted, "--smart", "on"] + extra)
+        #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(expected), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: insisted))
+    }
+}
