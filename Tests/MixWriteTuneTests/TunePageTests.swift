@@ -205,7 +205,8 @@ final class Browser {
     private let base: String
     private(set) var session = ""
 
-    init(width: Int = 1200, height: Int = 900) throws {
+    /// `arguments`: more of chromium's switches (`--allow-file-access-from-files` for a page read from a file).
+    init(width: Int = 1200, height: Int = 900, arguments: [String] = []) throws {
         let port = try RawHTTP.freePort()
         base = "http://127.0.0.1:\(port)"
         driver.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
@@ -217,7 +218,7 @@ final class Browser {
             if (try? call("GET", "/status")) != nil { break }
             usleep(100_000)
         }
-        let capabilities = #"{"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\#(width),\#(height)"]}}}}"#
+        let capabilities = #"{"capabilities": {"alwaysMatch": {"goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\#(width),\#(height)"\#(arguments.map { ", \"\($0)\"" }.joined())]}}}}"#
         let created = try? call("POST", "/session", capabilities) as? [String: Any]
         guard let id = created?["sessionId"] as? String else {
             kill(driver.processIdentifier, SIGKILL)
