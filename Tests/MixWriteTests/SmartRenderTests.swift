@@ -77,6 +77,22 @@ struct SmartRenderTests {
         }
     }
 
+    @Test("a layer from 2 s to 3 s, on GOP boundaries: exactly its frames encoded; the frames beside it base's, the layer's keyed as --smart off keys them")
+    func onBoundaries() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.inputs(in: dir)
+        let (out, off) = (dir + "/smart.mkv", dir + "/off.mkv")
+        let layer = ["--at", "2", "--out", "1"]
+        let video = try Self.report(try LayerTests.mixwrite([fx, base, "-o", out, "--json"] + layer))
+        #expect(Self.spans(video, "encodedSpans") == [[2, 3]] && video["copiedFrames"] as? Int == 90, "\(video)")
+        _ = try Self.report(try LayerTests.mixwrite([fx, base, "-o", off, "--json", "--smart", "off"] + layer))
+        let (mine, theirs) = (try LayerTests.pictures(out), try LayerTests.pictures(base))
+        try #require(mine.count == 120, "\(mine.count) frames")
+        #expect(mine[59] == theirs[59] && mine[90] == theirs[90] && mine[60] != theirs[60] && mine[89] != theirs[89])
+        let quality = try Self.psnr(out, off, frames: 60..<90)
+        #expect(quality >= 40, "the encoded span against --smart off's: \(quality) dB")
+    }
+
     @Test("--start 0.5 --length 2.7 with the layer: the first partial GOP encoded, whole untouched GOPs copied as base's frames")
     func excerpt() throws {
         let dir = try Oracle.scratch()

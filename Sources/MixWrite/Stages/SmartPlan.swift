@@ -99,15 +99,18 @@ struct SmartPlan: Sendable {
         return nil
     }
 
-    /// The frames a blend's layers are laid over (each rounded out by a frame), on the whole output's frames.
+    /// The frames a blend's layers are laid over, on the whole output's frames: frame n shows a layer when its time is
+    /// in [start, start + length) (`LayerPlan.fxTime`); a layer shown until fx's picture ends is taken a frame longer
+    /// than fx's stated duration (its reader finds the end).
     static func touched(by layers: [LayerPlan], video: VideoPlan) -> [Range<Int>] {
         let rate = video.frameRate, whole = video.wholeFrameCount
         return layers.map { layer in
-            let first = max(0, Int(layer.start.ticks(in: rate.inverted, roundingUp: false)) - 1)
-            let shown = layer.length ?? (layer.isStill ? nil : layer.fx.videoDuration.map { $0 - layer.from })
-            guard let shown else { return first..<whole }
-            let last = Int((layer.start + shown).ticks(in: rate.inverted, roundingUp: true)) + 1
-            return first..<min(whole, max(first + 1, last))
+            let first = min(whole, Int(layer.start.ticks(in: rate.inverted, roundingUp: true)))
+            if let length = layer.length {
+                return first..<min(whole, max(first, Int((layer.start + length).ticks(in: rate.inverted, roundingUp: true))))
+            }
+            guard !layer.isStill, let shown = layer.fx.videoDuration.map({ $0 - layer.from }) else { return first..<whole }
+            return first..<min(whole, max(first, Int((layer.start + shown).ticks(in: rate.inverted, roundingUp: true)) + 1))
         }
     }
 

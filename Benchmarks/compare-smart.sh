@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Smart rendering (issue 49): one 720p layer (a green-screen clip, keyed, placed) over a 1080p30 H.264 base with a
+# keyframe every 2 s, at 20–24 s. mixwrite as it is (`--smart auto`: base's GOPs the layer does not touch copied),
+# mixwrite `--smart off` (every frame encoded) and the ffmpeg CLI's chromakey + overlay + amix of the same job, in
+# turn, in one run: x264 veryfast crf 20 + AAC for all. Then the same layer over a base 10 times as long (10 minutes),
+# smart, to show the time nearly flat in the base's length (copying is I/O). Prints each run, the medians, the ratios,
+# and once: the copied frames' md5 against base's (the first and last 600 frames), the encoded span's luma PSNR
+# against --smart off's, and whether each output decodes with no error.
+# Usage: Benchmarks/compare-smart.sh [ROUNDS]   (default 3)
+set -euo pipefail
+rounds="${1:-3}"
+source "$(dirname "$0")/common.sh"
+
+for minutes in 1 10; do
+    f="$work/smart-base-$minutes.mp4"
+    if [ ! -f "$f" ]; then
+        echo "making $f" >&2
+        ff -f lavfi -i "testsrc2=s=1920x1080:r=30:d=$((minutes * 60))" -f lavfi -i "sine=f=440:r=48000:d=$((minutes * 60))" \
+           -c:v libx264 -preset veryfast -crf 18 -g 60 -pix_fmt yuv420p -c:a aac "$f"
+    fi
+done
+layer="$work/smart-layer.mov"
+[ -f "$layer" ] || ff -f lavfi -i "testsrc2=s=1280x720:r=30:d=4,drawbox=x=0:y=0:w=1280:h=160:c=0x00FF00:t=fill" \
+    -f lavfi -i "sine=f=1000:r=48000:d=4" -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p -c:a aac "$layer"
+
+base="$work/smart-base-1.mp4"
+place=(--at 20 --out 4 --place 320,180,1280,720)
+smart_cmd=("$bin" "$layer" "$base" -o "$work/smart-auto.mp4" -y -q "${place[@]}")
+off_cmd=("$bin" "$layer" "$base" -o "$work/smart-off.mp4" -y -q --smart off "${place[@]}")
+long_cmd=("$bin" "$layer" "$work/smart-base-10.mp4" -o "$work/smart-long.mp4" -y -q "${place[@]}")
+graph="[1:v]chromakey=0x00FF00:0.3:0.1,setpts=PTS+20/TB[k];[0:v][k]overlay=320:180:enable='between(t,20,24)'[v];"
+graph+="[1:a]adelay=20000|20000[d];[0:a][d]amix=inputs=2:duration=first:normalize=0[a]"
+ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "$base" -i "$layer" -filter_complex "$graph" -map "[v]" -map "[a]"
+    -c:v libx264 -preset veryfast -crf 20 -c:a aac "$work/smart-ffmpeg.mp4")
+
+: > "$work/smart-runs.txt"
+for i in $(seq "$rounds"); do
+    echo "smart    $(measure "${smart_cmd[@]}")" | tee -a "$work/smart-runs.txt"
+    echo "off      $(measure "${off_cmd[@]}")" | tee -a "$work/smart-runs.txt"
+    echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/smart-runs.txt"
+    echo "long     $(measure "${long_cmd[@]}")" | tee -a "$work/smart-runs.txt"
+done
+summarize "$work/smart-runs.txt" off smart
+summarize "$work/smart-runs.txt" ffmpeg smart | tail -1
+summarize "$work/smart-runs.txt" smart long | tail -1
+
+"$bin" "$layer" "$base" -o "$work/smart-auto.mp4" -y -q --json "${place[@]}" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)["video"]
+print("copied", v["copiedFrames"], "of", v["frames"], "frames; copied", v["copiedSpans"], "encoded", v["encodedSpans"])'
+python3 - "$work" <<'PY'
+import subprocess, sys
+work = sys.argv[1]
+def md5s(path, frames):
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v", "-vf", frames, "-f", "framemd5", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return [l.split(",")[-1].strip() for l in out.splitlines() if not l.startswith("#")]
+for name, sel in (("first 600", "select=lt(n\\,600)"), ("last 600", "select=gte(n\\,1200)")):
+    same = md5s(f"{work}/smart-auto.mp4", sel) == md5s(f"{work}/smart-base-1.mp4", sel)
+    print(f"{name} frames of the smart render bit-identical to base's: {same}")
+r = subprocess.run(["ffmpeg", "-i", f"{work}/smart-auto.mp4", "-i", f"{work}/smart-off.mp4", "-lavfi",
+                    "[0:v]trim=start=20:end=24[a];[1:v]trim=start=20:end=24[b];[a][b]psnr", "-f", "null", "-"],
+                   capture_output=True, text=True).stderr
+print("the encoded span (20–24 s) against --smart off's:", [l.split("y:")[1].split()[0] for l in r.splitlines() if "PSNR" in l])
+for name in ("smart-auto", "smart-off", "smart-long", "smart-ffmpeg"):
+    e = subprocess.run(["ffmpeg", "-v", "error", "-xerror", "-i", f"{work}/{name}.mp4", "-f", "null", "-"], capture_output=True, text=True)
+    print(f"{name}: decodes with no error: {e.returncode == 0 and not e.stderr}")
+PY
