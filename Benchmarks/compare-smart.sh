@@ -3,7 +3,9 @@
 # keyframe every 2 s, at 20–24 s. mixwrite as it is (`--smart auto`: base's GOPs the layer does not touch copied),
 # mixwrite `--smart off` (every frame encoded) and the ffmpeg CLI's chromakey + overlay + amix of the same job, in
 # turn, in one run: x264 veryfast crf 20 + AAC for all. Then the same layer over a base 10 times as long (10 minutes),
-# smart, to show the time nearly flat in the base's length (copying is I/O). Prints each run, the medians, the ratios,
+# smart (`long`); and both bases and the layer without their sound (`short-video`, `long-video`: the video alone, whose
+# time is nearly flat in the base's length, copying being I/O; the sound is mixed and encoded in full, and is what a
+# longer base costs). Prints each run, the medians, the ratios,
 # and once: the copied frames' md5 against base's (the first and last 600 frames), the encoded span's luma PSNR
 # against --smart off's, and whether each output decodes with no error.
 # Usage: Benchmarks/compare-smart.sh [ROUNDS]   (default 3)
@@ -28,6 +30,12 @@ place=(--at 20 --out 4 --place 320,180,1280,720)
 smart_cmd=("$bin" "$layer" "$base" -o "$work/smart-auto.mp4" -y -q "${place[@]}")
 off_cmd=("$bin" "$layer" "$base" -o "$work/smart-off.mp4" -y -q --smart off "${place[@]}")
 long_cmd=("$bin" "$layer" "$work/smart-base-10.mp4" -o "$work/smart-long.mp4" -y -q "${place[@]}")
+for f in smart-base-1 smart-base-10 smart-layer; do
+    ext=mp4; [ "$f" = smart-layer ] && ext=mov
+    [ -f "$work/$f-video.$ext" ] || ff -i "$work/$f.$ext" -an -c copy "$work/$f-video.$ext"
+done
+short_video_cmd=("$bin" "$work/smart-layer-video.mov" "$work/smart-base-1-video.mp4" -o "$work/smart-short-video.mp4" -y -q "${place[@]}")
+long_video_cmd=("$bin" "$work/smart-layer-video.mov" "$work/smart-base-10-video.mp4" -o "$work/smart-long-video.mp4" -y -q "${place[@]}")
 graph="[1:v]chromakey=0x00FF00:0.3:0.1,setpts=PTS+20/TB[k];[0:v][k]overlay=320:180:enable='between(t,20,24)'[v];"
 graph+="[1:a]adelay=20000|20000[d];[0:a][d]amix=inputs=2:duration=first:normalize=0[a]"
 ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "$base" -i "$layer" -filter_complex "$graph" -map "[v]" -map "[a]"
@@ -39,10 +47,13 @@ for i in $(seq "$rounds"); do
     echo "off      $(measure "${off_cmd[@]}")" | tee -a "$work/smart-runs.txt"
     echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/smart-runs.txt"
     echo "long     $(measure "${long_cmd[@]}")" | tee -a "$work/smart-runs.txt"
+    echo "short-video $(measure "${short_video_cmd[@]}")" | tee -a "$work/smart-runs.txt"
+    echo "long-video  $(measure "${long_video_cmd[@]}")" | tee -a "$work/smart-runs.txt"
 done
 summarize "$work/smart-runs.txt" off smart
 summarize "$work/smart-runs.txt" ffmpeg smart | tail -1
 summarize "$work/smart-runs.txt" smart long | tail -1
+summarize "$work/smart-runs.txt" short-video long-video | tail -1
 
 "$bin" "$layer" "$base" -o "$work/smart-auto.mp4" -y -q --json "${place[@]}" | python3 -c '
 import json, sys

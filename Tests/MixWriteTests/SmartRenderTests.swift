@@ -93,6 +93,26 @@ struct SmartRenderTests {
         #expect(quality >= 40, "the encoded span against --smart off's: \(quality) dB")
     }
 
+    @Test("in 2 parts: each part copies the GOPs wholly inside it; joined, base's frames where copied, the rest ≥ 40 dB of one render's, decoding clean; --crf 0 (lossless: another profile) copies nothing")
+    func parts() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.inputs(in: dir)
+        let (one, joined) = (dir + "/one.mp4", dir + "/joined.mp4")
+        let command = [fx, base, "--at", "1.5", "--out", "1", "--place", "80,60,160,120"]
+        let r = try LayerTests.mixwrite(command + ["-o", one])
+        try #require(r.status == 0, "\(r.stderr)")
+        try PartsTests.renderParts(command, out: joined, n: 2)
+        let (a, b, source) = (try LayerTests.pictures(one), try LayerTests.pictures(joined), try LayerTests.pictures(base))
+        try #require(a.count == 120 && b.count == 120, "\(a.count) and \(b.count) frames")
+        for k in Array(0..<40) + Array(80..<120) { #expect(b[k] == source[k], "joined frame \(k) is not base's") }
+        let quality = try Self.psnr(joined, one, frames: 40..<80)
+        #expect(quality >= 40, "the encoded frames against one render's: \(quality) dB")
+        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", joined, "-f", "null", "-"])
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        let lossless = try Self.report(try LayerTests.mixwrite(command + ["-o", dir + "/lossless.mp4", "--crf", "0", "--json"]))
+        #expect(lossless["copiedFrames"] as? Int == 0 && (lossless["smartReason"] as? String)?.contains("--crf 0") == true, "\(lossless)")
+    }
+
     @Test("--start 0.5 --length 2.7 with the layer: the first partial GOP encoded, whole untouched GOPs copied as base's frames")
     func excerpt() throws {
         let dir = try Oracle.scratch()
@@ -107,6 +127,39 @@ struct SmartRenderTests {
         for k in Array(5..<25) + Array(65..<75) { #expect(mine[k] == theirs[k + 15], "copied frame \(k)") }
         let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
         #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+    }
+
+    @Test("every movie of the corpus as base under a layer at 0.3–0.6 s: what is copied decodes as base's own frames, the file with no error; what is not says why (MIXWRITE_CORPUS)",
+          .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the corpus's movies are not run"))
+    func corpus() throws {
+        let corpus = try #require(Oracle.corpus)
+        let dir = try Oracle.scratch()
+        let fx = dir + "/fx.mp4"
+        try LayerTests.make(["-f", "lavfi", "-i", "color=c=0x00FF00:s=160x120:r=30:d=1,drawbox=x=40:y=30:w=80:h=60:c=red:t=fill",
+                             "-c:v", "libx264", "-pix_fmt", "yuv420p", fx])
+        let movies = try Oracle.listing(corpus + "/video").filter { $0.hasSuffix(".mp4") || $0.hasSuffix(".mov") || $0.hasSuffix(".mkv") }
+        var copiedSome = 0
+        for (i, name) in movies.enumerated() {
+            let base = corpus + "/video/" + name, out = dir + "/\(i).mkv"
+            let r = try LayerTests.mixwrite([fx, base, "-o", out, "--json", "--at", "0.3", "--out", "0.3", "--place", "0,0,64,48"])
+            guard r.status == 0 else { continue }   // a base the blend refuses is the blend's tests' matter
+            let video = try Self.report(r)
+            let copied = Self.spans(video, "copiedSpans"), frames = video["copiedFrames"] as? Int ?? 0
+            #expect(frames > 0 || video["smartReason"] is String, "\(name): nothing copied and no reason: \(video)")
+            guard frames > 0 else { continue }
+            copiedSome += 1
+            let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
+            #expect(clean.status == 0 && clean.stderr.isEmpty, "\(name): \(clean.stderr)")
+            let (mine, theirs) = (try LayerTests.pictures(out), try LayerTests.pictures(base))
+            let rate = try #require(Double(video["frameRate"] as? String ?? "") ?? (video["frameRate"] as? String).flatMap { s in
+                let p = s.split(separator: "/").compactMap { Double($0) }; return p.count == 2 ? p[0] / p[1] : nil })
+            for span in copied {
+                for k in Int((span[0] * rate).rounded())..<Int((span[1] * rate).rounded()) where k < min(mine.count, theirs.count) {
+                    #expect(mine[k] == theirs[k], "\(name): copied frame \(k) differs from base's")
+                }
+            }
+        }
+        #expect(copiedSome >= 2, "a few of the corpus's H.264 movies have closed GOPs to copy")
     }
 
     @Test("nothing copied, and why: base in HEVC, open GOPs, fx over the whole movie, an HEVC output; --smart on refuses the same (exit 1, one line, nothing written)",

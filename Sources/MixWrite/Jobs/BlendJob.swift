@@ -156,7 +156,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &videoPlan.video, audio: &audioPlan, chapters: [])
         }
-        try planSmart(&videoPlan, base: baseFile, part: part != nil)
+        try planSmart(&videoPlan, base: baseFile)
         var prepared = PreparedJob(output: output, duration: videoPlan.length, frameRate: videoPlan.video.frameRate,
                                    video: BlendStage(plan: videoPlan), audio: audioPlan,
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
@@ -167,11 +167,11 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
 
     /// Smart rendering's plan (`--smart`) for the frames this render writes; with `on`, refused when base's packets
     /// cannot be copied or no GOP is left untouched.
-    func planSmart(_ plan: inout BlendStage.Plan, base: MediaFile, part: Bool) throws(MixWriteError) {
+    func planSmart(_ plan: inout BlendStage.Plan, base: MediaFile) throws(MixWriteError) {
         guard smart != false else { return }
         let touched = SmartPlan.touched(by: plan.layers, video: plan.video)
         let converted = plan.hdr != nil || !ColorManagement.conversions(of: [base]).isEmpty
-        let s = SmartPlan.make(base: base, video: plan.video, touched: touched, converted: converted, part: part)
+        let s = SmartPlan.make(base: base, video: plan.video, touched: touched, converted: converted)
         if smart == true, let why = s.reason {
             throw .usage("--smart on: \(s.copies ? "some frames nothing is laid over must be encoded" : "nothing can be copied"): \(why)")
         }

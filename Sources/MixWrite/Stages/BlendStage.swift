@@ -29,7 +29,11 @@ struct BlendStage: VideoStage {
 
     /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
     func run(into input: AssetWriterInput) async throws -> Int {
-        if let smart = plan.smart, smart.copies { return try await runSmart(smart, into: input) }
+        // A part of `--parts` whose base could be copied is written so even where it copies nothing: every part's
+        // stream then has the same configuration record (both encoders' sets), as the join needs.
+        if let smart = plan.smart, smart.copies || (smart.eligible && plan.video.encoding.stitchable) {
+            return try await runSmart(smart, into: input)
+        }
         let (p, v) = (plan, plan.video)
         let encoder = try VideoEncoder(v.encoding, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)

@@ -25,6 +25,8 @@ struct SmartPlan: Sendable {
     var reason: String?
 
     var copies: Bool { spans.contains(where: \.isCopy) }
+    /// base's packets could stand for the output's pictures (some GOP might have been copied).
+    var eligible: Bool { config != nil }
 
     /// Everything encoded, for `reason`.
     static func encodeAll(_ frames: Range<Int>, _ reason: String) -> SmartPlan {
@@ -32,14 +34,19 @@ struct SmartPlan: Sendable {
     }
 
     /// The plan for `base` under the frames `touched` (whole-output frame ranges something is laid over), or why
-    /// nothing could be copied; `part`, `hdr`: a part of `--parts`, `--hdr keep` or a tone-mapped base.
-    static func make(base: MediaFile, video: VideoPlan, touched: [Range<Int>], converted: Bool, part: Bool) -> SmartPlan {
+    /// nothing could be copied; `converted`: base's picture is changed on its way (`--hdr keep`, a tone-mapped base).
+    /// A part of `--parts` copies the GOPs wholly inside it (a GOP the part's edge cuts is encoded on both sides).
+    static func make(base: MediaFile, video: VideoPlan, touched: [Range<Int>], converted: Bool) -> SmartPlan {
         let frames = video.frames
-        if let why = refusal(base: base, video: video, converted: converted, part: part) { return encodeAll(frames, why) }
+        if let why = refusal(base: base, video: video, converted: converted) { return encodeAll(frames, why) }
         let scan: GOPScan
         switch GOPScan.read(base, rate: video.frameRate) {
         case .success(let s): scan = s
         case .failure(let why): return encodeAll(frames, why.text)
+        }
+        // The 8-bit 4:2:0 profiles x264 writes at crf > 0 (Constrained Baseline, Main, Extended, High) sit together.
+        guard [66, 77, 88, 100].contains(Int(scan.config.profile)) else {
+            return encodeAll(frames, "base's H.264 profile (\(scan.config.profile)) is not one the encoder's pictures sit beside")
         }
         guard scan.config.lengthSize == 4 else {
             return encodeAll(frames, "base's NAL units have \(scan.config.lengthSize)-byte lengths, the encoder's 4")
@@ -80,10 +87,9 @@ struct SmartPlan: Sendable {
     }
 
     /// Why base's packets cannot stand for the output's pictures at all, in a few words; nil when they can.
-    static func refusal(base: MediaFile, video: VideoPlan, converted: Bool, part: Bool) -> String? {
+    static func refusal(base: MediaFile, video: VideoPlan, converted: Bool) -> String? {
         guard let s = base.mainVideo else { return "base has no video" }
         let out = video.encoding
-        if part { return "a part of --parts is encoded whole" }
         if out.codec != .h264 { return "the output is \(out.codec.rawValue.uppercased()), only H.264 is copied" }
         if s.codec != "h264" { return "base is \(s.codec.uppercased()), the output H.264" }
         if s.pixelFormat != .yuv420p { return "base is \(s.pixelFormat.description), the output yuv420p" }
@@ -96,6 +102,9 @@ struct SmartPlan: Sendable {
             return "base is \(s.frameRate?.description ?? "of no") fps, the output \(out.frameRate.description)"
         }
         if converted || s.hdr != nil || s.color != out.color { return "base's colour is converted to the output's" }
+        // Lossless x264 is High 4:4:4 Predictive (transform bypass): FFmpeg's decoder, switching to it from base's
+        // sets mid-stream, decoded the encoded span wrong (8.7 dB against --smart off's; tested).
+        if out.crf == 0 { return "--crf 0 encodes in High 4:4:4 Predictive, which decoders do not take beside base's profile" }
         return nil
     }
 
