@@ -11,6 +11,8 @@ bin="$(swift build --sanitize=thread --scratch-path .build-tsan --disable-defaul
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 F=Fixtures
+# A base of closed GOPs (one every 10 frames), so that a smart render copies some and encodes the layer's.
+ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=s=320x240:r=25:d=2" -c:v libx264 -preset veryfast -g 10 -pix_fmt yuv420p "$out/gops.mp4"
 runs=(
     "$F/fx.mov $F/base.mov --audio $F/tone.m4a -o $out/blend.mov"
     "$F/fx.mov $F/base.mov --frame 1 --key-color auto --despill -o $out/frame.png"
@@ -25,6 +27,7 @@ runs=(
     "$F/fx.mov $F/base.mov --parts 2 --part 1 -o $out/parts.mov"
     "$F/fx.mov $F/base.mov --parts 2 --part 2 -o $out/parts.mov"
     "join $out/parts.mov --keep-parts"
+    "$F/fx.mov $out/gops.mp4 --at 0.8 --out 0.4 --place 0,0,160,120 -o $out/smart.mp4"
 )
 races=0
 for args in "${runs[@]}"; do
