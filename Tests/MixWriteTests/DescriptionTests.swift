@@ -68,6 +68,7 @@ struct DescriptionTests {
         picture(&concat.picture)
         (concat.audio, concat.eventChapters, concat.strict, concat.overwrite) = (audio, true, true, true)
         concat.events = [ClipEvent(clip: 1, time: 0.5, name: "B")]
+        concat.smart = false
         (concat.parts, concat.part) = (3, 1)
         (concat.start, concat.length) = (0.5, 1)   // described only: the job is never run (parts refuse --start)
         (concat.transition, concat.transitionsAt, concat.transitionCurve) = (Transition(kind: .fadeblack, seconds: 0.5),

@@ -58,15 +58,23 @@ struct AVCConfig: Equatable {
     var spsIDs: Set<Int> { Set(sps.compactMap(H264.parameterSetID)) }
     var ppsIDs: Set<Int> { Set(pps.compactMap(H264.parameterSetID)) }
 
-    /// This record with `other`'s parameter sets after its own (their ids must differ: `H264.freeID`), under the
-    /// higher of the two profiles and levels and only the constraints both keep. A High profile's tail is written
-    /// when the merged profile needs one and this record had none (4:2:0, 8 bits, no SPS extension).
-    func merged(with other: AVCConfig) -> AVCConfig {
+    /// This record with `other`'s parameter sets after its own, under the higher of the two profiles and levels and
+    /// only the constraints both keep; nil when a set of `other` takes an id one of these takes with other bytes (or
+    /// the NAL lengths differ). A High profile's tail is written when the merged profile needs one and this record had
+    /// none (4:2:0, 8 bits, no SPS extension).
+    func combined(with other: AVCConfig) -> AVCConfig? {
+        guard lengthSize == other.lengthSize else { return nil }
         var m = self
+        for s in other.sps where !m.sps.contains(s) {
+            if let id = H264.parameterSetID(s), m.spsIDs.contains(id) { return nil }
+            m.sps.append(s)
+        }
+        for p in other.pps where !m.pps.contains(p) {
+            if let id = H264.parameterSetID(p), m.ppsIDs.contains(id) { return nil }
+            m.pps.append(p)
+        }
         (m.profile, m.level) = (max(profile, other.profile), max(level, other.level))
         m.compatibility = compatibility & other.compatibility
-        m.sps += other.sps
-        m.pps += other.pps
         if m.tail == nil && [100, 110, 122, 144].contains(Int(m.profile)) { m.tail = [0xFD, 0xF8, 0xF8, 0] }
         return m
     }

@@ -71,7 +71,7 @@ public struct BlendJob: Sendable {
     }
 }
 
-extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
+extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, SmartJob {
     static let kind = "blend"
     static let command = ["mixwrite"]
     static let abstract = "Key FX's green screen over BASE and mix every audio track of both (the default command)."
@@ -91,18 +91,6 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
             + LayerPlacement.options.map { $0.lifted(\.placement) } + [layersOption]
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
-    }
-
-    /// `smart`: `auto`, `on` or `off`, held as nil, true or false.
-    static var smartOption: JobOption<Self> {
-        let words = ["auto", "on", "off"], values: [Bool?] = [nil, true, false]
-        return JobOption(OptionDeclaration("smart", .choice(words), default: .text("auto"),
-                                           help: "auto: base's H.264 GOPs that no layer touches are copied, not encoded, where that is exact; on: insist (refused, saying why, when nothing can be copied); off: encode every frame."),
-                         read: { (j, input) throws(JobProblem) in
-                             let word: String = try input.value("must be auto, on or off")
-                             guard let i = words.firstIndex(of: word) else { throw input.problem("must be auto, on or off") }
-                             j.smart = values[i]
-                         }, write: { j in j.smart.map { .text($0 ? "on" : "off") } })
     }
 
     static var compositingOption: JobOption<Self> {
@@ -165,17 +153,13 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob {
         return prepared
     }
 
-    /// Smart rendering's plan (`--smart`) for the frames this render writes; with `on`, refused when base's packets
-    /// cannot be copied or no GOP is left untouched.
+    /// Smart rendering's plan (`--smart`) for the frames this render writes: base's GOPs under no layer.
     func planSmart(_ plan: inout BlendStage.Plan, base: MediaFile) throws(MixWriteError) {
         guard smart != false else { return }
-        let touched = SmartPlan.touched(by: plan.layers, video: plan.video)
         let converted = plan.hdr != nil || !ColorManagement.conversions(of: [base]).isEmpty
-        let s = SmartPlan.make(base: base, video: plan.video, touched: touched, converted: converted)
-        if smart == true, let why = s.reason {
-            throw .usage("--smart on: \(s.copies ? "some frames nothing is laid over must be encoded" : "nothing can be copied"): \(why)")
-        }
-        plan.smart = s
+        let source = SmartPlan.Source(file: base, shown: 0..<plan.video.wholeFrameCount, name: "base")
+        plan.smart = try insisted(SmartPlan.make(sources: [source], video: plan.video, touched: SmartPlan.touched(by: plan.layers, video: plan.video),
+                                                 converted: converted ? [0] : []))
     }
 
     /// Each layer as the report gives it: as asked, with the key it was laid by and its sound's tracks.

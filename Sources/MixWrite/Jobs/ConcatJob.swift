@@ -45,6 +45,9 @@ public struct ConcatJob: Sendable {
     /// `--hdr keep`: HDR clips stay HDR (HEVC Main 10, BT.2020, the first HDR clip's HLG or PQ); an SDR clip is placed
     /// in it at 203 cd/m², a clip of the other transfer converted by zscale. false (`sdr`): HDR tone-mapped to SDR.
     public var keepHDR = false
+    /// Smart rendering (`--smart`): nil (`auto`) copies the clips' H.264 GOPs that no transition touches where that is
+    /// exact; true (`on`) insists; false (`off`) encodes every frame.
+    public var smart: Bool?
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -70,7 +73,7 @@ public struct Timeline: Sendable, Codable {
     public var events: [Event]
 }
 
-extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
+extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob {
     static let kind = "concat"
     static let command = ["mixwrite", "concat"]
     static let abstract = "Put clips end to end, video and every audio track of each; one chapter a clip."
@@ -92,7 +95,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
                  + " an SDR clip placed at 203 cd/m², one of the other transfer converted by zscale."),
         ]
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + own + transitionOptions
-            + excerptOptions
+            + [smartOption] + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
@@ -224,12 +227,30 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan.video, audio: &audioPlan, chapters: chapters)
         }
+        if smart != false { plan.smart = try insisted(Self.smartPlan(plan, converted: kept != nil ? Set(files.indices)
+            : Set(files.indices.filter { !ColorManagement.conversions(of: [files[$0]]).isEmpty }))) }
         var prepared = PreparedJob(output: output, duration: plan.video.length, frameRate: plan.video.frameRate,
                                    video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings,
                                    conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
                                    timeline: excerpt == nil ? timeline : nil)
         prepared.part = part
         return prepared
+    }
+
+    /// Smart rendering's plan for the frames this render writes: each clip's GOPs that no transition touches, at its
+    /// place on the output (`converted`: the clips whose picture is changed on its way, never copied).
+    static func smartPlan(_ plan: SequenceStage.Plan, converted: Set<Int>) -> SmartPlan {
+        let sources = plan.pieces.indices.map { i in
+            SmartPlan.Source(file: plan.pieces[i].file, offset: plan.starts[i] - Int(plan.pieces[i].inPoint.ticks(in: plan.video.frameRate.inverted)),
+                             shown: plan.starts[i]..<(plan.starts[i] + plan.pieces[i].frames), name: "clip \(i + 1)")
+        }
+        // A transition's frames, and a clip that is not its file's frames from the grid's first (a gap, a still).
+        var touched = plan.pieces.indices.compactMap { i in plan.pieces[i].crossing.map { _ in plan.starts[i + 1]..<(plan.starts[i] + plan.pieces[i].frames) } }
+        touched += plan.pieces.indices.filter { plan.pieces[$0].isGap }.map { sources[$0].shown }
+        guard plan.ticksPerFrame == 1, plan.lastFrameTicks == nil, plan.background == nil, plan.hdr == nil else {
+            return .encodeAll(plan.video.frames, "the clips are drawn into the output (a still, HDR kept)")
+        }
+        return SmartPlan.make(sources: sources, video: plan.video, touched: touched, converted: converted)
     }
 
     /// The highest frame rate of the clips, up to 60, unless `--fps` sets one: a slow or variable-rate clip (a phone's

@@ -34,6 +34,8 @@ struct SequenceStage: VideoStage {
         var hdr: HDRTransfer?
         /// With `hdr`: the first HDR clip's mastering display and light levels, passed on in the stream's SEI.
         var light: LightMetadata?
+        /// `--smart`: the clips' GOPs copied where no transition touches them; nil: every frame encoded, not said.
+        var smart: SmartPlan?
 
         /// Each piece's first frame on the output.
         let starts: [Int]
@@ -86,6 +88,10 @@ struct SequenceStage: VideoStage {
     let plan: Plan
 
     func run(into input: AssetWriterInput) async throws -> Int {
+        // A part whose clips could be copied writes so even where it copies nothing (the join's one record: BlendStage).
+        if let smart = plan.smart, smart.copies || (smart.eligible && plan.video.encoding.stitchable) {
+            return try await runSmart(smart, into: input)
+        }
         let p = plan
         let encoder = try VideoEncoder(p.video.encoding, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
@@ -100,7 +106,11 @@ struct SequenceStage: VideoStage {
         return readers.close()
     }
 
-    var written: WrittenVideo { plan.video.written }
+    var written: WrittenVideo {
+        var w = plan.video.written
+        w.smart = plan.smart?.account(rate: plan.video.frameRate, firstFrame: plan.video.firstFrame)
+        return w
+    }
 
     /// Every frame lasts one frame; the sequence's last may be cut short to end with the sound (not a window's
     /// last frame before the end).

@@ -1,38 +1,69 @@
 import FFmpegSupport
 
 extension BlendStage {
-    /// A blend rendered smart (`SmartPlan`): each copied span is base's packets as they are, each encoded span the
-    /// composed pictures through an encoder of its own (an IDR first, its parameter sets by `spsID`), all in one track
-    /// whose configuration record holds both encoders' sets. Every packet is timed on the output's frame grid: its
-    /// picture's frame, and a decode time one frame after the one before, `delay` frames back (the deeper of base's
-    /// and x264's reordering), so that no picture shows before it is decoded.
+    /// A blend rendered smart: base's copied GOPs beside the composed pictures of the encoded spans (`SmartTrack`).
     func runSmart(_ smart: SmartPlan, into input: AssetWriterInput) async throws -> Int {
         let (p, v) = (plan, plan.video)
-        var settings = v.encoding
-        (settings.stitchable, settings.spsID) = (true, smart.spsID)
+        let picture = try Compositor(p)
+        try await SmartTrack(plan: smart, video: v).run(into: input, seek: { n throws(MixWriteError) in
+            try picture.seek(to: v.time(ofFrame: n))
+        }, make: { n, frame throws(MixWriteError) in
+            let output = try picture.compose(at: v.time(ofFrame: n))
+            do { try frame.copyPlanes(from: output) } catch { throw MixWriteError.processing(error, file: nil) }
+        })
+        return picture.damagedPackets
+    }
+}
+
+extension SequenceStage {
+    /// A concat rendered smart: the clips' copied GOPs beside the encoded spans' pieces and crossings (`SmartTrack`).
+    func runSmart(_ smart: SmartPlan, into input: AssetWriterInput) async throws -> Int {
+        let p = plan
+        let readers = PieceReaders(plan: p)
+        // The pieces' readers seek on their own where a span starts (PieceReaders).
+        try await SmartTrack(plan: smart, video: p.video).run(into: input, seek: { _ throws(MixWriteError) in }) { n, frame throws(MixWriteError) in
+            try readers.picture(ofFrame: n, into: frame)
+        }
+        return readers.close()
+    }
+}
+
+/// One smart track (`SmartPlan`): each copied span is its input's packets as they are, each encoded span the stage's
+/// pictures through an encoder of its own (an IDR first, its parameter sets by `spsID`), all in one track whose
+/// configuration record holds every set. Every packet is timed on the output's frame grid: its picture's frame, and a
+/// decode time one frame after the one before, `delay` frames back (the deeper of the inputs' and x264's reordering),
+/// so that no picture shows before it is decoded.
+struct SmartTrack {
+    let plan: SmartPlan
+    let video: VideoPlan
+
+    /// Runs every span: `seek(n)` before an encoded span from output frame n, `make(n, frame)` for each of its
+    /// pictures (on FramesAhead's thread). A copied packet that cannot be read ends the render (the input changed since
+    /// its GOPs were read: `GOPScan` read every packet).
+    func run(into input: AssetWriterInput, seek: (Int) throws(MixWriteError) -> Void,
+             make: @escaping (Int, Frame) throws(MixWriteError) -> Void) async throws {
+        var settings = video.encoding
+        (settings.stitchable, settings.spsID) = (true, plan.spsID)
         var fresh: VideoEncoder? = try VideoEncoder(settings)
         let parameters = fresh!.parameters
-        guard let base = smart.config, let own = AVCConfig(annexB: parameters.extradata) else {
-            throw MixWriteError.processing(file: nil, "smart rendering: the H.264 encoder gave no parameter sets to merge")
+        guard let own = AVCConfig(annexB: parameters.extradata), let record = plan.config?.combined(with: own) else {
+            throw MixWriteError.processing(file: nil, "smart rendering: the H.264 encoder's parameter sets do not sit beside the inputs'")
         }
-        try await input.start(try parameters.replacingExtradata(base.merged(with: own).bytes))
-        var timing = SmartTiming(delay: max(smart.delay, parameters.videoDelay), firstFrame: v.firstFrame)
-        let copier = try BaseCopier(file: p.base, rate: v.frameRate)
-        let picture = try Compositor(p)
-        let buffers = try (0..<3).map { _ in try Frame(width: v.width, height: v.height, pixelFormat: .yuv420p) }
-        for span in smart.spans {
+        try await input.start(try parameters.replacingExtradata(record.bytes))
+        var timing = SmartTiming(delay: max(plan.delay, parameters.videoDelay), firstFrame: video.firstFrame)
+        var copier: SourceCopier?
+        let buffers = try (0..<3).map { _ in try Frame(width: video.width, height: video.height, pixelFormat: .yuv420p) }
+        for span in plan.spans {
             try Task.checkCancellation()
             switch span {
-            case .copy(let frames):
-                try await copier.copy(frames) { packet, frame in try await input.append(try timing.place(packet, frame: frame)) }
+            case .copy(let frames, let source):
+                if copier?.source != source { copier = try SourceCopier(plan.sources[source], index: source, rate: video.frameRate) }
+                try await copier!.copy(frames) { packet, frame in try await input.append(try timing.place(packet, frame: frame)) }
             case .encode(let frames):
                 let encoder = try fresh ?? VideoEncoder(settings)
                 fresh = nil
-                try picture.seek(to: v.time(ofFrame: frames.lowerBound))
-                let ahead = FramesAhead(frames, buffers: buffers) { n, frame throws(MixWriteError) in
-                    let output = try picture.compose(at: v.time(ofFrame: n))
-                    do { try frame.copyPlanes(from: output) } catch { throw MixWriteError.processing(error, file: nil) }
-                }
+                try seek(frames.lowerBound)
+                let ahead = FramesAhead(frames, buffers: buffers, make: make)
                 defer { ahead.stop() }
                 let first = Int64(frames.lowerBound)
                 try await ahead.encodeAll(with: encoder, pts: { first + $0 }) { packet in
@@ -44,7 +75,6 @@ extension BlendStage {
             }
         }
         try await input.finish()
-        return picture.damagedPackets + copier.damaged
     }
 }
 
@@ -70,38 +100,39 @@ struct SmartTiming {
     }
 }
 
-/// base's video packets in decode order, for the spans a smart render copies: the n-th packet is the n-th frame's
-/// decode slot (`GOPScan` checked that GOPs and frames line up so).
-final class BaseCopier {
+/// An input's video packets in decode order, for the spans a smart render copies: its n-th packet is its n-th frame's
+/// decode slot, output frame n + `offset` (`GOPScan` checked that GOPs and frames line up so).
+final class SourceCopier {
+    let source: Int
     private let demuxer: Demuxer
     private let stream: StreamInfo
     private let packet = Packet()
     private let origin: MediaTime
     private let rate: Rational
     private let path: String
+    private let offset: Int
     private var read = 0
-    private(set) var damaged = 0
 
-    init(file: MediaFile, rate: Rational) throws(MixWriteError) {
-        guard let stream = file.mainVideo else { throw .input(file: file.path, "has no video stream") }
-        do { demuxer = try Demuxer(url: file.path) } catch { throw .input(file: file.path, MediaFile.explain(error)) }
+    init(_ s: SmartPlan.Source, index: Int, rate: Rational) throws(MixWriteError) {
+        guard let stream = s.file.mainVideo else { throw .input(file: s.file.path, "has no video stream") }
+        do { demuxer = try Demuxer(url: s.file.path) } catch { throw .input(file: s.file.path, MediaFile.explain(error)) }
         demuxer.keepOnly([stream.index])
-        (self.stream, origin, self.rate, path) = (stream, file.origin, rate, file.path)
+        (source, self.stream, origin, self.rate, path, offset) = (index, stream, s.file.origin, rate, s.file.path, s.offset)
     }
 
-    /// Hands the packets of decode slots `frames` to `append`, each with its picture's frame.
+    /// Hands the packets of output frames `frames` to `append`, each with its picture's output frame.
     func copy(_ frames: Range<Int>, append: (EncodedPacket, Int) async throws -> Void) async throws {
-        while read < frames.upperBound {
+        while read + offset < frames.upperBound {
             let more: Bool
             do { more = try demuxer.read(into: packet) } catch { more = false }
             guard more else {
-                throw MixWriteError.input(file: path, "ended at packet \(read) while its GOP up to frame \(frames.upperBound) was copied (changed since it was read?)")
+                throw MixWriteError.input(file: path, "ended at packet \(read) while its GOP up to frame \(frames.upperBound - offset) was copied (changed since it was read?)")
             }
             guard packet.streamIndex == stream.index else { continue }
             defer { read += 1 }
-            guard read >= frames.lowerBound else { continue }
+            guard read + offset >= frames.lowerBound else { continue }
             let t = MediaTime(ticks: packet.pts ?? 0, timeBase: stream.timeBase) - origin
-            try await append(packet.encoded, Int(t.ticks(in: rate.inverted)))
+            try await append(packet.encoded, Int(t.ticks(in: rate.inverted)) + offset)
         }
     }
 }
