@@ -102,7 +102,7 @@ extension CommonOptions {
     /// `-v`'s account of smart rendering: each span copied or encoded, in order, and why untouched frames were encoded.
     func printSmart(_ v: Report.Video) {
         guard let copied = v.copiedSpans, let encoded = v.encodedSpans else { return }
-        writeError("mixwrite: smart rendering: \(v.copiedFrames ?? 0) of \(v.frames ?? 0) frames copied from base as they are"
+        writeError("mixwrite: smart rendering: \(v.copiedFrames ?? 0) of \(v.frames ?? 0) frames copied from the inputs as they are"
                    + (v.smartReason.map { "; encoded where nothing is laid: \($0)" } ?? "") + "\n")
         let spans = (copied.map { ("copied", $0) } + encoded.map { ("encoded", $0) }).sorted { $0.1[0] < $1.1[0] }
         for (kind, s) in spans { writeError("  \(kind)  \(String(format: "%.3f", s[0])) s to \(String(format: "%.3f", s[1])) s\n") }
