@@ -51,6 +51,7 @@ import FFmpegSupport
         var j = job
         (j.overwrite, j.parts, j.part, j.start, j.length, j.audio.mute, j.audio.duck) = (true, nil, nil, nil, nil, [], [:])
         j.keepHDR = false   // a JPEG is SDR: the picture as `--hdr sdr` makes it
+        j.smart = false     // a preview draws its pictures: reading every clip's packets for what to copy is not its work
         try self.init(j.prepare())
     }
 
