@@ -186,6 +186,44 @@ struct SmartRenderTests {
         #expect((mixed["smartReason"] as? String)?.contains("clip 2's parameter sets differ") == true, "\(mixed)")
     }
 
+    @Test("bad packets fall back and say so: a damaged packet's GOP encoded (the rest copied); parameter sets that change mid-stream (a remuxed MPEG-TS): nothing copied; --smart on refuses both")
+    func badPackets() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try Self.inputs(in: dir)
+        // Frame 95's first NAL length made to run past its packet (its bytes in the file, where ffprobe says it lies).
+        let damaged = dir + "/damaged.mp4"
+        try FileManager.default.copyItem(atPath: base, toPath: damaged)
+        let packets = try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts,pos",
+                                                          "-of", "csv=p=0", damaged]).stdoutText
+        let rows = packets.split(separator: "\n").map { $0.split(separator: ",").compactMap { Int($0) } }.filter { $0.count == 2 }
+        let pts95 = rows.map { $0[0] }.sorted()[95]
+        let pos = try #require(rows.first { $0[0] == pts95 }?[1])
+        let file = try #require(FileHandle(forUpdatingAtPath: damaged))
+        file.seek(toFileOffset: UInt64(pos))
+        file.write(Data([0x7F, 0xFF, 0xFF, 0xFF]))
+        file.closeFile()
+        let layer = ["--at", "1.5", "--out", "1"]
+        let video = try Self.report(try LayerTests.mixwrite([fx, damaged, "-o", dir + "/out.mp4", "--json"] + layer))
+        #expect(Self.spans(video, "copiedSpans") == [[0, 1.333], [2.667, 3], [3.333, 4]], "\(video)")
+        #expect((video["smartReason"] as? String)?.contains("a damaged packet at") == true, "\(video)")
+
+        // Two encodes of other settings joined as MPEG-TS and remuxed: the second's parameter sets ride in its packets.
+        let (a, b, mixed) = (dir + "/a.ts", dir + "/b.ts", dir + "/mixed.mp4")
+        for (path, preset) in [(a, "veryfast"), (b, "medium")] {
+            try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=2", "-c:v", "libx264", "-preset", preset, "-g", "10",
+                                 "-pix_fmt", "yuv420p", path])
+        }
+        try "file '\(a)'\nfile '\(b)'\n".write(toFile: dir + "/list.txt", atomically: true, encoding: .utf8)
+        try LayerTests.make(["-f", "concat", "-safe", "0", "-i", dir + "/list.txt", "-c", "copy", mixed])
+        let changed = try Self.report(try LayerTests.mixwrite([fx, mixed, "-o", dir + "/changed.mp4", "--json"] + layer))
+        #expect(changed["copiedFrames"] as? Int == 0 && (changed["smartReason"] as? String)?.contains("parameter sets change") == true, "\(changed)")
+        for input in [damaged, mixed] {
+            let r = try LayerTests.mixwrite([fx, input, "-o", dir + "/insisted.mp4", "--smart", "on"] + layer)
+            #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/insisted.mp4"))
+        }
+    }
+
     @Test("every movie of the corpus as base under a layer at 0.3–0.6 s: what is copied decodes as base's own frames, the file with no error; what is not says why (MIXWRITE_CORPUS)",
           .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the corpus's movies are not run"))
     func corpus() throws {
