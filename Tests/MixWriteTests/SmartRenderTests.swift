@@ -179,11 +179,27 @@ struct SmartRenderTests {
         #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
 
         let other = dir + "/other.mp4"
-        try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=2", "-c:v", "libx264", "-preset", "medium", "-g", "10",
-                             "-pix_fmt", "yuv420p", other])
+        try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=2", "-f", "lavfi", "-i", "sine=f=900:r=48000:d=2",
+                             "-c:v", "libx264", "-preset", "medium", "-g", "10", "-pix_fmt", "yuv420p", "-c:a", "aac", other])
         let mixed = try Self.report(try LayerTests.mixwrite(["concat", clips[0], other, clips[2], "-o", dir + "/mixed.mp4", "--json"]))
         #expect(Self.spans(mixed, "copiedSpans") == [[0, 2], [4, 6]] && Self.spans(mixed, "encodedSpans") == [[2, 4]], "\(mixed)")
         #expect((mixed["smartReason"] as? String)?.contains("clip 2's parameter sets differ") == true, "\(mixed)")
+        // In 3 parts, a part a clip each: every part's record is the same (every clip read), so they join; each part
+        // copies its own clip's GOPs (the first and the last) and the joined movie decodes clean.
+        // (AAC in its usual segments: with PartsTests' 8-frame ones, part 3 of this concat fails in the muxer, smart or not;
+        // the closing note of this stop.)
+        let joined = dir + "/joined.mp4"
+        for k in 1...3 {
+            let r = try LayerTests.mixwrite(["concat", clips[0], other, clips[2], "-o", joined, "--parts", "3", "--part", "\(k)"])
+            try #require(r.status == 0, "part \(k): \(r.stderr)")
+        }
+        let j = try Oracle.run(Oracle.mixwrite, ["join", joined], timeout: 120)
+        try #require(j.status == 0, "join: \(j.stderr)")
+        let pictures = try LayerTests.pictures(joined)
+        try #require(pictures.count == 180, "\(pictures.count) frames")
+        for k in Array(0..<60) + Array(120..<180) { #expect(pictures[k] == own[k], "joined frame \(k): its clip's") }
+        let joinedClean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", joined, "-f", "null", "-"])
+        #expect(joinedClean.status == 0 && joinedClean.stderr.isEmpty, "\(joinedClean.stderr)")
     }
 
     @Test("bad packets fall back and say so: a damaged packet's GOP encoded (the rest copied); parameter sets that change mid-stream (a remuxed MPEG-TS): nothing copied; --smart on refuses both")

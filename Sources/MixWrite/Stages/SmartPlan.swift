@@ -55,8 +55,9 @@ struct SmartPlan: Sendable {
         var plan = SmartPlan(spans: [], sources: sources)
         var copied: [(frames: Range<Int>, source: Int)] = [], blocked: String?, open = 0
         var gopCount = 0
+        // Every input is read, also one outside the frames written: a part's record and reordering are then every
+        // part's (the join needs one record), whichever clips it shows.
         for (i, source) in sources.enumerated() {
-            guard source.shown.overlaps(frames) else { continue }
             let scan: GOPScan
             switch readable(source, video: video, converted: converted.contains(i)) {
             case .success(let s): scan = s
