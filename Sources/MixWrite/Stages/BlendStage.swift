@@ -29,9 +29,7 @@ struct BlendStage: VideoStage {
 
     /// Runs to the end, then marks the track finished. Returns the count of damaged packets skipped.
     func run(into input: AssetWriterInput) async throws -> Int {
-        // A part of `--parts` whose base could be copied is written so even where it copies nothing: every part's
-        // stream then has the same configuration record (both encoders' sets), as the join needs.
-        if let smart = plan.smart, smart.copies || (smart.eligible && plan.video.encoding.stitchable) {
+        if let smart = plan.smart, smart.writesTrack(of: plan.video) {
             return try await runSmart(smart, into: input)
         }
         let (p, v) = (plan, plan.video)
@@ -54,11 +52,7 @@ struct BlendStage: VideoStage {
         return picture.damagedPackets
     }
 
-    var written: WrittenVideo {
-        var w = plan.video.written
-        w.smart = plan.smart?.account(rate: plan.video.frameRate, firstFrame: plan.video.firstFrame)
-        return w
-    }
+    var written: WrittenVideo { plan.video.written(smart: plan.smart) }
     var compositing: String? {
         let each = Set(plan.layers.map { $0.opaque ? "as it is" : $0.byAlpha ? "alpha" : "chroma key" })
         return each.count == 1 ? each.first : "chroma key and alpha"

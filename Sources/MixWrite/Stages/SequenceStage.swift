@@ -88,8 +88,7 @@ struct SequenceStage: VideoStage {
     let plan: Plan
 
     func run(into input: AssetWriterInput) async throws -> Int {
-        // A part whose clips could be copied writes so even where it copies nothing (the join's one record: BlendStage).
-        if let smart = plan.smart, smart.copies || (smart.eligible && plan.video.encoding.stitchable) {
+        if let smart = plan.smart, smart.writesTrack(of: plan.video) {
             return try await runSmart(smart, into: input)
         }
         let p = plan
@@ -106,11 +105,7 @@ struct SequenceStage: VideoStage {
         return readers.close()
     }
 
-    var written: WrittenVideo {
-        var w = plan.video.written
-        w.smart = plan.smart?.account(rate: plan.video.frameRate, firstFrame: plan.video.firstFrame)
-        return w
-    }
+    var written: WrittenVideo { plan.video.written(smart: plan.smart) }
 
     /// Every frame lasts one frame; the sequence's last may be cut short to end with the sound (not a window's
     /// last frame before the end).

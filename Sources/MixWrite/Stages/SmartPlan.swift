@@ -41,6 +41,11 @@ struct SmartPlan: Sendable {
     /// Some input's packets could stand for the output's pictures (some GOP might have been copied).
     var eligible: Bool { config != nil }
 
+    /// Whether the stage writing `video` writes its track smart (`SmartTrack`): when it copies, and for a part of
+    /// `--parts` whenever some input could be copied, even where this part copies nothing, so that every part's
+    /// stream has the same configuration record (every set), as the join needs.
+    func writesTrack(of video: VideoPlan) -> Bool { copies || (eligible && video.encoding.stitchable) }
+
     /// Everything encoded, for `reason`.
     static func encodeAll(_ frames: Range<Int>, _ reason: String) -> SmartPlan {
         SmartPlan(spans: [.encode(frames)], reason: reason)

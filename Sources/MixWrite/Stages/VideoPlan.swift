@@ -51,6 +51,13 @@ struct VideoPlan: Sendable {
     var written: WrittenVideo {
         WrittenVideo(width: width, height: height, frameRate: frameRate.description, frames: frameCount, matrix: color.matrix.rawValue)
     }
+
+    /// What the report says of the picture, with smart rendering's account when it was tried.
+    func written(smart: SmartPlan?) -> WrittenVideo {
+        var w = written
+        w.smart = smart?.account(rate: frameRate, firstFrame: firstFrame)
+        return w
+    }
 }
 
 /// A stage plan that encodes a picture: it holds a `VideoPlan` (its size, rate, colour, fit, frames).

@@ -101,38 +101,30 @@ struct SmartTiming {
 }
 
 /// An input's video packets in decode order, for the spans a smart render copies: its n-th packet is its n-th frame's
-/// decode slot, output frame n + `offset` (`GOPScan` checked that GOPs and frames line up so).
+/// decode slot, output frame n + `offset` (`GOPScan` checked that GOPs and frames line up so). Read by `PacketReader`,
+/// whose times are on the file's own timeline less its start.
 final class SourceCopier {
     let source: Int
-    private let demuxer: Demuxer
-    private let stream: StreamInfo
-    private let packet = Packet()
-    private let origin: MediaTime
+    private let reader: PacketReader
     private let rate: Rational
-    private let path: String
     private let offset: Int
     private var read = 0
 
     init(_ s: SmartPlan.Source, index: Int, rate: Rational) throws(MixWriteError) {
         guard let stream = s.file.mainVideo else { throw .input(file: s.file.path, "has no video stream") }
-        do { demuxer = try Demuxer(url: s.file.path) } catch { throw .input(file: s.file.path, MediaFile.explain(error)) }
-        demuxer.keepOnly([stream.index])
-        (source, self.stream, origin, self.rate, path, offset) = (index, stream, s.file.origin, rate, s.file.path, s.offset)
+        (source, reader, self.rate, offset) = (index, try PacketReader(file: s.file, stream: stream), rate, s.offset)
     }
 
     /// Hands the packets of output frames `frames` to `append`, each with its picture's output frame.
     func copy(_ frames: Range<Int>, append: (EncodedPacket, Int) async throws -> Void) async throws {
         while read + offset < frames.upperBound {
-            let more: Bool
-            do { more = try demuxer.read(into: packet) } catch { more = false }
-            guard more else {
-                throw MixWriteError.input(file: path, "ended at packet \(read) while its GOP up to frame \(frames.upperBound - offset) was copied (changed since it was read?)")
+            guard let packet = reader.next() else {
+                throw MixWriteError.input(file: reader.file.path, "ended at packet \(read) while its GOP up to frame \(frames.upperBound - offset) was copied (changed since it was read?)")
             }
-            guard packet.streamIndex == stream.index else { continue }
             defer { read += 1 }
             guard read + offset >= frames.lowerBound else { continue }
-            let t = MediaTime(ticks: packet.pts ?? 0, timeBase: stream.timeBase) - origin
-            try await append(packet.encoded, Int(t.ticks(in: rate.inverted)) + offset)
+            let t = MediaTime(ticks: packet.pts ?? 0, timeBase: reader.stream.timeBase)
+            try await append(packet, Int(t.ticks(in: rate.inverted)) + offset)
         }
     }
 }
