@@ -6,6 +6,9 @@
 # with trim, xfade, amix and acrossfade (linear, as an OTIO dissolve). H.264 libx264 veryfast crf 20 + AAC for all.
 # Prints each run, the medians and the ratios over melt's and the CLI's, then once: the luma PSNR of mixwrite's render
 # against the CLI's, and which of the seven tones (two a clip, the music's) each output kept.
+# Then the same timeline over the same clips written with a keyframe every second (closed GOPs, as cameras and phones
+# write them: render-gop-N.mov), where mixwrite's smart rendering (`--smart auto`, the default) copies the GOPs no
+# dissolve touches: mixwrite, mixwrite --smart off and melt, in turn; the ratios and the frames copied.
 # Usage: Benchmarks/compare-render.sh [ROUNDS]   (default 3)
 set -euo pipefail
 rounds="${1:-3}"
@@ -16,12 +19,15 @@ python3 -c "import opentimelineio.adapters; opentimelineio.adapters.from_name('m
 work=$(cd "$work" && pwd)
 
 for n in 1 2 3; do
-    if [ ! -f "$work/render-$n.mov" ]; then
-        echo "making the inputs in $work" >&2
-        ff -f lavfi -i "testsrc2=s=1920x1080:r=30:d=6" -f lavfi -i "sine=f=$((200 * n + 100)):r=48000:d=6" \
-           -f lavfi -i "sine=f=$((200 * n + 1100)):r=48000:d=6" -vf "hue=h=$((120 * n))" -map 0:v -map 1:a -map 2:a \
-           -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p -c:a aac "$work/render-$n.mov"
-    fi
+    for kind in "" gop-; do
+        if [ ! -f "$work/render-$kind$n.mov" ]; then
+            echo "making the inputs in $work" >&2
+            gop=(); [ -n "$kind" ] && gop=(-g 30)
+            ff -f lavfi -i "testsrc2=s=1920x1080:r=30:d=6" -f lavfi -i "sine=f=$((200 * n + 100)):r=48000:d=6" \
+               -f lavfi -i "sine=f=$((200 * n + 1100)):r=48000:d=6" -vf "hue=h=$((120 * n))" -map 0:v -map 1:a -map 2:a \
+               -c:v libx264 -preset veryfast -crf 18 "${gop[@]}" -pix_fmt yuv420p -c:a aac "$work/render-$kind$n.mov"
+        fi
+    done
 done
 [ -f "$work/render-music.m4a" ] || ff -f lavfi -i "sine=f=2500:r=48000:d=12" -c:a aac "$work/render-music.m4a"
 python3 - "$work" <<'PY'
@@ -29,17 +35,18 @@ import sys, opentimelineio as otio
 work = sys.argv[1]
 T = lambda v: otio.opentime.RationalTime(v, 30)
 R = lambda s, d: otio.opentime.TimeRange(T(s), T(d))
-tl = otio.schema.Timeline(name="render-bench")
-v, a = otio.schema.Track(name="V1", kind="Video"), otio.schema.Track(name="A1", kind="Audio")
-tl.tracks.extend([v, a])
-for n in (1, 2, 3):
-    if n > 1: v.append(otio.schema.Transition(transition_type="SMPTE_Dissolve", in_offset=T(15), out_offset=T(15)))
-    v.append(otio.schema.Clip(name=f"clip{n}", media_reference=otio.schema.ExternalReference(target_url=f"{work}/render-{n}.mov"),
-                              source_range=R(30, 120)))
-a.append(otio.schema.Clip(name="music", media_reference=otio.schema.ExternalReference(target_url=f"{work}/render-music.m4a"),
-                          source_range=R(0, 360)))
-otio.adapters.write_to_file(tl, f"{work}/render.otio")
-otio.adapters.write_to_file(tl, f"{work}/render.mlt", adapter_name="mlt_xml")
+for kind, suffix in (("", ""), ("gop-", "-gop")):
+    tl = otio.schema.Timeline(name="render-bench")
+    v, a = otio.schema.Track(name="V1", kind="Video"), otio.schema.Track(name="A1", kind="Audio")
+    tl.tracks.extend([v, a])
+    for n in (1, 2, 3):
+        if n > 1: v.append(otio.schema.Transition(transition_type="SMPTE_Dissolve", in_offset=T(15), out_offset=T(15)))
+        v.append(otio.schema.Clip(name=f"clip{n}", media_reference=otio.schema.ExternalReference(target_url=f"{work}/render-{kind}{n}.mov"),
+                                  source_range=R(30, 120)))
+    a.append(otio.schema.Clip(name="music", media_reference=otio.schema.ExternalReference(target_url=f"{work}/render-music.m4a"),
+                              source_range=R(0, 360)))
+    otio.adapters.write_to_file(tl, f"{work}/render{suffix}.otio")
+    otio.adapters.write_to_file(tl, f"{work}/render{suffix}.mlt", adapter_name="mlt_xml")
 PY
 
 # The CLI's graph: pieces of 4.5, 5 and 4.5 s (each clip's 4 s and the handles its dissolves use), crossed at 3.5 s and
@@ -74,6 +81,23 @@ rm -f "$raw"
 summarize "$work/render-runs.txt" melt mixwrite ffmpeg x264
 summarize "$work/render-runs.txt" ffmpeg mixwrite | tail -1
 
+# The clips with a keyframe every second: what smart rendering copies, against everything encoded and melt.
+smart_cmd=("$bin" render "$work/render-gop.otio" -o "$work/mixwrite-render-gop.mp4" -y -q)
+off_cmd=("$bin" render "$work/render-gop.otio" -o "$work/mixwrite-render-gop-off.mp4" -y -q --smart off)
+melt_gop_cmd=(melt -quiet -profile atsc_1080p_30 "$work/render-gop.mlt" -consumer "avformat:$work/melt-render-gop.mp4" vcodec=libx264 preset=veryfast crf=20 acodec=aac)
+: > "$work/render-gop-runs.txt"
+for i in $(seq "$rounds"); do
+    echo "smart    $(measure "${smart_cmd[@]}")" | tee -a "$work/render-gop-runs.txt"
+    echo "off      $(measure "${off_cmd[@]}")" | tee -a "$work/render-gop-runs.txt"
+    echo "melt     $(measure "${melt_gop_cmd[@]}")" | tee -a "$work/render-gop-runs.txt"
+done
+summarize "$work/render-gop-runs.txt" melt smart off
+"$bin" render "$work/render-gop.otio" -o "$work/mixwrite-render-gop.mp4" -y --json --progress none | python3 -c '
+import json, sys
+v = json.load(sys.stdin)["video"]
+print(f"smart: {v.get(\"copiedFrames\", 0)} of 360 frames copied; copied {v.get(\"copiedSpans\")}, encoded {v.get(\"encodedSpans\")}")'
+ffmpeg -v error -xerror -i "$work/mixwrite-render-gop.mp4" -f null - && echo "smart: decodes with -xerror, clean"
+
 python3 - "$work" <<'PY'
 import subprocess, sys
 import numpy as np
@@ -103,4 +127,8 @@ for k, path in outputs.items():
     kept = [name for name, hz in tones.items()
             if level(s[int(windows[name.split()[0]][0] * 48000):int(windows[name.split()[0]][1] * 48000)], hz) > -40]
     print(f"{k:9s} kept {len(kept)} of 7 tones: {', '.join(kept)}")
+s, o = luma(f"{work}/mixwrite-render-gop.mp4"), luma(f"{work}/mixwrite-render-gop-off.mp4")
+n = min(len(s), len(o))
+db = 10 * np.log10(255 ** 2 / np.maximum(((s[:n] - o[:n]) ** 2).mean(axis=(1, 2)), 1e-10))
+print(f"1 s GOPs: frames smart {len(s)}, off {len(o)}; luma PSNR smart against off: mean {db.mean():.2f} dB, worst frame {db.min():.2f} dB")
 PY

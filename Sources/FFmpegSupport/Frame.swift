@@ -150,6 +150,14 @@ public final class Frame {
     /// The corresponding FFmpeg call is `av_frame_unref`.
     public func unref() { av_frame_unref(pointer) }
 
+    /// A new frame sharing this one's buffers (its own fields, so its timestamp can differ). The corresponding FFmpeg
+    /// call is `av_frame_ref`.
+    public func reference() throws(FFmpegError) -> Frame {
+        let other = Frame()
+        try check(av_frame_ref(other.pointer, pointer), "av_frame_ref")
+        return other
+    }
+
     /// Moves this frame's data into a new frame, leaving this one blank. The corresponding FFmpeg call is `av_frame_move_ref`.
     public func take() -> Frame {
         let moved = Frame()

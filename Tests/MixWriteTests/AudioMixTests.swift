@@ -65,6 +65,23 @@ struct AudioMixTests {
         }
     }
 
+    @Test("one file used twice (concat a b a): each use's two tracks sound in their places (a file's decoder feeds every use)")
+    func fileUsedTwice() throws {
+        let dir = try Oracle.scratch()
+        let clips = try SmartRenderTests.clips(in: dir)   // 2 s each; clip n's tracks 200n + 100 and 200n + 1100 Hz
+        let out = dir + "/aba.mp4"
+        let r = try Oracle.mixwrite(["concat", clips[0], clips[1], clips[0], "-o", out, "--smart", "off", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let sound = try Oracle.decodeAudio(out)
+        func level(_ hz: Double, _ from: Double) -> Double {
+            Oracle.toneLevel(Array(sound[Int(from * 48000)..<Int((from + 1.5) * 48000)]), frequency: hz)
+        }
+        for (from, present, absent) in [(0.25, [300.0, 1300], [500.0, 1500]), (2.25, [500, 1500], [300, 1300]), (4.25, [300, 1300], [500, 1500])] {
+            for hz in present { #expect(level(hz, from) > -30, "\(hz) Hz from \(from) s: \(level(hz, from)) dB") }
+            for hz in absent { #expect(level(hz, from) < -60, "no \(hz) Hz from \(from) s: \(level(hz, from)) dB") }
+        }
+    }
+
     @Test("--offset leaves real silence before a source")
     func offset() throws {
         let dir = try Oracle.scratch()

@@ -107,7 +107,7 @@ struct DescriptionTests {
         (layer.audio, layer.strict, layer.overwrite, layer.picture.proresProfile) = (audio, true, true, .standard)
         var render = RenderJob(timeline: Oracle.fixture("base.mov"), output: dir + "/render.mp4")   // described only: never run
         picture(&render.picture)
-        (render.audio, render.strict, render.overwrite, render.parts, render.part) = (audio, true, true, 2, 2)
+        (render.audio, render.strict, render.overwrite, render.parts, render.part, render.smart) = (audio, true, true, 2, 2, true)
         (render.start, render.length, render.transitionCurve) = (0.5, 1, .qsin)
         return [blend, concat, still, remix, layer, render]
     }

@@ -202,6 +202,54 @@ struct SmartRenderTests {
         #expect(joinedClean.status == 0 && joinedClean.stderr.isEmpty, "\(joinedClean.stderr)")
     }
 
+    @Test("render: an OTIO timeline's bottom track copies the GOPs no dissolve or gap touches (one file cut twice read once), each copied frame its clip's; the rest ≥ 40 dB of --smart off's; an upper track: --smart on refused",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func render() throws {
+        let dir = try Oracle.scratch()
+        let clips = try Self.clips(in: dir)
+        let (one, two) = (try LayerTests.pictures(clips[0]), try LayerTests.pictures(clips[1]))
+        // At 30 fps: clip 1 from its frame 5 for 40, a dissolve of 5 + 5 frames, clip 2 from its frame 10 for 30, 10 frames
+        // of gap, clip 1 again from its frame 0 for 60. On the output: clip 1 at 0 ..< 45 (its GOP of frames 10 ..< 20 at
+        // 5 ..< 15), the dissolve 35 ..< 45, clip 2 at 35 ..< 70 (its frames 5 on), the gap 70 ..< 80, clip 1 at 80 ..< 140.
+        let (otio, _) = try RenderTests.timeline(dir, "smart", """
+        T = lambda v: otio.opentime.RationalTime(v, 30)
+        R = lambda s, d: otio.opentime.TimeRange(T(s), T(d))
+        v = track("V1", V); tl.tracks.append(v)
+        v.extend([clip("a", "\(clips[0])", 5, 40), dissolve(5, 5), clip("b", "\(clips[1])", 10, 30), gap(10), clip("c", "\(clips[0])", 0, 60)])
+        """)
+        let (out, off) = (dir + "/smart.mp4", dir + "/off.mp4")
+        let video = try Self.report(try LayerTests.mixwrite(["render", otio, "-o", out, "--json", "--smart", "on"]))
+        #expect(Self.spans(video, "copiedSpans") == [[0.167, 1.167], [1.667, 2.333], [2.667, 4.667]], "\(video)")
+        #expect(Self.spans(video, "encodedSpans") == [[0, 0.167], [1.167, 1.667], [2.333, 2.667]], "\(video)")
+        let mine = try LayerTests.pictures(out)
+        try #require(mine.count == 140, "\(mine.count) frames")
+        for k in 5..<35 { #expect(mine[k] == one[k + 5], "frame \(k): clip 1's \(k + 5)") }
+        for k in 50..<70 { #expect(mine[k] == two[k - 30], "frame \(k): clip 2's \(k - 30)") }
+        for k in 80..<140 { #expect(mine[k] == one[k - 80], "frame \(k): clip 1's \(k - 80)") }
+        _ = try Self.report(try LayerTests.mixwrite(["render", otio, "-o", off, "--json", "--smart", "off"]))
+        for range in [0..<5, 35..<50, 70..<80] {
+            let quality = try Self.psnr(out, off, frames: range)
+            #expect(quality >= 40, "the encoded frames \(range) against --smart off's: \(quality) dB")
+        }
+        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        let sound = try Oracle.decodeAudio(out)
+        for (f, second) in [(300, 0.3), (1300, 0.3), (500, 1.8), (1500, 1.8), (300, 3.5), (1300, 3.5)] {
+            #expect(Oracle.toneLevel(Array(sound[Int(second * 48000)..<Int((second + 0.5) * 48000)]), frequency: Double(f)) > -30,
+                    "the \(f) Hz tone at \(second) s")
+        }
+
+        let (layered, _) = try RenderTests.timeline(dir, "layered", """
+        T = lambda v: otio.opentime.RationalTime(v, 30)
+        R = lambda s, d: otio.opentime.TimeRange(T(s), T(d))
+        v, w = track("V1", V), track("V2", V); tl.tracks.extend([v, w])
+        v.append(clip("a", "\(clips[0])", 0, 60)); w.extend([gap(20), clip("b", "\(clips[1])", 0, 10)])
+        """)
+        let refused = try LayerTests.mixwrite(["render", layered, "-o", dir + "/layered.mp4", "--smart", "on"])
+        #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("--smart on"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/layered.mp4"))
+    }
+
     @Test("bad packets fall back and say so: a damaged packet's GOP encoded (the rest copied); parameter sets that change mid-stream (a remuxed MPEG-TS): nothing copied; --smart on refuses both")
     func badPackets() throws {
         let dir = try Oracle.scratch()

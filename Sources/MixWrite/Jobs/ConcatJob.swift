@@ -238,19 +238,22 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     }
 
     /// Smart rendering's plan for the frames this render writes: each clip's GOPs that no transition touches, at its
-    /// place on the output (`converted`: the clips whose picture is changed on its way, never copied).
+    /// place on the output (`converted`: the pieces whose picture is changed on its way, never copied). A timeline's
+    /// gap is black (touched, no file read); the clips are named `clip N` in order, gaps not counted.
     static func smartPlan(_ plan: SequenceStage.Plan, converted: Set<Int>) -> SmartPlan {
-        let sources = plan.pieces.indices.map { i in
-            SmartPlan.Source(file: plan.pieces[i].file, offset: plan.starts[i] - Int(plan.pieces[i].inPoint.ticks(in: plan.video.frameRate.inverted)),
-                             shown: plan.starts[i]..<(plan.starts[i] + plan.pieces[i].frames), name: "clip \(i + 1)")
-        }
-        // A transition's frames, and a clip that is not its file's frames from the grid's first (a gap, a still).
-        var touched = plan.pieces.indices.compactMap { i in plan.pieces[i].crossing.map { _ in plan.starts[i + 1]..<(plan.starts[i] + plan.pieces[i].frames) } }
-        touched += plan.pieces.indices.filter { plan.pieces[$0].isGap }.map { sources[$0].shown }
         guard plan.ticksPerFrame == 1, plan.lastFrameTicks == nil, plan.background == nil, plan.hdr == nil else {
             return .encodeAll(plan.video.frames, "the clips are drawn into the output (a still, HDR kept)")
         }
-        return SmartPlan.make(sources: sources, video: plan.video, touched: touched, converted: converted)
+        let clips = plan.pieces.indices.filter { !plan.pieces[$0].isGap }
+        let sources = clips.enumerated().map { n, i in
+            SmartPlan.Source(file: plan.pieces[i].file, offset: plan.starts[i] - Int(plan.pieces[i].inPoint.ticks(in: plan.video.frameRate.inverted)),
+                             shown: plan.starts[i]..<(plan.starts[i] + plan.pieces[i].frames), name: "clip \(n + 1)")
+        }
+        // A transition's frames, and a gap's.
+        var touched = plan.pieces.indices.compactMap { i in plan.pieces[i].crossing.map { _ in plan.starts[i + 1]..<(plan.starts[i] + plan.pieces[i].frames) } }
+        touched += plan.pieces.indices.filter { plan.pieces[$0].isGap }.map { plan.starts[$0]..<(plan.starts[$0] + plan.pieces[$0].frames) }
+        return SmartPlan.make(sources: sources, video: plan.video, touched: touched,
+                              converted: Set(clips.indices.filter { converted.contains(clips[$0]) }))
     }
 
     /// The highest frame rate of the clips, up to 60, unless `--fps` sets one: a slow or variable-rate clip (a phone's

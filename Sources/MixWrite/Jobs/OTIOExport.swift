@@ -131,9 +131,10 @@ struct OTIOExport {
     }
 
     /// The render's options for the timeline: the job's picture and mix, its sources renamed (`names`: a job's source
-    /// name to the render's `clipN`), `--audio` files left out (they are clips), as a job file's entry has them.
+    /// name to the render's `clipN`), `--audio` files left out (they are clips), as a job file's entry has them; a
+    /// concat's `--smart` (the render copies the same GOPs).
     mutating func setOptions(picture: PictureSettings, audio: AudioOptions, names: [String: String],
-                             curve: FadeCurve = .tri) throws(MixWriteError) {
+                             curve: FadeCurve = .tri, smart: Bool? = nil) throws(MixWriteError) {
         var render = RenderJob(timeline: "", output: "")
         func renamed(_ name: String) -> String {
             let parts = name.split(separator: ":", maxSplits: 1).map(String.init)
@@ -145,7 +146,7 @@ struct OTIOExport {
         mix.offsets = Dictionary(audio.offsets.map { (renamed($0.key), $0.value) }) { $1 }
         mix.duck = Dictionary(audio.duck.map { (renamed($0.key), $0.value) }) { $1 }
         mix.mute = audio.mute.map(renamed)
-        (render.picture, render.audio, render.transitionCurve) = (picture, mix, curve)
+        (render.picture, render.audio, render.transitionCurve, render.smart) = (picture, mix, curve, smart)
         let entry = try Self.entry(of: render)
         settings = entry.filter { !["kind", "timeline", "output"].contains($0.key) }
     }
@@ -259,7 +260,7 @@ extension ConcatJob {
         var names: [String: String] = [:]
         for (k, (label, _)) in extra.enumerated() { names[label] = "clip\(files.count + k + 1)" }
         export.addAudioFiles(extra, total: total)
-        try export.setOptions(picture: settings, audio: audio, names: names, curve: transitionCurve)
+        try export.setOptions(picture: settings, audio: audio, names: names, curve: transitionCurve, smart: smart)
         export.chapterMarks = marks
         return export
     }

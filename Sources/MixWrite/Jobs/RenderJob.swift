@@ -25,6 +25,9 @@ public struct RenderJob: Sendable {
     public var length: Double?
     /// The sound's cross-fade over a dissolve (`--transition-curve`): linear, as OTIO's dissolve, unless told.
     public var transitionCurve = FadeCurve.tri
+    /// Smart rendering (`--smart`): nil (`auto`) copies the bottom track's clips' H.264 GOPs that no transition, gap or
+    /// upper track touches where that is exact; true (`on`) insists; false (`off`) encodes every frame.
+    public var smart: Bool?
 
     public init(timeline: String, output: String) {
         self.timeline = timeline
@@ -32,7 +35,7 @@ public struct RenderJob: Sendable {
     }
 }
 
-extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
+extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob {
     static let kind = "render"
     static let command = ["mixwrite", "render"]
     static let abstract = "Render an OpenTimelineIO timeline (.otio): every video track composited, every audio track of every clip mixed."
@@ -49,7 +52,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         ]
         let curve: JobOption<Self> = .choice("transition-curve", \.transitionCurve, default: blank.transitionCurve,
                                              help: "The sound's cross-fade over a dissolve, by afade's curves: tri (linear, as OTIO's dissolve), qsin (equal power) …")
-        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve] + excerptOptions
+        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve, smartOption] + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
@@ -129,7 +132,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan, audio: &audioPlan, chapters: chapters)
         }
-        let cut = Self.cut(stage, to: plan)
+        let cut = try smartly(Self.cut(stage, to: plan), converted: Set(media.opened.filter { !ColorManagement.conversions(of: [$0]).isEmpty }.map(\.path)))
         var prepared = PreparedJob(output: output, duration: plan.length, frameRate: rate, video: cut, audio: audioPlan, key: nil,
                                    warnings: warnings, conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
                                    timeline: excerpt == nil ? Self.report(laid, marks: marks, rate: rate) : nil)
@@ -171,6 +174,18 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob {
         if var s = (stage as? SequenceStage)?.plan { s.video = video; return SequenceStage(plan: s) }
         if var b = (stage as? BlendStage)?.plan { b.video = video; return BlendStage(plan: b) }
         return stage
+    }
+
+    /// `stage` copying the bottom track's GOPs nothing touches (`--smart`), as a concat's clips; with upper tracks, as
+    /// it is (`--smart on` refused). `converted`: the files whose picture is changed on its way.
+    func smartly(_ stage: any VideoStage, converted: Set<String>) throws(MixWriteError) -> any VideoStage {
+        guard smart != false else { return stage }
+        guard var plan = (stage as? SequenceStage)?.plan else {
+            if smart == true { throw .usage("--smart on: nothing can be copied: \(timeline) lays clips over its bottom track") }
+            return stage
+        }
+        plan.smart = try insisted(ConcatJob.smartPlan(plan, converted: Set(plan.pieces.indices.filter { converted.contains(plan.pieces[$0].file.path) })))
+        return SequenceStage(plan: plan)
     }
 
     /// `t` in whole frames of `rate`, rounded to the nearest.

@@ -89,6 +89,7 @@ import FFmpegSupport
     public convenience init(job: RenderJob) throws(MixWriteError) {
         var j = job
         (j.overwrite, j.parts, j.part, j.start, j.length, j.audio.mute, j.audio.duck) = (true, nil, nil, nil, nil, [], [:])
+        j.smart = false     // as a concat's preview
         let prepared = try j.prepare()
         guard var layered = (prepared.video as? BlendStage)?.plan, let under = layered.under else {
             try self.init(prepared)

@@ -9,8 +9,9 @@ final class AudioMixReader {
     private final class Input {
         let path: String
         let demuxer: Demuxer
-        /// By stream index: the decoder and the source (index into the plan's sources) it feeds.
-        var decoders: [Int: (decoder: Decoder, source: Int)] = [:]
+        /// By stream index: the decoder and the sources (indices into the plan's sources) it feeds: more than one when
+        /// the file is used twice (a timeline cutting one file into two clips, a concat taking a clip again).
+        var decoders: [Int: (decoder: Decoder, sources: [Int])] = [:]
         var ended = false
         var position: MediaTime = .zero
 
@@ -60,8 +61,12 @@ final class AudioMixReader {
             }
             inputs.append(input)
         }
+        if let shared = input.decoders[s.streamIndex] {
+            input.decoders[s.streamIndex]?.sources = shared.sources + [source]
+            return
+        }
         do {
-            input.decoders[s.streamIndex] = (try Decoder(demuxer: input.demuxer, streamIndex: s.streamIndex, threads: 1), source)
+            input.decoders[s.streamIndex] = (try Decoder(demuxer: input.demuxer, streamIndex: s.streamIndex, threads: 1), [source])
         } catch {
             throw .input(file: s.path, "audio stream #\(s.streamIndex) (\(s.codec)) cannot be decoded: \(error.message.lowercased())")
         }
@@ -110,15 +115,17 @@ final class AudioMixReader {
         let damagedBefore = damagedPackets
         var more: Bool
         do { more = try input.demuxer.read(into: packet) } catch { damagedPackets += 1; more = false }
-        if more, let (decoder, source) = input.decoders[packet.streamIndex] {
+        if more, let (decoder, sources) = input.decoders[packet.streamIndex] {
             if let ts = packet.dts ?? packet.pts { input.position = MediaTime(ticks: ts, timeBase: decoder.timeBase) }
-            try deliver(decode(packet, decoder, input), source: source)
+            try deliver(decode(packet, decoder, input), to: sources)
         } else if !more {
             input.ended = true
-            for (decoder, source) in input.decoders.values {
-                try deliver(decode(nil, decoder, input), source: source)
-                exhausted[source] = true
-                if let graph { try close(source, in: graph) }
+            for (decoder, sources) in input.decoders.values {
+                try deliver(decode(nil, decoder, input), to: sources)
+                for source in sources {
+                    exhausted[source] = true
+                    if let graph { try close(source, in: graph) }
+                }
             }
         }
         if plan.strict && damagedPackets > damagedBefore {
@@ -138,11 +145,18 @@ final class AudioMixReader {
         return decoded.frames
     }
 
-    private func deliver(_ frames: [Frame], source: Int) throws(MixWriteError) {
-        for frame in frames where frame.sampleCount > 0 {
-            frame.pts = nextSample[source]
-            nextSample[source] += Int64(frame.sampleCount)
-            if let graph { try push(frame, to: source, in: graph) } else { pending[source].append(frame) }
+    /// Each decoded frame to every source its track feeds (a reference each, numbered by that source's samples).
+    private func deliver(_ frames: [Frame], to sources: [Int]) throws(MixWriteError) {
+        for decoded in frames where decoded.sampleCount > 0 {
+            for (k, source) in sources.enumerated() {
+                let frame: Frame
+                if k == sources.count - 1 { frame = decoded } else {
+                    do { frame = try decoded.reference() } catch { throw .processing(file: plan.sources[source].path, "audio: \(error.description)") }
+                }
+                frame.pts = nextSample[source]
+                nextSample[source] += Int64(frame.sampleCount)
+                if let graph { try push(frame, to: source, in: graph) } else { pending[source].append(frame) }
+            }
         }
     }
 

@@ -60,12 +60,14 @@ struct SmartPlan: Sendable {
         var plan = SmartPlan(spans: [], sources: sources)
         var copied: [(frames: Range<Int>, source: Int)] = [], blocked: String?, open = 0
         var gopCount = 0
+        // A file two clips take (a timeline cuts one often) is read once.
+        var scans: [String: GOPScan] = [:]
         // Every input is read, also one outside the frames written: a part's record and reordering are then every
         // part's (the join needs one record), whichever clips it shows.
         for (i, source) in sources.enumerated() {
             let scan: GOPScan
-            switch readable(source, video: video, converted: converted.contains(i)) {
-            case .success(let s): scan = s
+            switch scans[source.file.path].map({ .success($0) }) ?? readable(source, video: video, converted: converted.contains(i)) {
+            case .success(let s): scan = s; scans[source.file.path] = s
             case .failure(let why): blocked = blocked ?? why.text; continue
             }
             guard let joined = plan.config.map({ $0.combined(with: scan.config) }) ?? scan.config else {
