@@ -210,6 +210,50 @@ struct AudioMixTests {
         #expect(meanDifference > -1.5, "the joins are \(meanDifference) dB worse on average")
     }
 
+    @Test("sound that ends just past a segment's share (within its post-roll) is written whole: a 43.70 s remix; 8-frame segments ending 1 to 2049 samples past; a concat of 6 s in 3 parts, joined")
+    func endsInPostRoll() throws {
+        let dir = try Oracle.scratch()
+        func tone(_ samples: Int, _ path: String) throws {
+            let made = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=48000", "-af", "atrim=end_sample=\(samples)",
+                                          "-c:a", "pcm_s16le", path])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        // (segment frames, samples): 2048 frames of 1024 are 2,097,152 samples; 43.70 s is 448 more.
+        let cases: [(frames: String?, samples: Int)] = [(nil, 2_097_600)] + [1, 448, 1024, 2048, 2049].map { ("8", 5 * 8192 + $0) }
+        for (frames, samples) in cases {
+            let src = dir + "/\(samples).wav"
+            try tone(samples, src)
+            // In segments (2048 or 8 frames) and by one encoder: the same length, the same tone to the end.
+            var decoded: [[Float]] = []
+            for (name, segment) in [("segments", frames ?? "2048"), ("single", "100000")] {
+                let out = dir + "/\(samples)-\(name).m4a"
+                let r = try Oracle.run(Oracle.mixwrite, ["remix", src, "-o", out, "-q"], environment: ["MIXWRITE_AAC_SEGMENT_FRAMES": segment])
+                try #require(r.status == 0, "\(samples) samples in \(name): \(r.stderr)")
+                let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
+                #expect(clean.status == 0 && clean.stderr.isEmpty, "\(samples) samples in \(name): \(clean.stderr)")
+                decoded.append(try Oracle.decodeAudio(out, channels: 1))
+            }
+            #expect(decoded[0].count == decoded[1].count && decoded[0].count > samples - 1024, "\(decoded.map(\.count)) samples for \(samples)")
+            let end = min(decoded[0].count, decoded[1].count, samples)
+            let levels = decoded.map { Oracle.toneLevel(Array($0[(end - 4800)..<end]), frequency: 440) }
+            #expect(levels[0] > -24 && abs(levels[0] - levels[1]) < 1, "\(samples) samples: the last 0.1 s's tone at \(levels) dB")
+        }
+        // 3 × 2 s clips: 288,000 samples, 1,280 past the 35th share of 8 frames; the last part ends in that post-roll.
+        let clips = try SmartRenderTests.clips(in: dir)
+        let joined = dir + "/joined.mp4"
+        for k in 1...3 {
+            let r = try Oracle.run(Oracle.mixwrite, ["concat"] + clips + ["-o", joined, "--parts", "3", "--part", "\(k)", "-q"],
+                                   environment: ["MIXWRITE_AAC_SEGMENT_FRAMES": "8"])
+            try #require(r.status == 0, "part \(k): \(r.stderr)")
+        }
+        let j = try Oracle.run(Oracle.mixwrite, ["join", joined], timeout: 120)
+        try #require(j.status == 0, "join: \(j.stderr)")
+        let p = try Oracle.probe(joined)
+        #expect(abs((p.audio.first?.duration ?? 0) - 6) < 0.03, "\(p.audio)")
+        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", joined, "-f", "null", "-"])
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+    }
+
     @Test("unknown sources in --gain/--mute are usage errors")
     func unknownSource() throws {
         let dir = try Oracle.scratch()

@@ -230,7 +230,10 @@ struct SegmentCutter {
         let until = final && bufferEnd <= needEnd ? bufferEnd : needEnd
         let lo = Int(from - bufferStart), hi = Int(until - bufferStart)
         let samples = buffer.map { Array($0[lo..<hi]) }
-        let isLast = final && bufferEnd <= needEnd
+        // The last segment is the one the sound ends in. Sound that ends within the post-roll after this segment's
+        // share (a 43.70 s mix: 448 samples past the first share) has one more segment, which keeps the packets of
+        // those samples and the flush; this one, fed what post-roll there is, keeps its own share's, as always.
+        let isLast = final && bufferEnd <= shareEnd
         let segment = SegmentedAAC.Segment(index: next, firstSample: from, samples: samples,
                                            keepFrom: k == 0 ? Int64.min : shareStart - f,
                                            keepUntil: isLast ? nil : shareEnd - f)

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Where a keyed layer's frame-to-frame matte error (dtSSD) comes from, on a half of the second truth set
+(scripts/key-truth-set.py), and what two changes would do to the scores (issue 46). Run it on the `tune` half only:
+the held-out half is for reporting a method once it is chosen.
+
+  scripts/key-dt-analysis.py SET [SUFFIX]
+      SET: a folder `key-truth-set.py make SET --half tune` wrote, with SET/SCENE-SUFFIX.mov beside each scene (a layer
+      `mixwrite key SET/SCENE/fx.mov -o SET/SCENE-fine.mov --keyer fine --key-color auto` made; SUFFIX `fine`).
+      Prints, a scene a line:
+      - the shares of the summed squared dt error where the true matte itself changes, in the edge band, and within
+        2 px of the thin strands (with that area's share of the picture);
+      - the scores with a causal temporal filter on the matte (each pixel's alpha averaged with its last K frames',
+        weighted by how little fx's 3 x 3-smoothed colour changed there: K 2, tau 0.03 and K 4, tau 0.08);
+      - the scores with the strands right (the truth's matte and colour within 2 px of the strands, the rest the layer's).
+"""
+import importlib.util, json, os, sys
+
+import numpy as np
+
+here = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("key_truth", os.path.join(here, "key-truth.py"))
+kt = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(kt)
+
+SCENES = ["portrait", "glass", "motion", "mixed"]
+NAMES = ("edgeError", "matteMAD", "dtSSD", "compositePSNR")
+
+
+def dilate(mask, r=2):
+    out = mask.copy()
+    for dy in range(-r, r + 1):
+        for dx in range(-r, r + 1):
+            out |= np.roll(np.roll(mask, dy, 1), dx, 2)
+    return out
+
+
+def box(a, r=1):
+    p = np.pad(a, [(r, r), (r, r)] + [(0, 0)] * (a.ndim - 2), mode="edge")
+    out = np.zeros_like(a)
+    for dy in range(2 * r + 1):
+        for dx in range(2 * r + 1):
+            out += p[dy:dy + a.shape[0], dx:dx + a.shape[1]]
+    return out / (2 * r + 1) ** 2
+
+
+def temporal(matte, fx, k, tau):
+    smoothed = np.array([box(f) for f in fx])
+    out = matte.copy()
+    for t in range(len(matte)):
+        acc, weight = matte[t].copy(), np.ones(matte.shape[1:])
+        for j in range(1, min(k, t) + 1):
+            w = np.clip(1 - np.abs(smoothed[t] - smoothed[t - j]).max(-1) / tau, 0, 1)
+            acc += w * matte[t - j]
+            weight += w
+        out[t] = acc / weight
+    return out
+
+
+def line(name, before, after):
+    return f"  {name}: " + "  ".join(f"{k} {before[k]:.2f} -> {after[k]:.2f}" for k in NAMES)
+
+
+def main():
+    root, suffix = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "fine"
+    for scene in SCENES:
+        d = f"{root}/{scene}"
+        info = json.load(open(f"{d}/scene.json"))
+        w, h = info["width"], info["height"]
+        layer = f"{root}/{scene}-{suffix}.mov"
+        matte, colour = kt.decode_alpha(layer, w, h), kt.decode_rgb(layer, w, h)
+        n = len(matte)
+        plate = kt.decode_rgb(f"{root}/plate.mov", w, h)[:n]
+        fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
+        alpha, _, edge = kt.truth(d)
+        alpha, edge = alpha[:n], edge[:n]
+        fg = np.load(f"{d}/fg.npy").astype(np.float64)[:n]
+        strands = dilate(np.load(f"{d}/regions.npz")["strands"][:n])
+
+        e2 = (np.diff(matte, axis=0) - np.diff(alpha, axis=0)) ** 2
+        total = e2.sum()
+        moving = np.abs(np.diff(alpha, axis=0)) > 0.01
+        band = edge[1:] | edge[:-1]
+        near = strands[1:] | strands[:-1]
+        print(f"{scene}: dt error where the truth changes {e2[moving].sum() / total:.2f}, in the edge band "
+              f"{e2[band].sum() / total:.2f}, within 2 px of the strands {e2[near].sum() / total:.2f} "
+              f"(area {near.mean():.3f})")
+
+        def scored(m, c):
+            return kt.scores(d, m, m[..., None] * c + (1 - m[..., None]) * plate)
+        before = scored(matte, colour)
+        for k, tau in ((2, 0.03), (4, 0.08)):
+            print(line(f"temporal K {k} tau {tau}", before, scored(temporal(matte, fx, k, tau), colour)))
+        print(line("strands right", before, scored(np.where(strands, alpha, matte), np.where(strands[..., None], fg, colour))))
+
+
+if __name__ == "__main__":
+    main()
