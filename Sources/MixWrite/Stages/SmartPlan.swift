@@ -137,10 +137,11 @@ struct SmartPlan: Sendable {
         if out.codec != .h264 { return "the output is \(out.codec.rawValue.uppercased()), only H.264 is copied" }
         if s.codec != "h264" { return "\(name) is \(s.codec.uppercased()), the output H.264" }
         if s.pixelFormat != .yuv420p { return "\(name) is \(s.pixelFormat.description), the output yuv420p" }
+        // Before the size: a phone's portrait clip is stored on its side, its size the output's turned.
+        if s.rotation != 0 || s.reflected { return "\(name) is turned upright (its display matrix)" }
         if (s.width, s.height) != (out.width, out.height) {
             return "\(name) is \(s.width)x\(s.height), the output \(out.width)x\(out.height)"
         }
-        if s.rotation != 0 || s.reflected { return "\(name) is turned upright (its display matrix)" }
         if let sar = s.sampleAspectRatio, sar.isValid, sar.num != sar.den { return "\(name)'s pixels are not square (\(sar.num):\(sar.den))" }
         guard let rate = s.frameRate, rate.isValid, Int64(rate.num) * Int64(out.frameRate.den) == Int64(out.frameRate.num) * Int64(rate.den) else {
             return "\(name) is \(s.frameRate?.description ?? "of no") fps, the output \(out.frameRate.description)"
