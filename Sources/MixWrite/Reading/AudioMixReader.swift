@@ -2,12 +2,17 @@ import FFmpegSupport
 
 /// Every source track of a mix, decoded and mixed in one avfilter graph: hands out the mixed sound in
 /// blocks of `blockSize` samples (planar float, the plan's channels), padded or cut to the plan's length.
-/// Each file is opened once, with a decoder for each of its tracks in the mix; the graph is built from each
-/// track's first real frame, whose format can differ from the container's header (HE-AAC, for one).
+/// Each use of a file (a clip: its place on the output, what is left out before it) is opened once, with a decoder
+/// for each of its tracks in the mix; the graph is built from each track's first real frame, whose format can differ
+/// from the container's header (HE-AAC, for one). The inputs are read in the order of the output's time, so a clip
+/// that comes late is read when the mix gets there: what waits in the graph is a packet or two a track, however long
+/// the output (not every later clip's sound decoded at the start and held).
 final class AudioMixReader {
     /// One input file and the decoders of its tracks in the mix.
     private final class Input {
         let path: String
+        /// The use of the file it reads: where it starts on the output and what is left out before it.
+        let use: Use
         let demuxer: Demuxer
         /// By stream index: the decoder and the sources (indices into the plan's sources) it feeds: more than one when
         /// the file is used twice (a timeline cutting one file into two clips, a concat taking a clip again).
@@ -15,10 +20,18 @@ final class AudioMixReader {
         var ended = false
         var position: MediaTime = .zero
 
-        init(path: String, demuxer: Demuxer) {
-            self.path = path
-            self.demuxer = demuxer
+        init(path: String, use: Use, demuxer: Demuxer) {
+            (self.path, self.use, self.demuxer) = (path, use, demuxer)
         }
+    }
+
+    /// A clip's use of its file: its tracks share one input (one demuxer); another use of the file, elsewhere on the
+    /// output, is another input, read when the mix reaches it.
+    private struct Use: Equatable {
+        var timelineStart: MediaTime
+        var head: MediaTime
+        var offsetSeconds: Double
+        init(_ s: AudioSource) { (timelineStart, head, offsetSeconds) = (s.timelineStart, s.head, s.offsetSeconds) }
     }
 
     private let plan: AudioMixPlan
@@ -31,6 +44,10 @@ final class AudioMixReader {
     /// Each track's frames are numbered by their samples from 0: its place on the timeline is set by adelay,
     /// so a stray timestamp cannot shift or stretch the mix.
     private var nextSample: [Int64]
+    /// Each track's place on the output: the time of its first sample (seconds), and of the next, by the seconds
+    /// of sound delivered to it.
+    private let firstOnOutput: [Double]
+    private var delivered: [Double]
     private var graph: FilterGraph?
     private var sinkEnded = false
     private let packet = Packet()
@@ -47,16 +64,20 @@ final class AudioMixReader {
         exhausted = Array(repeating: false, count: n)
         closed = Array(repeating: false, count: n)
         nextSample = Array(repeating: 0, count: n)
+        delivered = Array(repeating: 0, count: n)
+        // As the graph places it (AudioMixPlan's sourceFilters): its input's start, its own start in the file less
+        // what is left out, and --offset.
+        firstOnOutput = plan.sources.map { ($0.timelineStart + $0.startOffset - $0.head).seconds + $0.offsetSeconds }
         for (i, s) in plan.sources.enumerated() { try open(s, as: i) }
         for input in inputs { input.demuxer.keepOnly(Set(input.decoders.keys)) }
     }
 
     private func open(_ s: AudioSource, as source: Int) throws(MixWriteError) {
         let input: Input
-        if let existing = inputs.first(where: { $0.path == s.path }) {
+        if let existing = inputs.first(where: { $0.path == s.path && $0.use == Use(s) }) {
             input = existing
         } else {
-            do { input = Input(path: s.path, demuxer: try Demuxer(url: s.path)) } catch {
+            do { input = Input(path: s.path, use: Use(s), demuxer: try Demuxer(url: s.path)) } catch {
                 throw .input(file: s.path, MediaFile.explain(error))
             }
             inputs.append(input)
@@ -108,10 +129,17 @@ final class AudioMixReader {
         }
     }
 
-    /// Reads and decodes one packet of the input that is furthest behind (so the mix never waits long on
-    /// one file); false when every input is read to its end.
+    /// Reads and decodes one packet of the input that is furthest behind on the output's time (so the mix never
+    /// waits long on one file, and nothing is read long before the mix needs it); before the graph exists, of an
+    /// input a track still waits on for its first frame. An input whose every track the graph has taken all it wants
+    /// of is not read on. False when every input is done.
     private func readPacket() throws(MixWriteError) -> Bool {
-        guard let input = inputs.filter({ !$0.ended }).min(by: { $0.position < $1.position }) else { return false }
+        for input in inputs where !input.ended && input.decoders.values.allSatisfy({ $0.sources.allSatisfy { closed[$0] } }) {
+            input.ended = true
+        }
+        let open = inputs.filter { !$0.ended }
+        let waiting = graph == nil ? open.first { $0.decoders.values.contains { $0.sources.contains { pending[$0].isEmpty && !exhausted[$0] } } } : nil
+        guard let input = waiting ?? open.min(by: { onOutput($0) < onOutput($1) }) else { return false }
         let damagedBefore = damagedPackets
         var more: Bool
         do { more = try input.demuxer.read(into: packet) } catch { damagedPackets += 1; more = false }
@@ -145,6 +173,15 @@ final class AudioMixReader {
         return decoded.frames
     }
 
+    /// How far `input` has come on the output: its tracks' least (those the graph still takes).
+    private func onOutput(_ input: Input) -> Double {
+        var least = Double.infinity
+        for (_, sources) in input.decoders.values {
+            for i in sources where !closed[i] { least = min(least, firstOnOutput[i] + delivered[i]) }
+        }
+        return least
+    }
+
     /// Each decoded frame to every source its track feeds (a reference each, numbered by that source's samples).
     private func deliver(_ frames: [Frame], to sources: [Int]) throws(MixWriteError) {
         for decoded in frames where decoded.sampleCount > 0 {
@@ -155,6 +192,7 @@ final class AudioMixReader {
                 }
                 frame.pts = nextSample[source]
                 nextSample[source] += Int64(frame.sampleCount)
+                delivered[source] += Double(frame.sampleCount) / Double(max(1, frame.sampleRate))
                 if let graph { try push(frame, to: source, in: graph) } else { pending[source].append(frame) }
             }
         }
