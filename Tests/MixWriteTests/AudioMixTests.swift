@@ -65,7 +65,7 @@ struct AudioMixTests {
         }
     }
 
-    @Test("one file used twice (concat a b a): each use's two tracks sound in their places (a file's decoder feeds every use)")
+    @Test("one file used twice (concat a b a): each use's two tracks sound in their places (each use read as an input of its own)")
     func fileUsedTwice() throws {
         let dir = try Oracle.scratch()
         let clips = try SmartRenderTests.clips(in: dir)   // 2 s each; clip n's tracks 200n + 100 and 200n + 1100 Hz
@@ -80,6 +80,16 @@ struct AudioMixTests {
             for hz in present { #expect(level(hz, from) > -30, "\(hz) Hz from \(from) s: \(level(hz, from)) dB") }
             for hz in absent { #expect(level(hz, from) < -60, "no \(hz) Hz from \(from) s: \(level(hz, from)) dB") }
         }
+        // One use naming a file's tracks twice (the movie and the same file as --audio): one decoder a track feeding both
+        // sources, so each tone is summed twice: 6 dB over the movie's own.
+        var levels: [Double] = []
+        for extra in [[], ["--audio", clips[0]]] {
+            let remixed = dir + "/remix-\(extra.count).mp4"
+            let m = try Oracle.mixwrite(["remix", clips[0], "-o", remixed, "--progress", "none"] + extra)
+            try #require(m.status == 0, "\(m.stderr)")
+            levels.append(Oracle.toneLevel(Array(try Oracle.decodeAudio(remixed)[24000..<72000]), frequency: 300))
+        }
+        #expect(abs(levels[1] - levels[0] - 6.02) < 0.5, "the 300 Hz tone with the file as --audio too: \(levels) dB")
     }
 
     @Test("--offset leaves real silence before a source")

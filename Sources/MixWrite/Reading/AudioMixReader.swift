@@ -15,7 +15,7 @@ final class AudioMixReader {
         let use: Use
         let demuxer: Demuxer
         /// By stream index: the decoder and the sources (indices into the plan's sources) it feeds: more than one when
-        /// the file is used twice (a timeline cutting one file into two clips, a concat taking a clip again).
+        /// one use of the file names a track twice (its frames then go to each, a reference apiece).
         var decoders: [Int: (decoder: Decoder, sources: [Int])] = [:]
         var ended = false
         var position: MediaTime = .zero
