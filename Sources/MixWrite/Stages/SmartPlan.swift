@@ -66,7 +66,10 @@ struct SmartPlan: Sendable {
         // part's (the join needs one record), whichever clips it shows.
         for (i, source) in sources.enumerated() {
             let scan: GOPScan
-            switch scans[source.file.path].map({ .success($0) }) ?? readable(source, video: video, converted: converted.contains(i)) {
+            let cached = scans[source.file.path].flatMap { s in
+                refusal(source.file, name: source.name, video: video, converted: converted.contains(i)) == nil ? Result<GOPScan, GOPScan.Refusal>.success(s) : nil
+            }
+            switch cached ?? readable(source, video: video, converted: converted.contains(i)) {
             case .success(let s): scan = s; scans[source.file.path] = s
             case .failure(let why): blocked = blocked ?? why.text; continue
             }
