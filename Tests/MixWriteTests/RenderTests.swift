@@ -307,7 +307,7 @@ struct RenderTests {
         #expect(abs((try Oracle.probe(c).video.first?.duration ?? 0) - seconds) < 0.001)
         let (la, lc) = (try Self.luma(a), try Self.luma(c))
         #expect(la.count == lc.count && zip(la, lc).allSatisfy { Self.psnr($0, $1) >= 45 }, "the FCP X XML renders as its timeline")
-        #expect(try Self.decodedMD5(k) == Self.decodedMD5(ko), "the Kdenlive project renders as its timeline: every frame and sample")
+        #expect(try Self.difference(k, ko) == nil, "the Kdenlive project renders as its timeline: every frame and sample")
         #expect(try Oracle.probe(k).audio.count == 1 && Oracle.probe(k).video.first?.frames == 55)
 
         // No adapter for AAF here: the package is named.
@@ -317,11 +317,23 @@ struct RenderTests {
         #expect(m.status == 1 && (m.stderr.contains("pip install otio-aaf-adapter") || m.stderr.contains("otio-aaf-adapter cannot read")), "\(m.stderr)")
     }
 
-    /// The decoded picture and sound of `path`, as ffmpeg's md5 of every stream's raw frames.
-    static func decodedMD5(_ path: String) throws -> String {
-        let r = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0", "-f", "md5", "-"])
+    /// The decoded picture and sound of `path` (`map`: which streams), as ffmpeg's md5 of their raw frames.
+    static func decodedMD5(_ path: String, map: String = "0") throws -> String {
+        let r = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", map, "-f", "md5", "-"])
         try #require(r.status == 0, "\(r.stderr)")
         return r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Whether two renders of one timeline (320x240) read the same media: the same sound, sample for sample, and the
+    /// same frames, each within 50 dB of luma (a medium read wrong, or another, is far below). Not bit for bit: once in
+    /// a few hundred renders under load x264 was handed pictures differing in their last bits (the closing note of
+    /// 2026-11-27); that is the determinism tests' to find, not a reader's of bundles. nil when the same, else how not.
+    static func difference(_ a: String, _ b: String) throws -> String? {
+        guard try decodedMD5(a, map: "0:a") == decodedMD5(b, map: "0:a") else { return "the sound differs" }
+        let (la, lb) = (try luma(a), try luma(b))
+        guard la.count == lb.count else { return "\(la.count) frames against \(lb.count)" }
+        let worst = zip(la, lb).map { psnr($0, $1) }.min() ?? 99
+        return worst >= 50 ? nil : "a frame's luma at \(worst) dB"
     }
 
     @Test("an .otioz bundle (OTIO's otioz adapter: media stored in the zip, read in place) and an .otiod folder render as their timeline; a zip64 directory is read; not a zip, a compressed medium, a missing one: named",
@@ -345,13 +357,12 @@ struct RenderTests {
         let plain = dir + "/plain.mp4"
         let p = try Oracle.mixwrite(["render", otio, "-o", plain, "--progress", "none"], timeout: 120)
         try #require(p.status == 0, "\(p.stderr)")
-        let expected = try Self.decodedMD5(plain)
         #expect(abs((try Oracle.probe(plain).video.first?.duration ?? 0) - seconds) < 0.001)
         for (input, name) in [(zipped, "zipped"), (folder, "folder")] {
             let out = dir + "/\(name).mp4"
             let r = try Oracle.mixwrite(["render", input, "-o", out, "-v", "--progress", "none"], timeout: 120)
             try #require(r.status == 0, "\(input): \(r.stderr)")
-            #expect(try Self.decodedMD5(out) == expected, "\(name): the frames and the sound of the timeline it holds")
+            #expect(try Self.difference(out, plain) == nil, "\(name): the frames and the sound of the timeline it holds")
             #expect(r.stderr.contains("\(input)/media/base.mov #"), "the mix plan names the bundle's medium: \(r.stderr)")
         }
 
@@ -376,7 +387,7 @@ struct RenderTests {
         let wideOut = dir + "/wide.mp4"
         let r = try Oracle.mixwrite(["render", wide, "-o", wideOut, "--progress", "none"], timeout: 120)
         try #require(r.status == 0, "\(r.stderr)")
-        #expect(try Self.decodedMD5(wideOut) == expected, "a zip64 directory")
+        #expect(try Self.difference(wideOut, plain) == nil, "a zip64 directory")
 
         let notZip = dir + "/not.otioz"
         try Data("PK not really a zip".utf8).write(to: URL(fileURLWithPath: notZip))
