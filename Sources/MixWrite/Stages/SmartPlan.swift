@@ -66,10 +66,7 @@ struct SmartPlan: Sendable {
         // part's (the join needs one record), whichever clips it shows.
         for (i, source) in sources.enumerated() {
             let scan: GOPScan
-            let cached = scans[source.file.path].flatMap { s in
-                refusal(source.file, name: source.name, video: video, converted: converted.contains(i)) == nil ? Result<GOPScan, GOPScan.Refusal>.success(s) : nil
-            }
-            switch cached ?? readable(source, video: video, converted: converted.contains(i)) {
+            switch readable(source, video: video, converted: converted.contains(i), scanned: scans[source.file.path]) {
             case .success(let s): scan = s; scans[source.file.path] = s
             case .failure(let why): blocked = blocked ?? why.text; continue
             }
@@ -114,11 +111,12 @@ struct SmartPlan: Sendable {
         return plan
     }
 
-    /// `source`'s GOPs, or why its packets cannot stand for the output's pictures.
-    static func readable(_ source: Source, video: VideoPlan, converted: Bool) -> Result<GOPScan, GOPScan.Refusal> {
+    /// `source`'s GOPs, or why its packets cannot stand for the output's pictures; `scanned`: its file's, read already
+    /// for another clip of it (checked for this one all the same).
+    static func readable(_ source: Source, video: VideoPlan, converted: Bool, scanned: GOPScan? = nil) -> Result<GOPScan, GOPScan.Refusal> {
         if let why = refusal(source.file, name: source.name, video: video, converted: converted) { return .failure(.init(text: why)) }
         let scan: GOPScan
-        switch GOPScan.read(source.file, name: source.name, rate: video.frameRate) {
+        switch scanned.map({ .success($0) }) ?? GOPScan.read(source.file, name: source.name, rate: video.frameRate) {
         case .success(let s): scan = s
         case .failure(let why): return .failure(why)
         }
