@@ -63,6 +63,13 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     float room = yl < ys ? ys : 1.f - ys, bound = fine_clamp01((fabsf(yl - ys) / (room > 1e-3f ? room : 1e-3f) - FINE_BOUND_NOISE));
     bound = bound * seen;
     alpha = bound > alpha ? bound : alpha;
+    // Likewise each channel but the screen's: a thin feature's screen channel carries the screen's spill, its others
+    // show it plainly (a dark strand on green is darker in red and blue than its luma shows).
+    for (int k = 0; k < 3; k += 2) {
+        float r = c[k] < s[k] ? s[k] : 1.f - s[k];
+        float b = fine_clamp01(fabsf(c[k] - s[k]) / (r > 1e-3f ? r : 1e-3f) - FINE_BOUND_NOISE) * seen;
+        alpha = b > alpha ? b : alpha;
+    }
     *thin = fine_clamp01((side - base - FINE_THIN) / FINE_THIN_WIDTH);
     return fine_clamp01((alpha - FINE_LOW) / (FINE_HIGH - FINE_LOW));
 }

@@ -13,7 +13,8 @@
 //  5. per pixel (the core, `mw_fine_core`): the colour's projection on the line from the local screen to the local
 //     foreground where it lies near that line; where luma has detail chroma cannot see (a strand thinner than a
 //     chroma sample), luma's own alpha where it finds more, and never less than luma's bound (a pixel darker or
-//     lighter than the screen is at least that share of a subject between black and white); the foreground unmixed
+//     lighter than the screen is at least that share of a subject between black and white; likewise in each channel
+//     but the screen's, which spill does not fill); the foreground unmixed
 //     (less the screen's share), its screen channel limited to the mean of the others (spill) where the screen is
 //     near and outside the solid core, by the despill strength;
 //  6. the matte's garbage rectangles, choke and feather.
