@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""A second ground truth for keyers (issue 46), made another way than scripts/key-truth.py and split in two halves:
-`tune` (where the fine keyer's steps may be chosen) and `heldout` (other seeds, other pictures: scored, never tuned on).
+"""A second ground truth for keyers (issue 46), made another way than scripts/key-truth.py and split in halves: `tune`
+(where the fine keyer's steps may be chosen) and `heldout` (other seeds, other pictures: scored, never tuned on); and
+`heldout2`, made when `heldout` had been scored once, for the steps chosen after that.
 
-  scripts/key-truth-set.py make OUTDIR --half tune|heldout [--size 640x360] [--frames 24] [--scenes A,B]
+  scripts/key-truth-set.py make OUTDIR --half tune|heldout|heldout2 [--size 640x360] [--frames 24] [--scenes A,B]
       Writes OUTDIR/plate.mov (the new background, as key-truth.py's) and a folder for each scene with what
       key-truth.py's `score`, `layer` and `peers` read (fx.mov, alpha.npy, fg.npy, scene.json), the empty screen filmed
       the same way (clean.mov: a clean plate, its own noise, 12 frames) and the regions the set's own checks read
@@ -36,6 +37,8 @@ RATE = 25
 HALVES = {
     "tune": {"pictures": ["astronaut.png", "chelsea.png", "rocket.jpg", "brick.png"], "seed": 100},
     "heldout": {"pictures": ["coffee.png", "motorcycle_left.png", "grass.png", "color.png"], "seed": 200},
+    # Made after `heldout` had been scored once (its figures then known): the pictures neither half used, new seeds.
+    "heldout2": {"pictures": ["retina.jpg", "ihc.png", "hubble_deep_field.jpg", "gravel.png"], "seed": 300},
 }
 # The scenes: which elements each lays, its screen, its light and its encoding.
 SCENES = {

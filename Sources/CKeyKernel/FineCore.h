@@ -10,16 +10,18 @@
 
 #pragma clang fp contract(off)
 
-/// The tuned constants (scripts/key-fine-model.py's choices, then the C keyer's own scores; the detail and the bound's
-/// noise floor chosen on the tune half of scripts/key-truth-set.py): how far off the screen → foreground line a colour
-/// may lie and still be read by its projection, the line's length at which it is trusted, the luma difference from
-/// which luma's own alpha is trusted (over what width) and the detail (a pixel's luma off its neighbourhood's) by
-/// which it is wholly, how much more it must find to be a thin strand's, the noise luma's bound is taken less, the
-/// matte's final stretch, and the alpha under which a pixel's colour leans to the foreground field's.
+/// The tuned constants (scripts/key-fine-model.py's choices, then the C keyer's own scores; the detail, the bound's
+/// noise floor and luma's line chosen on the tune half of scripts/key-truth-set.py): how far off the screen →
+/// foreground line a colour may lie and still be read by its projection, the line's length at which it is trusted, the
+/// luma difference from which luma's own alpha is trusted (over what width; lighter than the screen, how far off that
+/// line) and the detail (a pixel's luma off its neighbourhood's) by which it is wholly, how much more it must find to
+/// be a thin strand's, the noise the bounds are taken less, the matte's final stretch, and the alpha under which a
+/// pixel's colour leans to the foreground field's.
 #define FINE_RESIDUAL 0.1f
 #define FINE_LINE 0.15f
 #define FINE_LUMA_MIN 0.08f
 #define FINE_LUMA_WIDTH 0.1f
+#define FINE_LUMA_RESIDUAL 0.2f
 #define FINE_THIN 0.15f
 #define FINE_THIN_WIDTH 0.2f
 #define FINE_DETAIL 0.04f
@@ -55,6 +57,11 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     // flat (a translucent object, a soft edge) chroma sees what luma does and tells screen from subject better.
     float seen = fine_clamp01(detail / FINE_DETAIL);
     float confY = fine_clamp01((ady - FINE_LUMA_MIN) / FINE_LUMA_WIDTH) * seen;
+    // Lighter than the screen, only as near the screen → foreground line as the colour lies: a strand lighter than
+    // the subject beside it (blond by a dark coat, grey on a blue screen) read against that subject's luma came out
+    // more than it is (1.1–1.4 of its alpha). Darker it is not asked: a dark strand's chroma, smeared by 4:2:0, lies
+    // off the line where its luma is right.
+    if (yl > ys) confY *= fine_clamp01(1.f - sqrtf(e0 * e0 + e1 * e1 + e2 * e2) / FINE_LUMA_RESIDUAL);
     float base = conf * ap + (1.f - conf) * a0;
     float side = confY * ay + (1.f - confY) * base;
     float alpha = confY > 0.f && side > base ? side : base;
