@@ -23,7 +23,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 # every kernel level's whole pictures and recorded renders (the kernel's rows at every width, where a read past a row
 # would be, run here: KernelLevelTests' row ends, CKeyKernelTests), a 5-minute render's sync, the byte-identical reruns, the six ProRes profiles
 # (each codec runs here). And what measures the keyers' quality, not memory:
-# GPUImage's edges against its formula (KeyEdgeTests), the fine keyer's controls, feather and colour (the kernels' rows,
+# GPUImage's edges against its formula (KeyEdgeTests), the fine keyer's controls, feather, colour and strands (the kernels' rows,
 # planes and plates run here at every level in CKeyKernelTests, a whole fine blend in FineKeyerTests), the
 # recorded renders' pictures (the same six renders run here for their recorded sound), and render's tests but its
 # dissolve-and-gap render, its bundles, its bad timelines and its fuzzing (its layers are the Compositor's and its parts
@@ -32,4 +32,4 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 # here); and where the AAC segments end (the cutter's arithmetic over 43 s of sound; the segments' encoding runs here).
 order=(); [ "${MIXWRITE_ASAN_SERIAL:-0}" = 1 ] && order=(--no-parallel)
 swift test --skip-build --sanitize=address --scratch-path .build-asan --disable-default-traits "${order[@]}" \
-    --skip 'Tune(Page|LayerPage|Kinds|Server|Hardening)Tests|SlurmTests|FineKeyerTests/scores|ScriptingTests/(bashCompletion|zshAndFishCompletion)|TransitionTests/againstTheCLI|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|ReliabilityTests/(sync|deterministic)|CodecTests/proresProfilesTagged|KeyEdgeTests|FineKeyerTests/(controls|featherShowsNoScreen|keepsSubjectColour)|GoldenTests/golden\(|RenderTests/(roundTrip|upperTrackAndAudioTrack|otherFormats|page|renderInParts)|SmartRenderTests/(reasons|excerpt|onBoundaries|parts|badPackets)|AudioMixTests/endsInPostRoll' "$@"
+    --skip 'Tune(Page|LayerPage|Kinds|Server|Hardening)Tests|SlurmTests|FineKeyerTests/scores|ScriptingTests/(bashCompletion|zshAndFishCompletion)|TransitionTests/againstTheCLI|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|ReliabilityTests/(sync|deterministic)|CodecTests/proresProfilesTagged|KeyEdgeTests|FineKeyerTests/(controls|featherShowsNoScreen|keepsSubjectColour|strandsKeepAlpha)|GoldenTests/golden\(|RenderTests/(roundTrip|upperTrackAndAudioTrack|otherFormats|page|renderInParts)|SmartRenderTests/(reasons|excerpt|onBoundaries|parts|badPackets)|AudioMixTests/endsInPostRoll' "$@"

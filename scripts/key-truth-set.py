@@ -4,15 +4,17 @@
 `heldout2`, made when `heldout` had been scored once, for the steps chosen after that.
 
   scripts/key-truth-set.py make OUTDIR --half tune|heldout|heldout2 [--size 640x360] [--frames 24] [--scenes A,B]
+                           [--no-photos]
       Writes OUTDIR/plate.mov (the new background, as key-truth.py's) and a folder for each scene with what
       key-truth.py's `score`, `layer` and `peers` read (fx.mov, alpha.npy, fg.npy, scene.json), the empty screen filmed
       the same way (clean.mov: a clean plate, its own noise, 12 frames) and the regions the set's own checks read
-      (regions.npz: thin strands over the screen, translucent objects over the screen, each opaque subject 4 px inside
-      its edge).
+      (regions.npz: thin strands over the screen, all and by colour, translucent objects over the screen, each opaque
+      subject 4 px inside its edge). `--no-photos`: procedural textures for the subjects (numpy alone; the tests').
   scripts/key-truth-set.py peer-checks OUTDIR SCENE
       The same checks of the matte each peer makes at the settings its grid chose (SCENE-peers.json, key-truth.py's).
   scripts/key-truth-set.py checks OUTDIR SCENE LAYER.mov
-      The checks of a keyed layer on those regions, as JSON: the strands' alpha over their true alpha (1 keeps it),
+      The checks of a keyed layer on those regions, as JSON: the strands' alpha over their true alpha (1 keeps it; and
+      by the strands' colour),
       the translucent objects' mean alpha error, and how far the opaque subject's colour moved from fx's own (levels, at
       each chroma sample: the largest channel's mean shift, and the 99th percentile of each sample's largest move).
 
@@ -57,6 +59,19 @@ def picture(name):
     if img.ndim == 2:
         img = np.stack([img] * 3, -1)
     return img[..., :3].astype(np.float64) / 255
+
+
+def procedural(seed, size=256):
+    """A textured subject without a photograph (the tests' `--no-photos`): warm, noisy colour over a few scales, its
+    screen channels never the largest."""
+    rng = np.random.default_rng(seed)
+    ys, xs = np.mgrid[0:size, 0:size] / size
+    img = np.zeros((size, size, 3))
+    for f in (2, 5, 13, 31):
+        for k in range(3):
+            img[..., k] += np.sin(2 * np.pi * (f * xs * rng.uniform(0.5, 1) + f * ys * rng.uniform(0.5, 1)) + rng.uniform(0, 6.3)) / f
+    img = (img - img.min()) / (img.max() - img.min())
+    return np.stack([0.35 + 0.6 * img[..., 0], 0.2 + 0.45 * img[..., 1], 0.1 + 0.35 * img[..., 2]], -1)
 
 
 def sample(img, u, v):
@@ -126,11 +141,11 @@ def smoke_field(rng, w, h):
     return field
 
 
-def scene_frames(name, half, w, h, frames):
+def scene_frames(name, half, w, h, frames, photos=True):
     cfg, hv = SCENES[name], HALVES[half]
     seed = hv["seed"] + list(SCENES).index(name)
     rng = np.random.default_rng(seed)
-    pics = [picture(p) for p in hv["pictures"]]
+    pics = [picture(p) if photos else procedural(hv["seed"] + i) for i, p in enumerate(hv["pictures"])]
     k = list(SCENES).index(name)
     # The subject: the first picture from the scene's own on that is not the screen's colour (under 2 % of its pixels
     # with the screen's channel 0.1 above both others: nobody shoots a blue sky on a blue screen).
@@ -175,7 +190,8 @@ def scene_frames(name, half, w, h, frames):
               "alpha": rng.uniform(0.35, 0.55), "tint": np.array([0.95, 0.55, 0.35]) + rng.uniform(-0.1, 0.1, 3)}]
     smoke = smoke_field(rng, w, h) if name in ("glass", "mixed") else None
     fast = name in ("motion", "mixed")
-    shots, alphas, fgs, masks = [], [], [], {"strands": [], "translucent": [], "opaque": []}
+    shots, alphas, fgs = [], [], []
+    masks = {"strands": [], "translucent": [], "opaque": [], **{f"strands_{c}": [] for c in STRAND_COLOURS}}
     noise = np.random.default_rng(seed + 1000)
     for n in range(frames):
         t = n / RATE
@@ -197,6 +213,7 @@ def scene_frames(name, half, w, h, frames):
         subject_colour = sub_p / np.maximum(sub_a, 1e-6)[..., None]
         layers = [Layer(sub_a, subject_colour, "subject")]
         strand_screen = np.zeros((h, w))
+        by_colour = {c: np.zeros((h, w)) for c in STRAND_COLOURS}
         for s in strands:
             sx = cx + rx * 0.9 * math.sin(s["a0"])
             sy = cy - ry * 0.9 * math.cos(s["a0"]) + (ry * 0.5 if s["over"] else 2)
@@ -204,6 +221,7 @@ def scene_frames(name, half, w, h, frames):
             layers.append(Layer(cover, np.array(STRAND_COLOURS[s["colour"]]), "strand"))
             if not s["over"]:
                 strand_screen = np.maximum(strand_screen, cover)
+                by_colour[s["colour"]] = np.maximum(by_colour[s["colour"]], cover)
         translucent_screen = np.zeros((h, w), bool)
         for i, dsc in enumerate(discs):
             dx = dsc["x"] + 4 * math.sin(0.6 * t + i)
@@ -232,6 +250,8 @@ def scene_frames(name, half, w, h, frames):
         for layer in layers[1:]:
             others = np.maximum(others, layer.alpha)
         masks["strands"].append((strand_screen > 0.05) & (sub_a == 0) & (others - strand_screen < 0.01))
+        for c, cover in by_colour.items():
+            masks[f"strands_{c}"].append((cover > 0.05) & (sub_a == 0) & (others - cover < 0.01))
         masks["translucent"].append(translucent_screen & (sub_a == 0) & (strand_screen == 0))
         inside = sub_a >= 0.999
         for _ in range(4):
@@ -243,7 +263,7 @@ def scene_frames(name, half, w, h, frames):
     return shots, np.stack(alphas), np.stack(fgs), {k: np.stack(v) for k, v in masks.items()}, plates, base
 
 
-def make(out, half, w, h, frames, scenes=None):
+def make(out, half, w, h, frames, scenes=None, photos=True):
     os.makedirs(out, exist_ok=True)
     kt.encode([kt.plate(w, h)] * frames, w, h, f"{out}/plate.mov", "lossless")
     for name, cfg in SCENES.items():
@@ -251,7 +271,7 @@ def make(out, half, w, h, frames, scenes=None):
             continue
         d = f"{out}/{name}"
         os.makedirs(d, exist_ok=True)
-        shots, alpha, fg, masks, plates, base = scene_frames(name, half, w, h, frames)
+        shots, alpha, fg, masks, plates, base = scene_frames(name, half, w, h, frames, photos)
         kt.encode(shots, w, h, f"{d}/fx.mov", "h264", cfg["crf"])
         kt.encode(plates, w, h, f"{d}/clean.mov", "h264", cfg["crf"])
         np.save(f"{d}/alpha.npy", alpha)
@@ -269,8 +289,10 @@ def matte_checks(d, matte):
     n = min(len(alpha), len(matte))
     alpha, matte = alpha[:n], matte[:n]
     s, tr = regions["strands"][:n], regions["translucent"][:n]
+    by_colour = {c: regions[f"strands_{c}"][:n] for c in STRAND_COLOURS if f"strands_{c}" in regions}
     return {
         "strandAlpha": float(matte[s].sum() / max(alpha[s].sum(), 1e-9)),
+        "strandAlphaByColour": {c: float(matte[m].sum() / max(alpha[m].sum(), 1e-9)) for c, m in by_colour.items()},
         "translucentError": float(np.abs(matte[tr] - alpha[tr]).mean()),
         "translucentTruth": float(alpha[tr].mean()),
         "translucentMatte": float(matte[tr].mean()),
@@ -332,7 +354,7 @@ def main(argv):
         frames = int(argv[argv.index("--frames") + 1]) if "--frames" in argv else 24
         w, h = map(int, size.split("x"))
         scenes = argv[argv.index("--scenes") + 1].split(",") if "--scenes" in argv else None
-        make(argv[1], half, w, h, frames, scenes)
+        make(argv[1], half, w, h, frames, scenes, photos="--no-photos" not in argv)
     elif len(argv) >= 3 and argv[0] == "peer-checks":
         print(json.dumps(peer_checks(f"{argv[1]}/{argv[2]}")))
     elif len(argv) >= 4 and argv[0] == "checks":

@@ -58,6 +58,34 @@ struct FineKeyerTests {
         }
     }
 
+    /// The second truth set's generator (scripts/key-truth-set.py, its tune half's seeds, textures instead of photographs):
+    /// thin strands over the screen, spilled as a screen spills, read by the set's own check per colour.
+    @Test("thin strands over the screen keep their alpha, whatever their colour: dark ones over green (spill fills their green), light ones over blue not more than they are",
+          .enabled(if: hasNumpy, "python3-numpy is not installed (scripts/install-deps.sh test installs it)"), .hangGuard)
+    func strandsKeepAlpha() throws {
+        let dir = try Oracle.scratch()
+        let set = Oracle.root.appendingPathComponent("scripts/key-truth-set.py").path
+        let made = try Oracle.run(Self.python, [set, "make", dir, "--half", "tune", "--size", "320x180", "--frames", "6",
+                                                "--scenes", "portrait,motion", "--no-photos"])
+        try #require(made.status == 0, "\(made.stderr)")
+        // With the keyer before the channels' bound and luma's line (d037d8d's): dark over green 0.64, dark over blue
+        // 0.55, blond and grey over blue 1.50 and 1.23.
+        for (scene, screen) in [("portrait", "green"), ("motion", "blue")] {
+            let layer = "\(dir)/\(scene)-fine.mov"
+            let r = try Oracle.mixwrite(["key", "\(dir)/\(scene)/fx.mov", "-o", layer, "--keyer", "fine", "--key-color", "auto",
+                                         "--progress", "none", "-q"])
+            try #require(r.status == 0, "\(r.stderr)")
+            let checks = try Self.json(Oracle.run(Self.python, [set, "checks", dir, scene, layer]))
+            let kept = try #require(checks["strandAlphaByColour"] as? [String: Double])
+            print("strands over \(screen): \(kept.sorted { $0.key < $1.key }.map { String(format: "%@ %.2f", $0.key, $0.value) }.joined(separator: ", "))")
+            #expect(kept.count == 3)
+            for (colour, share) in kept {
+                #expect(share >= 0.6 && share <= 1.25, "\(colour) strands over \(screen): \(share) of their alpha")
+            }
+            if screen == "green" { #expect(kept["dark"] ?? 0 >= 0.75, "dark strands over green: \(kept["dark"] ?? 0)") }
+        }
+    }
+
     @Test("--clean-plate refused, naming it, nothing written: to GPUImage's keyer (exit 1), unreadable (exit 2), not a screen (exit 1), a layer's too; never overwritten")
     func cleanPlateRefused() throws {
         let dir = try Oracle.scratch()
