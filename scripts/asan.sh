@@ -9,8 +9,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # Built without the tuning page (the TuningPage trait; README, "How it is built"): swift-nio and Hummingbird are not
 # compiled under ASan, and the page's tests are the plain build's (below).
-swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --product mixwrite
-swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --product mixwritePackageTests
+swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --build-tests
 export MIXWRITE_BIN="$(swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --show-bin-path)/mixwrite"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 # The tuning page is not built here: its server and its previews (the page's compositions over the library's

@@ -162,8 +162,7 @@ case "${1:-}" in
     "") inner=(bash -c "set -e
         sed 's/^/debian-suite: Debian /' /etc/debian_version
         ffmpeg -hide_banner -version | sed -n '1s/^/debian-suite: /p'
-        swift build --disable-default-traits --scratch-path $scratch --product mixwrite
-        swift build --disable-default-traits --scratch-path $scratch --product mixwritePackageTests
+        swift build --disable-default-traits --scratch-path $scratch --build-tests
         MIXWRITE_BIN=$scratch/debug/mixwrite MIXWRITE_ALLOWED_SKIPS=\"$allowed\" scripts/run-tests.sh --skip-build --disable-default-traits --scratch-path $scratch \
             --skip '$same_everywhere'") ;;
     *) echo "usage: scripts/debian-suite.sh trixie|sid [prepare | shell | -- command args]" >&2; exit 2 ;;

@@ -6,7 +6,7 @@ import TestSupport
 /// The OTIO reader against timelines from other people's tools, mutated: a seeded mutation loop over a timeline OTIO's
 /// library wrote (and its schema names, numbers and nesting), each case read, laid out and (one in twenty) planned as a
 /// render. No crash, no hang: every case is read or refused with a message. `MIXWRITE_FUZZ_CASES` sets how many
-/// (scripts/fuzz-otio.sh runs 100,000), `MIXWRITE_FUZZ_SECONDS` for how long (CI: a minute); else 3,000.
+/// (scripts/fuzz-otio.sh runs 100,000), `MIXWRITE_FUZZ_SECONDS` for how long (CI: half a minute); else 3,000.
 @Suite("the OTIO reader, fuzzed")
 struct OTIOFuzzTests {
     /// A timeline as opentimelineio 0.18 writes it (two video tracks, an audio track, a dissolve, a gap, markers),
@@ -99,7 +99,7 @@ struct OTIOFuzzTests {
     func mutations() throws {
         let dir = try Oracle.scratch()
         let environment = ProcessInfo.processInfo.environment
-        // MIXWRITE_FUZZ_SECONDS (CI's minute): as many cases as fit in that time; else MIXWRITE_FUZZ_CASES, or 3,000.
+        // MIXWRITE_FUZZ_SECONDS (CI's half minute): as many cases as fit in that time; else MIXWRITE_FUZZ_CASES, or 3,000.
         let seconds = environment["MIXWRITE_FUZZ_SECONDS"].flatMap(Double.init)
         let cases = Int(environment["MIXWRITE_FUZZ_CASES"] ?? "") ?? (seconds == nil ? 3000 : 1_000_000)
         var rng = SplitMix64(seed: 0x07_10_2026)
