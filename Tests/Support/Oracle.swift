@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Independent readings of media through the ffmpeg and ffprobe command-line tools, never through
 /// mixwrite's own code: what a test compares mixwrite's output against.
@@ -59,6 +60,14 @@ public enum Oracle {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: program)
         p.arguments = arguments
+        // MIXWRITE_CPU_LOG=FILE: each program run through /usr/bin/time, its CPU seconds (user, system), wall and the
+        // test's name appended to FILE: where the suite's time goes (RESULTS, "CI's time, the third round"). Not for
+        // the tests that signal the program's pid (it is time's then).
+        if let log = ProcessInfo.processInfo.environment["MIXWRITE_CPU_LOG"] {
+            let name = (Test.current?.name ?? "?").replacingOccurrences(of: "%", with: "%%")
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+            p.arguments = ["-a", "-o", log, "-f", "%U %S %e \(name) \((program as NSString).lastPathComponent)", program] + arguments
+        }
         if let environment { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
