@@ -264,6 +264,32 @@ struct AudioMixTests {
         #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
     }
 
+    @Test("an audio-only remix is as long as its source to the sample, in MOV and MP4 (their movie timescale, 1000 a second by default, cut it to whole milliseconds)")
+    func lengthToTheSample() throws {
+        let dir = try Oracle.scratch()
+        for (rate, samples) in [(48000, 41000), (44100, 44101)] {
+            let src = dir + "/\(rate).wav"
+            let made = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:r=\(rate)", "-af", "atrim=end_sample=\(samples)",
+                                          "-c:a", "pcm_s16le", src])
+            try #require(made.status == 0, "\(made.stderr)")
+            for ext in ["m4a", "mov"] {
+                let out = dir + "/\(rate).\(ext)"
+                let r = try Oracle.mixwrite(["remix", src, "-o", out, "-q", "--progress", "none"])
+                try #require(r.status == 0, "\(r.stderr)")
+                // The stream's length as a reader states it (the edit list's), in samples of its own time base (the
+                // output's rate, 48 kHz: 44,101 samples at 44.1 kHz are 48,001.09 there).
+                let p = try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
+                                                           "stream=time_base,duration_ts", "-of", "csv=p=0", out])
+                let fields = p.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
+                let base = fields.first.map { $0.split(separator: "/").compactMap { Double($0) } } ?? []
+                let length = fields.count == 2 ? Double(fields[1]) : nil
+                let expected = base.count == 2 ? Double(samples) / Double(rate) * base[1] / base[0] : .nan
+                #expect(length.map { abs($0 - expected) < 1 } == true,
+                        "\(samples) samples at \(rate) Hz into .\(ext): \(p.stdoutText) (\(expected) expected) \(p.stderr)")
+            }
+        }
+    }
+
     @Test("unknown sources in --gain/--mute are usage errors")
     func unknownSource() throws {
         let dir = try Oracle.scratch()
