@@ -98,8 +98,8 @@ public final class Muxer {
         defer { av_dict_free(&options) }
         if fastStart { av_dict_set(&options, "movflags", "+faststart", 0) }
         // MOV and MP4 state each track's length (its edit list) in the movie's timescale, by default 1000 a second: a
-        // sound of 41,000 samples at 48 kHz read back 40,992 long (0.854 s). The movie's timescale is made one in which
-        // every track's samples are whole (below).
+        // sound of 41,000 samples at 48 kHz read back 40,992 long (0.854 s). The movie's timescale is made the audio's
+        // (below), in which every sound's length is whole.
         let format = String(cString: context.pointee.oformat.pointee.name)
         if format == "mov" || format == "mp4", let scale = movieTimescale() {
             av_dict_set(&options, "movie_timescale", String(scale), 0)
@@ -108,26 +108,20 @@ public final class Muxer {
         headerWritten = true
     }
 
-    /// The least common multiple of every audio stream's sample rate and every video stream's time base (30000 for
-    /// 1001/30000), where it fits in 31 bits; else the audio's alone; nil without audio (the muxer's 1000 then: a
-    /// picture's length is far more than a millisecond).
+    /// The least common multiple of the audio streams' sample rates (48000 for 48 kHz), where it fits in 31 bits; nil
+    /// without audio (the muxer's 1000 then: a picture lasts far more than a millisecond). A video track's length is
+    /// then within half a tick of its own (21 µs at 48 kHz: no frame lost), and a movie of 24 hours still fits the
+    /// boxes' 32 bits.
     func movieTimescale() -> Int? {
         func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
-        func lcm(_ values: [Int]) -> Int? {
-            values.reduce(Optional(1)) { acc, v in
-                guard let acc, v > 0 else { return acc }
-                let m = acc / gcd(acc, v) * v
-                return m <= Int(Int32.max) ? m : nil
-            }
-        }
-        var audio: [Int] = [], video: [Int] = []
+        var scale: Int? = nil
         for i in 0 ..< Int(context.pointee.nb_streams) {
             let par = context.pointee.streams[i]!.pointee.codecpar.pointee
-            if par.codec_type == AVMEDIA_TYPE_AUDIO { audio.append(Int(par.sample_rate)) }
-            if par.codec_type == AVMEDIA_TYPE_VIDEO { video.append(Int(context.pointee.streams[i]!.pointee.time_base.den)) }
+            guard par.codec_type == AVMEDIA_TYPE_AUDIO, par.sample_rate > 0 else { continue }
+            let rate = Int(par.sample_rate), m = (scale ?? rate) / gcd(scale ?? rate, rate) * rate
+            if m <= Int(Int32.max) { scale = m }
         }
-        guard !audio.isEmpty else { return nil }
-        return lcm(audio + video) ?? lcm(audio)
+        return scale
     }
 
     /// Writes one packet, already in the stream's time base and in interleaved order.
