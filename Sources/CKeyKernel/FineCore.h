@@ -40,6 +40,14 @@ static inline __attribute__((always_inline)) float fine_limited(float c0, float 
     return excess > 0.f ? c1 - strength * excess : c1;
 }
 
+/// How much of a subject a value `v` at least is, where the screen's is `s`: darker (lighter) than the screen by that
+/// share of the room to black (white), less the noise, where luma has detail (`seen`). Whatever the subject's colour,
+/// each channel and its luma lie between black and white, so the bound never overshoots.
+static inline __attribute__((always_inline)) float fine_bound(float v, float s, float seen) {
+    float room = v < s ? s : 1.f - s;
+    return fine_clamp01(fabsf(v - s) / (room > 1e-3f ? room : 1e-3f) - FINE_BOUND_NOISE) * seen;
+}
+
 /// The matte (projection, colour-difference, luma) at one pixel; `thin` how much its colour is the foreground
 /// field's.
 static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams *p, const float c[3], const float s[3],
@@ -48,7 +56,8 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     float l2 = fs[0] * fs[0] + fs[1] * fs[1] + fs[2] * fs[2];
     float ap = fine_clamp01((d[0] * fs[0] + d[1] * fs[1] + d[2] * fs[2]) / (l2 > 1e-6f ? l2 : 1e-6f));
     float e0 = d[0] - ap * fs[0], e1 = d[1] - ap * fs[1], e2 = d[2] - ap * fs[2];
-    float conf = fine_clamp01(1.f - sqrtf(e0 * e0 + e1 * e1 + e2 * e2) / FINE_RESIDUAL) * fine_clamp01(sqrtf(l2) / FINE_LINE);
+    float residual = sqrtf(e0 * e0 + e1 * e1 + e2 * e2);
+    float conf = fine_clamp01(1.f - residual / FINE_RESIDUAL) * fine_clamp01(sqrtf(l2) / FINE_LINE);
     float ys = p->luma[0] * s[0] + p->luma[1] * s[1] + p->luma[2] * s[2];
     float dy = p->luma[0] * fs[0] + p->luma[1] * fs[1] + p->luma[2] * fs[2];
     float ady = fabsf(dy);
@@ -61,22 +70,15 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     // the subject beside it (blond by a dark coat, grey on a blue screen) read against that subject's luma came out
     // more than it is (1.1–1.4 of its alpha). Darker it is not asked: a dark strand's chroma, smeared by 4:2:0, lies
     // off the line where its luma is right.
-    if (yl > ys) confY *= fine_clamp01(1.f - sqrtf(e0 * e0 + e1 * e1 + e2 * e2) / FINE_LUMA_RESIDUAL);
+    if (yl > ys) confY *= fine_clamp01(1.f - residual / FINE_LUMA_RESIDUAL);
     float base = conf * ap + (1.f - conf) * a0;
     float side = confY * ay + (1.f - confY) * base;
     float alpha = confY > 0.f && side > base ? side : base;
-    // Whatever the subject's colour, its luma lies between black and white: a pixel darker (lighter) than the screen
-    // is at least that much of it. A bound that never overshoots, where luma has detail (a strand of any colour).
-    float room = yl < ys ? ys : 1.f - ys, bound = fine_clamp01((fabsf(yl - ys) / (room > 1e-3f ? room : 1e-3f) - FINE_BOUND_NOISE));
-    bound = bound * seen;
-    alpha = bound > alpha ? bound : alpha;
-    // Likewise each channel but the screen's: a thin feature's screen channel carries the screen's spill, its others
-    // show it plainly (a dark strand on green is darker in red and blue than its luma shows).
-    for (int k = 0; k < 3; k += 2) {
-        float r = c[k] < s[k] ? s[k] : 1.f - s[k];
-        float b = fine_clamp01(fabsf(c[k] - s[k]) / (r > 1e-3f ? r : 1e-3f) - FINE_BOUND_NOISE) * seen;
-        alpha = b > alpha ? b : alpha;
-    }
+    // Never less than luma's bound (a strand of any colour), nor than each channel's but the screen's: a thin
+    // feature's screen channel carries the screen's spill, its others show it plainly (a dark strand on green is darker
+    // in red and blue than its luma shows).
+    float bounds[3] = {fine_bound(yl, ys, seen), fine_bound(c[0], s[0], seen), fine_bound(c[2], s[2], seen)};
+    for (int k = 0; k < 3; k++) alpha = bounds[k] > alpha ? bounds[k] : alpha;
     *thin = fine_clamp01((side - base - FINE_THIN) / FINE_THIN_WIDTH);
     return fine_clamp01((alpha - FINE_LOW) / (FINE_HIGH - FINE_LOW));
 }
