@@ -212,7 +212,6 @@ def scene_frames(name, half, w, h, frames, photos=True):
             sub_p += (a / steps)[..., None] * c
         subject_colour = sub_p / np.maximum(sub_a, 1e-6)[..., None]
         layers = [Layer(sub_a, subject_colour, "subject")]
-        strand_screen = np.zeros((h, w))
         by_colour = {c: np.zeros((h, w)) for c in STRAND_COLOURS}
         for s in strands:
             sx = cx + rx * 0.9 * math.sin(s["a0"])
@@ -220,8 +219,8 @@ def scene_frames(name, half, w, h, frames, photos=True):
             cover = strand_cover(xs, ys, sx, sy, s["length"], s["lean"], s["sway"] * math.sin(0.9 * t + s["phase"]), s["width"])
             layers.append(Layer(cover, np.array(STRAND_COLOURS[s["colour"]]), "strand"))
             if not s["over"]:
-                strand_screen = np.maximum(strand_screen, cover)
                 by_colour[s["colour"]] = np.maximum(by_colour[s["colour"]], cover)
+        strand_screen = np.maximum.reduce(list(by_colour.values()))
         translucent_screen = np.zeros((h, w), bool)
         for i, dsc in enumerate(discs):
             dx = dsc["x"] + 4 * math.sin(0.6 * t + i)
