@@ -15,7 +15,7 @@
 /// foreground line a colour may lie and still be read by its projection, the line's length at which it is trusted, the
 /// luma difference from which luma's own alpha is trusted (over what width; lighter than the screen, how far off that
 /// line) and the detail (a pixel's luma off its neighbourhood's) by which it is wholly, how much more it must find to
-/// be a thin strand's, the noise the bounds are taken less, the matte's final stretch, and the alpha under which a
+/// be a thin strand's, the noise kneed off the bounds, the matte's final stretch, and the alpha under which a
 /// pixel's colour leans to the foreground field's.
 #define FINE_RESIDUAL 0.1f
 #define FINE_LINE 0.15f
@@ -32,6 +32,15 @@
 
 static inline __attribute__((always_inline)) float fine_clamp01(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
 
+/// `x` with a knee at each end: 0 … `low` to 0, `low` … 2 `low` onto 0 … 2 `low`, the same `high` below 1, the middle
+/// as it is: noise at an end cleared, nothing taken off the middle.
+static inline __attribute__((always_inline)) float fine_knee(float x, float low, float high) {
+    float y = x < 2.f * (x - low) ? x : 2.f * (x - low);
+    y = y > 0.f ? y : 0.f;
+    float u = 1.f - y, v = u < 2.f * (u - high) ? u : 2.f * (u - high);
+    return 1.f - (v > 0.f ? v : 0.f);
+}
+
 /// Channel 1 (the screen's) no more than the others' mean by `strength` (an edge, a strand: the spill is most of the
 /// green there). Only outside the solid core: 4 px inside a subject's edge its colour is its own, whatever its hue (a
 /// limit there took a yellow's green, or a green shirt's).
@@ -41,11 +50,11 @@ static inline __attribute__((always_inline)) float fine_limited(float c0, float 
 }
 
 /// How much of a subject a value `v` at least is, where the screen's is `s`: darker (lighter) than the screen by that
-/// share of the room to black (white), less the noise, where luma has detail (`seen`). Whatever the subject's colour,
-/// each channel and its luma lie between black and white, so the bound never overshoots.
+/// share of the room to black (white), its noise kneed away, where luma has detail (`seen`). Whatever the subject's
+/// colour, each channel and its luma lie between black and white, so the bound never overshoots.
 static inline __attribute__((always_inline)) float fine_bound(float v, float s, float seen) {
     float room = v < s ? s : 1.f - s;
-    return fine_clamp01(fabsf(v - s) / (room > 1e-3f ? room : 1e-3f) - FINE_BOUND_NOISE) * seen;
+    return fine_knee(fabsf(v - s) / (room > 1e-3f ? room : 1e-3f), FINE_BOUND_NOISE, FINE_BOUND_NOISE) * seen;
 }
 
 /// The matte (projection, colour-difference, luma) at one pixel; `thin` how much its colour is the foreground

@@ -98,18 +98,10 @@ INLINE void sample_channels(const MWFineParams *p, float luma, uint8_t u, uint8_
     for (int j = 0; j < 3; j++) c[j] = yl + uu * p->perU[j] + vv * p->perV[j];
 }
 
-/// `x` with a knee at each end: 0 … 0.05 to 0, 0.05 … 0.1 onto 0 … 0.1, the same below 1, the middle as it is. (A
-/// stretch from 0.05 … 0.95 to 0 … 1, as before, took 0.05 × (1 − x) off every translucent pixel as it cleared the
-/// screen's noise: smoke at 0.19 read 0.10 after the core's own floor, a 0.36 glass disc 0.31.)
-INLINE float knee(float x) {
-    float y = x < 2.f * (x - 0.05f) ? x : 2.f * (x - 0.05f);
-    y = y > 0.f ? y : 0.f;
-    float u = 1.f - y, v = u < 2.f * (u - 0.05f) ? u : 2.f * (u - 0.05f);
-    return 1.f - (v > 0.f ? v : 0.f);
-}
-
-/// The colour-difference matte: 1 − D / D(screen) (`inverse`: 1 / D(screen)), its ends kneed.
-INLINE float colour_matte(float diff, float inverse) { return knee(1.f - diff * inverse); }
+/// The colour-difference matte: 1 − D / D(screen) (`inverse`: 1 / D(screen)), its ends kneed. (A stretch from
+/// 0.05 … 0.95 to 0 … 1, as before, took 0.05 × (1 − x) off every translucent pixel as it cleared the screen's noise:
+/// smoke at 0.19 read 0.10 after the core's own floor, a 0.36 glass disc 0.31.)
+INLINE float colour_matte(float diff, float inverse) { return fine_knee(1.f - diff * inverse, 0.05f, 0.05f); }
 INLINE float inverse_of(float screenDiff) { return 1.f / (screenDiff > 1e-3f ? screenDiff : 1e-3f); }
 
 /// The mean over 2r + 1 samples of n, `step` apart, the edge repeated outside, into out (a running sum).
