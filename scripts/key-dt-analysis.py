@@ -11,7 +11,14 @@ the held-out half is for reporting a method once it is chosen.
         2 px of the thin strands (with that area's share of the picture);
       - the scores with a causal temporal filter on the matte (each pixel's alpha averaged with its last K frames',
         weighted by how little fx's 3 x 3-smoothed colour changed there: K 2, tau 0.03 and K 4, tau 0.08);
-      - the scores with the strands right (the truth's matte and colour within 2 px of the strands, the rest the layer's).
+      - the scores with the strands right (the truth's matte and colour within 2 px of the strands, the rest the layer's);
+      - the dtSSD of a reading that knows each pixel's true foreground colour as filmed (the set's spill in it) and the
+        screen's (the clean plate's mean), projecting the decoded colour on that line where the truth has any alpha:
+        what the file's own frame-to-frame noise leaves a per-pixel reading (to the best peer when SET/SCENE-peers.json,
+        `key-truth.py peers`, is there);
+      - on the scenes with smoke, how far each reading follows the smoke's steps from frame to frame (the slope and
+        correlation of its change against the truth's, over the picture's left 0.3 where the truth is 0.005 … 0.7):
+        the layer's matte, the colour difference and luma (over the filmed colour's) read from fx.
 """
 import importlib.util, json, os, sys
 
@@ -56,6 +63,31 @@ def temporal(matte, fx, k, tau):
     return out
 
 
+def dtssd(matte, alpha):
+    dt = np.diff(matte, axis=0) - np.diff(alpha, axis=0)
+    return float(np.sqrt(np.mean(dt ** 2, axis=(1, 2))).mean() * 1000)
+
+
+def known_colours(d, info, fx, alpha, fg):
+    """The projection of fx's colour on the line from the clean plate's to the filmed foreground's, where alpha > 0;
+    the plate's colour and the filmed foreground's."""
+    w, h = info["width"], info["height"]
+    screen = kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)[None]
+    near = np.stack([kt.blur(1 - a, 3.0) * (a > 0) for a in alpha])
+    weights = np.array([0.4, 1.0, 0.4]) if info["despill"] == "green" else np.array([0.4, 0.4, 1.0])
+    filmed = fg + 0.4 * near[..., None] * (screen - fg) * weights
+    line_ = filmed - screen
+    a = ((fx - screen) * line_).sum(-1) / np.maximum((line_ * line_).sum(-1), 1e-6)
+    return np.clip(a, 0, 1) * (alpha > 0), screen, filmed
+
+
+def follows(reading, alpha, region):
+    """The slope and correlation of a reading's change from frame to frame against the truth's, over `region`."""
+    both = region[1:] & region[:-1]
+    da, dr = np.diff(alpha, axis=0)[both], np.diff(reading, axis=0)[both]
+    return float((da * dr).sum() / (da * da).sum()), float(np.corrcoef(da, dr)[0, 1])
+
+
 def line(name, before, after):
     return f"  {name}: " + "  ".join(f"{k} {before[k]:.2f} -> {after[k]:.2f}" for k in NAMES)
 
@@ -91,6 +123,24 @@ def main():
         for k, tau in ((2, 0.03), (4, 0.08)):
             print(line(f"temporal K {k} tau {tau}", before, scored(temporal(matte, fx, k, tau), colour)))
         print(line("strands right", before, scored(np.where(strands, alpha, matte), np.where(strands[..., None], fg, colour))))
+
+        known, screen, filmed = known_colours(d, info, fx, alpha, fg)
+        peers = f"{root}/{scene}-peers.json"
+        best = min(p["dtSSD"] for p in json.load(open(peers)).values()) if os.path.exists(peers) else None
+        ratio = f" ({dtssd(known, alpha) / best:.2f} of the best peer's, the layer {dtssd(matte, alpha) / best:.2f})" if best else ""
+        print(f"  the true colours known, read a pixel at a time: dtSSD {dtssd(known, alpha):.2f}{ratio}")
+        if scene in ("glass", "mixed"):
+            ch = 1 if info["despill"] == "green" else 2
+            others = [k for k in range(3) if k != ch]
+            def difference(c):
+                return c[..., ch] - np.maximum(c[..., others[0]], c[..., others[1]])
+            luma = np.array([0.2126, 0.7152, 0.0722])
+            span = (filmed - screen) @ luma
+            readings = {"the layer": matte, "colour difference": 1 - difference(fx) / difference(screen),
+                        "luma over the filmed colour's": np.where(np.abs(span) > 0.03, ((fx - screen) @ luma) / span, 0)}
+            smoke = (np.arange(w) < 0.3 * w)[None, None, :] & (alpha > 0.005) & (alpha < 0.7)
+            print("  the smoke's steps followed (slope, correlation): " + ", ".join(
+                f"{name} {follows(r, alpha, smoke)[0]:.2f} {follows(r, alpha, smoke)[1]:.2f}" for name, r in readings.items()))
 
 
 if __name__ == "__main__":
