@@ -28,6 +28,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("key_truth", os.path.join(here, "key-truth.py"))
 kt = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(kt)
+spec = importlib.util.spec_from_file_location("key_truth_set", os.path.join(here, "key-truth-set.py"))
+kts = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(kts)
 
 SCENES = ["portrait", "glass", "motion", "mixed"]
 NAMES = ("edgeError", "matteMAD", "dtSSD", "compositePSNR")
@@ -73,9 +76,7 @@ def known_colours(d, info, fx, alpha, fg):
     the plate's colour and the filmed foreground's."""
     w, h = info["width"], info["height"]
     screen = kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)[None]
-    near = np.stack([kt.blur(1 - a, 3.0) * (a > 0) for a in alpha])
-    weights = np.array([0.4, 1.0, 0.4]) if info["despill"] == "green" else np.array([0.4, 0.4, 1.0])
-    filmed = fg + 0.4 * near[..., None] * (screen - fg) * weights
+    filmed = np.stack([kts.spill(f, a, screen[0], info["despill"]) for f, a in zip(fg, alpha)])
     line_ = filmed - screen
     a = ((fx - screen) * line_).sum(-1) / np.maximum((line_ * line_).sum(-1), 1e-6)
     return np.clip(a, 0, 1) * (alpha > 0), screen, filmed

@@ -144,6 +144,13 @@ def smoke_field(rng, w, h):
     return field
 
 
+def spill(fg, alpha, screen, colour):
+    """The foreground as filmed: the screen's light on it near its edge (its screen channel most), over a few pixels."""
+    near = kt.blur(1 - alpha, 3.0) * (alpha > 0)
+    weights = np.array([0.4, 1.0, 0.4]) if colour == "green" else np.array([0.4, 0.4, 1.0])
+    return fg + 0.4 * near[..., None] * (screen - fg) * weights
+
+
 def scene_frames(name, half, w, h, frames, photos=True):
     cfg, hv = SCENES[name], HALVES[half]
     seed = hv["seed"] + list(SCENES).index(name)
@@ -238,9 +245,7 @@ def scene_frames(name, half, w, h, frames, photos=True):
         alpha, premultiplied = over(layers, (h, w))
         fg = premultiplied / np.maximum(alpha, 1e-6)[..., None]
         # Spill: the screen's light on the subject near its edge (its screen channel most), over a few pixels.
-        near = kt.blur(1 - alpha, 3.0) * (alpha > 0)
-        weights = np.array([0.4, 1.0, 0.4]) if cfg["screen"] == "green" else np.array([0.4, 0.4, 1.0])
-        spilled = fg + 0.4 * near[..., None] * (screen - fg) * weights
+        spilled = spill(fg, alpha, screen, cfg["screen"])
         shot = alpha[..., None] * spilled + (1 - alpha[..., None]) * screen * (1 + 0.01 * math.sin(7 * t))
         shot += noise.normal(0, 1.8 / 255, shot.shape)
         shots.append(np.clip(shot, 0, 1))
