@@ -100,7 +100,7 @@ INLINE void sample_channels(const MWFineParams *p, float luma, uint8_t u, uint8_
 
 /// The colour-difference matte: 1 − D / D(screen) (`inverse`: 1 / D(screen)), its ends kneed. (A stretch from
 /// 0.05 … 0.95 to 0 … 1, as before, took 0.05 × (1 − x) off every translucent pixel as it cleared the screen's noise:
-/// smoke at 0.19 read 0.10 after the core's own floor, a 0.36 glass disc 0.31.)
+/// smoke at 0.19 read 0.10 after the core's own floor, a 0.36 glass disc 0.32.)
 INLINE float colour_matte(float diff, float inverse) { return fine_knee(1.f - diff * inverse, 0.05f, 0.05f); }
 INLINE float inverse_of(float screenDiff) { return 1.f / (screenDiff > 1e-3f ? screenDiff : 1e-3f); }
 
