@@ -66,11 +66,6 @@ def temporal(matte, fx, k, tau):
     return out
 
 
-def dtssd(matte, alpha):
-    dt = np.diff(matte, axis=0) - np.diff(alpha, axis=0)
-    return float(np.sqrt(np.mean(dt ** 2, axis=(1, 2))).mean() * 1000)
-
-
 def known_colours(d, info, fx, alpha, fg):
     """The projection of fx's colour on the line from the clean plate's to the filmed foreground's, where alpha > 0;
     the plate's colour and the filmed foreground's."""
@@ -128,8 +123,9 @@ def main():
         known, screen, filmed = known_colours(d, info, fx, alpha, fg)
         peers = f"{root}/{scene}-peers.json"
         best = min(p["dtSSD"] for p in json.load(open(peers)).values()) if os.path.exists(peers) else None
-        ratio = f" ({dtssd(known, alpha) / best:.2f} of the best peer's, the layer {dtssd(matte, alpha) / best:.2f})" if best else ""
-        print(f"  the true colours known, read a pixel at a time: dtSSD {dtssd(known, alpha):.2f}{ratio}")
+        ours, layer_dt = kt.dtssd(known, alpha), kt.dtssd(matte, alpha)
+        ratio = f" ({ours / best:.2f} of the best peer's, the layer {layer_dt / best:.2f})" if best else ""
+        print(f"  the true colours known, read a pixel at a time: dtSSD {ours:.2f}{ratio}")
         if scene in ("glass", "mixed"):
             ch = 1 if info["despill"] == "green" else 2
             others = [k for k in range(3) if k != ch]
@@ -140,8 +136,9 @@ def main():
             readings = {"the layer": matte, "colour difference": 1 - difference(fx) / difference(screen),
                         "luma over the filmed colour's": np.where(np.abs(span) > 0.03, ((fx - screen) @ luma) / span, 0)}
             smoke = (np.arange(w) < 0.3 * w)[None, None, :] & (alpha > 0.005) & (alpha < 0.7)
+            followed = {name: follows(r, alpha, smoke) for name, r in readings.items()}
             print("  the smoke's steps followed (slope, correlation): " + ", ".join(
-                f"{name} {follows(r, alpha, smoke)[0]:.2f} {follows(r, alpha, smoke)[1]:.2f}" for name, r in readings.items()))
+                f"{name} {slope:.2f} {corr:.2f}" for name, (slope, corr) in followed.items()))
 
 
 if __name__ == "__main__":

@@ -244,7 +244,6 @@ def scene_frames(name, half, w, h, frames, photos=True):
             layers.append(Layer(0.6 * plume, np.array([0.78, 0.78, 0.8]), "smoke"))
         alpha, premultiplied = over(layers, (h, w))
         fg = premultiplied / np.maximum(alpha, 1e-6)[..., None]
-        # Spill: the screen's light on the subject near its edge (its screen channel most), over a few pixels.
         spilled = spill(fg, alpha, screen, cfg["screen"])
         shot = alpha[..., None] * spilled + (1 - alpha[..., None]) * screen * (1 + 0.01 * math.sin(7 * t))
         shot += noise.normal(0, 1.8 / 255, shot.shape)

@@ -247,6 +247,13 @@ def truth(d):
     return _truths[d]
 
 
+def dtssd(matte, alpha):
+    """The matte's frame-to-frame error: each frame's root mean square of its change less the truth's, their mean
+    (×10³)."""
+    dt = np.diff(matte, axis=0) - np.diff(alpha, axis=0)
+    return float(np.sqrt(np.mean(dt ** 2, axis=(1, 2))).mean() * 1000)
+
+
 def scores(d, matte, composite, edge_only=False):
     """The scores of a matte (frames × H × W, 0 … 1) and a composite (frames × H × W × 3, 0 … 1) against the truth
     (`edge_only`: the edge-band error alone, what a grid is searched by)."""
@@ -257,14 +264,13 @@ def scores(d, matte, composite, edge_only=False):
     if edge_only:
         return {"edgeError": float(error[edge].mean())}
     mse = np.mean((composite - truth_) ** 2)
-    dt = np.diff(matte, axis=0) - np.diff(alpha, axis=0)
     return {
         "edgeError": float(error[edge].mean()),
         "compositePSNR": float(10 * math.log10(1 / max(mse, 1e-12))),
         "matteMAD": float(np.abs(matte - alpha).mean() * 1000),
         "matteMSE": float(np.mean((matte - alpha) ** 2) * 1000),
         "gradientError": float(np.abs(gaussian_gradient(matte) - gaussian_gradient(alpha)).mean() * 1000),
-        "dtSSD": float(np.sqrt(np.mean(dt ** 2, axis=(1, 2))).mean() * 1000),
+        "dtSSD": dtssd(matte, alpha),
     }
 
 
