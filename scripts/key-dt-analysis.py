@@ -11,6 +11,9 @@ the held-out half is for reporting a method once it is chosen.
         2 px of the thin strands (with that area's share of the picture);
       - the scores with a causal temporal filter on the matte (each pixel's alpha averaged with its last K frames',
         weighted by how little fx's 3 x 3-smoothed colour changed there: K 2, tau 0.03 and K 4, tau 0.08);
+      - the scores with a filter that knows where the truth is still (the matte's last filtered frame weighted by how
+        little the true matte changed: k 0.5, tau 0.05 and k 0.8, tau 0.02): the most any step that looks back
+        over the frames could take;
       - the scores with the strands right (the truth's matte and colour within 2 px of the strands, the rest the layer's);
       - the dtSSD of a reading that knows each pixel's true foreground colour as filmed (the set's spill in it) and the
         screen's (the clean plate's mean), projecting the decoded colour on that line where the truth has any alpha:
@@ -66,6 +69,17 @@ def temporal(matte, fx, k, tau):
     return out
 
 
+def still_known(matte, alpha, k, tau):
+    """A recursive filter on the matte that knows where the truth is still: each pixel's alpha moved towards the last
+    frame's filtered alpha by k, weighted by exp(-(the truth's change / tau)^2). No keyer knows that; it bounds what a
+    step that looks back over the frames could take from the dt error."""
+    out = matte.copy()
+    for t in range(1, len(matte)):
+        w = k * np.exp(-(np.abs(alpha[t] - alpha[t - 1]) / tau) ** 2)
+        out[t] = matte[t] + w * (out[t - 1] - matte[t])
+    return out
+
+
 def known_colours(d, info, fx, alpha, fg):
     """The projection of fx's colour on the line from the clean plate's to the filmed foreground's, where alpha > 0;
     the plate's colour and the filmed foreground's."""
@@ -118,6 +132,9 @@ def main():
         before = scored(matte, colour)
         for k, tau in ((2, 0.03), (4, 0.08)):
             print(line(f"temporal K {k} tau {tau}", before, scored(temporal(matte, fx, k, tau), colour)))
+        for k, tau in ((0.5, 0.05), (0.8, 0.02)):
+            print(line(f"a filter that knows where the truth is still, k {k} tau {tau}", before,
+                       scored(still_known(matte, alpha, k, tau), colour)))
         print(line("strands right", before, scored(np.where(strands, alpha, matte), np.where(strands[..., None], fg, colour))))
 
         known, screen, filmed = known_colours(d, info, fx, alpha, fg)

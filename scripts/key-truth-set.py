@@ -2,9 +2,9 @@
 """A second ground truth for keyers (issue 46), made another way than scripts/key-truth.py and split in halves: `tune`
 (where the fine keyer's steps may be chosen) and `heldout` (other seeds, other pictures: scored, never tuned on); and
 `heldout2`, made when `heldout` had been scored once, for the steps chosen after that; `heldout3`, made when `heldout2`
-had been scored once.
+had been scored once; `heldout4`, made when `heldout3` had been scored once.
 
-  scripts/key-truth-set.py make OUTDIR --half tune|heldout|heldout2|heldout3 [--size 640x360] [--frames 24]
+  scripts/key-truth-set.py make OUTDIR --half tune|heldout|heldout2|heldout3|heldout4 [--size 640x360] [--frames 24]
                            [--scenes A,B] [--no-photos]
       Writes OUTDIR/plate.mov (the new background, as key-truth.py's) and a folder for each scene with what
       key-truth.py's `score`, `layer` and `peers` read (fx.mov, alpha.npy, fg.npy, scene.json), the empty screen filmed
@@ -44,6 +44,8 @@ HALVES = {
     "heldout2": {"pictures": ["retina.jpg", "ihc.png", "hubble_deep_field.jpg", "gravel.png"], "seed": 300},
     # Made after `heldout2` had been scored once: pictures no half used (two of them grey), new seeds.
     "heldout3": {"pictures": ["motorcycle_right.png", "logo.png", "camera.png", "coins.png"], "seed": 400},
+    # Made after `heldout3` had been scored once: the pictures left (a dark one, a synthetic one, two grey), new seeds.
+    "heldout4": {"pictures": ["phantom.png", "chessboard_RGB.png", "clock_motion.png", "moon.png"], "seed": 500},
 }
 # The scenes: which elements each lays, its screen, its light and its encoding.
 SCENES = {
