@@ -22,6 +22,12 @@ the held-out half is for reporting a method once it is chosen.
       - on the scenes with smoke, how far each reading follows the smoke's steps from frame to frame (the slope and
         correlation of its change against the truth's, over the picture's left 0.3 where the truth is 0.005 … 0.7):
         the layer's matte, the colour difference and luma (over the filmed colour's) read from fx.
+  scripts/key-dt-analysis.py SET --floors
+      What the file itself leaves a keyer that reads a pixel at a time, with no layer (so it may be run on any half:
+      it reads the truth and fx, never a keyer's choice): the edge-band error of the true matte with the true
+      foreground as filmed (the set's spill in it: no keyer tells spill from a translucent colour) and of the true
+      matte with the colour unmixed from fx by the clean plate's screen; and the dtSSD of the reading that knows the
+      true colours (above); each to the best peer's when SET/SCENE-peers.json is there.
 """
 import importlib.util, json, os, sys
 
@@ -91,6 +97,41 @@ def known_colours(d, info, fx, alpha, fg):
     return np.clip(a, 0, 1) * (alpha > 0), screen, filmed
 
 
+def best_peer(root, scene, name):
+    peers = f"{root}/{scene}-peers.json"
+    return min(p[name] for p in json.load(open(peers)).values()) if os.path.exists(peers) else None
+
+
+def floors(root, scene):
+    """The edge-band errors of the true matte with the filmed foreground and with fx's colour unmixed by the clean
+    plate's screen, and the dtSSD of the reading that knows the true colours."""
+    d = f"{root}/{scene}"
+    info = json.load(open(f"{d}/scene.json"))
+    w, h = info["width"], info["height"]
+    alpha, truth_, edge = kt.truth(d)
+    n = len(alpha)
+    plate = kt.decode_rgb(f"{root}/plate.mov", w, h)[:n]
+    fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
+    fg = np.load(f"{d}/fg.npy").astype(np.float64)[:n]
+    known, screen, filmed = known_colours(d, info, fx, alpha, fg)
+    a = alpha[..., None]
+    def edge_error(composite):
+        return float((np.abs(composite - truth_).mean(-1) * 255)[edge].mean())
+    return {"spilled": edge_error(a * filmed + (1 - a) * plate),
+            "unmixed": edge_error(np.clip(fx - (1 - a) * screen, 0, 1) + (1 - a) * plate),
+            "dtSSD": kt.dtssd(known, alpha)}
+
+
+def print_floors(root):
+    for scene in SCENES:
+        f = floors(root, scene)
+        edge, dt = best_peer(root, scene, "edgeError"), best_peer(root, scene, "dtSSD")
+        def of(v, best):
+            return f"{v:.2f}" + (f" ({v / best:.2f} of the best peer's)" if best else "")
+        print(f"{scene}: the true matte, edge-band error with the filmed foreground {of(f['spilled'], edge)}, with fx's "
+              f"colour unmixed {of(f['unmixed'], edge)}; the true colours known, dtSSD {of(f['dtSSD'], dt)}")
+
+
 def follows(reading, alpha, region):
     """The slope and correlation of a reading's change from frame to frame against the truth's, over `region`."""
     both = region[1:] & region[:-1]
@@ -104,6 +145,8 @@ def line(name, before, after):
 
 def main():
     root, suffix = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "fine"
+    if suffix == "--floors":
+        return print_floors(root)
     for scene in SCENES:
         d = f"{root}/{scene}"
         info = json.load(open(f"{d}/scene.json"))
@@ -138,8 +181,7 @@ def main():
         print(line("strands right", before, scored(np.where(strands, alpha, matte), np.where(strands[..., None], fg, colour))))
 
         known, screen, filmed = known_colours(d, info, fx, alpha, fg)
-        peers = f"{root}/{scene}-peers.json"
-        best = min(p["dtSSD"] for p in json.load(open(peers)).values()) if os.path.exists(peers) else None
+        best = best_peer(root, scene, "dtSSD")
         ours, layer_dt = kt.dtssd(known, alpha), kt.dtssd(matte, alpha)
         ratio = f" ({ours / best:.2f} of the best peer's, the layer {layer_dt / best:.2f})" if best else ""
         print(f"  the true colours known, read a pixel at a time: dtSSD {ours:.2f}{ratio}")
