@@ -2,9 +2,10 @@
 """A second ground truth for keyers (issue 46), made another way than scripts/key-truth.py and split in halves: `tune`
 (where the fine keyer's steps may be chosen) and `heldout` (other seeds, other pictures: scored, never tuned on); and
 `heldout2`, made when `heldout` had been scored once, for the steps chosen after that; `heldout3`, made when `heldout2`
-had been scored once; `heldout4`, made when `heldout3` had been scored once.
+had been scored once; `heldout4`, made when `heldout3` had been scored once; `heldout5` (the corpus's photographs),
+made when `heldout4` had been scored once.
 
-  scripts/key-truth-set.py make OUTDIR --half tune|heldout|heldout2|heldout3|heldout4 [--size 640x360] [--frames 24]
+  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout5 [--size 640x360] [--frames 24]
                            [--scenes A,B] [--no-photos]
       Writes OUTDIR/plate.mov (the new background, as key-truth.py's) and a folder for each scene with what
       key-truth.py's `score`, `layer` and `peers` read (fx.mov, alpha.npy, fg.npy, scene.json), the empty screen filmed
@@ -46,6 +47,10 @@ HALVES = {
     "heldout3": {"pictures": ["motorcycle_right.png", "logo.png", "camera.png", "coins.png"], "seed": 400},
     # Made after `heldout3` had been scored once: the pictures left (a dark one, a synthetic one, two grey), new seeds.
     "heldout4": {"pictures": ["phantom.png", "chessboard_RGB.png", "clock_motion.png", "moon.png"], "seed": 500},
+    # Made when `heldout4` had been scored once, for the step chosen after it: the corpus's colour photographs (read
+    # from $MIXWRITE_CORPUS, or ../shared/corpus: scikit-image has no colour picture left) and one of its grey ones.
+    "heldout5": {"pictures": ["corpus:images/happyfish_259x194_odd.jpg", "corpus:images/iphone6s_600x800.jpg",
+                              "corpus:images/starry_night_yuv444.jpg", "cell.png"], "seed": 600},
 }
 # The scenes: which elements each lays, its screen, its light and its encoding.
 SCENES = {
@@ -58,9 +63,17 @@ STRAND_COLOURS = {"dark": (0.07, 0.05, 0.04), "blond": (0.86, 0.72, 0.46), "grey
 
 
 def picture(name):
+    """One of scikit-image's sample pictures, or (`corpus:PATH`) one of the corpus's."""
     import skimage.data
     import skimage.io
-    img = skimage.io.imread(os.path.join(os.path.dirname(skimage.data.__file__), name))
+    if name.startswith("corpus:"):
+        corpus = os.environ.get("MIXWRITE_CORPUS") or os.path.join(here, "..", "..", "shared", "corpus")
+        path = os.path.join(corpus, name[len("corpus:"):])
+        if not os.path.exists(path):
+            raise SystemExit(f"key-truth-set: {path} is missing (this half reads the corpus: set MIXWRITE_CORPUS)")
+    else:
+        path = os.path.join(os.path.dirname(skimage.data.__file__), name)
+    img = skimage.io.imread(path)
     if img.ndim == 2:
         img = np.stack([img] * 3, -1)
     return img[..., :3].astype(np.float64) / 255
