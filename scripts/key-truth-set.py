@@ -48,7 +48,7 @@ HALVES = {
     # Made after `heldout3` had been scored once: the pictures left (a dark one, a synthetic one, two grey), new seeds.
     "heldout4": {"pictures": ["phantom.png", "chessboard_RGB.png", "clock_motion.png", "moon.png"], "seed": 500},
     # Made when `heldout4` had been scored once, for the step chosen after it: the corpus's colour photographs (read
-    # from $MIXWRITE_CORPUS, or ../shared/corpus: scikit-image has no colour picture left) and one of its grey ones.
+    # from $MIXWRITE_CORPUS, or ../shared/corpus: scikit-image has no colour picture left) and scikit-image's cell.
     "heldout5": {"pictures": ["corpus:images/happyfish_259x194_odd.jpg", "corpus:images/iphone6s_600x800.jpg",
                               "corpus:images/starry_night_yuv444.jpg", "cell.png"], "seed": 600},
 }
