@@ -27,7 +27,8 @@ the held-out half is for reporting a method once it is chosen.
       it reads the truth and fx, never a keyer's choice): the edge-band error of the true matte with the true
       foreground as filmed (the set's spill in it: no keyer tells spill from a translucent colour) and of the true
       matte with the colour unmixed from fx by the clean plate's screen; and the dtSSD of the reading that knows the
-      true colours (above); each to the best peer's when SET/SCENE-peers.json is there.
+      true colours (above); each to the best peer's when SET/SCENE-peers.json is there; and how much of the strands'
+      alpha over the screen that reading keeps, by their colour (the set's checks' regions).
 """
 import importlib.util, json, os, sys
 
@@ -117,9 +118,12 @@ def floors(root, scene):
     a = alpha[..., None]
     def edge_error(composite):
         return float((np.abs(composite - truth_).mean(-1) * 255)[edge].mean())
+    regions = np.load(f"{d}/regions.npz")
+    strands = {c: regions[f"strands_{c}"][:n] for c in kts.STRAND_COLOURS}
     return {"spilled": edge_error(a * filmed + (1 - a) * plate),
             "unmixed": edge_error(np.clip(fx - (1 - a) * screen, 0, 1) + (1 - a) * plate),
-            "dtSSD": kt.dtssd(known, alpha)}
+            "dtSSD": kt.dtssd(known, alpha),
+            "strands": {c: float(known[r].sum() / max(alpha[r].sum(), 1e-9)) for c, r in strands.items()}}
 
 
 def print_floors(root):
@@ -129,7 +133,8 @@ def print_floors(root):
         def of(v, best):
             return f"{v:.2f}" + (f" ({v / best:.2f} of the best peer's)" if best else "")
         print(f"{scene}: the true matte, edge-band error with the filmed foreground {of(f['spilled'], edge)}, with fx's "
-              f"colour unmixed {of(f['unmixed'], edge)}; the true colours known, dtSSD {of(f['dtSSD'], dt)}")
+              f"colour unmixed {of(f['unmixed'], edge)}; the true colours known, dtSSD {of(f['dtSSD'], dt)}, the strands "
+              "over the screen " + " / ".join(f"{c} {v:.2f}" for c, v in f["strands"].items()) + " of their alpha")
 
 
 def follows(reading, alpha, region):
