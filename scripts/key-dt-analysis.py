@@ -109,7 +109,7 @@ def floors(root, scene):
     d = f"{root}/{scene}"
     info = json.load(open(f"{d}/scene.json"))
     w, h = info["width"], info["height"]
-    alpha, truth_, edge = kt.truth(d)
+    alpha = kt.truth(d)[0]
     n = len(alpha)
     plate = kt.decode_rgb(f"{root}/plate.mov", w, h)[:n]
     fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
@@ -117,7 +117,7 @@ def floors(root, scene):
     known, screen, filmed = known_colours(d, info, fx, alpha, fg)
     a = alpha[..., None]
     def edge_error(composite):
-        return float((np.abs(composite - truth_).mean(-1) * 255)[edge].mean())
+        return kt.scores(d, alpha, composite, edge_only=True)["edgeError"]
     regions = np.load(f"{d}/regions.npz")
     strands = {c: regions[f"strands_{c}"][:n] for c in kts.STRAND_COLOURS}
     return {"spilled": edge_error(a * filmed + (1 - a) * plate),
