@@ -1,7 +1,7 @@
-// The fine keyer's step 6 (FineKeyer.h) on any matte: garbage rectangles and choke (the feather is Feather.c's).
+// The fine keyer's step 7 (FineKeyer.h) on any matte: garbage rectangles and choke (the feather is Feather.c's).
 #include "FineParts.h"
 
-/// Step 6: outside every garbage rectangle, alpha 0.
+/// Step 7: outside every garbage rectangle, alpha 0.
 static void garbage(const MWFineParams *p, uint8_t *alpha, long stride, int w, int h, uint8_t *line) {
     for (int y = 0; y < h; y++) {
         uint8_t *row = alpha + (long)y * stride;

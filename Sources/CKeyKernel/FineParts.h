@@ -3,7 +3,8 @@
 // helpers every step uses. The steps: FineFields.h (1 to 3, the picture-wide fields on their grid), FinePlate.c (a clean
 // plate as the screen), FineWindow.h (a mixed tile's window: the fields brought to it, the solid core, the guided
 // filters, its pixels through the core), FineTiles.h (what each tile is, plain tiles written as they are),
-// FineMatte.c (6: garbage and choke); FineKeyer.c compiles them at each level, FineKeyerRef.c as the scalar reference.
+// FineSteady.c (6: the matte over the frames), FineMatte.c (7: garbage and choke); FineKeyer.c compiles them at each
+// level, FineKeyerRef.c as the scalar reference.
 #ifndef MIXWRITE_FINE_PARTS_H
 #define MIXWRITE_FINE_PARTS_H
 

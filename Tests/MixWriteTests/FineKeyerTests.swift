@@ -259,6 +259,28 @@ struct FineKeyerTests {
         #expect(String(decoding: fmt.stdout, as: UTF8.self).hasPrefix("yuva444p"), "\(String(decoding: fmt.stdout, as: UTF8.self))")
     }
 
+    @Test("the matte steadied over the frames: a blend in 2 parts, and an excerpt, are one render's frames there (each keys the frame before it first)",
+          .hangGuard)
+    func steadiedInParts() throws {
+        let dir = try Oracle.scratch()
+        let one = dir + "/one.mov", joined = dir + "/joined.mov", excerpt = dir + "/excerpt.mov"
+        // Lossless, so that the same pictures in are the same frames out.
+        let command = [Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--keyer", "fine", "--key-color", "auto", "--crf", "0"]
+        let r = try Oracle.mixwrite(command + ["-o", one, "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        try PartsTests.renderParts(command, out: joined, n: 2)
+        let e = try Oracle.mixwrite(command + ["-o", excerpt, "--start", "1.2", "--length", "0.4", "--progress", "none"])
+        try #require(e.status == 0, "\(e.stderr)")
+        func frames(_ path: String) throws -> [String] {
+            let r = try Oracle.ffmpeg(["-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"])
+            return r.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+        }
+        let (a, b, c) = (try frames(one), try frames(joined), try frames(excerpt))
+        #expect(a.count == 50 && b == a, "joined: \(zip(a, b).enumerated().first { $0.1.0 != $0.1.1 }.map { "frame \($0.0) differs" } ?? "\(b.count) frames")")
+        // 1.2 s at 25 frames a second: frames 30 … 39.
+        #expect(c.count == 10 && c == Array(a[30..<40]), "excerpt: \(c.count) frames, \(zip(c, a[30...]).filter { $0 != $1 }.count) differ")
+    }
+
     @Test("refused before any work (exit 1, one line, nothing written): a key colour no screen has (the FX's or a layer's), a bad rectangle, out of range")
     func refused() throws {
         let dir = try Oracle.scratch()

@@ -17,7 +17,9 @@
 //     but the screen's, which spill does not fill); the foreground unmixed
 //     (less the screen's share), its screen channel limited to the mean of the others (spill) where the screen is
 //     near and outside the solid core, by the despill strength;
-//  6. the matte's garbage rectangles, choke and feather.
+//  6. over a run of pictures in order (`mw_fine_steady`), the matte steadied: where fx did not change from the picture
+//     before, each pixel's alpha the mean of its own and that picture's;
+//  7. the matte's garbage rectangles, choke and feather.
 // Steps 3 to 5 go by tiles of 16×16 pixels: a tile of plain screen or plain subject (by its cells' mattes and luma) is
 // written as it is, the rest in a window around the tile. Each step is compiled at every level of the key kernel
 // (Levels.h) and once as its scalar reference (level 0); multiply and add are never fused, so every level gives the
@@ -100,11 +102,24 @@ int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in
 int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level, int part,
                   int parts);
 
-/// Step 6's garbage rectangles and choke alone, on any matte (w × h bytes, 0 transparent … 255 opaque). `line`:
+/// Step 6, for a run of pictures of one size: the last picture's matte (as step 5 made it) and its fx kept.
+typedef struct MWFineSteady MWFineSteady;
+MWFineSteady *mw_fine_steady_create(int width, int height);
+void mw_fine_steady_free(MWFineSteady *s);
+
+/// Step 6 on `alpha` (the picture's size, step 5's matte) keyed from `fx` (yuv420p): when `follows` (fx is the
+/// picture after the last one given) each pixel's alpha moves halfway to the last picture's by how little fx changed
+/// around it: by (1 − c / 92) / 2 where c, the largest absolute change of fx's sums over the 3 × 3 samples around it
+/// (of Y at its pixel; of U and of V at its chroma sample), is below 92 (their mean's change 0.04 of 255), not at all
+/// above; rounded to the nearest. Else (a first picture, or one after a seek) alpha is left as it is. Either way the
+/// picture's matte as given and its fx are kept for the next.
+void mw_fine_steady(MWFineSteady *s, const MWFineInput *fx, uint8_t *alpha, long stride, int follows);
+
+/// Step 7's garbage rectangles and choke alone, on any matte (w × h bytes, 0 transparent … 255 opaque). `line`:
 /// scratch of max(w, h) bytes.
 void mw_fine_matte(const MWFineParams *p, uint8_t *alpha, long stride, int w, int h, uint8_t *line);
 
-/// Step 6's feather, on a picture with straight colour and its matte (yuva420p, or yuva444p with `chromaShift` 0):
+/// Step 7's feather, on a picture with straight colour and its matte (yuva420p, or yuva444p with `chromaShift` 0):
 /// the alpha softened over `r` pixels (a box of 2r + 1 twice along rows and columns: near a Gaussian), and the colour
 /// under it brought from the subject, so that a softened edge never shows the screen (nor an unmixed colour's
 /// complement where the matte had nothing): each sample keeps its own colour by its own alpha (a), the rest

@@ -15,13 +15,19 @@ final class FineKeyer {
     private let garbage: [Int32]
     /// The matte filters' scratch line.
     private let line: UnsafeMutablePointer<UInt8>
+    /// The last picture's matte and fx, for the matte steadied over a run of pictures (`mw_fine_steady`).
+    private let steady: OpaquePointer
 
     /// A keyer for pictures of `width` × `height` read with `color`, with the clean plate `plate` (yuv420p, the same
     /// size and colour: `CleanPlate.read`) if one is given. Nil when the key colour has no channel above the others (a
     /// screen is green, blue or red; grey is not one).
     init?(settings: KeySettings, color: ColorDescription, width: Int, height: Int, plate: Frame? = nil, level: Int32 = KeyKernel.level) {
         guard let order = Self.channels(of: settings.keyColor), let k = mw_fine_create(Int32(width), Int32(height)) else { return nil }
-        keyer = k
+        guard let s = mw_fine_steady_create(Int32(width), Int32(height)) else {
+            mw_fine_free(k)
+            preconditionFailure("cannot allocate the fine keyer's \(width)×\(height) planes")
+        }
+        (keyer, steady) = (k, s)
         self.settings = settings
         self.level = level
         garbage = settings.garbage.flatMap { $0.map { Int32(clamping: $0) } }
@@ -37,6 +43,7 @@ final class FineKeyer {
 
     deinit {
         mw_fine_free(keyer)
+        mw_fine_steady_free(steady)
         line.deallocate()
     }
 
@@ -79,11 +86,12 @@ final class FineKeyer {
     /// Whether `key(_:over:into:)` lays as it keys: no garbage rectangle, choke or feather to refine the whole matte first.
     var laysAsItKeys: Bool { garbage.isEmpty && settings.choke == 0 && settings.feather == 0 }
 
-    /// `fx` (yuv420p, this keyer's size) keyed into `out` (yuva420p or yuva444p, the same size); or, given `base`
-    /// (yuv420p, the same size; only when `laysAsItKeys`), laid over it into `out` (yuv420p) as it is keyed: the bits
-    /// of keying into a picture, then `AlphaBlend.blend` by its matte.
-    func key(_ fx: Frame, over base: Frame? = nil, into out: Frame) {
-        precondition(base == nil || laysAsItKeys, "a refined matte is laid after it is made")
+    /// `fx` (yuv420p, this keyer's size) keyed into `out` (yuva420p or yuva444p, the same size), its matte steadied
+    /// over the run of pictures it is in (`run`); or, given `base` (yuv420p, the same size; only when `laysAsItKeys`,
+    /// a picture keyed alone), laid over it into `out` (yuv420p) as it is keyed: the bits of keying into a picture,
+    /// then `AlphaBlend.blend` by its matte.
+    func key(_ fx: Frame, over base: Frame? = nil, into out: Frame, run: MattedPictures.Run = .alone) {
+        precondition(base == nil || (laysAsItKeys && run == .alone), "a refined or steadied matte is laid after it is made")
         garbage.withUnsafeBufferPointer { g in
             params.garbage = g.baseAddress
             params.garbageCount = Int32(g.count / 4)
@@ -108,6 +116,7 @@ final class FineKeyer {
                 precondition(status == 0, "fine keyer level \(level) is above this CPU's")
             }
             if base == nil {
+                if run != .alone { mw_fine_steady(steady, &input, out.plane(3), out.stride(3), run == .next ? 1 : 0) }
                 mw_fine_matte(&params, out.plane(3), out.stride(3), Int32(out.width), Int32(out.height), line)
                 Self.feather(out, radius: settings.feather)
             }
@@ -149,6 +158,12 @@ final class FineKeyer {
 /// garbage rectangles, choke and feather, or the fine keyer's. What `mixwrite key` writes, a placed layer is laid by,
 /// and a whole-frame fx is laid by when its key makes a matte (`KeySettings.makesMatte`).
 final class MattedPictures {
+    /// Where a picture stands among those keyed before it, for the fine keyer's matte steadied over the frames
+    /// (`mw_fine_steady`: where fx did not change, each pixel's alpha halfway to the last picture's): keyed alone (a
+    /// preview's picture: nothing read or kept), the first of a run (a render's first, or its first after a gap or a
+    /// seek), or the picture after the last one keyed.
+    enum Run: Sendable { case alone, first, next }
+
     let picture: Frame
     private let keyAlpha: KeyAlpha?
     private let fine: FineKeyer?
@@ -172,11 +187,15 @@ final class MattedPictures {
         }
     }
 
-    /// `fx` (yuv420p) with its matte, by `keyer` (GPUImage's, for its key; the fine keyer has its own).
-    func matted(_ fx: Frame, keyer: ChromaKeyBlend) throws(FFmpegError) -> Frame {
+    /// Whether `run` changes the matte (the fine keyer's; GPUImage's keys each picture alone).
+    var steadies: Bool { fine != nil }
+
+    /// `fx` (yuv420p) with its matte, by `keyer` (GPUImage's, for its key; the fine keyer has its own, steadied over
+    /// `run`).
+    func matted(_ fx: Frame, keyer: ChromaKeyBlend, run: Run = .alone) throws(FFmpegError) -> Frame {
         try picture.makeWritable()
         if let fine {
-            fine.key(fx, into: picture)
+            fine.key(fx, into: picture, run: run)
             return picture
         }
         guard let keyAlpha else { return picture }
@@ -188,12 +207,13 @@ final class MattedPictures {
     }
 
     /// `fx` (yuv420p) with its matte laid over `base` into `output` (yuv420p, the same size): the fine keyer lays as it
-    /// keys when nothing refines its matte (no picture of the matte made), else `matted` then `AlphaBlend.blend`.
-    func lay(_ fx: Frame, keyer: ChromaKeyBlend, over base: Frame, into output: Frame) throws(FFmpegError) {
-        if let fine, fine.laysAsItKeys, picture.pixelFormat == .yuva420p {
+    /// keys a picture alone when nothing refines its matte (no picture of the matte made), else `matted` then
+    /// `AlphaBlend.blend`.
+    func lay(_ fx: Frame, keyer: ChromaKeyBlend, over base: Frame, into output: Frame, run: Run = .alone) throws(FFmpegError) {
+        if let fine, fine.laysAsItKeys, run == .alone, picture.pixelFormat == .yuva420p {
             fine.key(fx, over: base, into: output)
             return
         }
-        AlphaBlend.blend(fx: try matted(fx, keyer: keyer), base: base, into: output)
+        AlphaBlend.blend(fx: try matted(fx, keyer: keyer, run: run), base: base, into: output)
     }
 }

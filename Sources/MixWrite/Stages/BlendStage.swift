@@ -35,7 +35,7 @@ struct BlendStage: VideoStage {
         let (p, v) = (plan, plan.video)
         let encoder = try VideoEncoder(v.encoding, hdr: p.hdr, light: p.light)
         try await input.start(encoder.parameters)
-        let picture = try Compositor(p)
+        let picture = try Compositor(p, steady: true)
         // A part or an excerpt starts later; a layer used from later in its fx starts there, not at its first frame.
         if v.firstFrame > 0 || p.layers.contains(where: { $0.from > .zero }) { try picture.seek(to: v.time(ofFrame: v.firstFrame)) }
         // The pictures are composed a picture or two ahead, beside x264's threads (FramesAhead), each copied out of the
@@ -63,7 +63,7 @@ struct BlendStage: VideoStage {
     static func picture(_ p: Plan, at t: MediaTime) throws(MixWriteError) -> Frame {
         var lenient = p
         lenient.video.strict = false   // a preview shows what can be decoded
-        let compositor = try Compositor(lenient)
+        let compositor = try Compositor(lenient, steady: true)
         try compositor.seek(to: t)
         return try compositor.composeRGB(at: t)
     }

@@ -26,10 +26,16 @@ final class Compositor {
     /// drawn on the whole frame.
     private let hdr: (lift: SDRToHDR, alpha: KeyAlpha, sdr: Frame, canvas: Frame?)?
 
-    init(_ p: BlendStage.Plan) throws(MixWriteError) {
+    /// `steady`: the pictures are a render's, composed in order (a seek between runs): the fine keyer's matte is
+    /// steadied over them (`MattedPictures.Run`); else (a preview's) each is keyed alone.
+    init(_ p: BlendStage.Plan, steady: Bool = false) throws(MixWriteError) {
         color = p.hdr == nil ? p.video.color : ColorDescription(matrix: .bt709, fullRange: false)
         var layers: [LayerSource] = []
-        for layer in p.layers { layers.append(try LayerSource(layer, video: p.video, color: color)) }
+        for layer in p.layers {
+            let source = try LayerSource(layer, video: p.video, color: color)
+            source.steady = steady
+            layers.append(source)
+        }
         self.layers = layers
         if let under = p.under {
             (base, baseReader) = (try SequencePictures(under), nil)
@@ -86,6 +92,7 @@ final class Compositor {
         let results = UnsafeMutableBufferPointer<Result<Frame?, MixWriteError>>.allocate(capacity: layers.count + 1)
         results.initialize(repeating: .success(nil))
         defer { results.deinitialize(); results.deallocate() }
+        for layer in layers { layer.showing = t }
         nonisolated(unsafe) let (base, layers, out) = (self.base, self.layers, results)
         DispatchQueue.concurrentPerform(iterations: layers.count + 1) { i in
             if i == layers.count {
@@ -214,6 +221,7 @@ final class Compositor {
     /// The decoded pictures at `t` (the readers' own, valid until the next read; nil where a layer does not show).
     /// Right after a seek, a single fx and base are decoded side by side (up to a GOP each); else one after the other.
     func pictures(at t: MediaTime) throws(MixWriteError) -> (layers: [Frame?], base: Frame) {
+        for layer in layers { layer.showing = t }
         var pictures: [Frame?] = []
         let basePicture: Frame?
         if layers.count == 1, let baseReader, fx.seeked || baseReader.seeked, let fxTime = layers[0].plan.fxTime(at: t) {

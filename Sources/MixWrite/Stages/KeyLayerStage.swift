@@ -36,7 +36,7 @@ struct KeyLayerStage: VideoStage {
                 throw MixWriteError.input(file: p.fx.path, "has no decodable picture")
             }
             let layer: Frame
-            do { layer = try matted.matted(picture, keyer: keyer) } catch {
+            do { layer = try matted.matted(picture, keyer: keyer, run: n == 0 ? .first : .next) } catch {
                 throw MixWriteError.processing(file: nil, "the layer's picture: \(error.description)")
             }
             for packet in try encoder.encode(layer, pts: Int64(n)) { try await input.append(packet.lastingOneTickAtLeast) }

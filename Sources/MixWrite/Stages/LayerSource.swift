@@ -62,6 +62,14 @@ final class LayerSource {
     private var plate: (path: String, picture: Frame)?
     /// How fx is fitted to `size` (its plate likewise).
     private let fit: Fit
+    /// The fine keyer's matte steadied over the pictures of a render, in order (`MattedPictures.Run`); a preview's
+    /// pictures are keyed alone. Set by the compositor.
+    var steady = false
+    /// The output time of the picture about to be keyed (the compositor's, as it reads), of the last keyed in a run,
+    /// and an output frame's length.
+    var showing: MediaTime?
+    private var lastKeyed: MediaTime?
+    private let frameLength: MediaTime
 
     init(_ plan: LayerPlan, video: VideoPlan, color: ColorDescription) throws(MixWriteError) {
         self.plan = plan
@@ -71,6 +79,7 @@ final class LayerSource {
                                       fit: plan.place == nil ? video.fit : .stretch, strict: video.strict, keepAlpha: plan.byAlpha)
         keyer = ChromaKeyBlend(settings: plan.key, color: color)
         fit = plan.place == nil ? video.fit : .stretch
+        frameLength = MediaTime(frames: 1, rate: video.frameRate)
         if Self.needsMatte(plan, plan.key) {
             plate = try Self.plate(plan.key, nil, size, color, fit)
             matte = try MattedPictures(key: plan.key, color: color, width: size.width, height: size.height, plate: plate?.picture)
@@ -120,22 +129,44 @@ final class LayerSource {
     /// Whether the layer is laid by a matte picture (its own alpha, or its key's matte) rather than GPUImage's blend.
     var laidByAlpha: Bool { plan.byAlpha || matte != nil }
 
+    /// Where the picture about to be keyed stands in the run of a render's pictures (`showing`, then kept as the last
+    /// keyed): the next after the last one keyed when that was one output frame before; alone when not `steady`.
+    private func run() -> MattedPictures.Run {
+        guard steady, let t = showing else { return .alone }
+        defer { (lastKeyed, showing) = (t, nil) }
+        return lastKeyed.map { $0 + frameLength == t } == true ? .next : .first
+    }
+
     /// A whole-frame layer's picture as it is laid: with its key's matte when its key makes one, else as read.
     func mattedPicture(_ picture: Frame) throws(FFmpegError) -> Frame {
         guard let matte, plan.place == nil else { return picture }
-        return try matte.matted(picture, keyer: keyer)
+        return try matte.matted(picture, keyer: keyer, run: run())
     }
 
     /// A whole-frame layer whose key makes a matte, laid over `base` into `output` by it (see `MattedPictures.lay`).
     func lay(_ picture: Frame, over base: Frame, into output: Frame) throws(FFmpegError) {
         guard let matte, plan.place == nil else { return AlphaBlend.blend(fx: picture, base: base, into: output) }
-        try matte.lay(picture, keyer: keyer, over: base, into: output)
+        try matte.lay(picture, keyer: keyer, over: base, into: output, run: run())
     }
 
     var despill: [UInt16]? { keyer.settings.despill ? keyer.despillTable : nil }
 
     /// Made ready for output time `t` and on: the reader at fx's time then, or at the span's start if it shows later.
+    /// A steadied matte that showed the frame before `t` keys that frame first (its matte and fx kept, the picture
+    /// not laid), so that a part or an excerpt keys `t` as the whole render does.
     func seek(to t: MediaTime) throws(MixWriteError) {
+        lastKeyed = nil
+        let before = t - frameLength
+        if steady, let matte, matte.steadies, !plan.isStill, before >= .zero, let τ = plan.fxTime(at: before) {
+            try reader.seek(to: τ)
+            if let picture = try reader.picture(at: τ, hold: false) {
+                showing = before
+                do { _ = try matte.matted(picture, keyer: keyer, run: run()) } catch {
+                    throw .processing(file: plan.fx.path, "the layer's picture: \(error.description)")
+                }
+            }
+            return
+        }
         try reader.seek(to: plan.fxTime(at: max(t, plan.start)) ?? plan.from)
     }
 
@@ -153,7 +184,7 @@ final class LayerSource {
         guard let placed, let place = plan.place else { return picture }
         // Keyed: the key's matte as alpha; laid by its own: its alpha copied with its colour.
         let layer: Frame
-        if let matte { layer = try matte.matted(picture, keyer: keyer) } else { layer = try placed.layer!.despilled(picture, despill) }
+        if let matte { layer = try matte.matted(picture, keyer: keyer, run: run()) } else { layer = try placed.layer!.despilled(picture, despill) }
         guard let scaled = placed.scaled else { return layer }
         if scaler == nil {
             // Bilinear: a layer is scaled every frame it shows (swscale's bicubic cost as much as laying it).

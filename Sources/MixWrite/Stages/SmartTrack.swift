@@ -4,7 +4,7 @@ extension BlendStage {
     /// A blend rendered smart: base's copied GOPs beside the composed pictures of the encoded spans (`SmartTrack`).
     func runSmart(_ smart: SmartPlan, into input: AssetWriterInput) async throws -> Int {
         let (p, v) = (plan, plan.video)
-        let picture = try Compositor(p)
+        let picture = try Compositor(p, steady: true)
         try await SmartTrack(plan: smart, video: v).run(into: input, seek: { n throws(MixWriteError) in
             try picture.seek(to: v.time(ofFrame: n))
         }, make: { n, frame throws(MixWriteError) in
