@@ -142,6 +142,54 @@ INLINE void box(const float *src, float *dst, float *tmp, int w, int h, int r) {
     for (int x = 0; x < w; x++) box_line(tmp + x, w, h, r, dst + x, w);
 }
 
+/// Step 6's state (FineSteady.c): the last picture's matte as keyed (before step 6) and its fx's planes (luma w × h,
+/// chroma cw × ch), and whether there is one.
+struct MWFineSteady {
+    int w, h, cw, ch, has;
+    uint8_t *alpha, *fx[3];
+};
+
+/// How far fx's 3 × 3 sums (of Y; of U and V at their samples) may change before a pixel is its own alone: their
+/// mean's change 0.04 of the range (chosen on the tune half of scripts/key-truth-set.py: RESULTS, "A step that looks
+/// back, taken").
+enum { STEADY_SPAN = 92 };
+
+/// The absolute change of a plane (w × h) from its last picture's (`last`, rows of w), summed over the 3 × 3 samples
+/// around (x, y), the edge repeated outside.
+INLINE int steady_change(const uint8_t *plane, long stride, const uint8_t *last, int w, int h, int x, int y) {
+    int xs[3] = {x > 0 ? x - 1 : 0, x, x < w - 1 ? x + 1 : w - 1}, sum = 0;
+    for (int dy = -1; dy <= 1; dy++) {
+        int r = clampi(y + dy, 0, h - 1);
+        const uint8_t *q = plane + (long)r * stride, *l = last + (long)r * w;
+        for (int i = 0; i < 3; i++) sum += (int)q[xs[i]] - (int)l[xs[i]];
+    }
+    return sum < 0 ? -sum : sum;
+}
+
+/// n / (2 · STEADY_SPAN) rounded to the nearest, halves away from zero, for |n| ≤ 255 · STEADY_SPAN: |n| + 92 ≤ 23552
+/// times 91181 (2²⁴ / 184 rounded up) and shifted gives the quotient exactly over that range (FineSteadyTests checks
+/// every value).
+INLINE int half_span_rounded(int n) {
+    int m = n < 0 ? -n : n, q = (int)(((unsigned)(m + STEADY_SPAN) * 91181u) >> 24);
+    return n < 0 ? -q : q;
+}
+
+/// Step 6 at pixel (x, y) whose matte is `own` (step 5's byte): kept as the last picture's for the next, and, when
+/// `filter` (the picture follows the kept one), moved towards the last picture's by (1 − c / 92) / 2 where c, fx's
+/// largest change (Y at the pixel, U and V at its sample), is below 92.
+INLINE uint8_t steady_pixel(MWFineSteady *s, const MWFineInput *fx, int x, int y, int own, int filter) {
+    uint8_t *kept = s->alpha + (long)y * s->w + x;
+    int before = *kept;
+    *kept = (uint8_t)own;
+    if (!filter || before == own) return (uint8_t)own;
+    int c = steady_change(fx->plane[0], fx->stride[0], s->fx[0], s->w, s->h, x, y);
+    int u = steady_change(fx->plane[1], fx->stride[1], s->fx[1], s->cw, s->ch, x >> 1, y >> 1);
+    int v = steady_change(fx->plane[2], fx->stride[2], s->fx[2], s->cw, s->ch, x >> 1, y >> 1);
+    c = c > u ? c : u, c = c > v ? c : v;
+    int weight = c < STEADY_SPAN ? STEADY_SPAN - c : 0;
+    return (uint8_t)(own + half_span_rounded((before - own) * weight));
+}
+
 /// The picture-wide steps and a part's tiles at each level, and as the scalar reference (FineKeyerRef.c).
 DECLARE_LEVELS(void, fine_prepare, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in))
 DECLARE_LEVELS(void, fine_tiles, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out,

@@ -58,6 +58,52 @@ INLINE void copy_tile(uint8_t *const to[3], const long toStride[3], const uint8_
             copy(to[j] + (long)cy * toStride[j] + x0 / 2, from[j] + (long)cy * fromStride[j] + x0 / 2, (x1 + 1) / 2 - x0 / 2, TILE);
 }
 
+/// A plain tile laid over the base in a run of pictures (step 6): where the last picture's matte was the tile's own
+/// (0 or 1) everywhere nothing moves and it is laid as plain (0 returned); else its matte steadied pixel by pixel and
+/// laid by it, its colour as `plain_tile` writes it into a picture (the foreground field's, or fx's own), as
+/// `laid_tile` lays a mixed one (1 returned). Kept as the last picture's either way.
+INLINE int steadied_plain(const MWFineKeyer *k, const MWFineInput *in, const MWFineOutput *out, int kind, int x0, int x1, int y0,
+                          int y1) {
+    MWFineSteady *s = out->steady;
+    int own = kind == SOLID ? 255 : 0, filter = out->follows && s->has, n = x1 - x0, m = y1 - y0, moved = 0;
+    for (int y = y0; y < y1 && !moved; y++) {
+        const uint8_t *kept = s->alpha + (long)y * k->w;
+        for (int x = x0; x < x1; x++) moved |= kept[x] != own;
+    }
+    if (!moved) return 0;
+    if (!filter) {
+        for (int y = y0; y < y1; y++) memset(s->alpha + (long)y * k->w + x0, own, n);
+        return 0;
+    }
+    uint8_t a8[PIX_N];
+    int span = 2 * CELL;
+    for (int j = 0; j < m; j++) {
+        int y = y0 + j;
+        uint8_t *oy = out->plane[0] + (long)y * out->stride[0];
+        const uint8_t *by = out->base[0] + (long)y * out->baseStride[0], *fy = in->plane[0] + (long)y * in->stride[0];
+        for (int i = 0; i < n; i++) {
+            int x = x0 + i;
+            a8[j * n + i] = steady_pixel(s, in, x, y, own, 1);
+            int colour = kind == SOLID ? fy[x] : k->foreY[(long)(y / span) * k->gw + x / span];
+            oy[x] = mw_over((uint32_t)colour, by[x], a8[j * n + i]);
+        }
+    }
+    for (int j = 0; j < m; j += 2) {
+        int j1 = j + 1 < m ? j + 1 : j, cy = (y0 + j) >> 1;
+        uint8_t *ou = out->plane[1] + (long)cy * out->stride[1], *ov = out->plane[2] + (long)cy * out->stride[2];
+        const uint8_t *bu = out->base[1] + (long)cy * out->baseStride[1], *bv = out->base[2] + (long)cy * out->baseStride[2];
+        const uint8_t *fu = in->plane[1] + (long)cy * in->stride[1], *fv = in->plane[2] + (long)cy * in->stride[2];
+        long g = (long)((y0 + j) / span) * k->gw;
+        for (int i = 0; i < n; i += 2) {
+            int i1 = i + 1 < n ? i + 1 : i, cx = (x0 + i) >> 1;
+            uint32_t av = ((uint32_t)a8[j * n + i] + a8[j * n + i1] + a8[j1 * n + i] + a8[j1 * n + i1]) >> 2;
+            uint32_t u = kind == SOLID ? fu[cx] : k->foreU[g + (x0 + i) / span], v = kind == SOLID ? fv[cx] : k->foreV[g + (x0 + i) / span];
+            ou[cx] = mw_over(u, bu[cx], av), ov[cx] = mw_over(v, bv[cx], av);
+        }
+    }
+    return 1;
+}
+
 /// A plain tile written: screen (alpha 0, the colour the foreground field has there, so no green bleeds when the
 /// picture is scaled or its chroma averaged) or subject (alpha 1, its own colour). Laid over a base: base's pixels or
 /// fx's.
@@ -65,6 +111,7 @@ INLINE void plain_tile(const MWFineKeyer *k, const MWFineInput *in, const MWFine
     int x0 = 2 * TILE * tx, x1 = clampi(x0 + 2 * TILE, 0, k->w), y0 = 2 * TILE * ty, y1 = clampi(y0 + 2 * TILE, 0, k->h);
     int sub = out->fullChroma ? 0 : 1, span = 2 * CELL;
     if (out->base[0]) {
+        if (out->steady && steadied_plain(k, in, out, kind, x0, x1, y0, y1)) return;
         copy_tile(out->plane, out->stride, kind == SOLID ? in->plane : out->base, kind == SOLID ? in->stride : out->baseStride, x0, x1, y0, y1);
         return;
     }

@@ -237,8 +237,8 @@ INLINE void chroma_sample(const MWFineParams *p, const float *rows[2][3], int i0
 
 /// The core's results laid over the base (4:2:0): each as the picture would hold it (bytes), then overlay's formula
 /// by its alpha (a chroma sample's the mean of its pixels'), as AlphaBlendKernel.h lays a whole picture.
-INLINE void laid_tile(Tile *t, const MWFineParams *p, const MWFineOutput *out) {
-    int n = t->pn, m = t->pm;
+INLINE void laid_tile(Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out) {
+    int n = t->pn, m = t->pm, filter = out->steady && out->follows && out->steady->has;
     const float *alpha = t->px.alpha, *ly = t->px.y, *cu = t->px.outU, *cv = t->px.outV;
     uint8_t a8[PIX_N];
     for (int j = 0; j < m; j++) {
@@ -247,6 +247,8 @@ INLINE void laid_tile(Tile *t, const MWFineParams *p, const MWFineOutput *out) {
         const uint8_t *by = out->base[0] + y * out->baseStride[0] + t->px0;
         for (int i = 0; i < n; i++) {
             a8[j * n + i] = byte_of(alpha[j * n + i] * 255.f);
+            // Step 6 (the matte of a run steadied) before it is laid.
+            if (out->steady) a8[j * n + i] = steady_pixel(out->steady, in, t->px0 + i, (int)y, a8[j * n + i], filter);
             oy[i] = mw_over(byte_of(ly[j * n + i]), by[i], a8[j * n + i]);
         }
     }
@@ -268,10 +270,10 @@ INLINE void laid_tile(Tile *t, const MWFineParams *p, const MWFineOutput *out) {
 
 /// The core's results written: luma and alpha, and u and v (each sample's pixels' weighted mean; with full chroma
 /// each pixel's own).
-INLINE void write_tile(Tile *t, const MWFineParams *p, const MWFineOutput *out) {
+INLINE void write_tile(Tile *t, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out) {
     int n = t->pn, m = t->pm, sub = out->fullChroma ? 0 : 1;
     const float *alpha = t->px.alpha, *ly = t->px.y, *cu = t->px.outU, *cv = t->px.outV;
-    if (out->base[0]) { laid_tile(t, p, out); return; }
+    if (out->base[0]) { laid_tile(t, p, in, out); return; }
     for (int j = 0; j < m; j++) {
         long y = t->py0 + j;
         uint8_t *oy = out->plane[0] + y * out->stride[0] + t->px0, *oa = out->plane[3] + y * out->stride[3] + t->px0;
@@ -302,7 +304,7 @@ INLINE void tile_pixels(Tile *t, const MWFineParams *p, const MWFineInput *in, c
     MWFineRow row = {t->luma, q->a, q->b, q->u, q->v, q->meanLuma, {q->screen[0], q->screen[1], q->screen[2]}, {q->fore[0], q->fore[1], q->fore[2]},
                      q->near, q->core, q->alpha, q->y, q->outU, q->outV, (long)n * m};
     core(p, &row);
-    write_tile(t, p, out);
+    write_tile(t, p, in, out);
 }
 
 /// Steps 3 to 5 for a tile that is neither plain screen nor plain subject: its window's planes, the solid core, the

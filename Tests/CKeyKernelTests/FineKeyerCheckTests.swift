@@ -98,7 +98,8 @@ struct FineKeyerCheckTests {
     /// as it is keyed over `base` (4:2:0): the output's three.
     static func keyed(_ pic: (y: [UInt8], u: [UInt8], v: [UInt8]), width: Int, height: Int, level: Int32, parts: Int32,
                       full: Bool, over base: (y: [UInt8], u: [UInt8], v: [UInt8])? = nil,
-                      plate: (y: [UInt8], u: [UInt8], v: [UInt8])? = nil) throws -> [[UInt8]] {
+                      plate: (y: [UInt8], u: [UInt8], v: [UInt8])? = nil, steady: OpaquePointer? = nil,
+                      follows: Bool = false) throws -> [[UInt8]] {
         let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
         let (ow, oh) = full ? (width, height) : (cw, ch)
         let sizes = [width * height, ow * oh, ow * oh] + (base == nil ? [width * height] : [])
@@ -137,9 +138,39 @@ struct FineKeyerCheckTests {
                 }
             }
         }
+        // Step 6 in a run: as the tiles lay the picture, or on the whole matte keyed.
+        if let steady, base != nil { (out.steady, out.follows) = (steady, follows ? 1 : 0) }
         try #require(mw_fine_prepare(keyer, &p, &input, level) == 0)
         for part in 0..<parts { try #require(mw_fine_tiles(keyer, &p, &input, &out, level, part, parts) == 0) }
+        if let steady {
+            if base == nil { mw_fine_steady(steady, &input, planes[3].baseAddress, width, follows ? 1 : 0) } else { mw_fine_steady_keep(steady, &input) }
+        }
         return planes.map { Array($0) }
+    }
+
+    /// A run of pictures as a camera gives them: a lit, noisy screen (`picture`'s) with a disc of subject moving a
+    /// pixel a picture, the noise new each time; and in every other picture faint features fx hardly changes for, so
+    /// that a plain tile's last matte is not its own: dark lines a few levels under the screen, a spot of the disc's
+    /// chroma a little towards the screen's.
+    static func run(width: Int, height: Int, count: Int, _ rng: inout SplitMix64) -> [(y: [UInt8], u: [UInt8], v: [UInt8])] {
+        let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
+        return (0..<count).map { k in
+            var (y, u, v) = picture(width: width, height: height, &rng, subject: false)
+            let (cx0, cy0, r) = (Double(width) * 0.4 + Double(k), Double(height) * 0.5, Double(min(width, height)) * 0.3)
+            for py in 0..<height {
+                for px in 0..<width where (Double(px) - cx0) * (Double(px) - cx0) + (Double(py) - cy0) * (Double(py) - cy0) < r * r {
+                    y[py * width + px] = UInt8(clamping: 60 + Int.random(in: -2...2, using: &rng))
+                    if py % 2 == 0 && px % 2 == 0 { (u[py / 2 * cw + px / 2], v[py / 2 * cw + px / 2]) = (120, 150) }
+                }
+            }
+            guard k % 2 == 0 else { return (y, u, v) }
+            for row in 0..<height { for col in stride(from: 3, to: width, by: 29) where y[row * width + col] > 100 { y[row * width + col] -= 20 } }
+            let (sx, sy) = (Int(cx0) / 2, ch / 2)
+            for cy in max(0, sy - 2)..<min(ch, sy + 2) {
+                for cx in max(0, sx - 2)..<min(cw, sx + 2) { u[cy * cw + cx] -= 9; v[cy * cw + cx] -= 9 }
+            }
+            return (y, u, v)
+        }
     }
 
     /// A keyed picture's four planes (4:2:0) laid over `base` by overlay's formula (AlphaBlendKernel.h's, checked
@@ -202,6 +233,68 @@ struct FineKeyerCheckTests {
             for p in 0..<3 {
                 let first = zip(got[p], want[p]).enumerated().first { $0.element.0 != $0.element.1 }
                 #expect(first == nil, "\(size) level \(level) laid plane \(p): sample \(first?.offset ?? -1)")
+            }
+        }
+    }
+
+    @Test("a run of pictures steadied (step 6): laid as they are keyed, at every level in two parts, the bits of keying each, steadying its matte, then laying it",
+          arguments: [67, 320])
+    func steadiedRun(width: Int) throws {
+        let height = width == 67 ? 45 : 240
+        var rng = SplitMix64(seed: 0x7374_6479 + UInt64(width))
+        let pictures = Self.run(width: width, height: height, count: 5, &rng)
+        let base = Self.picture(width: width, height: height, &rng)
+        // The reference: each picture keyed at level 0, its whole matte steadied (mw_fine_steady), laid by it.
+        let reference = try #require(mw_fine_steady_create(Int32(width), Int32(height)))
+        defer { mw_fine_steady_free(reference) }
+        var want: [[[UInt8]]] = [], moved = 0
+        for (k, pic) in pictures.enumerated() {
+            let alone = try Self.keyed(pic, width: width, height: height, level: 0, parts: 1, full: false)
+            let keyed = try Self.keyed(pic, width: width, height: height, level: 0, parts: 1, full: false, steady: reference, follows: k > 0)
+            moved += zip(alone[3], keyed[3]).filter { $0 != $1 }.count
+            want.append(Self.laid(keyed, over: base, width: width, height: height))
+        }
+        #expect(moved > 0, "the run steadied no alpha")
+        for level in [0] + Self.levels {
+            let steady = try #require(mw_fine_steady_create(Int32(width), Int32(height)))
+            defer { mw_fine_steady_free(steady) }
+            for (k, pic) in pictures.enumerated() {
+                let got = try Self.keyed(pic, width: width, height: height, level: level, parts: 2, full: false, over: base, steady: steady,
+                                         follows: k > 0)
+                for p in 0..<3 {
+                    let first = zip(got[p], want[k][p]).enumerated().first { $0.element.0 != $0.element.1 }
+                    #expect(first == nil, "\(width) level \(level) picture \(k) plane \(p): sample \(first?.offset ?? -1)")
+                }
+            }
+        }
+        // Every tile's last matte other than its own, fx unchanged (the state given a random matte for the same
+        // picture): plain screen and plain subject tiles steadied as they are laid, at full weight.
+        let pic = pictures[1], random = (0..<width * height).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        func primed() throws -> OpaquePointer {
+            let s = try #require(mw_fine_steady_create(Int32(width), Int32(height)))
+            var matte = random
+            pic.y.withUnsafeBufferPointer { y in
+                pic.u.withUnsafeBufferPointer { u in
+                    pic.v.withUnsafeBufferPointer { v in
+                        let cw = (width + 1) / 2
+                        var input = MWFineInput(plane: (y.baseAddress, u.baseAddress, v.baseAddress), stride: (width, cw, cw))
+                        matte.withUnsafeMutableBufferPointer { mw_fine_steady(s, &input, $0.baseAddress, width, 0) }
+                    }
+                }
+            }
+            return s
+        }
+        let reference2 = try primed()
+        defer { mw_fine_steady_free(reference2) }
+        let keyed = try Self.keyed(pic, width: width, height: height, level: 0, parts: 1, full: false, steady: reference2, follows: true)
+        let wanted = Self.laid(keyed, over: base, width: width, height: height)
+        for level in [0] + Self.levels {
+            let steady = try primed()
+            defer { mw_fine_steady_free(steady) }
+            let got = try Self.keyed(pic, width: width, height: height, level: level, parts: 2, full: false, over: base, steady: steady, follows: true)
+            for p in 0..<3 {
+                let first = zip(got[p], wanted[p]).enumerated().first { $0.element.0 != $0.element.1 }
+                #expect(first == nil, "\(width) level \(level), a random last matte, plane \(p): sample \(first?.offset ?? -1)")
             }
         }
     }

@@ -109,6 +109,16 @@ struct FineSteadyTests {
         if size.0 * size.1 > 100 { #expect(moved > 0) }
     }
 
+    @Test("the step's division by 184 as FineParts.h's `half_span_rounded` makes it (a multiply and a shift) is the quotient for every value it meets")
+    func division() {
+        // |(last − own) · weight| ≤ 255 · 92, plus the half for rounding.
+        let wrong = (0...(255 * 92)).filter { (m: Int) -> Bool in
+            let n = UInt32(m + 92), product: UInt32 = n &* 91181
+            return Int(product >> 24) != (m + 92) / 184
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+    }
+
     @Test("fx unchanged: the matte is the mean of the two pictures' (rounded), whatever their values; changed by the span or more: its own")
     func stillAndMoving() throws {
         let s = try #require(mw_fine_steady_create(8, 4))

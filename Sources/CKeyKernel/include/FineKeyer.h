@@ -66,8 +66,9 @@ typedef struct {
 typedef void (*MWFineCore)(const MWFineParams *p, const MWFineRow *row);
 MWFineCore mw_fine_core(int level);
 
-/// A keyer's scratch for pictures of one size.
+/// A keyer's scratch for pictures of one size; step 6's state for a run of them.
 typedef struct MWFineKeyer MWFineKeyer;
+typedef struct MWFineSteady MWFineSteady;
 MWFineKeyer *mw_fine_create(int width, int height);
 void mw_fine_free(MWFineKeyer *k);
 
@@ -86,6 +87,11 @@ typedef struct {
     /// the garbage rectangles, choke and feather leave as it is.
     const uint8_t *base[3];
     long baseStride[3];
+    /// With `base`: NULL, or step 6's state (`mw_fine_steady_create`), when the picture is one of a run: the matte
+    /// steadied as it is laid (`follows`: the picture comes after the state's), the bits of `mw_fine_steady` on the
+    /// picture keyed; then `mw_fine_steady_keep` once every part's tiles are done.
+    struct MWFineSteady *steady;
+    int follows;
 } MWFineOutput;
 int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level);
 
@@ -103,7 +109,6 @@ int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, 
                   int parts);
 
 /// Step 6, for a run of pictures of one size: the last picture's matte (as step 5 made it) and its fx kept.
-typedef struct MWFineSteady MWFineSteady;
 MWFineSteady *mw_fine_steady_create(int width, int height);
 void mw_fine_steady_free(MWFineSteady *s);
 
@@ -114,6 +119,10 @@ void mw_fine_steady_free(MWFineSteady *s);
 /// above; rounded to the nearest. Else (a first picture, or one after a seek) alpha is left as it is. Either way the
 /// picture's matte as given and its fx are kept for the next.
 void mw_fine_steady(MWFineSteady *s, const MWFineInput *fx, uint8_t *alpha, long stride, int follows);
+
+/// fx kept as the last picture's (the matte's bytes kept as they were keyed): what `mw_fine_steady` ends with, and
+/// what the tiles leave to be done after a picture laid over a base with `MWFineOutput.steady`.
+void mw_fine_steady_keep(MWFineSteady *s, const MWFineInput *fx);
 
 /// Step 7's garbage rectangles and choke alone, on any matte (w × h bytes, 0 transparent … 255 opaque). `line`:
 /// scratch of max(w, h) bytes.

@@ -87,11 +87,11 @@ final class FineKeyer {
     var laysAsItKeys: Bool { garbage.isEmpty && settings.choke == 0 && settings.feather == 0 }
 
     /// `fx` (yuv420p, this keyer's size) keyed into `out` (yuva420p or yuva444p, the same size), its matte steadied
-    /// over the run of pictures it is in (`run`); or, given `base` (yuv420p, the same size; only when `laysAsItKeys`,
-    /// a picture keyed alone), laid over it into `out` (yuv420p) as it is keyed: the bits of keying into a picture,
-    /// then `AlphaBlend.blend` by its matte.
+    /// over the run of pictures it is in (`run`); or, given `base` (yuv420p, the same size; only when `laysAsItKeys`),
+    /// laid over it into `out` (yuv420p) as it is keyed: the bits of keying into a picture, then `AlphaBlend.blend`
+    /// by its matte.
     func key(_ fx: Frame, over base: Frame? = nil, into out: Frame, run: MattedPictures.Run = .alone) {
-        precondition(base == nil || (laysAsItKeys && run == .alone), "a refined or steadied matte is laid after it is made")
+        precondition(base == nil || laysAsItKeys, "a refined matte is laid after it is made")
         garbage.withUnsafeBufferPointer { g in
             params.garbage = g.baseAddress
             params.garbageCount = Int32(g.count / 4)
@@ -104,6 +104,8 @@ final class FineKeyer {
             if let base {
                 output.base = (UnsafePointer(base.plane(0)), UnsafePointer(base.plane(1)), UnsafePointer(base.plane(2)))
                 output.baseStride = (base.stride(0), base.stride(1), base.stride(2))
+                // Step 6 as the tiles lay the picture.
+                if run != .alone { (output.steady, output.follows) = (steady, run == .next ? 1 : 0) }
             }
             // The picture-wide steps, then the tiles on both cores (each part its own rows of tiles and scratch),
             // then the matte's refinements.
@@ -115,6 +117,7 @@ final class FineKeyer {
                 let status = mw_fine_tiles(k, &p, &i, &o, level, Int32(part), 2)
                 precondition(status == 0, "fine keyer level \(level) is above this CPU's")
             }
+            if base != nil, run != .alone { mw_fine_steady_keep(steady, &input) }
             if base == nil {
                 if run != .alone { mw_fine_steady(steady, &input, out.plane(3), out.stride(3), run == .next ? 1 : 0) }
                 mw_fine_matte(&params, out.plane(3), out.stride(3), Int32(out.width), Int32(out.height), line)
@@ -207,11 +210,10 @@ final class MattedPictures {
     }
 
     /// `fx` (yuv420p) with its matte laid over `base` into `output` (yuv420p, the same size): the fine keyer lays as it
-    /// keys a picture alone when nothing refines its matte (no picture of the matte made), else `matted` then
-    /// `AlphaBlend.blend`.
+    /// keys when nothing refines its matte (no picture of the matte made), else `matted` then `AlphaBlend.blend`.
     func lay(_ fx: Frame, keyer: ChromaKeyBlend, over base: Frame, into output: Frame, run: Run = .alone) throws(FFmpegError) {
-        if let fine, fine.laysAsItKeys, run == .alone, picture.pixelFormat == .yuva420p {
-            fine.key(fx, over: base, into: output)
+        if let fine, fine.laysAsItKeys, picture.pixelFormat == .yuva420p {
+            fine.key(fx, over: base, into: output, run: run)
             return
         }
         AlphaBlend.blend(fx: try matted(fx, keyer: keyer, run: run), base: base, into: output)
