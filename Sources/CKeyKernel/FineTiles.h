@@ -66,9 +66,16 @@ INLINE int steadied_plain(const MWFineKeyer *k, const MWFineInput *in, const MWF
                           int y1) {
     MWFineSteady *s = out->steady;
     int own = kind == SOLID ? 255 : 0, filter = out->follows && s->has, n = x1 - x0, m = y1 - y0, moved = 0;
+    const uint64_t word = own ? ~(uint64_t)0 : 0;
     for (int y = y0; y < y1 && !moved; y++) {
         const uint8_t *kept = s->alpha + (long)y * k->w;
-        for (int x = x0; x < x1; x++) moved |= kept[x] != own;
+        int x = x0;
+        for (; x + 8 <= x1; x += 8) {
+            uint64_t w8;
+            memcpy(&w8, kept + x, 8);
+            moved |= w8 != word;
+        }
+        for (; x < x1; x++) moved |= kept[x] != own;
     }
     if (!moved) return 0;
     if (!filter) {
