@@ -3,7 +3,7 @@
 (where the fine keyer's steps may be chosen) and `heldout` (other seeds, other pictures: scored, never tuned on); and
 `heldout2`, made when `heldout` had been scored once, for the steps chosen after that; `heldout3`, made when `heldout2`
 had been scored once; `heldout4`, made when `heldout3` had been scored once; `heldout5` (the corpus's photographs),
-made when `heldout4` had been scored once.
+made when `heldout4` had been scored once and scored once for the matte steadied over the frames.
 
   scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout5 [--size 640x360] [--frames 24]
                            [--scenes A,B] [--no-photos]

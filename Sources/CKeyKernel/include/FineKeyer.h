@@ -1,6 +1,7 @@
 // `--keyer fine` (see FineKeyer in MixWrite): a keyer for real screens, chosen by its scores against a ground truth
 // (scripts/key-truth.py, scripts/key-fine-model.py; the last steps on the tune half of scripts/key-truth-set.py). A
-// picture at a time, 8-bit 4:2:0 in, straight colour and a matte out (yuva420p):
+// picture at a time (but for step 6, which keeps the last one's matte and fx), 8-bit 4:2:0 in, straight colour and a
+// matte out (yuva420p):
 //  1. at chroma resolution, the colour difference D = S − max(O1, O2) (S the screen's channel, O the others);
 //  2. a screen field: the colour of the clear screen (D > 0.65 · the key's D and as saturated for its luma as the key,
 //     then D > 0.95 · the field's D there) around each place, by normalized convolution on a grid of 4×4 chroma
@@ -17,11 +18,12 @@
 //     but the screen's, which spill does not fill); the foreground unmixed
 //     (less the screen's share), its screen channel limited to the mean of the others (spill) where the screen is
 //     near and outside the solid core, by the despill strength;
-//  6. over a run of pictures in order (`mw_fine_steady`), the matte steadied: where fx did not change from the picture
-//     before, each pixel's alpha the mean of its own and that picture's;
+//  6. over a run of pictures in order (`mw_fine_steady`; or as the tiles lay a picture, `MWFineOutput.steady`), the
+//     matte steadied: where fx did not change from the picture before, each pixel's alpha the mean of its own and
+//     that picture's;
 //  7. the matte's garbage rectangles, choke and feather.
-// Steps 3 to 5 go by tiles of 16×16 pixels: a tile of plain screen or plain subject (by its cells' mattes and luma) is
-// written as it is, the rest in a window around the tile. Each step is compiled at every level of the key kernel
+// Steps 3 to 5 (and 6 as a picture is laid) go by tiles of 16×16 pixels: a tile of plain screen or plain subject (by
+// its cells' mattes and luma) is written as it is, the rest in a window around the tile. Each step is compiled at every level of the key kernel
 // (Levels.h) and once as its scalar reference (level 0); multiply and add are never fused, so every level gives the
 // reference's bits.
 #ifndef MIXWRITE_FINE_KEYER_H
