@@ -19,13 +19,13 @@
 //     (less the screen's share), its screen channel limited to the mean of the others (spill) where the screen is
 //     near and outside the solid core, by the despill strength;
 //  6. over a run of pictures in order (`mw_fine_steady`; or as the tiles lay a picture, `MWFineOutput.steady`), the
-//     matte steadied: where fx did not change from the picture before, each pixel's alpha the mean of its own and
-//     that picture's;
+//     matte steadied: where fx did not change from the picture before, each pixel's alpha up to halfway to that
+//     picture's (`mw_fine_steady` below says how far);
 //  7. the matte's garbage rectangles, choke and feather.
 // Steps 3 to 5 (and 6 as a picture is laid) go by tiles of 16×16 pixels: a tile of plain screen or plain subject (by
-// its cells' mattes and luma) is written as it is, the rest in a window around the tile. Each step is compiled at every level of the key kernel
-// (Levels.h) and once as its scalar reference (level 0); multiply and add are never fused, so every level gives the
-// reference's bits.
+// its cells' mattes and luma) is written as it is, the rest in a window around the tile. Each step is compiled at
+// every level of the key kernel (Levels.h) and once as its scalar reference (level 0); multiply and add are never
+// fused, so every level gives the reference's bits.
 #ifndef MIXWRITE_FINE_KEYER_H
 #define MIXWRITE_FINE_KEYER_H
 
