@@ -7,9 +7,9 @@
 # `heldout5` (it reads the corpus) for the matte steadied over the frames, scored once. On each scene: `mixwrite key
 # --keyer fine --key-color auto`, the same with `--clean-plate` (the scene's empty screen, filmed the same way), and
 # the peers (GPUImage's formula, the ffmpeg CLI's chromakey + despill + overlay, OBS's chroma key v2), each at the best
-# of its full grid of settings given the true screen colour. Prints every score, the fine keyer's ratios to the best peer (edge error, matte MAD and
-# dtSSD; PSNR as a difference), and the checks (strands' alpha kept, a translucent disc's alpha, an opaque subject's
-# colour shift). The peers take about ten minutes a scene; their results are kept in the set's folder.
+# of its full grid of settings given the true screen colour. Prints every score, the fine keyer's ratios to the best
+# peer (edge error, matte MAD and dtSSD; PSNR as a difference), and the checks (strands' alpha kept, a translucent
+# disc's alpha, an opaque subject's colour shift). The peers take about ten minutes a scene; their results are kept in the set's folder.
 # Needs scikit-image (pip install scikit-image) for the set, and python3-numpy.
 # Usage: Benchmarks/key-heldout.sh [HALF…]   (default: tune heldout)
 set -euo pipefail

@@ -207,24 +207,6 @@ def dt_parts(matte, alpha, tol=0.01):
     return part(still), part(~still)
 
 
-def peer_mattes(d, peers):
-    """Each peer's matte at its best settings, as `key-truth.py peers` chose them."""
-    info = json.load(open(f"{d}/scene.json"))
-    w, h = info["width"], info["height"]
-    key = np.array([int(info["screen"][i:i + 2], 16) / 255 for i in (0, 2, 4)])
-    rgb = kt.decode_rgb(f"{d}/fx.mov", w, h)
-    mattes = {}
-    for name, p in peers.items():
-        a, b = p["settings"]
-        if name == "gpuimage":
-            mattes[name] = kt.gpuimage(rgb, key, a, b)[0]
-        elif name == "obs":
-            mattes[name] = kt.obs(rgb, key, a, b)[0]
-        else:
-            mattes[name] = kt.decode_alpha_filtered(f"{d}/fx.mov", f"chromakey=color=0x{info['screen']}:similarity={a}:blend={b}", w, h)
-    return mattes
-
-
 def print_still(root, suffixes):
     for scene in SCENES:
         d = f"{root}/{scene}"
@@ -233,7 +215,7 @@ def print_still(root, suffixes):
             continue
         info = json.load(open(f"{d}/scene.json"))
         alpha = kt.truth(d)[0]
-        parts = {name: dt_parts(m, alpha) for name, m in peer_mattes(d, json.load(open(f"{root}/{scene}-peers.json"))).items()}
+        parts = {name: dt_parts(m, alpha) for name, m in kts.peer_mattes(d).items()}
         best = [min(p[i] for p in parts.values()) for i in (0, 1)]
         for suffix in suffixes:
             parts[suffix] = dt_parts(kt.decode_alpha(f"{root}/{scene}-{suffix}.mov", info["width"], info["height"]), alpha)

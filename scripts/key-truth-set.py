@@ -320,24 +320,28 @@ def matte_checks(d, matte):
     }
 
 
-def peer_checks(d):
-    """The matte checks of each peer at the settings its grid chose (the scene's peers.json, key-truth.py's)."""
+def peer_mattes(d):
+    """Each peer's matte at the settings its grid chose (the scene's peers.json, key-truth.py's)."""
     info = json.load(open(f"{d}/scene.json"))
     w, h = info["width"], info["height"]
     key = np.array([int(info["screen"][i:i + 2], 16) / 255 for i in (0, 2, 4)])
     peers = json.load(open(f"{os.path.dirname(d)}/{os.path.basename(d)}-peers.json"))
     rgb = kt.decode_rgb(f"{d}/fx.mov", w, h)
-    out = {}
+    mattes = {}
     for name, p in peers.items():
         a, b = p["settings"]
         if name == "gpuimage":
-            matte = kt.gpuimage(rgb, key, a, b)[0]
+            mattes[name] = kt.gpuimage(rgb, key, a, b)[0]
         elif name == "obs":
-            matte = kt.obs(rgb, key, a, b)[0]
+            mattes[name] = kt.obs(rgb, key, a, b)[0]
         else:
-            matte = kt.decode_alpha_filtered(f"{d}/fx.mov", f"chromakey=color=0x{info['screen']}:similarity={a}:blend={b}", w, h)
-        out[name] = matte_checks(d, matte)
-    return out
+            mattes[name] = kt.decode_alpha_filtered(f"{d}/fx.mov", f"chromakey=color=0x{info['screen']}:similarity={a}:blend={b}", w, h)
+    return mattes
+
+
+def peer_checks(d):
+    """The matte checks of each peer at the settings its grid chose."""
+    return {name: matte_checks(d, matte) for name, matte in peer_mattes(d).items()}
 
 
 def checks(d, path):
