@@ -24,7 +24,7 @@ the held-out half is for reporting a method once it is chosen.
       - the dtSSD of a reading that knows each pixel's true foreground colour as filmed (the set's spill in it) and the
         screen's (the clean plate's mean), projecting the decoded colour on that line where the truth has any alpha:
         what the file's own frame-to-frame noise leaves a per-pixel reading (to the best peer when SET/SCENE-peers.json,
-        `key-truth.py peers`, is there);
+        `key-truth.py peers`, is there); and the dt error near each colour of strand, the layer's and that reading's;
       - on the scenes with smoke, how far each reading follows the smoke's steps from frame to frame (the slope and
         correlation of its change against the truth's, over the picture's left 0.3 where the truth is 0.005 … 0.7):
         the layer's matte, the colour difference and luma (over the filmed colour's) read from fx.
@@ -40,7 +40,9 @@ the held-out half is for reporting a method once it is chosen.
       where it moves: each frame's root mean square over the whole picture of that part's error, their mean (×10³; a
       frame's two parts' squares sum to its whole), for each layer SET/SCENE-SUFFIX.mov (default `fine`) and for each
       peer at its best settings in SET/SCENE-peers.json (`key-truth.py peers`), with each layer's ratio to the best
-      peer's on each part. It reads no keyer's choice beyond the layers scored, so it may be run on a held-out half.
+      peer's on each part; and the still part's summed squared error by region (within 2 px of the strands, the opaque
+      subject's border, the rest). It reads no keyer's choice beyond the layers scored, so it may be run on a held-out
+      half.
 """
 import importlib.util, json, os, sys
 
@@ -207,6 +209,27 @@ def dt_parts(matte, alpha, tol=0.01):
     return part(still), part(~still)
 
 
+def still_regions(d, n):
+    """Where the still part's error is summed (`--still`): within 2 px of the strands, the opaque subject's border (from
+    3 px inside its opaque region to 2 px outside), the rest; each as a pair of frames' masks (either frame's)."""
+    from scipy import ndimage
+    regions = np.load(f"{d}/regions.npz")
+    strands, opaque = dilate(regions["strands"][:n]), regions["opaque"][:n]
+    inner = np.array([ndimage.binary_erosion(o, iterations=3) for o in opaque])
+    def pair(mask):
+        return mask[1:] | mask[:-1]
+    near, border = pair(strands), pair(dilate(opaque)) & ~pair(inner) & ~pair(strands)
+    return {"strands": near, "the subject's border": border, "the rest": ~(near | border)}
+
+
+def still_by_region(matte, alpha, regions):
+    """The summed squared dt error where the truth is still (as dt_parts), in each region."""
+    n = min(len(matte), len(alpha))
+    da = np.diff(alpha[:n], axis=0)
+    e2 = (np.diff(matte[:n], axis=0) - da) ** 2 * (np.abs(da) <= 0.01)
+    return {name: float(e2[mask[:n - 1]].sum()) for name, mask in regions.items()}
+
+
 def print_still(root, suffixes):
     for scene in SCENES:
         d = f"{root}/{scene}"
@@ -215,14 +238,19 @@ def print_still(root, suffixes):
             continue
         info = json.load(open(f"{d}/scene.json"))
         alpha = kt.truth(d)[0]
-        parts = {name: dt_parts(m, alpha) for name, m in kts.peer_mattes(d).items()}
-        best = [min(p[i] for p in parts.values()) for i in (0, 1)]
+        mattes = kts.peer_mattes(d)
+        best = [min(dt_parts(m, alpha)[i] for m in mattes.values()) for i in (0, 1)]
         for suffix in suffixes:
-            parts[suffix] = dt_parts(kt.decode_alpha(f"{root}/{scene}-{suffix}.mov", info["width"], info["height"]), alpha)
+            mattes[suffix] = kt.decode_alpha(f"{root}/{scene}-{suffix}.mov", info["width"], info["height"])
+        parts = {name: dt_parts(m, alpha) for name, m in mattes.items()}
         print(f"{scene}: dt error where the truth is still / where it moves: " + ", ".join(
             f"{name} {s:.2f} / {m:.2f}" for name, (s, m) in parts.items()))
         print("  to the best peer's: " + ", ".join(
             f"{suffix} {parts[suffix][0] / best[0]:.2f} / {parts[suffix][1] / best[1]:.2f}" for suffix in suffixes))
+        regions = still_regions(d, len(alpha))
+        print("  where the truth is still, the summed squared error by region: " + "; ".join(
+            f"{name} " + " / ".join(f"{v:.0f}" for v in still_by_region(m, alpha, regions).values())
+            for name, m in mattes.items()) + " (" + " / ".join(regions) + ")")
 
 
 def line(name, before, after):
@@ -278,6 +306,12 @@ def main():
         ours, layer_dt = kt.dtssd(known, alpha), kt.dtssd(matte, alpha)
         ratio = f" ({ours / best:.2f} of the best peer's, the layer {layer_dt / best:.2f})" if best else ""
         print(f"  the true colours known, read a pixel at a time: dtSSD {ours:.2f}{ratio}")
+        regions = np.load(f"{d}/regions.npz")
+        def strand_error(m, colour_):
+            near = dilate(regions[f"strands_{colour_}"][:n])
+            return ((np.diff(m, axis=0) - np.diff(alpha, axis=0)) ** 2)[near[1:] | near[:-1]].sum()
+        print("  the summed squared dt error within 2 px of the strands, the layer / the true colours known: " + ", ".join(
+            f"{c} {strand_error(matte, c):.0f} / {strand_error(known, c):.0f}" for c in kts.STRAND_COLOURS))
         if scene in ("glass", "mixed"):
             ch = 1 if info["despill"] == "green" else 2
             others = [k for k in range(3) if k != ch]
