@@ -197,11 +197,16 @@ def follows(reading, alpha, region):
     return float((da * dr).sum() / (da * da).sum()), float(np.corrcoef(da, dr)[0, 1])
 
 
-def dt_parts(matte, alpha, tol=0.01):
-    """The dt error where the truth is still and where it moves (see --still)."""
+def dt_error(matte, alpha):
+    """Each pixel's squared dt error from each frame to the next (over the frames both have), and the truth's change."""
     n = min(len(matte), len(alpha))
     da = np.diff(alpha[:n], axis=0)
-    e2 = (np.diff(matte[:n], axis=0) - da) ** 2
+    return (np.diff(matte[:n], axis=0) - da) ** 2, da
+
+
+def dt_parts(matte, alpha, tol=0.01):
+    """The dt error where the truth is still and where it moves (see --still)."""
+    e2, da = dt_error(matte, alpha)
     still = np.abs(da) <= tol
     size = e2[0].size
     def part(mask):
@@ -222,12 +227,11 @@ def still_regions(d, n):
     return {"strands": near, "the subject's border": border, "the rest": ~(near | border)}
 
 
-def still_by_region(matte, alpha, regions):
+def still_by_region(matte, alpha, regions, tol=0.01):
     """The summed squared dt error where the truth is still (as dt_parts), in each region."""
-    n = min(len(matte), len(alpha))
-    da = np.diff(alpha[:n], axis=0)
-    e2 = (np.diff(matte[:n], axis=0) - da) ** 2 * (np.abs(da) <= 0.01)
-    return {name: float(e2[mask[:n - 1]].sum()) for name, mask in regions.items()}
+    e2, da = dt_error(matte, alpha)
+    e2 = e2 * (np.abs(da) <= tol)
+    return {name: float(e2[mask[:len(e2)]].sum()) for name, mask in regions.items()}
 
 
 def print_still(root, suffixes):
@@ -275,9 +279,10 @@ def main():
         alpha, _, edge = kt.truth(d)
         alpha, edge = alpha[:n], edge[:n]
         fg = np.load(f"{d}/fg.npy").astype(np.float64)[:n]
-        strands = dilate(np.load(f"{d}/regions.npz")["strands"][:n])
+        regions = np.load(f"{d}/regions.npz")
+        strands = dilate(regions["strands"][:n])
 
-        e2 = (np.diff(matte, axis=0) - np.diff(alpha, axis=0)) ** 2
+        e2 = dt_error(matte, alpha)[0]
         total = e2.sum()
         moving = np.abs(np.diff(alpha, axis=0)) > 0.01
         band = edge[1:] | edge[:-1]
@@ -306,12 +311,12 @@ def main():
         ours, layer_dt = kt.dtssd(known, alpha), kt.dtssd(matte, alpha)
         ratio = f" ({ours / best:.2f} of the best peer's, the layer {layer_dt / best:.2f})" if best else ""
         print(f"  the true colours known, read a pixel at a time: dtSSD {ours:.2f}{ratio}")
-        regions = np.load(f"{d}/regions.npz")
-        def strand_error(m, colour_):
+        known_e2 = dt_error(known, alpha)[0]
+        def strand_error(errors, colour_):
             near = dilate(regions[f"strands_{colour_}"][:n])
-            return ((np.diff(m, axis=0) - np.diff(alpha, axis=0)) ** 2)[near[1:] | near[:-1]].sum()
+            return errors[near[1:] | near[:-1]].sum()
         print("  the summed squared dt error within 2 px of the strands, the layer / the true colours known: " + ", ".join(
-            f"{c} {strand_error(matte, c):.0f} / {strand_error(known, c):.0f}" for c in kts.STRAND_COLOURS))
+            f"{c} {strand_error(e2, c):.0f} / {strand_error(known_e2, c):.0f}" for c in kts.STRAND_COLOURS))
         if scene in ("glass", "mixed"):
             ch = 1 if info["despill"] == "green" else 2
             others = [k for k in range(3) if k != ch]
