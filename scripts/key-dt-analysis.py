@@ -43,6 +43,13 @@ the held-out half is for reporting a method once it is chosen.
       peer's on each part; and the still part's summed squared error by region (within 2 px of the strands, the opaque
       subject's border, the rest). It reads no keyer's choice beyond the layers scored, so it may be run on a held-out
       half.
+  scripts/key-dt-analysis.py SET --tinted [SUFFIX …]
+      The tinted translucent disc (the set's orange one, found from the truth: alpha 0.3 … 0.6 where the true colour's
+      channels span 0.3 or more, opened by 2 px so no strand or soft edge is in it): its true alpha, the colour-
+      difference matte of fx over the clean plate's screen (the reading the solid core is made from, 0.75 and up), and
+      each layer's and each peer's mean matte there; then each layer's edge-band error as it is and with that disc
+      read right (the truth's alpha there, fx's colour unmixed by the clean plate's screen), to the best peer's. It
+      reads no keyer's choice beyond the layers scored, so it may be run on a held-out half.
 """
 import importlib.util, json, os, sys
 
@@ -257,6 +264,47 @@ def print_still(root, suffixes):
             for name, m in mattes.items()) + " (" + " / ".join(regions) + ")")
 
 
+def tinted_region(d, alpha):
+    """The tinted disc's inside (`--tinted`), from the truth: translucent, its colour far from neutral, no thinner
+    than 5 px."""
+    from scipy import ndimage
+    fg = np.load(f"{d}/fg.npy").astype(np.float64)[:len(alpha)]
+    tinted = (alpha > 0.3) & (alpha < 0.6) & (fg.max(-1) - fg.min(-1) > 0.3)
+    return np.array([ndimage.binary_opening(t, iterations=2) for t in tinted])
+
+
+def print_tinted(root, suffixes):
+    for scene in SCENES:
+        d = f"{root}/{scene}"
+        info = json.load(open(f"{d}/scene.json"))
+        w, h = info["width"], info["height"]
+        alpha, _, edge = kt.truth(d)
+        n = len(alpha)
+        region = tinted_region(d, alpha)
+        fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
+        screen = kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)
+        ch = 1 if info["despill"] == "green" else 2
+        def difference(c):
+            return c[..., ch] - np.delete(c, ch, axis=-1).max(-1)
+        mattes = kts.peer_mattes(d) if os.path.exists(f"{root}/{scene}-peers.json") else {}
+        layers = {s: f"{root}/{scene}-{s}.mov" for s in suffixes}
+        mattes.update({s: kt.decode_alpha(path, w, h)[:n] for s, path in layers.items()})
+        reading = 1 - difference(fx) / np.maximum(difference(screen), 1e-3)[None]
+        print(f"{scene}: the tinted disc, {region.sum() / n:.0f} px a frame, true alpha {alpha[region].mean():.2f}, "
+              f"colour difference {reading[region].mean():.2f}; read " +
+              ", ".join(f"{name} {m[region].mean():.2f}" for name, m in mattes.items()))
+        plate = kt.decode_rgb(f"{root}/plate.mov", w, h)[:n]
+        best = best_peer(root, scene, "edgeError")
+        for suffix, path in layers.items():
+            matte, colour = mattes[suffix], kt.decode_rgb(path, w, h)[:n]
+            right = np.where(region, alpha, matte)[..., None]
+            unmixed = np.clip(fx - (1 - right) * screen, 0, 1) / np.maximum(right, 1e-3)
+            errors = [kt.scores(d, m[..., 0], m * c + (1 - m) * plate, edge_only=True)["edgeError"]
+                      for m, c in ((matte[..., None], colour), (right, np.where(region[..., None], unmixed, colour)))]
+            ratio = f" ({errors[0] / best:.2f} -> {errors[1] / best:.2f} of the best peer's)" if best else ""
+            print(f"  {suffix}: edge-band error {errors[0]:.2f}, the disc read right {errors[1]:.2f}{ratio}")
+
+
 def line(name, before, after):
     return f"  {name}: " + "  ".join(f"{k} {before[k]:.2f} -> {after[k]:.2f}" for k in NAMES)
 
@@ -267,6 +315,8 @@ def main():
         return print_floors(root)
     if suffix == "--still":
         return print_still(root, sys.argv[3:] or ["fine"])
+    if suffix == "--tinted":
+        return print_tinted(root, sys.argv[3:] or ["fine"])
     for scene in SCENES:
         d = f"{root}/{scene}"
         info = json.load(open(f"{d}/scene.json"))
