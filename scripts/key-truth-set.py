@@ -335,7 +335,7 @@ def peer_mattes(d):
         elif name == "obs":
             mattes[name] = kt.obs(rgb, key, a, b)[0]
         else:
-            mattes[name] = kt.decode_alpha_filtered(f"{d}/fx.mov", f"chromakey=color=0x{info['screen']}:similarity={a}:blend={b}", w, h)
+            mattes[name] = kt.decode_alpha_filtered(f"{d}/fx.mov", kt.cli_chromakey(info, a, b), w, h)
     return mattes
 
 

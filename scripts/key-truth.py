@@ -324,6 +324,11 @@ def gpuimage(rgb, key, threshold, smoothing):
     return t * t * (3 - 2 * t), rgb
 
 
+def cli_chromakey(info, similarity, blend):
+    """The CLI's chromakey filter on a scene's screen colour (its scene.json), as the peer runs it."""
+    return f"chromakey=color=0x{info['screen']}:similarity={similarity}:blend={blend}"
+
+
 def peers(d, grid="full"):
     info = json.load(open(f"{d}/scene.json"))
     w, h = info["width"], info["height"]
@@ -349,7 +354,7 @@ def peers(d, grid="full"):
          lambda t, s: over(*gpuimage(rgb, key, t, s)))
     best("obs", [(t, s) for t in sims for s in smooths], lambda t, s: over(*obs(rgb, key, t, s)))
     def cli(similarity, blend):
-        k = f"chromakey=color=0x{info['screen']}:similarity={similarity}:blend={blend}"
+        k = cli_chromakey(info, similarity, blend)
         matte = decode_alpha_filtered(f"{d}/fx.mov", k, w, h)
         graph = f"[0:v]{k},despill=type={info.get('despill', 'green')}[k];[1:v][k]overlay=format=yuv420,format=yuv420p[v]"
         raw = ffmpeg(["-i", f"{d}/fx.mov", "-i", f"{os.path.dirname(d)}/plate.mov", "-filter_complex", graph, "-map", "[v]",

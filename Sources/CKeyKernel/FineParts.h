@@ -91,6 +91,12 @@ INLINE float clampf(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
 INLINE uint8_t byte_of(float x) { return x <= 0.f ? 0 : x >= 255.f ? 255 : (uint8_t)(x + 0.5f); }
 INLINE float difference(float c0, float c1, float c2) { return c1 - (c0 > c2 ? c0 : c2); }
 
+/// A chroma sample's alpha as it is laid (4:2:0): the mean of its 2 × 2 pixels' bytes in `a8` (rows of n), rows j and
+/// j1, columns i and i1 (the last row or column repeated at the picture's edge), rounded down.
+INLINE uint32_t sample_alpha(const uint8_t *a8, int n, int j, int j1, int i, int i1) {
+    return ((uint32_t)a8[j * n + i] + a8[j * n + i1] + a8[j1 * n + i] + a8[j1 * n + i1]) >> 2;
+}
+
 /// A chroma sample's channels from its luma (its pixels' mean, 8-bit units) and its u and v bytes (FineKeyer.h's
 /// c[k] = (Y − lumaZero)·lumaScale + u·perU[k] + v·perV[k]).
 INLINE void sample_channels(const MWFineParams *p, float luma, uint8_t u, uint8_t v, float c[3]) {

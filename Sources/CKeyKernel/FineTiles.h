@@ -103,7 +103,7 @@ INLINE int steadied_plain(const MWFineKeyer *k, const MWFineInput *in, const MWF
         long g = (long)((y0 + j) / span) * k->gw;
         for (int i = 0; i < n; i += 2) {
             int i1 = i + 1 < n ? i + 1 : i, cx = (x0 + i) >> 1;
-            uint32_t av = ((uint32_t)a8[j * n + i] + a8[j * n + i1] + a8[j1 * n + i] + a8[j1 * n + i1]) >> 2;
+            uint32_t av = sample_alpha(a8, n, j, j1, i, i1);
             uint32_t u = kind == SOLID ? fu[cx] : k->foreU[g + (x0 + i) / span], v = kind == SOLID ? fv[cx] : k->foreV[g + (x0 + i) / span];
             ou[cx] = mw_over(u, bu[cx], av), ov[cx] = mw_over(v, bv[cx], av);
         }

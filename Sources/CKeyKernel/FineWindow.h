@@ -264,7 +264,7 @@ INLINE void laid_tile(Tile *t, const MWFineParams *p, const MWFineInput *in, con
             int i1 = i + 1 < n ? i + 1 : i;
             uint8_t u, v;
             chroma_sample(p, rows, i, i1, &u, &v);
-            uint32_t av = ((uint32_t)a8[j * n + i] + a8[j * n + i1] + a8[j1 * n + i] + a8[j1 * n + i1]) >> 2;
+            uint32_t av = sample_alpha(a8, n, j, j1, i, i1);
             ou[i >> 1] = mw_over(u, bu[i >> 1], av), ov[i >> 1] = mw_over(v, bv[i >> 1], av);
         }
     }
