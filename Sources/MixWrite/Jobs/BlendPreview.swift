@@ -34,6 +34,9 @@ public final class BlendPreview {
     private var time: MediaTime?
     /// Each layer's picture at `time` (nil where it does not show), the FX's first.
     private var layerPictures: [Frame?] = []
+    /// Each layer's picture one output frame before `time` (none at the first frame): what a steadied matte is keyed
+    /// after.
+    private var earlierPictures: [Frame?] = []
     private let basePicture: Frame
     private let black: Frame
     /// The key's alpha, for the matte.
@@ -77,18 +80,22 @@ public final class BlendPreview {
     /// `layerKeys`: the other layers' keys, in order (none given: as the job has them).
     public func picture(at seconds: Double, key settings: KeySettings, layerKeys: [KeySettings] = [], view: View,
                         quality: Int = 3) throws(MixWriteError) -> [UInt8] {
+        try pictures.jpeg(try shown(at: seconds, key: settings, layerKeys: layerKeys, view: view), quality: quality)
+    }
+
+    /// The picture `picture(at:key:layerKeys:view:)` makes a JPEG of: one of the preview's own frames, valid until the
+    /// next call.
+    func shown(at seconds: Double, key settings: KeySettings, layerKeys: [KeySettings] = [], view: View) throws(MixWriteError) -> Frame {
         try load(seconds)
         compositor.key = settings
         for (layer, key) in zip(compositor.layers.dropFirst(), layerKeys) { layer.key = key }
-        let shown: Frame
         switch view {
-        case .fx where isClassic: shown = layerPictures[0] ?? black
-        case .fx: shown = try compositor.compose(layers: layerPictures, base: black)
-        case .base: shown = basePicture
-        case .composite: shown = try compositor.compose(layers: layerPictures, base: basePicture)
-        case .matte: shown = try matte()
+        case .fx where isClassic: return layerPictures[0] ?? black
+        case .fx: return try compositor.compose(layers: layerPictures, base: black)
+        case .base: return basePicture
+        case .composite: return try compositor.compose(layers: layerPictures, base: basePicture)
+        case .matte: return try matte()
         }
-        return try pictures.jpeg(shown, quality: quality)
     }
 
     /// The key colour under output pixel (x, y) of fx at `seconds`, as RGB in [0, 1] (for a click on fx).
@@ -120,25 +127,35 @@ public final class BlendPreview {
         let t = MediaTime(seconds: seconds) ?? .zero
         if t == time { return }
         time = nil
-        try compositor.seek(to: t)
+        // The frame before first, when there is one: a matte steadied over the frames is keyed after it, as a render
+        // keys it (`LayerSource.before`).
+        let before = t - MediaTime(frames: 1, rate: frameRate)
+        try compositor.seek(to: before >= .zero ? before : t)
+        earlierPictures = before >= .zero ? try copies(compositor.pictures(at: before).layers, reusing: earlierPictures) : []
         let (pictures, b) = try compositor.pictures(at: t)
+        layerPictures = try copies(pictures, reusing: layerPictures)
+        do { try basePicture.copyPicture(from: b) } catch { throw .processing(file: nil, "the preview's pictures: \(error.description)") }
+        for (i, layer) in compositor.layers.enumerated() { layer.before = i < earlierPictures.count ? earlierPictures[i] : nil }
+        time = t
+    }
+
+    /// `pictures` copied out of the readers (which reuse theirs), into `old`'s frames where they fit.
+    private func copies(_ pictures: [Frame?], reusing old: [Frame?]) throws(MixWriteError) -> [Frame?] {
         do {
-            try basePicture.copyPicture(from: b)
             var held: [Frame?] = []
             for (i, p) in pictures.enumerated() {
                 guard let p else { held.append(nil); continue }
-                var copy = i < layerPictures.count ? layerPictures[i] : nil
+                var copy = i < old.count ? old[i] : nil
                 if copy?.width != p.width || copy?.height != p.height || copy?.pixelFormat != p.pixelFormat {
                     copy = try Frame(width: p.width, height: p.height, pixelFormat: p.pixelFormat)
                 }
                 try copy!.copyPicture(from: p)
                 held.append(copy)
             }
-            layerPictures = held
+            return held
         } catch {
             throw .processing(file: nil, "the preview's pictures: \(error.description)")
         }
-        time = t
     }
 
     /// What the key keeps of fx, as grey: white where fx is kept, black where the screen is keyed out (as OBS and

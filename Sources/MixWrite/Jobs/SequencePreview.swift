@@ -130,7 +130,7 @@ import FFmpegSupport
         return try jpeg(.output(frame, quality: quality)) { () throws(MixWriteError) in
             if let layered {
                 let c: Compositor
-                if let made = compositor { c = made } else { c = try Compositor(layered) }
+                if let made = compositor { c = made } else { c = try Compositor(layered, steady: true) }
                 compositor = c
                 let t = plan.video.time(ofFrame: frame)
                 try c.seek(to: t)

@@ -26,8 +26,9 @@ final class Compositor {
     /// drawn on the whole frame.
     private let hdr: (lift: SDRToHDR, alpha: KeyAlpha, sdr: Frame, canvas: Frame?)?
 
-    /// `steady`: the pictures are a render's, composed in order (a seek between runs): the fine keyer's matte is
-    /// steadied over them (`MattedPictures.Run`); else (a preview's) each is keyed alone.
+    /// `steady`: the pictures are a render's, composed in order (a seek between runs; a timeline page's, each after a
+    /// seek): the fine keyer's matte is steadied over them (`MattedPictures.Run`); else each is keyed alone, or after
+    /// its layer's `before` (the blend page's, which keys one time again and again).
     init(_ p: BlendStage.Plan, steady: Bool = false) throws(MixWriteError) {
         color = p.hdr == nil ? p.video.color : ColorDescription(matrix: .bt709, fullRange: false)
         var layers: [LayerSource] = []

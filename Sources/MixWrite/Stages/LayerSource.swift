@@ -62,13 +62,16 @@ final class LayerSource {
     private var plate: (path: String, picture: Frame)?
     /// How fx is fitted to `size` (its plate likewise).
     private let fit: Fit
-    /// The fine keyer's matte steadied over the pictures of a render, in order (`MattedPictures.Run`); a preview's
-    /// pictures are keyed alone. Set by the compositor.
+    /// The fine keyer's matte steadied over the pictures of a render, in order (`MattedPictures.Run`); else each is
+    /// keyed alone, or after `before`. Set by the compositor.
     var steady = false
     /// The output time of the picture about to be keyed (the compositor's, as it reads), of the last keyed in a run,
     /// and an output frame's length.
     var showing: MediaTime?
     private var lastKeyed: MediaTime?
+    /// A preview's picture one output frame before the one it keys (nil: none, or a render's, which keys its frames in
+    /// order): with a steadied matte it is keyed first, each time, so that the picture shown is the render's.
+    var before: Frame?
     private let frameLength: MediaTime
 
     init(_ plan: LayerPlan, video: VideoPlan, color: ColorDescription) throws(MixWriteError) {
@@ -130,8 +133,13 @@ final class LayerSource {
     var laidByAlpha: Bool { plan.byAlpha || matte != nil }
 
     /// Where the picture about to be keyed stands in the run of a render's pictures (`showing`, then kept as the last
-    /// keyed): the next after the last one keyed when that was one output frame before; alone when not `steady`.
-    private func run() -> MattedPictures.Run {
+    /// keyed): the next after the last one keyed when that was one output frame before; alone when not `steady`. A
+    /// preview's picture with one `before` it: that one keyed first, then this one as the next.
+    private func run() throws(FFmpegError) -> MattedPictures.Run {
+        if let before, let matte, matte.steadies {
+            _ = try matte.matted(before, keyer: keyer, run: .first)
+            return .next
+        }
         guard steady, let t = showing else { return .alone }
         defer { (lastKeyed, showing) = (t, nil) }
         return lastKeyed.map { $0 + frameLength == t } == true ? .next : .first
