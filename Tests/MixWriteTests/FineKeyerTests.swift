@@ -283,38 +283,42 @@ struct FineKeyerTests {
         #expect(c.count == 10 && c == Array(a[30..<40]), "excerpt: \(c.count) frames, \(zip(c, a[30...]).filter { $0 != $1 }.count) differ")
     }
 
-    @Test("the tuning page's picture with --keyer fine is the render's frame there: the frame before keyed first",
+    @Test("the tuning page's picture with --keyer fine is the render's frame there, its matte refined or not: the frame before keyed first",
           .hangGuard)
     func pageIsTheRender() throws {
         let dir = try Oracle.scratch()
-        let one = dir + "/one.mov"
-        // Lossless, so that the render's pictures are its frames.
-        let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--keyer", "fine", "--key-color", "auto", "--crf", "0",
-                                     "-o", one, "--progress", "none"])
-        try #require(r.status == 0, "\(r.stderr)")
-        let raw = try Oracle.ffmpeg(["-v", "error", "-i", one, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]).stdout
-        var job = BlendJob(fx: Oracle.fixture("fx.mov"), base: Oracle.fixture("base.mov"), output: dir + "/page.mov")
-        (job.key.keyer, job.autoKeyColor) = (.fine, true)
-        let preview = try BlendPreview(job: job)
-        let (w, h) = (preview.width, preview.height)
-        let size = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
-        func bytes(_ f: Frame) -> [UInt8] {
-            (0..<3).flatMap { p -> [UInt8] in
-                let (pw, ph) = p == 0 ? (w, h) : ((w + 1) / 2, (h + 1) / 2)
-                return (0..<ph).flatMap { y in Array(UnsafeBufferPointer(start: f.plane(p) + y * f.stride(p), count: pw)) }
+        // Laid as it is keyed, and (a choke and a feather) keyed into a picture, refined, then laid.
+        for refinements in [[], ["--choke", "1", "--feather", "1"]] {
+            let one = dir + "/one.mov"
+            // Lossless, so that the render's pictures are its frames.
+            let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--keyer", "fine", "--key-color", "auto", "--crf", "0",
+                                         "-o", one, "-y", "--progress", "none"] + refinements)
+            try #require(r.status == 0, "\(r.stderr)")
+            let raw = try Oracle.ffmpeg(["-v", "error", "-i", one, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]).stdout
+            var job = BlendJob(fx: Oracle.fixture("fx.mov"), base: Oracle.fixture("base.mov"), output: dir + "/page.mov")
+            (job.key.keyer, job.autoKeyColor) = (.fine, true)
+            (job.key.choke, job.key.feather) = refinements.isEmpty ? (0, 0) : (1, 1)
+            let preview = try BlendPreview(job: job)
+            let (w, h) = (preview.width, preview.height)
+            let size = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
+            func bytes(_ f: Frame) -> [UInt8] {
+                (0..<3).flatMap { p -> [UInt8] in
+                    let (pw, ph) = p == 0 ? (w, h) : ((w + 1) / 2, (h + 1) / 2)
+                    return (0..<ph).flatMap { y in Array(UnsafeBufferPointer(start: f.plane(p) + y * f.stride(p), count: pw)) }
+                }
             }
-        }
-        // The first frame (keyed alone, as the render's first is), then frames whose last the render keyed before
-        // them, asked out of order as a page does; each twice, the second after another key was shown.
-        var other = preview.initialKey
-        other.feather = 2
-        for k in [0, 23, 7, 40, 23] {
-            let t = Double(k) / 25
-            _ = try preview.shown(at: t, key: other, view: .composite)
-            let page = bytes(try preview.shown(at: t, key: preview.initialKey, view: .composite))
-            let render = Array(raw[k * size..<(k + 1) * size])
-            let differ = zip(page, render).filter { $0 != $1 }.count
-            #expect(raw.count >= 50 * size && differ == 0, "frame \(k): \(differ) of \(size) bytes differ from the render's")
+            // The first frame (keyed alone, as the render's first is), then frames whose last the render keyed before
+            // them, asked out of order as a page does; each after another key was shown.
+            var other = preview.initialKey
+            other.feather = 2
+            for k in [0, 23, 7, 40, 23] {
+                let t = Double(k) / 25
+                _ = try preview.shown(at: t, key: other, view: .composite)
+                let page = bytes(try preview.shown(at: t, key: preview.initialKey, view: .composite))
+                let render = Array(raw[k * size..<(k + 1) * size])
+                let differ = zip(page, render).filter { $0 != $1 }.count
+                #expect(raw.count >= 50 * size && differ == 0, "\(refinements) frame \(k): \(differ) of \(size) bytes differ from the render's")
+            }
         }
     }
 

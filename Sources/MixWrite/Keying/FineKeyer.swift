@@ -90,7 +90,9 @@ final class FineKeyer {
     /// over the run of pictures it is in (`run`); or, given `base` (yuv420p, the same size; only when `laysAsItKeys`),
     /// laid over it into `out` (yuv420p) as it is keyed: the bits of keying into a picture, then `AlphaBlend.blend`
     /// by its matte.
-    func key(_ fx: Frame, over base: Frame? = nil, into out: Frame, run: MattedPictures.Run = .alone) {
+    /// `refined: false` leaves the matte as step 6 keeps it (no garbage, choke or feather): a picture keyed only to be the
+    /// one before the next.
+    func key(_ fx: Frame, over base: Frame? = nil, into out: Frame, run: MattedPictures.Run = .alone, refined: Bool = true) {
         precondition(base == nil || laysAsItKeys, "a refined matte is laid after it is made")
         garbage.withUnsafeBufferPointer { g in
             params.garbage = g.baseAddress
@@ -120,8 +122,10 @@ final class FineKeyer {
             if base != nil, run != .alone { mw_fine_steady_keep(steady, &input) }
             if base == nil {
                 if run != .alone { mw_fine_steady(steady, &input, out.plane(3), out.stride(3), run == .next ? 1 : 0) }
-                mw_fine_matte(&params, out.plane(3), out.stride(3), Int32(out.width), Int32(out.height), line)
-                Self.feather(out, radius: settings.feather)
+                if refined {
+                    mw_fine_matte(&params, out.plane(3), out.stride(3), Int32(out.width), Int32(out.height), line)
+                    Self.feather(out, radius: settings.feather)
+                }
             }
             params.garbage = nil
         }
@@ -207,6 +211,14 @@ final class MattedPictures {
         keyAlpha.opacity(into: picture)
         FineKeyer.refine(picture, keyer.settings)
         return picture
+    }
+
+    /// `fx` keyed as the first of a run and kept for the next (`run: .next`) to be steadied after; nothing else made
+    /// (a preview's picture before the one it shows). Nothing to do for GPUImage's, which keys each picture alone.
+    func prime(_ fx: Frame) throws(FFmpegError) {
+        guard let fine else { return }
+        try picture.makeWritable()
+        fine.key(fx, into: picture, run: .first, refined: false)
     }
 
     /// `fx` (yuv420p) with its matte laid over `base` into `output` (yuv420p, the same size): the fine keyer lays as it

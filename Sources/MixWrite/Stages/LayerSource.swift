@@ -137,7 +137,7 @@ final class LayerSource {
     /// preview's picture with one `before` it: that one keyed first, then this one as the next.
     private func run() throws(FFmpegError) -> MattedPictures.Run {
         if let before, let matte, matte.steadies {
-            _ = try matte.matted(before, keyer: keyer, run: .first)
+            try matte.prime(before)
             return .next
         }
         guard steady, let t = showing else { return .alone }
