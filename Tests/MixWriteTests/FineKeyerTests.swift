@@ -1,6 +1,6 @@
 import Foundation
 import FFmpegSupport
-@testable import MixWrite
+@_spi(Tools) @testable import MixWrite
 import Testing
 import TestSupport
 
@@ -299,14 +299,7 @@ struct FineKeyerTests {
             (job.key.keyer, job.autoKeyColor) = (.fine, true)
             (job.key.choke, job.key.feather) = refinements.isEmpty ? (0, 0) : (1, 1)
             let preview = try BlendPreview(job: job)
-            let (w, h) = (preview.width, preview.height)
-            let size = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
-            func bytes(_ f: Frame) -> [UInt8] {
-                (0..<3).flatMap { p -> [UInt8] in
-                    let (pw, ph) = p == 0 ? (w, h) : ((w + 1) / 2, (h + 1) / 2)
-                    return (0..<ph).flatMap { y in Array(UnsafeBufferPointer(start: f.plane(p) + y * f.stride(p), count: pw)) }
-                }
-            }
+            let size = Self.yuv420Size(preview.width, preview.height)
             // The first frame (keyed alone, as the render's first is), then frames whose last the render keyed before
             // them, asked out of order as a page does; each after another key was shown.
             var other = preview.initialKey
@@ -314,11 +307,42 @@ struct FineKeyerTests {
             for k in [0, 23, 7, 40, 23] {
                 let t = Double(k) / 25
                 _ = try preview.shown(at: t, key: other, view: .composite)
-                let page = bytes(try preview.shown(at: t, key: preview.initialKey, view: .composite))
+                let page = Self.yuv420Bytes(try preview.shown(at: t, key: preview.initialKey, view: .composite))
                 let render = Array(raw[k * size..<(k + 1) * size])
                 let differ = zip(page, render).filter { $0 != $1 }.count
                 #expect(raw.count >= 50 * size && differ == 0, "\(refinements) frame \(k): \(differ) of \(size) bytes differ from the render's")
             }
+        }
+    }
+
+    @Test("the timeline page's picture of an upper track keyed with --keyer fine is the render's frame there: the frame before keyed first",
+          .hangGuard)
+    func timelinePageIsTheRender() throws {
+        let dir = try Oracle.scratch()
+        let otio = dir + "/blend.otio", one = dir + "/one.mov"
+        // The blend as a timeline (base on V1, fx keyed fine on V2), rendered losslessly.
+        let e = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--keyer", "fine", "--key-color", "auto", "-o", dir + "/blend.mov",
+                                     "--otio", otio, "--progress", "none"])
+        try #require(e.status == 0, "\(e.stderr)")
+        let r = try Oracle.mixwrite(["render", otio, "-o", one, "--crf", "0", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let raw = try Oracle.ffmpeg(["-v", "error", "-i", one, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]).stdout
+        let preview = try SequencePreview(job: RenderJob(timeline: otio, output: dir + "/page.mov"))
+        let size = Self.yuv420Size(preview.width, preview.height)
+        for k in [0, 23, 7, 40, 24] {
+            let page = Self.yuv420Bytes(try preview.shown(frame: k))
+            let differ = zip(page, raw[k * size..<(k + 1) * size]).filter { $0 != $1 }.count
+            #expect(raw.count >= 50 * size && differ == 0, "frame \(k): \(differ) of \(size) bytes differ from the render's")
+        }
+    }
+
+    /// The bytes of a yuv420p picture `w` × `h`, and its planes' bytes without padding, as ffmpeg's rawvideo has them.
+    static func yuv420Size(_ w: Int, _ h: Int) -> Int { w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2) }
+
+    static func yuv420Bytes(_ f: Frame) -> [UInt8] {
+        (0..<3).flatMap { p -> [UInt8] in
+            let (pw, ph) = p == 0 ? (f.width, f.height) : ((f.width + 1) / 2, (f.height + 1) / 2)
+            return (0..<ph).flatMap { y in Array(UnsafeBufferPointer(start: f.plane(p) + y * f.stride(p), count: pw)) }
         }
     }
 

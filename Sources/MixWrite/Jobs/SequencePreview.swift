@@ -127,25 +127,30 @@ import FFmpegSupport
             throw .usage("time \(seconds) is outside the output (0 to \(duration) s)")
         }
         let frame = min(plan.wholeFrameCount - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.video.frameRate.inverted)))
-        return try jpeg(.output(frame, quality: quality)) { () throws(MixWriteError) in
-            if let layered {
-                let c: Compositor
-                if let made = compositor { c = made } else { c = try Compositor(layered, steady: true) }
-                compositor = c
-                let t = plan.video.time(ofFrame: frame)
-                try c.seek(to: t)
-                return try c.compose(at: t)
-            }
-            let (k, shared) = plan.sources(ofFrame: frame)
-            guard shared != nil else { return try readers.picture(piece: k, frame: frame - plan.starts[k]) }
-            let out: Frame
-            do { out = try crossed ?? Frame(width: width, height: height, pixelFormat: plan.pixelFormat) } catch {
-                throw .processing(error, file: nil)
-            }
-            crossed = out
-            try readers.picture(ofFrame: frame, into: out)
-            return out
+        return try jpeg(.output(frame, quality: quality)) { () throws(MixWriteError) in try shown(frame: frame) }
+    }
+
+    /// The output's picture `frame` as `picture(at:quality:)` shows it: one of the preview's own frames, valid until the
+    /// next call. With upper tracks, their layers' steadied mattes keyed after the frame before (the compositor's seek),
+    /// as a render keys them.
+    func shown(frame: Int) throws(MixWriteError) -> Frame {
+        if let layered {
+            let c: Compositor
+            if let made = compositor { c = made } else { c = try Compositor(layered, steady: true) }
+            compositor = c
+            let t = plan.video.time(ofFrame: frame)
+            try c.seek(to: t)
+            return try c.compose(at: t)
         }
+        let (k, shared) = plan.sources(ofFrame: frame)
+        guard shared != nil else { return try readers.picture(piece: k, frame: frame - plan.starts[k]) }
+        let out: Frame
+        do { out = try crossed ?? Frame(width: width, height: height, pixelFormat: plan.pixelFormat) } catch {
+            throw .processing(error, file: nil)
+        }
+        crossed = out
+        try readers.picture(ofFrame: frame, into: out)
+        return out
     }
 
     /// Piece `k`'s picture `seconds` into it (clamped to its last frame), as the output shows it there.
