@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a change of the key costs the tuning page's server with `--keyer fine` at 1080p: `mixwrite tune` on the blend
 # benchmark's 1080p inputs, then N requests for the picture at T (`/api/picture`), each with another key (the feather
-# 0 and 1 in turn, so each keys the picture again: the fine keyer keys the frame before it first, as a render does),
+# 0 and 2 in turn, so each keys the picture again: the fine keyer keys the frame before it first, as a render does),
 # timed by curl from request to the last byte of the JPEG. The first request (the seek and decoding) is left out.
 # Usage: Benchmarks/tune-fine-latency.sh [N] [T]   (MIXWRITE_BIN: another build, e.g. the last commit's)
 set -euo pipefail
@@ -25,7 +25,7 @@ def get(feather):
     code, seconds = r.stdout.split()
     assert code == "200", r.stdout
     return float(seconds) * 1000
-get(0)
-times = sorted(get(i % 2 + 1 if i % 2 else 0) for i in range(n))
+get(2)
+times = sorted(get(2 * (i % 2)) for i in range(n))
 print(f"{n} key changes at {t} s: median {statistics.median(times):.0f} ms, p95 {times[int(0.95 * (n - 1))]:.0f} ms, max {times[-1]:.0f} ms")
 PY

@@ -336,9 +336,10 @@ struct FineKeyerTests {
         }
     }
 
-    /// The bytes of a yuv420p picture `w` × `h`, and its planes' bytes without padding, as ffmpeg's rawvideo has them.
+    /// How many bytes a yuv420p picture `w` × `h` is in ffmpeg's rawvideo.
     static func yuv420Size(_ w: Int, _ h: Int) -> Int { w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2) }
 
+    /// A yuv420p picture's planes, their rows without padding, as ffmpeg's rawvideo has them.
     static func yuv420Bytes(_ f: Frame) -> [UInt8] {
         (0..<3).flatMap { p -> [UInt8] in
             let (pw, ph) = p == 0 ? (f.width, f.height) : ((f.width + 1) / 2, (f.height + 1) / 2)
