@@ -168,10 +168,11 @@ final class LayerSource {
         if steady, let matte, matte.steadies, !plan.isStill, before >= .zero, let τ = plan.fxTime(at: before) {
             try reader.seek(to: τ)
             if let picture = try reader.picture(at: τ, hold: false) {
-                showing = before
-                do { _ = try matte.matted(picture, keyer: keyer, run: run()) } catch {
+                // A run's first, keyed as far as step 6 needs.
+                do { try matte.prime(picture) } catch {
                     throw .processing(file: plan.fx.path, "the layer's picture: \(error.description)")
                 }
+                (lastKeyed, showing) = (before, nil)
             }
             return
         }
