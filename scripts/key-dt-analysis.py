@@ -264,6 +264,12 @@ def print_still(root, suffixes):
             for name, m in mattes.items()) + " (" + " / ".join(regions) + ")")
 
 
+def colour_difference(c, info):
+    """The screen's channel less the larger of the other two (the scene's screen, its scene.json's `despill`)."""
+    ch = 1 if info["despill"] == "green" else 2
+    return c[..., ch] - np.delete(c, ch, axis=-1).max(-1)
+
+
 def tinted_region(d, alpha):
     """The tinted disc's inside (`--tinted`), from the truth: translucent, its colour far from neutral, no thinner
     than 5 px."""
@@ -278,18 +284,15 @@ def print_tinted(root, suffixes):
         d = f"{root}/{scene}"
         info = json.load(open(f"{d}/scene.json"))
         w, h = info["width"], info["height"]
-        alpha, _, edge = kt.truth(d)
+        alpha = kt.truth(d)[0]
         n = len(alpha)
         region = tinted_region(d, alpha)
         fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
         screen = kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)
-        ch = 1 if info["despill"] == "green" else 2
-        def difference(c):
-            return c[..., ch] - np.delete(c, ch, axis=-1).max(-1)
         mattes = kts.peer_mattes(d) if os.path.exists(f"{root}/{scene}-peers.json") else {}
         layers = {s: f"{root}/{scene}-{s}.mov" for s in suffixes}
         mattes.update({s: kt.decode_alpha(path, w, h)[:n] for s, path in layers.items()})
-        reading = 1 - difference(fx) / np.maximum(difference(screen), 1e-3)[None]
+        reading = 1 - colour_difference(fx, info) / np.maximum(colour_difference(screen, info), 1e-3)[None]
         print(f"{scene}: the tinted disc, {region.sum() / n:.0f} px a frame, true alpha {alpha[region].mean():.2f}, "
               f"colour difference {reading[region].mean():.2f}; read " +
               ", ".join(f"{name} {m[region].mean():.2f}" for name, m in mattes.items()))
@@ -368,13 +371,10 @@ def main():
         print("  the summed squared dt error within 2 px of the strands, the layer / the true colours known: " + ", ".join(
             f"{c} {strand_error(e2, c):.0f} / {strand_error(known_e2, c):.0f}" for c in kts.STRAND_COLOURS))
         if scene in ("glass", "mixed"):
-            ch = 1 if info["despill"] == "green" else 2
-            others = [k for k in range(3) if k != ch]
-            def difference(c):
-                return c[..., ch] - np.maximum(c[..., others[0]], c[..., others[1]])
             luma = np.array([0.2126, 0.7152, 0.0722])
             span = (filmed - screen) @ luma
-            readings = {"the layer": matte, "colour difference": 1 - difference(fx) / difference(screen),
+            readings = {"the layer": matte,
+                        "colour difference": 1 - colour_difference(fx, info) / colour_difference(screen, info),
                         "luma over the filmed colour's": np.where(np.abs(span) > 0.03, ((fx - screen) @ luma) / span, 0)}
             smoke = (np.arange(w) < 0.3 * w)[None, None, :] & (alpha > 0.005) & (alpha < 0.7)
             followed = {name: follows(r, alpha, smoke) for name, r in readings.items()}
