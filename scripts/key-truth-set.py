@@ -3,9 +3,10 @@
 (where the fine keyer's steps may be chosen) and `heldout` (other seeds, other pictures: scored, never tuned on); and
 `heldout2`, made when `heldout` had been scored once, for the steps chosen after that; `heldout3`, made when `heldout2`
 had been scored once; `heldout4`, made when `heldout3` had been scored once; `heldout5` (the corpus's photographs),
-made when `heldout4` had been scored once and scored once for the matte steadied over the frames.
+made when `heldout4` had been scored once and scored once for the matte steadied over the frames; `heldout6` (frames of
+the corpus's clips), made when `heldout5` had been scored once, for the guided filters' ε re-chosen.
 
-  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout5 [--size 640x360] [--frames 24]
+  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout6 [--size 640x360] [--frames 24]
                            [--scenes A,B] [--no-photos]
       Writes OUTDIR/plate.mov (the new background, as key-truth.py's) and a folder for each scene with what
       key-truth.py's `score`, `layer` and `peers` read (fx.mov, alpha.npy, fg.npy, scene.json), the empty screen filmed
@@ -27,7 +28,7 @@ blur on real texture, over a green or blue screen lit unevenly (a falloff, a hot
 onto the subject near its edges; filmed as H.264 4:2:0 at CRF 18 or 28. Everything is drawn with analytic coverage at
 the pixel (no supersampling), unlike key-truth.py.
 """
-import importlib.util, json, math, os, sys
+import importlib.util, io, json, math, os, subprocess, sys
 
 import numpy as np
 
@@ -51,6 +52,12 @@ HALVES = {
     # from $MIXWRITE_CORPUS, or ../shared/corpus: scikit-image has no colour picture left) and scikit-image's cell.
     "heldout5": {"pictures": ["corpus:images/happyfish_259x194_odd.jpg", "corpus:images/iphone6s_600x800.jpg",
                               "corpus:images/starry_night_yuv444.jpg", "cell.png"], "seed": 600},
+    # Made when `heldout5` had been scored once, for the step chosen after it (the guided filters' ε): one frame of each
+    # of four of the corpus's clips (a phone's 4K footage, a phone's fire, a film's frame, a DNxHR 4:4:4 one), no
+    # picture any half used; each frame's time chosen only so that it is not black.
+    "heldout6": {"pictures": ["corpus:rotation/portrait_4k60_rot90_aac.mp4@0", "corpus:video/fire_phone_rot180_vfr_aacMono48k.mp4@1",
+                              "corpus:video/sample_960x400_mpeg4_mp3_48k.avi@1", "corpus:pro/dnxhr444_1920x839.mov@0"],
+                 "seed": 700},
 }
 # The scenes: which elements each lays, its screen, its light and its encoding.
 SCENES = {
@@ -63,14 +70,20 @@ STRAND_COLOURS = {"dark": (0.07, 0.05, 0.04), "blond": (0.86, 0.72, 0.46), "grey
 
 
 def picture(name):
-    """One of scikit-image's sample pictures, or (`corpus:PATH`) one of the corpus's."""
+    """One of scikit-image's sample pictures, or (`corpus:PATH`) one of the corpus's, or (`corpus:PATH@SECONDS`) the
+    frame of one of its clips at that time (decoded by the ffmpeg CLI, its rotation applied)."""
     import skimage.data
     import skimage.io
     if name.startswith("corpus:"):
         corpus = os.environ.get("MIXWRITE_CORPUS") or os.path.join(here, "..", "..", "shared", "corpus")
-        path = os.path.join(corpus, name[len("corpus:"):])
+        file, _, at = name[len("corpus:"):].partition("@")
+        path = os.path.join(corpus, file)
         if not os.path.exists(path):
             raise SystemExit(f"key-truth-set: {path} is missing (this half reads the corpus: set MIXWRITE_CORPUS)")
+        if at:
+            png = subprocess.run(["ffmpeg", "-v", "error", "-ss", at, "-i", path, "-frames:v", "1", "-f", "image2pipe",
+                                  "-c:v", "png", "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+            path = io.BytesIO(png)
     else:
         path = os.path.join(os.path.dirname(skimage.data.__file__), name)
     img = skimage.io.imread(path)
