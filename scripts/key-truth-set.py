@@ -4,7 +4,8 @@
 `heldout2`, made when `heldout` had been scored once, for the steps chosen after that; `heldout3`, made when `heldout2`
 had been scored once; `heldout4`, made when `heldout3` had been scored once; `heldout5` (the corpus's photographs),
 made when `heldout4` had been scored once and scored once for the matte steadied over the frames; `heldout6` (frames of
-the corpus's clips), made when `heldout5` had been scored once, for the guided filters' ε re-chosen.
+the corpus's clips), made when `heldout5` had been scored once, for the guided filters' ε and the alpha from which a
+pixel keeps its own colour, re-chosen.
 
   scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout6 [--size 640x360] [--frames 24]
                            [--scenes A,B] [--no-photos]
@@ -52,10 +53,11 @@ HALVES = {
     # from $MIXWRITE_CORPUS, or ../shared/corpus: scikit-image has no colour picture left) and scikit-image's cell.
     "heldout5": {"pictures": ["corpus:images/happyfish_259x194_odd.jpg", "corpus:images/iphone6s_600x800.jpg",
                               "corpus:images/starry_night_yuv444.jpg", "cell.png"], "seed": 600},
-    # Made when `heldout5` had been scored once, for the step chosen after it (the guided filters' ε): one frame of each
-    # of four of the corpus's clips (a phone's 4K footage, a phone's fire, a film's frame, a DNxHR 4:4:4 one), no
-    # picture any half used; each frame's time chosen only so that it is not black.
-    "heldout6": {"pictures": ["corpus:rotation/portrait_4k60_rot90_aac.mp4@0", "corpus:video/fire_phone_rot180_vfr_aacMono48k.mp4@1",
+    # Made when `heldout5` had been scored once, for the steps chosen after it (the guided filters' ε, FINE_SHOWN): a
+    # frame of each of four of the corpus's clips (a phone's 4K footage, a phone's fire, a film's frame, a DNxHR 4:4:4
+    # one), no picture any half used; each frame's time chosen only so that it is not black.
+    "heldout6": {"pictures": ["corpus:rotation/portrait_4k60_rot90_aac.mp4@0",
+                              "corpus:video/fire_phone_rot180_vfr_aacMono48k.mp4@1",
                               "corpus:video/sample_960x400_mpeg4_mp3_48k.avi@1", "corpus:pro/dnxhr444_1920x839.mov@0"],
                  "seed": 700},
 }

@@ -22,9 +22,9 @@
 /// reaches about 16 pixels) and the foreground's, what counts as clear screen (first against the key colour, by its
 /// colour difference and its saturation for its luma, then against the screen around it, which the light varies),
 /// opaque, the solid core's least matte and reach, the guided filters' ε (luma in 8-bit units against a matte or
-/// chroma; 8, 8 and a tolerance of 0.02 until issue 46's thirteenth sitting re-chose the three on the tune half: small,
-/// so a window's line follows luma wherever luma varies at all) and the chroma line's tolerance, and how far a plain
-/// screen tile's luma may stray from the screen's.
+/// chroma) and the chroma line's tolerance (8, 8 and 0.02 until issue 46's thirteenth sitting re-chose them on the tune
+/// half: a small ε, so a window's line follows luma wherever luma varies at all), and how far a plain screen tile's luma
+/// may stray from the screen's.
 enum { CELL = 4, SCREEN_CELLS = 2, FORE_CELLS = 1, CORE_SAMPLES = 2 };
 static const float CLEAR_KEY = 0.65f, CLEAR_SATURATION = 0.8f, CLEAR_LOCAL = 0.95f, OPAQUE = 0.98f, CORE_LEAST = 0.75f;
 static const float MATTE_EPS = 0.5f, CHROMA_EPS = 0.25f, CHROMA_FIT = 0.04f, SCREEN_LUMA = 0.02f;
