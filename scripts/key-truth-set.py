@@ -29,7 +29,7 @@ blur on real texture, over a green or blue screen lit unevenly (a falloff, a hot
 onto the subject near its edges; filmed as H.264 4:2:0 at CRF 18 or 28. Everything is drawn with analytic coverage at
 the pixel (no supersampling), unlike key-truth.py.
 """
-import importlib.util, io, json, math, os, subprocess, sys
+import importlib.util, io, json, math, os, sys
 
 import numpy as np
 
@@ -83,9 +83,8 @@ def picture(name):
         if not os.path.exists(path):
             raise SystemExit(f"key-truth-set: {path} is missing (this half reads the corpus: set MIXWRITE_CORPUS)")
         if at:
-            png = subprocess.run(["ffmpeg", "-v", "error", "-ss", at, "-i", path, "-frames:v", "1", "-f", "image2pipe",
-                                  "-c:v", "png", "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
-            path = io.BytesIO(png)
+            path = io.BytesIO(kt.ffmpeg(["-ss", at, "-i", path, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png",
+                                         "-pix_fmt", "rgb24", "-"]))
     else:
         path = os.path.join(os.path.dirname(skimage.data.__file__), name)
     img = skimage.io.imread(path)
