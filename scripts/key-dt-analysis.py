@@ -40,8 +40,9 @@ the held-out half is for reporting a method once it is chosen.
       where it moves: each frame's root mean square over the whole picture of that part's error, their mean (×10³; a
       frame's two parts' squares sum to its whole), for each layer SET/SCENE-SUFFIX.mov (default `fine`) and for each
       peer at its best settings in SET/SCENE-peers.json (`key-truth.py peers`), with each layer's ratio to the best
-      peer's on each part; and the still part's summed squared error by region (within 2 px of the strands, the opaque
-      subject's border, the rest). It reads no keyer's choice beyond the layers scored, so it may be run on a held-out
+      peer's on each part; the still part where the true colour is still too (a moving strand's core passing over a
+      pixel keeps its alpha at 1 but is no still subject), and its ratios; and the still part's summed squared error
+      by region (within 2 px of the strands, the opaque subject's border, the rest). It reads no keyer's choice beyond the layers scored, so it may be run on a held-out
       half.
   scripts/key-dt-analysis.py SET --tinted [SUFFIX …]
       The tinted translucent disc (the set's orange one, found from the truth: alpha 0.3 … 0.6 where the true colour's
@@ -50,6 +51,12 @@ the held-out half is for reporting a method once it is chosen.
       each layer's and each peer's mean matte there; then each layer's edge-band error as it is and with that disc
       read right (the truth's alpha there, fx's colour unmixed by the clean plate's screen), to the best peer's. It
       reads no keyer's choice beyond the layers scored, so it may be run on a held-out half.
+  scripts/key-dt-analysis.py SET --strands [SUFFIX …]
+      Where the thin strands' matte error lies (the tune half: it is for choosing): for each colour of strand, within
+      2 px of that colour's strands over the screen (the others' left out), each layer's mean alpha and summed squared
+      error by the true alpha (0, to 0.2, 0.5, 0.8, 1), beside the reading that knows the true colours (above; it reads
+      only where the truth has alpha, so its 0 row is 0 by construction), and the summed squared dt error there (and
+      where the truth has alpha in either frame, which that reading is read on).
 """
 import importlib.util, json, os, sys
 
@@ -221,6 +228,17 @@ def dt_parts(matte, alpha, tol=0.01):
     return part(still), part(~still)
 
 
+def calm_part(matte, alpha, fg, tol=0.01, colour_tol=0.02):
+    """The dt error where the truth is still and so is the true colour wherever it shows (no channel of it moves by more
+    than colour_tol; a moving strand's core passing over a pixel leaves its alpha at 1 but is no still subject), as
+    dt_parts' still part."""
+    e2, da = dt_error(matte, alpha)
+    n = len(e2) + 1
+    shows = (alpha[1:n] > 0) | (alpha[:n - 1] > 0)
+    calm = (np.abs(da) <= tol) & (~shows | (np.abs(np.diff(fg[:n], axis=0)).max(-1) <= colour_tol))
+    return float(np.sqrt((e2 * calm).sum(axis=(1, 2)) / e2[0].size).mean() * 1000)
+
+
 def still_regions(d, n):
     """Where the still part's error is summed (`--still`): within 2 px of the strands, the opaque subject's border (from
     3 px inside its opaque region to 2 px outside), the rest; each as a pair of frames' masks (either frame's)."""
@@ -258,6 +276,11 @@ def print_still(root, suffixes):
             f"{name} {s:.2f} / {m:.2f}" for name, (s, m) in parts.items()))
         print("  to the best peer's: " + ", ".join(
             f"{suffix} {parts[suffix][0] / best[0]:.2f} / {parts[suffix][1] / best[1]:.2f}" for suffix in suffixes))
+        fg = np.load(f"{d}/fg.npy").astype(np.float64)
+        calm = {name: calm_part(m, alpha, fg) for name, m in mattes.items()}
+        best_calm = min(v for name, v in calm.items() if name not in suffixes)
+        print("  where the true colour is still too: " + ", ".join(f"{name} {v:.2f}" for name, v in calm.items()) +
+              "; to the best peer's: " + ", ".join(f"{suffix} {calm[suffix] / best_calm:.2f}" for suffix in suffixes))
         regions = still_regions(d, len(alpha))
         print("  where the truth is still, the summed squared error by region: " + "; ".join(
             f"{name} " + " / ".join(f"{v:.0f}" for v in still_by_region(m, alpha, regions).values())
@@ -308,6 +331,37 @@ def print_tinted(root, suffixes):
             print(f"  {suffix}: edge-band error {errors[0]:.2f}, the disc read right {errors[1]:.2f}{ratio}")
 
 
+def print_strands(root, suffixes):
+    bins = ((-1, 0.001), (0.001, 0.2), (0.2, 0.5), (0.5, 0.8), (0.8, 1))
+    for scene in SCENES:
+        d = f"{root}/{scene}"
+        info = json.load(open(f"{d}/scene.json"))
+        w, h = info["width"], info["height"]
+        alpha = kt.truth(d)[0]
+        n = len(alpha)
+        regions = np.load(f"{d}/regions.npz")
+        fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
+        readings = {s: kt.decode_alpha(f"{root}/{scene}-{s}.mov", w, h)[:n] for s in suffixes}
+        readings["the true colours known"] = known_colours(d, info, fx, alpha, np.load(f"{d}/fg.npy").astype(np.float64)[:n])[0]
+        for colour in kts.STRAND_COLOURS:
+            near = dilate(regions[f"strands_{colour}"][:n]) & (alpha < 0.999)
+            for other in kts.STRAND_COLOURS:
+                if other != colour:
+                    near &= ~dilate(regions[f"strands_{other}"][:n], 3)
+            truth, pair = alpha[near], near[1:] | near[:-1]
+            shown = pair & ((alpha[1:] > 0) | (alpha[:-1] > 0))
+            print(f"{scene}, {colour} strands ({near.sum() / n:.0f} px a frame), summed squared dt error (where the truth "
+                  f"has alpha in either frame): " + ", ".join(
+                      f"{name} {e2[pair].sum():.0f} ({e2[shown].sum():.0f})"
+                      for name, e2 in ((name, dt_error(m, alpha)[0]) for name, m in readings.items())))
+            for lo, hi in bins:
+                inside = (truth > lo) & (truth <= hi)
+                if inside.any():
+                    print(f"  true alpha {max(lo, 0):.1f} … {hi:.1f} (mean {truth[inside].mean():.2f}): " + ", ".join(
+                        f"{name} {m[near][inside].mean():.2f} ({((m[near] - truth)[inside] ** 2).sum():.0f})"
+                        for name, m in readings.items()))
+
+
 def line(name, before, after):
     return f"  {name}: " + "  ".join(f"{k} {before[k]:.2f} -> {after[k]:.2f}" for k in NAMES)
 
@@ -320,6 +374,8 @@ def main():
         return print_still(root, sys.argv[3:] or ["fine"])
     if suffix == "--tinted":
         return print_tinted(root, sys.argv[3:] or ["fine"])
+    if suffix == "--strands":
+        return print_strands(root, sys.argv[3:] or ["fine"])
     for scene in SCENES:
         d = f"{root}/{scene}"
         info = json.load(open(f"{d}/scene.json"))
