@@ -42,8 +42,8 @@ the held-out half is for reporting a method once it is chosen.
       peer at its best settings in SET/SCENE-peers.json (`key-truth.py peers`), with each layer's ratio to the best
       peer's on each part; the still part where the true colour is still too (a moving strand's core passing over a
       pixel keeps its alpha at 1 but is no still subject), and its ratios; and the still part's summed squared error
-      by region (within 2 px of the strands, the opaque subject's border, the rest). It reads no keyer's choice beyond the layers scored, so it may be run on a held-out
-      half.
+      by region (within 2 px of the strands, the opaque subject's border, the rest). It reads no keyer's choice beyond
+      the layers scored, so it may be run on a held-out half.
   scripts/key-dt-analysis.py SET --tinted [SUFFIX …]
       The tinted translucent disc (the set's orange one, found from the truth: alpha 0.3 … 0.6 where the true colour's
       channels span 0.3 or more, opened by 2 px so no strand or soft edge is in it): its true alpha, the colour-
@@ -341,8 +341,10 @@ def print_strands(root, suffixes):
         n = len(alpha)
         regions = np.load(f"{d}/regions.npz")
         fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
+        fg = np.load(f"{d}/fg.npy").astype(np.float64)[:n]
         readings = {s: kt.decode_alpha(f"{root}/{scene}-{s}.mov", w, h)[:n] for s in suffixes}
-        readings["the true colours known"] = known_colours(d, info, fx, alpha, np.load(f"{d}/fg.npy").astype(np.float64)[:n])[0]
+        readings["the true colours known"] = known_colours(d, info, fx, alpha, fg)[0]
+        errors = {name: dt_error(m, alpha)[0] for name, m in readings.items()}
         for colour in kts.STRAND_COLOURS:
             near = dilate(regions[f"strands_{colour}"][:n]) & (alpha < 0.999)
             for other in kts.STRAND_COLOURS:
@@ -352,12 +354,12 @@ def print_strands(root, suffixes):
             shown = pair & ((alpha[1:] > 0) | (alpha[:-1] > 0))
             print(f"{scene}, {colour} strands ({near.sum() / n:.0f} px a frame), summed squared dt error (where the truth "
                   f"has alpha in either frame): " + ", ".join(
-                      f"{name} {e2[pair].sum():.0f} ({e2[shown].sum():.0f})"
-                      for name, e2 in ((name, dt_error(m, alpha)[0]) for name, m in readings.items())))
+                      f"{name} {e2[pair].sum():.0f} ({e2[shown].sum():.0f})" for name, e2 in errors.items()))
             for lo, hi in bins:
                 inside = (truth > lo) & (truth <= hi)
                 if inside.any():
-                    print(f"  true alpha {max(lo, 0):.1f} … {hi:.1f} (mean {truth[inside].mean():.2f}): " + ", ".join(
+                    label = "0" if lo < 0 else f"{lo:.1f} … {hi:.1f} (mean {truth[inside].mean():.2f})"
+                    print(f"  true alpha {label}: " + ", ".join(
                         f"{name} {m[near][inside].mean():.2f} ({((m[near] - truth)[inside] ** 2).sum():.0f})"
                         for name, m in readings.items()))
 
