@@ -302,15 +302,19 @@ def tinted_region(d, alpha):
     return np.array([ndimage.binary_opening(t, iterations=2) for t in tinted])
 
 
+def read_scene(root, scene):
+    """A scene's folder, its scene.json, its true matte and fx decoded (as many frames as the truth has)."""
+    d = f"{root}/{scene}"
+    info = json.load(open(f"{d}/scene.json"))
+    alpha = kt.truth(d)[0]
+    return d, info, alpha, kt.decode_rgb(f"{d}/fx.mov", info["width"], info["height"])[:len(alpha)]
+
+
 def print_tinted(root, suffixes):
     for scene in SCENES:
-        d = f"{root}/{scene}"
-        info = json.load(open(f"{d}/scene.json"))
-        w, h = info["width"], info["height"]
-        alpha = kt.truth(d)[0]
-        n = len(alpha)
+        d, info, alpha, fx = read_scene(root, scene)
+        w, h, n = info["width"], info["height"], len(alpha)
         region = tinted_region(d, alpha)
-        fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
         screen = kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)
         mattes = kts.peer_mattes(d) if os.path.exists(f"{root}/{scene}-peers.json") else {}
         layers = {s: f"{root}/{scene}-{s}.mov" for s in suffixes}
@@ -334,13 +338,9 @@ def print_tinted(root, suffixes):
 def print_strands(root, suffixes):
     bins = ((-1, 0.001), (0.001, 0.2), (0.2, 0.5), (0.5, 0.8), (0.8, 1))
     for scene in SCENES:
-        d = f"{root}/{scene}"
-        info = json.load(open(f"{d}/scene.json"))
-        w, h = info["width"], info["height"]
-        alpha = kt.truth(d)[0]
-        n = len(alpha)
+        d, info, alpha, fx = read_scene(root, scene)
+        w, h, n = info["width"], info["height"], len(alpha)
         regions = np.load(f"{d}/regions.npz")
-        fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
         fg = np.load(f"{d}/fg.npy").astype(np.float64)[:n]
         readings = {s: kt.decode_alpha(f"{root}/{scene}-{s}.mov", w, h)[:n] for s in suffixes}
         readings["the true colours known"] = known_colours(d, info, fx, alpha, fg)[0]
