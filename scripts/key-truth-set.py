@@ -60,6 +60,12 @@ HALVES = {
                               "corpus:video/fire_phone_rot180_vfr_aacMono48k.mp4@1",
                               "corpus:video/sample_960x400_mpeg4_mp3_48k.avi@1", "corpus:pro/dnxhr444_1920x839.mov@0"],
                  "seed": 700},
+    # Made when `heldout6` had been scored once, for the step chosen after it (luma's dark end): a frame of each of four
+    # more of the corpus's clips (AV1, Big Buck Bunny, a black-and-white film, an emulator's screen), no picture any
+    # half used; each frame's time chosen only so that it is not black.
+    "heldout7": {"pictures": ["corpus:video/av1_720p_aac.mp4@0", "corpus:video/bbb_720p_h264_aac51.mp4@1",
+                              "corpus:video/chaplin_360p_h264_mp3.mp4@1", "corpus:rotation/emulator_720p_rot270_aac.mp4@1"],
+                 "seed": 800},
 }
 # The scenes: which elements each lays, its screen, its light and its encoding.
 SCENES = {

@@ -15,8 +15,9 @@
 /// foreground line a colour may lie and still be read by its projection, the line's length at which it is trusted, the
 /// luma difference from which luma's own alpha is trusted (over what width; lighter than the screen, how far off that
 /// line) and the detail (a pixel's luma off its neighbourhood's) by which it is wholly, how much more it must find to
-/// be a thin strand's, the noise kneed off the bounds, the matte's final stretch, and the alpha under which a
-/// pixel's colour leans to the foreground field's (0.3 until issue 46's thirteenth sitting: a smoke's or a grey disc's
+/// be a thin strand's, the noise kneed off the bounds, the darkest a lit subject's luma is taken to be (the luma
+/// bound's far end: 0, black, until issue 46's fourteenth sitting), the matte's final stretch, and the alpha under which
+/// a pixel's colour leans to the foreground field's (0.3 until issue 46's thirteenth sitting: a smoke's or a grey disc's
 /// own colour, unmixed, is nearer the truth than the subject's beside it down to about 0.1).
 #define FINE_RESIDUAL 0.1f
 #define FINE_LINE 0.15f
@@ -27,6 +28,7 @@
 #define FINE_THIN_WIDTH 0.2f
 #define FINE_DETAIL 0.04f
 #define FINE_BOUND_NOISE 0.05f
+#define FINE_DARK 0.07f
 #define FINE_LOW 0.05f
 #define FINE_HIGH 0.97f
 #define FINE_SHOWN 0.15f
@@ -51,10 +53,13 @@ static inline __attribute__((always_inline)) float fine_limited(float c0, float 
 }
 
 /// How much of a subject a value `v` at least is, where the screen's is `s`: darker (lighter) than the screen by that
-/// share of the room to black (white), its noise kneed away, where luma has detail (`seen`). Whatever the subject's
-/// colour, each channel and its luma lie between black and white, so the bound never overshoots.
-static inline __attribute__((always_inline)) float fine_bound(float v, float s, float seen) {
-    float room = v < s ? s : 1.f - s;
+/// share of the room to `dark` (white), its noise kneed away, where luma has detail (`seen`). Each channel is read to
+/// black (0): whatever the subject's colour, a channel lies between black and white, so its bound never overshoots.
+/// Luma is read to FINE_DARK (no more than half the screen's): a lit strand is not black, and a thin one's dip is
+/// smoothed by the file, so read to black a dark strand came out at 0.73–0.76 of its alpha over tune's blue screens
+/// (their luma is low); a strand darker than FINE_DARK is read over its alpha, by s / (s − FINE_DARK) at most.
+static inline __attribute__((always_inline)) float fine_bound(float v, float s, float seen, float dark) {
+    float end = dark < 0.5f * s ? dark : 0.5f * s, room = v < s ? s - end : 1.f - s;
     return fine_knee(fabsf(v - s) / (room > 1e-3f ? room : 1e-3f), FINE_BOUND_NOISE, FINE_BOUND_NOISE) * seen;
 }
 
@@ -87,7 +92,8 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     // Never less than luma's bound (a strand of any colour), nor than each channel's but the screen's: a thin
     // feature's screen channel carries the screen's spill, its others show it plainly (a dark strand on green is darker
     // in red and blue than its luma shows).
-    float bounds[3] = {fine_bound(yl, ys, seen), fine_bound(c[0], s[0], seen), fine_bound(c[2], s[2], seen)};
+    float bounds[3] = {fine_bound(yl, ys, seen, FINE_DARK), fine_bound(c[0], s[0], seen, 0.f),
+                       fine_bound(c[2], s[2], seen, 0.f)};
     for (int k = 0; k < 3; k++) alpha = bounds[k] > alpha ? bounds[k] : alpha;
     *thin = fine_clamp01((side - base - FINE_THIN) / FINE_THIN_WIDTH);
     return fine_clamp01((alpha - FINE_LOW) / (FINE_HIGH - FINE_LOW));
