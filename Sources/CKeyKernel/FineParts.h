@@ -182,20 +182,33 @@ INLINE int half_span_rounded(int n) {
     return n < 0 ? -q : q;
 }
 
-/// Step 6 at pixel (x, y) whose matte is `own` (step 5's byte): kept as the last picture's for the next, and, when
-/// `filter` (the picture follows the kept one), moved towards the last picture's by (1 − c / 92) / 2 where c, fx's
-/// largest change (Y at the pixel, U and V at its sample), is below 92.
-INLINE uint8_t steady_pixel(MWFineSteady *s, const MWFineInput *fx, int x, int y, int own, int filter) {
+/// Step 6 at pixel (x, y) of a picture that follows the kept one, whose matte is `own` (step 5's byte): kept as the
+/// last picture's for the next, and moved towards the last picture's by (1 − c / 92) / 2 where c, fx's largest change
+/// (Y at the pixel, U and V at its sample), is below 92.
+INLINE uint8_t steady_pixel(MWFineSteady *s, const MWFineInput *fx, int x, int y, int own) {
     uint8_t *kept = s->alpha + (long)y * s->w + x;
     int before = *kept;
     *kept = (uint8_t)own;
-    if (!filter || before == own) return (uint8_t)own;
+    if (before == own) return (uint8_t)own;
     int c = steady_change(fx->plane[0], fx->stride[0], s->fx[0], s->w, s->h, x, y);
     int u = steady_change(fx->plane[1], fx->stride[1], s->fx[1], s->cw, s->ch, x >> 1, y >> 1);
     int v = steady_change(fx->plane[2], fx->stride[2], s->fx[2], s->cw, s->ch, x >> 1, y >> 1);
     c = c > u ? c : u, c = c > v ? c : v;
     int weight = c < STEADY_SPAN ? STEADY_SPAN - c : 0;
     return (uint8_t)(own + half_span_rounded((before - own) * weight));
+}
+
+/// Step 6 on a run of n matte bytes from (x0, y), in place: each byte the last picture's differs from goes through
+/// `steady_pixel` (compared eight at a time, so plain screen and plain subject, the same as the last picture's, are left
+/// as they are whatever fx did); without `filter` (no picture kept before it) the run is only kept for the next.
+INLINE void steady_run(MWFineSteady *s, const MWFineInput *fx, uint8_t *run, int x0, int y, int n, int filter) {
+    uint8_t *kept = s->alpha + (long)y * s->w + x0;
+    if (!filter) { memcpy(kept, run, n); return; }
+    for (int i0 = 0; i0 < n; i0 += 8) {
+        int m = n - i0 < 8 ? n - i0 : 8;
+        if (m == 8 && memcmp(run + i0, kept + i0, 8) == 0) continue;
+        for (int i = i0; i < i0 + m; i++) run[i] = steady_pixel(s, fx, x0 + i, y, run[i]);
+    }
 }
 
 /// The picture-wide steps and a part's tiles at each level, and as the scalar reference (FineKeyerRef.c).

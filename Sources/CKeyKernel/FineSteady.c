@@ -1,7 +1,7 @@
 // The fine keyer's matte steadied over the frames (FineKeyer.h, step 6) on a whole matte, and its state: where fx
 // did not change from the picture before, each pixel's alpha is the mean of its own and that picture's, so the file's
-// noise does not flicker in it; where fx changed, its own. The pixel's step is FineParts.h's `steady_pixel`, which the
-// tiles also take as they lay a picture over a base. Integers throughout: one implementation at every level, its
+// noise does not flicker in it; where fx changed, its own. A row's step is FineParts.h's `steady_run`, which the tiles
+// also take as they lay a picture over a base. Integers throughout: one implementation at every level, its
 // own reference (FineSteadyTests model it in Swift).
 #include "FineParts.h"
 
@@ -24,22 +24,7 @@ void mw_fine_steady_free(MWFineSteady *s) {
 }
 
 void mw_fine_steady(MWFineSteady *s, const MWFineInput *fx, uint8_t *alpha, long stride, int follows) {
-    int w = s->w, h = s->h, filter = follows && s->has;
-    for (int y = 0; y < h; y++) {
-        uint8_t *out = alpha + (long)y * stride, *kept = s->alpha + (long)y * w;
-        if (!filter) { memcpy(kept, out, w); continue; }
-        // Only a pixel whose matte is not the last picture's can move (plain screen and plain subject stay as they
-        // are, whatever fx did): eight compared at a time.
-        for (int x0 = 0; x0 < w; x0 += 8) {
-            int n = w - x0 < 8 ? w - x0 : 8;
-            if (n == 8) {
-                uint64_t u, v;
-                memcpy(&u, out + x0, 8), memcpy(&v, kept + x0, 8);
-                if (u == v) continue;
-            }
-            for (int x = x0; x < x0 + n; x++) out[x] = steady_pixel(s, fx, x, y, out[x], 1);
-        }
-    }
+    for (int y = 0; y < s->h; y++) steady_run(s, fx, alpha + (long)y * stride, 0, y, s->w, follows && s->has);
     mw_fine_steady_keep(s, fx);
 }
 

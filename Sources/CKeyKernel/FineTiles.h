@@ -86,13 +86,13 @@ INLINE int steadied_plain(const MWFineKeyer *k, const MWFineInput *in, const MWF
     int span = 2 * CELL;
     for (int j = 0; j < m; j++) {
         int y = y0 + j;
-        uint8_t *oy = out->plane[0] + (long)y * out->stride[0];
+        uint8_t *a = a8 + j * n, *oy = out->plane[0] + (long)y * out->stride[0];
         const uint8_t *by = out->base[0] + (long)y * out->baseStride[0], *fy = in->plane[0] + (long)y * in->stride[0];
+        memset(a, own, n);
+        steady_run(s, in, a, x0, y, n, 1);
         for (int i = 0; i < n; i++) {
-            int x = x0 + i;
-            a8[j * n + i] = steady_pixel(s, in, x, y, own, 1);
-            int colour = kind == SOLID ? fy[x] : k->foreY[(long)(y / span) * k->gw + x / span];
-            oy[x] = mw_over((uint32_t)colour, by[x], a8[j * n + i]);
+            int x = x0 + i, colour = kind == SOLID ? fy[x] : k->foreY[(long)(y / span) * k->gw + x / span];
+            oy[x] = mw_over((uint32_t)colour, by[x], a[i]);
         }
     }
     for (int j = 0; j < m; j += 2) {

@@ -247,11 +247,7 @@ INLINE void laid_tile(Tile *t, const MWFineParams *p, const MWFineInput *in, con
         const uint8_t *by = out->base[0] + y * out->baseStride[0] + t->px0;
         for (int i = 0; i < n; i++) a8[j * n + i] = byte_of(alpha[j * n + i] * 255.f);
         // Step 6 (the matte of a run steadied) before it is laid: only where the last picture's differs.
-        if (out->steady) {
-            uint8_t *kept = out->steady->alpha + y * out->steady->w + t->px0;
-            for (int i = 0; i < n; i++)
-                if (kept[i] != a8[j * n + i]) a8[j * n + i] = steady_pixel(out->steady, in, t->px0 + i, (int)y, a8[j * n + i], filter);
-        }
+        if (out->steady) steady_run(out->steady, in, a8 + j * n, t->px0, (int)y, n, filter);
         for (int i = 0; i < n; i++) oy[i] = mw_over(byte_of(ly[j * n + i]), by[i], a8[j * n + i]);
     }
     for (int j = 0; j < m; j += 2) {
