@@ -5,9 +5,10 @@
 had been scored once; `heldout4`, made when `heldout3` had been scored once; `heldout5` (the corpus's photographs),
 made when `heldout4` had been scored once and scored once for the matte steadied over the frames; `heldout6` (frames of
 the corpus's clips), made when `heldout5` had been scored once, for the guided filters' ε and the alpha from which a
-pixel keeps its own colour, re-chosen.
+pixel keeps its own colour, re-chosen; `heldout7` and `heldout8` (more of the corpus's clips), each made when the last
+had been scored once, for the step tried after it.
 
-  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout6 [--size 640x360] [--frames 24]
+  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout8 [--size 640x360] [--frames 24]
                            [--scenes A,B] [--no-photos]
       Writes OUTDIR/plate.mov (the new background, as key-truth.py's) and a folder for each scene with what
       key-truth.py's `score`, `layer` and `peers` read (fx.mov, alpha.npy, fg.npy, scene.json), the empty screen filmed
@@ -66,6 +67,13 @@ HALVES = {
     "heldout7": {"pictures": ["corpus:video/av1_720p_aac.mp4@0", "corpus:video/bbb_720p_h264_aac51.mp4@1",
                               "corpus:video/chaplin_360p_h264_mp3.mp4@1", "corpus:rotation/emulator_720p_rot270_aac.mp4@1"],
                  "seed": 800},
+    # Made when `heldout7` had been scored once, for the step tried after it (CLEAR_SATURATION 0.9: scored once, then
+    # not taken, a test refusing it) and the method as it stood: a frame of each of four more of the corpus's clips (a
+    # phone's Dolby Vision HEVC, an MPEG-4 film, a broadcast MPEG-2, a 10-bit HEVC), no picture any half used; each
+    # frame's time chosen only so that it is not black.
+    "heldout8": {"pictures": ["corpus:rotation/iphone_hevc_dv_rot90_aac.mov@0", "corpus:video/megamind_mpeg4_ac3.avi@1",
+                              "corpus:video/mpeg2_1080p_mp2.ts@1", "corpus:video/hevc_10bit_1080p_vfr_aac.mp4@0"],
+                 "seed": 900},
 }
 # The scenes: which elements each lays, its screen, its light and its encoding.
 SCENES = {
