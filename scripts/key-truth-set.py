@@ -69,8 +69,8 @@ HALVES = {
                  "seed": 800},
     # Made when `heldout7` had been scored once, for the step tried after it (CLEAR_SATURATION 0.9: scored once, then
     # not taken, a test refusing it) and the method as it stood: a frame of each of four more of the corpus's clips (a
-    # phone's Dolby Vision HEVC, an MPEG-4 film, a broadcast MPEG-2, a 10-bit HEVC), no picture any half used; each
-    # frame's time chosen only so that it is not black.
+    # phone's Dolby Vision HEVC, an MPEG-4 film, Big Buck Bunny's opening in MPEG-2, a 10-bit HEVC), no picture any half
+    # used (heldout7's Big Buck Bunny frame is another); each frame's time chosen only so that it is not black.
     "heldout8": {"pictures": ["corpus:rotation/iphone_hevc_dv_rot90_aac.mov@0", "corpus:video/megamind_mpeg4_ac3.avi@1",
                               "corpus:video/mpeg2_1080p_mp2.ts@1", "corpus:video/hevc_10bit_1080p_vfr_aac.mp4@0"],
                  "seed": 900},
