@@ -6,6 +6,9 @@
 # Usage: Benchmarks/compare-blend.sh [ROUNDS]   (default 3)
 # MIXWRITE_FINE=1: also the same blend with --keyer fine --key-color auto, and with a clean plate (--clean-plate, fx's
 # screen alone filmed the same way), each round (their ratios to the default blend are the fine keyer's cost).
+# Each round starts one job later than the last, so every job takes each place in a round in turn: on a shared machine
+# the first run of a round was measured 7-8 % slower than the same binary run second (RESULTS, issue 46's fifteenth
+# sitting), which a fixed order puts on one job's median.
 set -euo pipefail
 rounds="${1:-3}"
 source "$(dirname "$0")/common.sh"
@@ -30,17 +33,25 @@ ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "$work/fx1080.mov" -i "$work/b
 
 
 : > "$work/blend-runs.txt"
+# MIXWRITE_BASELINE=path: another build (say the previous commit's) in the same rounds, for before and after.
+jobs=(mixwrite)
+[ -n "${MIXWRITE_BASELINE:-}" ] && jobs=(baseline "${jobs[@]}")
+[ -n "${MIXWRITE_FINE:-}" ] && jobs+=(fine plate)
+jobs+=(ffmpeg)
+run_job() {
+    case "$1" in
+        baseline) measure "$MIXWRITE_BASELINE" "${mixwrite_cmd[@]:1}" ;;
+        mixwrite) measure "${mixwrite_cmd[@]}" ;;
+        fine) measure "${mixwrite_cmd[@]}" --keyer fine --key-color auto ;;
+        plate) measure "${mixwrite_cmd[@]}" --keyer fine --key-color auto --clean-plate "$work/plate1080.mov" ;;
+        ffmpeg) measure "${ffmpeg_cmd[@]}" ;;
+    esac
+}
 for i in $(seq "$rounds"); do
-    # MIXWRITE_BASELINE=path: another build (say the previous commit's) in the same rounds, for before and after.
-    if [ -n "${MIXWRITE_BASELINE:-}" ]; then
-        echo "baseline $(measure "$MIXWRITE_BASELINE" "${mixwrite_cmd[@]:1}")" | tee -a "$work/blend-runs.txt"
-    fi
-    echo "mixwrite $(measure "${mixwrite_cmd[@]}")" | tee -a "$work/blend-runs.txt"
-    if [ -n "${MIXWRITE_FINE:-}" ]; then
-        echo "fine     $(measure "${mixwrite_cmd[@]}" --keyer fine --key-color auto)" | tee -a "$work/blend-runs.txt"
-        echo "plate    $(measure "${mixwrite_cmd[@]}" --keyer fine --key-color auto --clean-plate "$work/plate1080.mov")" | tee -a "$work/blend-runs.txt"
-    fi
-    echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/blend-runs.txt"
+    for k in $(seq 0 $((${#jobs[@]} - 1))); do
+        job=${jobs[$(((k + i - 1) % ${#jobs[@]}))]}
+        printf '%-8s %s\n' "$job" "$(run_job "$job")" | tee -a "$work/blend-runs.txt"
+    done
 done
 summarize "$work/blend-runs.txt" ffmpeg baseline mixwrite fine plate
 if [ -n "${MIXWRITE_FINE:-}" ]; then summarize "$work/blend-runs.txt" mixwrite fine plate | tail -2; fi
