@@ -53,13 +53,14 @@ static inline __attribute__((always_inline)) float fine_limited(float c0, float 
 }
 
 /// How much of a subject a value `v` at least is, where the screen's is `s`: darker (lighter) than the screen by that
-/// share of the room to `dark` (white), its noise kneed away, where luma has detail (`seen`). Each channel is read to
+/// share of the room to `end` (white), its noise kneed away, where luma has detail (`seen`). Each channel is read to
 /// black (0): whatever the subject's colour, a channel lies between black and white, so its bound never overshoots.
-/// Luma is read to FINE_DARK (no more than half the screen's): a lit strand is not black, and a thin one's dip is
-/// smoothed by the file, so read to black a dark strand came out at 0.73–0.76 of its alpha over tune's blue screens
-/// (their luma is low); a strand darker than FINE_DARK is read over its alpha, by s / (s − FINE_DARK) at most.
-static inline __attribute__((always_inline)) float fine_bound(float v, float s, float seen, float dark) {
-    float end = dark < 0.5f * s ? dark : 0.5f * s, room = v < s ? s - end : 1.f - s;
+/// Luma is read to FINE_DARK (no more than half the screen's; `fine_alpha`): a lit strand is not black, and a thin
+/// one's dip is smoothed by the file, so read to black a dark strand came out at 0.73–0.76 of its alpha over tune's
+/// blue screens (their luma is low); a strand darker than FINE_DARK is read over its alpha, by s / (s − FINE_DARK) at
+/// most.
+static inline __attribute__((always_inline)) float fine_bound(float v, float s, float seen, float end) {
+    float room = v < s ? s - end : 1.f - s;
     return fine_knee(fabsf(v - s) / (room > 1e-3f ? room : 1e-3f), FINE_BOUND_NOISE, FINE_BOUND_NOISE) * seen;
 }
 
@@ -92,7 +93,8 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     // Never less than luma's bound (a strand of any colour), nor than each channel's but the screen's: a thin
     // feature's screen channel carries the screen's spill, its others show it plainly (a dark strand on green is darker
     // in red and blue than its luma shows).
-    float bounds[3] = {fine_bound(yl, ys, seen, FINE_DARK), fine_bound(c[0], s[0], seen, 0.f),
+    float dark = FINE_DARK < 0.5f * ys ? FINE_DARK : 0.5f * ys;
+    float bounds[3] = {fine_bound(yl, ys, seen, dark), fine_bound(c[0], s[0], seen, 0.f),
                        fine_bound(c[2], s[2], seen, 0.f)};
     for (int k = 0; k < 3; k++) alpha = bounds[k] > alpha ? bounds[k] : alpha;
     *thin = fine_clamp01((side - base - FINE_THIN) / FINE_THIN_WIDTH);
