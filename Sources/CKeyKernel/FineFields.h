@@ -10,13 +10,13 @@
 
 #pragma clang fp contract(off)
 
-/// Step 1: each chroma sample's luma (its 2×2 pixels' mean, in 8-bit units) and colour difference; each cell's least
-/// and most pixel luma.
-INLINE void chroma_colours(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in) {
+/// Step 1 in grid row gy: each chroma sample's luma (its 2×2 pixels' mean, in 8-bit units) and colour difference;
+/// each cell's least and most pixel luma.
+INLINE void chroma_colours(MWFineKeyer *k, Rows *s, const MWFineParams *p, const MWFineInput *in, int gy) {
     // Sizes in locals: a byte's store may alias any field of k, which would keep these loops from being vectorized.
-    int w = k->w, even = w / 2;
-    uint8_t *restrict low = k->columnLow, *restrict high = k->columnHigh;
-    for (int cy = 0; cy < k->ch; cy++) {
+    int w = k->w, even = w / 2, end = CELL * gy + CELL < k->ch ? CELL * gy + CELL : k->ch;
+    uint8_t *restrict low = s->columnLow, *restrict high = s->columnHigh;
+    for (int cy = CELL * gy; cy < end; cy++) {
         const uint8_t *restrict y0 = in->plane[0] + (long)(2 * cy) * in->stride[0];
         const uint8_t *restrict y1 = in->plane[0] + (long)(2 * cy + 1 < k->h ? 2 * cy + 1 : 2 * cy) * in->stride[0];
         const uint8_t *restrict u = in->plane[1] + (long)cy * in->stride[1], *restrict v = in->plane[2] + (long)cy * in->stride[2];
@@ -98,27 +98,27 @@ INLINE void column_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput
 
 /// The sums' scratch rows ready for a pass: the columns past the picture's last (a cell's) add nothing; against the
 /// key, one threshold everywhere.
-INLINE void begin_sums(MWFineKeyer *k, const MWFineParams *p, int pass) {
+INLINE void begin_sums(const MWFineKeyer *k, Rows *s, const MWFineParams *p, int pass) {
     int gw = k->gw, cw = k->cw;
-    float *sy = k->sums, *su = sy + CELL * gw, *sv = su + CELL * gw, *sn = sv + CELL * gw, *low = sn + CELL * gw, *high = low + CELL * gw;
+    float *sy = s->sums, *su = sy + CELL * gw, *sv = su + CELL * gw, *sn = sv + CELL * gw, *low = sn + CELL * gw, *high = low + CELL * gw;
     for (int cx = cw; cx < CELL * gw; cx++) sy[cx] = su[cx] = sv[cx] = sn[cx] = 0.f, low[cx] = 1.f, high[cx] = 0.f;
     float keyDiff = difference(p->key[0], p->key[1], p->key[2]);
     if (pass == CLEAR_AGAINST_KEY)
-        for (int cx = 0; cx < cw; cx++) k->cells[cx] = CLEAR_KEY * keyDiff;
+        for (int cx = 0; cx < cw; cx++) s->cells[cx] = CLEAR_KEY * keyDiff;
 }
 
 /// Grid row gy's sums (of y, u and v, and their share of a cell) of the samples `pass` picks; for the opaque pass also
 /// each cell's least and most colour-difference matte. Each sample column summed
 /// over the cell's rows, then each cell's columns.
-INLINE void cell_row_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int gy) {
+INLINE void cell_row_sums(MWFineKeyer *k, Rows *s, const MWFineParams *p, const MWFineInput *in, int pass, int gy) {
     int gw = k->gw;
     float share = 1.f / (CELL * CELL);
-    float *restrict sy = k->sums, *restrict su = sy + CELL * gw, *restrict sv = su + CELL * gw, *restrict sn = sv + CELL * gw;
+    float *restrict sy = s->sums, *restrict su = sy + CELL * gw, *restrict sv = su + CELL * gw, *restrict sn = sv + CELL * gw;
     float *restrict low = sn + CELL * gw, *restrict high = low + CELL * gw;
-    if (pass != CLEAR_AGAINST_KEY) cell_row(k, gy, pass == CLEAR_AGAINST_FIELD ? CLEAR_LOCAL : 1.f, pass == OPAQUE_SAMPLES, k->cells);
+    if (pass != CLEAR_AGAINST_KEY) cell_row(k, gy, pass == CLEAR_AGAINST_FIELD ? CLEAR_LOCAL : 1.f, pass == OPAQUE_SAMPLES, s->cells);
     int rows = k->ch - CELL * gy;
-    if (rows >= CELL) column_sums(k, p, in, pass, k->cells, CELL * gy, CELL, sy, su, sv, sn, low, high);
-    else column_sums(k, p, in, pass, k->cells, CELL * gy, rows, sy, su, sv, sn, low, high);
+    if (rows >= CELL) column_sums(k, p, in, pass, s->cells, CELL * gy, CELL, sy, su, sv, sn, low, high);
+    else column_sums(k, p, in, pass, s->cells, CELL * gy, rows, sy, su, sv, sn, low, high);
     long at = (long)gy * gw;
     // The columns' sums of luma (8-bit units) and chroma (bytes) to the grid's, as y, u and v (offset and scaled).
     for (int gx = 0; gx < gw; gx++) {
@@ -138,13 +138,6 @@ INLINE void cell_row_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInp
 /// The grid's sums box-filtered by r cells.
 INLINE void box_sums(MWFineKeyer *k, int r) {
     for (int i = 0; i < 4; i++) box(k->grid.sum[i], k->grid.sum[i], k->grid.scratch, k->gw, k->gh, r);
-}
-
-/// A pass's sums over the whole grid, box-filtered by r cells.
-INLINE void grid_sums(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int r) {
-    begin_sums(k, p, pass);
-    for (int gy = 0; gy < k->gh; gy++) cell_row_sums(k, p, in, pass, gy);
-    box_sums(k, r);
 }
 
 /// One cell's means (y, u, v) from its sums (n: y, u, v, share), leaning to `outer` (its parent's means) as its share
@@ -212,38 +205,6 @@ INLINE void key_yuv(const MWFineParams *p, float out[3]) {
     out[2] = p->toV[0] * c[0] + p->toV[1] * c[1] + p->toV[2] * c[2];
 }
 
-/// Step 2: the screen field from the samples `pass` calls clear, and where the screen is near (its
-/// its share of clear samples around, full from 5 %: the spill limit acts there, a green shirt far from it keeps
-/// its green).
-INLINE void screen_field(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass) {
-    long gn = (long)k->gw * k->gh;
-    float key[3];
-    key_yuv(p, key);
-    grid_sums(k, p, in, pass, SCREEN_CELLS);
-    for (long i = 0; i < gn; i++) k->grid.near[i] = k->grid.sum[3][i] >= 0.05f ? 1.f : k->grid.sum[3][i] / 0.05f;
-    grid_means(k, p, k->grid.screen, key);
-}
-
-/// Steps 2 and 3 on the grid: the screen field (clear against the key, then against the screen there), the foreground
-/// field from the samples the colour-difference matte (1 − D / D(the cell's screen), stretched) calls opaque.
-INLINE void fields(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in) {
-    float key[3];
-    key_yuv(p, key);
-    if (k->plate[0]) {
-        // A clean plate is the screen: its cells' means; where the screen is near, by the samples clear against it.
-        long gn = (long)k->gw * k->gh;
-        for (int j = 0; j < 3; j++) memcpy(k->grid.screen[j], k->plateCells[j], sizeof(float) * gn);
-        grid_sums(k, p, in, CLEAR_AGAINST_FIELD, SCREEN_CELLS);
-        for (long i = 0; i < gn; i++) k->grid.near[i] = k->grid.sum[3][i] >= 0.05f ? 1.f : k->grid.sum[3][i] / 0.05f;
-    } else {
-        screen_field(k, p, in, CLEAR_AGAINST_KEY);
-        screen_field(k, p, in, CLEAR_AGAINST_FIELD);
-    }
-    grid_sums(k, p, in, OPAQUE_SAMPLES, FORE_CELLS);
-    // No opaque sample anywhere: the foreground is the screen (the projection then has no line and says nothing).
-    grid_means(k, p, k->grid.fore, key);
-}
-
 /// Each cell's screen luma and the foreground field's colour as 8-bit luma, u and v (a plain screen tile's).
 INLINE void cell_colours(MWFineKeyer *k, const MWFineParams *p) {
     for (long i = 0; i < (long)k->gw * k->gh; i++) {
@@ -255,12 +216,53 @@ INLINE void cell_colours(MWFineKeyer *k, const MWFineParams *p) {
     }
 }
 
-/// The picture-wide steps (see mw_fine_prepare), compiled at each level.
-INLINE void fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level) {
+/// A pass of steps 1 to 3 in a part's rows of cells (see mw_fine_rows: every `parts`-th from `part`), each row its
+/// own: the first pass step 1, then (unless a clean plate is the screen) the sums of the samples clear against the key;
+/// the second the samples clear against the screen field there; the third the opaque samples.
+INLINE void pass_rows(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const int pass, int part, int parts) {
+    Rows *s = &k->rows[part];
+    int sums = pass != CLEAR_AGAINST_KEY || !k->plate[0];
+    if (sums) begin_sums(k, s, p, pass);
+    for (int gy = part; gy < k->gh; gy += parts) {
+        if (pass == CLEAR_AGAINST_KEY) chroma_colours(k, s, p, in, gy);
+        if (sums) cell_row_sums(k, s, p, in, pass, gy);
+    }
+}
+
+INLINE void fine_rows(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int part, int parts, int level) {
     (void)level;
-    chroma_colours(k, p, in);
-    fields(k, p, in);
-    cell_colours(k, p);
+    // Each pass compiled on its own (its samples' test known in the columns' loop, which is then vectorized).
+    switch (pass) {
+    case CLEAR_AGAINST_KEY: pass_rows(k, p, in, CLEAR_AGAINST_KEY, part, parts); break;
+    case CLEAR_AGAINST_FIELD: pass_rows(k, p, in, CLEAR_AGAINST_FIELD, part, parts); break;
+    default: pass_rows(k, p, in, OPAQUE_SAMPLES, part, parts);
+    }
+}
+
+/// A pass's sums on the whole grid, once every part's rows are summed (see mw_fine_grid): after the first two, the
+/// screen field (its sums box-filtered, their means by normalized convolution), and where the screen is near (its share
+/// of clear samples around, full from 5 %: the spill limit acts there, a green shirt far from it keeps its green); with
+/// a clean plate the screen is the plate's cells' means, and near is where the samples are clear against it. After the
+/// third, the foreground field (no opaque sample anywhere: the screen, and the projection then has no line and says
+/// nothing), and the colours a plain tile is written in.
+INLINE void fine_grid(MWFineKeyer *k, const MWFineParams *p, int pass, int level) {
+    (void)level;
+    long gn = (long)k->gw * k->gh;
+    float key[3];
+    key_yuv(p, key);
+    if (pass == OPAQUE_SAMPLES) {
+        box_sums(k, FORE_CELLS);
+        grid_means(k, p, k->grid.fore, key);
+        cell_colours(k, p);
+        return;
+    }
+    if (pass == CLEAR_AGAINST_KEY && k->plate[0]) {
+        for (int j = 0; j < 3; j++) memcpy(k->grid.screen[j], k->plateCells[j], sizeof(float) * gn);
+        return;
+    }
+    box_sums(k, SCREEN_CELLS);
+    for (long i = 0; i < gn; i++) k->grid.near[i] = k->grid.sum[3][i] >= 0.05f ? 1.f : k->grid.sum[3][i] / 0.05f;
+    if (!k->plate[0]) grid_means(k, p, k->grid.screen, key);
 }
 
 #endif

@@ -9,7 +9,9 @@
 
 COMPILED_AT_LEVELS(void, fine_core, (const MWFineParams *p, const MWFineRow *row), p, row)
 HIDDEN void mw_fine_core_ref(const MWFineParams *p, const MWFineRow *row);
-COMPILED_AT_LEVELS(void, fine_prepare, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in), k, p, in)
+COMPILED_AT_LEVELS(void, fine_rows, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int part, int parts), k,
+                   p, in, pass, part, parts)
+COMPILED_AT_LEVELS(void, fine_grid, (MWFineKeyer *k, const MWFineParams *p, int pass), k, p, pass)
 COMPILED_AT_LEVELS(void, fine_tiles, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out,
                                       MWFineCore core, int part, int parts), k, p, in, out, core, part, parts)
 
@@ -27,10 +29,12 @@ MWFineKeyer *mw_fine_create(int width, int height) {
     int ok = (k->luma = malloc(sizeof(float) * cn)) != 0 && (k->diff = malloc(sizeof(float) * cn)) != 0;
     ok &= (k->gridPlanes = malloc(sizeof(float) * gn * GRID_PLANES)) != 0;
     ok &= (k->pyramid = malloc(sizeof(float) * 8 * (k->gw + 2) * (k->gh + 2))) != 0;
-    ok &= (k->sums = malloc(sizeof(float) * 6 * CELL * k->gw)) != 0;
-    ok &= (k->cells = malloc(sizeof(float) * CELL * k->gw)) != 0;
+    for (int i = 0; i < WORKERS; i++) {
+        Rows *r = &k->rows[i];
+        ok &= (r->sums = malloc(sizeof(float) * 6 * CELL * k->gw)) != 0 && (r->cells = malloc(sizeof(float) * CELL * k->gw)) != 0;
+        ok &= (r->columnLow = malloc(2 * CELL * k->gw)) != 0 && (r->columnHigh = malloc(2 * CELL * k->gw)) != 0;
+    }
     ok &= (k->line = malloc(width > height ? width : height)) != 0;
-    ok &= (k->columnLow = malloc(2 * CELL * k->gw)) != 0 && (k->columnHigh = malloc(2 * CELL * k->gw)) != 0;
     ok &= (k->foreY = malloc(gn)) != 0 && (k->foreU = malloc(gn)) != 0 && (k->foreV = malloc(gn)) != 0;
     if (!ok) { mw_fine_free(k); return 0; }
     // The grid's planes, each gn floats of the one block, by name.
@@ -49,11 +53,8 @@ void mw_fine_free(MWFineKeyer *k) {
     free(k->diff);
     free(k->gridPlanes);
     free(k->pyramid);
-    free(k->sums);
-    free(k->cells);
+    for (int i = 0; i < WORKERS; i++) free(k->rows[i].sums), free(k->rows[i].cells), free(k->rows[i].columnLow), free(k->rows[i].columnHigh);
     free(k->line);
-    free(k->columnLow);
-    free(k->columnHigh);
     free(k->foreY);
     free(k->foreU);
     free(k->foreV);
@@ -61,11 +62,26 @@ void mw_fine_free(MWFineKeyer *k) {
     free(k);
 }
 
+int mw_fine_rows(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level, int pass, int part, int parts) {
+    typedef void (*PassRows)(MWFineKeyer *, const MWFineParams *, const MWFineInput *, int, int, int);
+    static const PassRows rows[5] = {mw_fine_rows_ref, mw_fine_rows_1, mw_fine_rows_2, mw_fine_rows_3, mw_fine_rows_4};
+    if (level < 0 || level > mw_key_best_level() || pass < 0 || pass >= MW_FINE_PASSES || part < 0 || part >= parts || parts > WORKERS)
+        return -1;
+    rows[level](k, p, in, pass, part, parts);
+    return 0;
+}
+
+int mw_fine_grid(MWFineKeyer *k, const MWFineParams *p, int level, int pass) {
+    typedef void (*PassGrid)(MWFineKeyer *, const MWFineParams *, int);
+    static const PassGrid grid[5] = {mw_fine_grid_ref, mw_fine_grid_1, mw_fine_grid_2, mw_fine_grid_3, mw_fine_grid_4};
+    if (level < 0 || level > mw_key_best_level() || pass < 0 || pass >= MW_FINE_PASSES) return -1;
+    grid[level](k, p, pass);
+    return 0;
+}
+
 int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level) {
-    typedef void (*Prepare)(MWFineKeyer *, const MWFineParams *, const MWFineInput *);
-    static const Prepare prepare[5] = {mw_fine_prepare_ref, mw_fine_prepare_1, mw_fine_prepare_2, mw_fine_prepare_3, mw_fine_prepare_4};
-    if (level < 0 || level > mw_key_best_level()) return -1;
-    prepare[level](k, p, in);
+    for (int pass = 0; pass < MW_FINE_PASSES; pass++)
+        if (mw_fine_rows(k, p, in, level, pass, 0, 1) != 0 || mw_fine_grid(k, p, level, pass) != 0) return -1;
     return 0;
 }
 

@@ -1,6 +1,6 @@
 // The fine keyer's scalar reference, each step from the same source as its levels: the core (FineCore.h) a pixel at a
-// time with vectorizing turned off, and the picture-wide fields (FineFields.h) and a part's tiles (FineTiles.h)
-// compiled without optimization (nothing vectorized, nothing reordered). Every level gives these bits: only elementwise
+// time with vectorizing turned off, and the picture-wide fields (FineFields.h: a pass's rows of cells and its grid)
+// and a part's tiles (FineTiles.h) compiled without optimization (nothing vectorized, nothing reordered). Every level gives these bits: only elementwise
 // float arithmetic, no FMA (fp contract off).
 #include "FineParts.h"
 #include "FineFields.h"
@@ -22,7 +22,11 @@ HIDDEN void mw_fine_core_ref(const MWFineParams *p, const MWFineRow *row) {
 }
 
 #pragma clang optimize off
-HIDDEN void mw_fine_prepare_ref(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in) { fine_prepare(k, p, in, 0); }
+HIDDEN void mw_fine_rows_ref(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int part, int parts) {
+    fine_rows(k, p, in, pass, part, parts, 0);
+}
+
+HIDDEN void mw_fine_grid_ref(MWFineKeyer *k, const MWFineParams *p, int pass) { fine_grid(k, p, pass, 0); }
 
 HIDDEN void mw_fine_tiles_ref(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, MWFineCore core,
                               int part, int parts) {

@@ -69,6 +69,13 @@ typedef struct {
     int wx, wy, ww, wh, px0, py0, pn, pm;
 } Tile;
 
+/// One thread's scratch for the fields' rows of cells (FineFields.h): a row of sums per sample column (y, u, v, count;
+/// the matte's least and most), a row of thresholds, each pixel column's least and most luma over a cell's rows.
+typedef struct {
+    float *sums, *cells;
+    uint8_t *columnLow, *columnHigh;
+} Rows;
+
 enum { WORKERS = 2 };
 
 struct MWFineKeyer {
@@ -78,12 +85,10 @@ struct MWFineKeyer {
     Grid grid;
     /// The grid's planes in one block; the push-pull pyramid above the grid.
     float *gridPlanes, *pyramid;
-    /// A row of sums per sample column (y, u, v, count; the matte's least and most), a row of thresholds.
-    float *sums, *cells;
+    Rows rows[WORKERS];
     Tile tiles[WORKERS];
-    /// The matte's scratch line; each pixel column's least and most luma over a cell's rows; each cell's foreground
-    /// colour in bytes (luma, u, v: a plain screen tile's).
-    uint8_t *line, *columnLow, *columnHigh, *foreY, *foreU, *foreV;
+    /// The matte's scratch line; each cell's foreground colour in bytes (luma, u, v: a plain screen tile's).
+    uint8_t *line, *foreY, *foreU, *foreV;
     /// The clean plate (mw_fine_plate), or NULL: its channels at chroma resolution (denoised) and each cell's mean.
     float *plate[3], *plateCells[3];
 };
@@ -143,11 +148,32 @@ INLINE void box3(const float *src, float *dst, float *restrict tmp, int w, int h
     for (int i = n - w; i < n; i++) dst[i] = (tmp[i - w] + tmp[i] + tmp[i]) * third;
 }
 
-/// The mean over (2r + 1)² samples of a w × h plane, the edge repeated outside (rows into tmp, then columns).
+/// `box_line` down each of n columns (n ≤ BOX_COLUMNS) of a w-wide plane h rows high from src, into dst: each column's
+/// running sum the same as box_line's, a row of them added at a time (loads and stores along rows, a loop the compiler
+/// vectorizes), so the same bits.
+enum { BOX_COLUMNS = 16 };
+INLINE void box_columns(const float *restrict src, float *restrict dst, int w, int h, int r, const int n) {
+    float sum[BOX_COLUMNS], scale = 1.f / (float)(2 * r + 1);
+    for (int j = 0; j < n; j++) sum[j] = 0.f;
+    for (int i = -r; i <= r; i++) {
+        const float *row = src + (long)clampi(i, 0, h - 1) * w;
+        for (int j = 0; j < n; j++) sum[j] += row[j];
+    }
+    for (int y = 0; y < h; y++) {
+        const float *in = src + (long)clampi(y + r + 1, 0, h - 1) * w, *out = src + (long)clampi(y - r, 0, h - 1) * w;
+        float *d = dst + (long)y * w;
+        for (int j = 0; j < n; j++) d[j] = sum[j] * scale, sum[j] += in[j] - out[j];
+    }
+}
+
+/// The mean over (2r + 1)² samples of a w × h plane, the edge repeated outside (rows into tmp, then columns, BOX_COLUMNS
+/// at a time).
 INLINE void box(const float *src, float *dst, float *tmp, int w, int h, int r) {
     if (r == 1 && w >= 2 && h >= 2) { box3(src, dst, tmp, w, h, 1); return; }
     for (int y = 0; y < h; y++) box_line(src + (long)y * w, 1, w, r, tmp + (long)y * w, 1);
-    for (int x = 0; x < w; x++) box_line(tmp + x, w, h, r, dst + x, w);
+    int x = 0;
+    for (; x + BOX_COLUMNS <= w; x += BOX_COLUMNS) box_columns(tmp + x, dst + x, w, h, r, BOX_COLUMNS);
+    if (x < w) box_columns(tmp + x, dst + x, w, h, r, w - x);
 }
 
 /// Step 6's state (FineSteady.c): the last picture's matte as keyed (before step 6) and its fx's planes (luma w × h,
@@ -211,8 +237,10 @@ INLINE void steady_run(MWFineSteady *s, const MWFineInput *fx, uint8_t *run, int
     }
 }
 
-/// The picture-wide steps and a part's tiles at each level, and as the scalar reference (FineKeyerRef.c).
-DECLARE_LEVELS(void, fine_prepare, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in))
+/// A pass of the picture-wide steps (a part's rows of cells, then the grid's) and a part's tiles at each level, and as
+/// the scalar reference (FineKeyerRef.c).
+DECLARE_LEVELS(void, fine_rows, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int part, int parts))
+DECLARE_LEVELS(void, fine_grid, (MWFineKeyer *k, const MWFineParams *p, int pass))
 DECLARE_LEVELS(void, fine_tiles, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out,
                                   MWFineCore core, int part, int parts))
 

@@ -7,8 +7,8 @@ import TestSupport
 /// The fine keyer's C checked as the keyer's kernel is: its per-pixel core at every level this CPU runs against the
 /// scalar reference (level 0), bit for bit, on seeded random rows of every width from 1 to 40 and wider, each array
 /// at an unaligned start with guard bytes around it; and whole pictures (a lit, noisy screen with a subject, odd
-/// sizes, 4:2:0 and 4:4:4 out) keyed at every level and in two parts as in one, the same bits; laid over a base as
-/// they are keyed, the bits of keying then laying by the matte.
+/// sizes, 4:2:0 and 4:4:4 out) keyed at every level and in two parts (the picture-wide passes' rows of cells and the
+/// tiles) as in one, the same bits; laid over a base as they are keyed, the bits of keying then laying by the matte.
 @Suite("fine keyer: every level against the scalar reference")
 struct FineKeyerCheckTests {
     static let levels = Array(1...max(1, KeyKernel.best)).filter { $0 <= KeyKernel.best }
@@ -140,7 +140,15 @@ struct FineKeyerCheckTests {
         }
         // Step 6 in a run: as the tiles lay the picture, or on the whole matte keyed.
         if let steady, base != nil { (out.steady, out.follows) = (steady, follows ? 1 : 0) }
-        try #require(mw_fine_prepare(keyer, &p, &input, level) == 0)
+        // The picture-wide steps whole, or in parts as the keyer runs them: each pass's rows of cells by part, then its grid.
+        if parts == 1 {
+            try #require(mw_fine_prepare(keyer, &p, &input, level) == 0)
+        } else {
+            for pass in 0..<Int32(MW_FINE_PASSES) {
+                for part in 0..<parts { try #require(mw_fine_rows(keyer, &p, &input, level, pass, part, parts) == 0) }
+                try #require(mw_fine_grid(keyer, &p, level, pass) == 0)
+            }
+        }
         for part in 0..<parts { try #require(mw_fine_tiles(keyer, &p, &input, &out, level, part, parts) == 0) }
         if let steady {
             if base == nil { mw_fine_steady(steady, &input, planes[3].baseAddress, width, follows ? 1 : 0) } else { mw_fine_steady_keep(steady, &input) }

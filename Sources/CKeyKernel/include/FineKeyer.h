@@ -103,10 +103,15 @@ int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, co
 /// its planes cannot be allocated (then no plate).
 int mw_fine_plate(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *plate);
 
-/// The same in parts, for two threads: `prepare` (the picture-wide steps), then `tiles` for part 0 and part 1 of
-/// `parts` (1 or 2) at once (each its own rows of tiles and scratch), then `mw_fine_matte`. Each at `level` as the
-/// core (every level gives the same bits; −1 for a level above this CPU's best).
+/// The same in parts, for two threads: the picture-wide steps (`prepare`), then `tiles` for part 0 and part 1 of
+/// `parts` (1 or 2) at once (each its own rows of tiles and scratch), then `mw_fine_matte`. The picture-wide steps
+/// are themselves MW_FINE_PASSES passes, each `rows` for every part at once (each its own rows of cells and scratch),
+/// then `grid` (what `prepare` does in one part). Each at `level` as the core (every level and every number of parts
+/// gives the same bits; −1 for a level above this CPU's best).
+enum { MW_FINE_PASSES = 3 };
 int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level);
+int mw_fine_rows(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level, int pass, int part, int parts);
+int mw_fine_grid(MWFineKeyer *k, const MWFineParams *p, int level, int pass);
 int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level, int part,
                   int parts);
 

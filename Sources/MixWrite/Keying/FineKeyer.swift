@@ -109,11 +109,18 @@ final class FineKeyer {
                 // Step 6 as the tiles lay the picture.
                 if run != .alone { (output.steady, output.follows) = (steady, run == .next ? 1 : 0) }
             }
-            // The picture-wide steps, then the tiles on both cores (each part its own rows of tiles and scratch),
-            // then the matte's refinements.
-            precondition(mw_fine_prepare(keyer, &params, &input, level) == 0, "fine keyer level \(level) is above this CPU's")
+            // The picture-wide steps' passes (each on both cores, each part its own rows of cells, then the grid's),
+            // then the tiles on both cores (each part its own rows of tiles and scratch), then the matte's refinements.
             nonisolated(unsafe) let (k, p, i, o) = (keyer, params, input, output)
             let level = level
+            for pass in 0..<Int32(MW_FINE_PASSES) {
+                DispatchQueue.concurrentPerform(iterations: 2) { part in
+                    var (p, i) = (p, i)
+                    let status = mw_fine_rows(k, &p, &i, level, pass, Int32(part), 2)
+                    precondition(status == 0, "fine keyer level \(level) is above this CPU's")
+                }
+                precondition(mw_fine_grid(keyer, &params, level, pass) == 0, "fine keyer level \(level) is above this CPU's")
+            }
             DispatchQueue.concurrentPerform(iterations: 2) { part in
                 var (p, i, o) = (p, i, o)
                 let status = mw_fine_tiles(k, &p, &i, &o, level, Int32(part), 2)
