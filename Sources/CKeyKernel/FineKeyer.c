@@ -53,7 +53,10 @@ void mw_fine_free(MWFineKeyer *k) {
     free(k->diff);
     free(k->gridPlanes);
     free(k->pyramid);
-    for (int i = 0; i < WORKERS; i++) free(k->rows[i].sums), free(k->rows[i].cells), free(k->rows[i].columnLow), free(k->rows[i].columnHigh);
+    for (int i = 0; i < WORKERS; i++) {
+        Rows *r = &k->rows[i];
+        free(r->sums), free(r->cells), free(r->columnLow), free(r->columnHigh);
+    }
     free(k->line);
     free(k->foreY);
     free(k->foreU);

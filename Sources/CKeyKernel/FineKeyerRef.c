@@ -1,7 +1,7 @@
 // The fine keyer's scalar reference, each step from the same source as its levels: the core (FineCore.h) a pixel at a
 // time with vectorizing turned off, and the picture-wide fields (FineFields.h: a pass's rows of cells and its grid)
-// and a part's tiles (FineTiles.h) compiled without optimization (nothing vectorized, nothing reordered). Every level gives these bits: only elementwise
-// float arithmetic, no FMA (fp contract off).
+// and a part's tiles (FineTiles.h) compiled without optimization (nothing vectorized, nothing reordered). Every level
+// gives these bits: only elementwise float arithmetic, no FMA (fp contract off).
 #include "FineParts.h"
 #include "FineFields.h"
 #include "FineTiles.h"
