@@ -5,7 +5,8 @@
 # Prints each run, then the medians, the ratio (mixwrite / ffmpeg), CPU over wall, and peak memory.
 # Usage: Benchmarks/compare-blend.sh [ROUNDS]   (default 3)
 # MIXWRITE_FINE=1: also the same blend with --keyer fine --key-color auto, and with a clean plate (--clean-plate, fx's
-# screen alone filmed the same way), each round (their ratios to the default blend are the fine keyer's cost).
+# screen alone filmed the same way), each round (their ratios to the default blend, of wall and of CPU time, are the
+# fine keyer's cost).
 # Each round starts one job later than the last, so every job takes each place in a round in turn: on a shared machine
 # the first run of a round was measured 7-8 % slower than the same binary run second (RESULTS, issue 46's fifteenth
 # sitting), which a fixed order puts on one job's median.
@@ -54,4 +55,17 @@ for i in $(seq "$rounds"); do
     done
 done
 summarize "$work/blend-runs.txt" ffmpeg baseline mixwrite fine plate
-if [ -n "${MIXWRITE_FINE:-}" ]; then summarize "$work/blend-runs.txt" mixwrite fine plate | tail -2; fi
+if [ -n "${MIXWRITE_FINE:-}" ]; then
+    summarize "$work/blend-runs.txt" mixwrite fine plate | tail -2
+    # The fine keyer's cost as CPU time too (user + system): the work done, which another load on a shared machine
+    # moves less than it moves wall time.
+    python3 - "$work/blend-runs.txt" <<'PY'
+import statistics, sys
+cpu = {}
+for line in open(sys.argv[1]):
+    name, wall, used, mem = line.split()
+    cpu.setdefault(name, []).append(float(used))
+for name in ("fine", "plate"):
+    print(f"ratio {name}/mixwrite (median CPU): {statistics.median(cpu[name]) / statistics.median(cpu['mixwrite']):.3f}")
+PY
+fi
