@@ -15,10 +15,10 @@ ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
 # One run of a command: wall seconds, CPU seconds (user + system), peak resident memory in MB.
 measure() { /usr/bin/time -f "%e %U %S %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}'; }
 # The medians of a runs file (lines of "NAME WALL CPU MEM", from measure), then each of NAMES' median wall over
-# REFERENCE's: summarize FILE REFERENCE NAME...
+# REFERENCE's (with SUMMARIZE_CPU=1 also its median CPU time over REFERENCE's): summarize FILE REFERENCE NAME...
 summarize() {
     python3 - "$@" <<'PY'
-import statistics, sys
+import os, statistics, sys
 path, reference, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 runs = {}
 for line in open(path):
@@ -28,6 +28,9 @@ med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in run
 for k, (wall, cpu, mem) in med.items():
     print(f"{k:9s} median wall {wall:6.2f} s   cpu/wall {cpu / wall:4.2f}   peak {mem:5.0f} MB")
 for k in names:
-    if k in med: print(f"ratio {k}/{reference} (median wall): {med[k][0] / med[reference][0]:.3f}")
+    if k not in med: continue
+    print(f"ratio {k}/{reference} (median wall): {med[k][0] / med[reference][0]:.3f}")
+    if os.environ.get("SUMMARIZE_CPU"):
+        print(f"ratio {k}/{reference} (median CPU): {med[k][1] / med[reference][1]:.3f}")
 PY
 }

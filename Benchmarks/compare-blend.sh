@@ -55,17 +55,8 @@ for i in $(seq "$rounds"); do
     done
 done
 summarize "$work/blend-runs.txt" ffmpeg baseline mixwrite fine plate
+# The fine keyer's cost as CPU time too (user + system): the work done, which another load on a shared machine moves
+# less than it moves wall time.
 if [ -n "${MIXWRITE_FINE:-}" ]; then
-    summarize "$work/blend-runs.txt" mixwrite fine plate | tail -2
-    # The fine keyer's cost as CPU time too (user + system): the work done, which another load on a shared machine
-    # moves less than it moves wall time.
-    python3 - "$work/blend-runs.txt" <<'PY'
-import statistics, sys
-cpu = {}
-for line in open(sys.argv[1]):
-    name, wall, used, mem = line.split()
-    cpu.setdefault(name, []).append(float(used))
-for name in ("fine", "plate"):
-    print(f"ratio {name}/mixwrite (median CPU): {statistics.median(cpu[name]) / statistics.median(cpu['mixwrite']):.3f}")
-PY
+    SUMMARIZE_CPU=1 summarize "$work/blend-runs.txt" mixwrite fine plate | grep '^ratio'
 fi
