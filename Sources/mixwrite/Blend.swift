@@ -33,11 +33,11 @@ struct Blend: JobCommand {
                 throw MixWriteError.usage("--frame '\(frame)' is not a time in seconds (e.g. 1.5)")
             }
             let report = try job.renderFrame(at: t)
-            common.printFrameReport(report, auto: job.autoKeyColor)
+            common.printFrameReport(report, auto: job.picksKeyColor)
             return
         }
         if try common.writesTimeline(job) { return }
         let report = try await Runner(common: common).run(job)
-        common.printReport(report, autoKey: job.autoKeyColor)
+        common.printReport(report, autoKey: job.picksKeyColor)
     }
 }

@@ -108,10 +108,11 @@ extension CommonOptions {
         for (kind, s) in spans { writeError("  \(kind)  \(String(format: "%.3f", s[0])) s to \(String(format: "%.3f", s[1])) s\n") }
     }
 
-    /// The report, and with `--key-color auto` the colour picked (a blend's, a key layer's).
+    /// The report, and with `--key-color auto` (or the fine keyer given no colour) the colour picked (a blend's, a key
+    /// layer's; not when the fine keyer kept its default, which a warning said).
     func printReport(_ report: Report, autoKey: Bool) {
         printReport(report)
-        if autoKey, !quiet, !json, let k = report.key {
+        if autoKey, !quiet, !json, let k = report.key, !k.keyColorSet {
             writeError("mixwrite: key colour picked from fx's border: \(k.keyColorHex)\n")
         }
     }
@@ -124,7 +125,7 @@ extension CommonOptions {
             printJSON(report)
         } else if !quiet {
             var line = "mixwrite: wrote \(report.output) (\(report.width)x\(report.height) at \(formatSeconds(report.time)))"
-            if auto { line += ", key colour \(report.key.keyColorHex) picked from fx's border" }
+            if auto && !report.key.keyColorSet { line += ", key colour \(report.key.keyColorHex) picked from fx's border" }
             writeError(line + "\n")
         }
     }

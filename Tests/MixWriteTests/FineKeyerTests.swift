@@ -214,6 +214,50 @@ struct FineKeyerTests {
         }
     }
 
+    @Test("given no key colour the fine keyer reads the screen's from fx's border: a sea-green screen keyed clean (00FF00 given leaves it showing); a border that is no screen keeps 00FF00, said; a job file keeps a 00FF00 set")
+    func fineReadsScreenColour() throws {
+        let dir = try Oracle.scratch()
+        let sea = dir + "/sea.mp4", framed = dir + "/framed.mp4", base = dir + "/black.mp4"
+        // An orange box on a sea-green screen (2E8B57: far less saturated than pure green), and the same box filling
+        // the top 60 % of the picture, so that fx's border is mostly subject.
+        for (file, box) in [(sea, "x=110:y=70:w=100:h=100"), (framed, "x=0:y=0:w=320:h=144")] {
+            try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x2E8B57:s=320x240:r=25:d=0.4",
+                                            "-vf", "drawbox=\(box):c=0xC08040:t=fill", "-c:v", "libx264", "-crf", "18",
+                                            "-pix_fmt", "yuv420p", file]).status == 0)
+        }
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=black:s=320x240:r=25:d=0.4", "-c:v", "libx264",
+                                        "-qp", "0", base]).status == 0)
+        // The screen's pixels left in the picture over black: within 40 levels of 2E8B57 in each channel.
+        func screenLeft(_ args: [String]) throws -> (count: Int, said: String) {
+            let png = dir + "/\(args.count).png"
+            let r = try Oracle.mixwrite([sea, base, "--keyer", "fine", "--frame", "0.2", "-o", png, "-y"] + args)
+            try #require(r.status == 0, "\(args): \(r.stderr)")
+            let rgb = try Oracle.decodeRGB(png).frames[0]
+            let count = stride(from: 0, to: rgb.count, by: 3).filter { i in
+                zip([0x2E, 0x8B, 0x57], rgb[i ..< i + 3]).allSatisfy { abs($0 - Int($1)) < 40 }
+            }.count
+            return (count, r.stderr)
+        }
+        let unset = try screenLeft([]), pure = try screenLeft(["--key-color", "00FF00"])
+        #expect(unset.count == 0 && unset.said.contains("picked from fx's border"), "no key colour: \(unset.count) screen pixels; \(unset.said)")
+        #expect(pure.count > 320 * 240 / 2 && !pure.said.contains("picked"), "00FF00 given: \(pure.count) screen pixels; \(pure.said)")
+        // A border that is no screen: the fine keyer keeps 00FF00 and says why; --key-color auto refuses it (exit 2).
+        let kept = try Oracle.mixwrite([framed, base, "--keyer", "fine", "--frame", "0.2", "-o", dir + "/framed.png"])
+        #expect(kept.status == 0 && kept.stderr.contains("\(framed): no green or blue screen at the border of its first frames")
+                && kept.stderr.contains("the fine keyer keys it by 00FF00") && !kept.stderr.contains("picked"), "\(kept.stderr)")
+        let refused = try Oracle.mixwrite([framed, base, "--keyer", "fine", "--key-color", "auto", "--frame", "0.2", "-o", dir + "/auto.png"])
+        #expect(refused.status == 2 && refused.stderr.contains("give --key-color RRGGBB"), "\(refused.stderr)")
+        // A job file: the fine keyer's 00FF00, set, is written back (left out, it would read fx's screen instead).
+        let entry: [String: Any] = ["kind": "blend", "fx": sea, "base": base, "output": dir + "/o.mov", "keyer": "fine"]
+        for (colour, picks) in [(nil, true), ("00FF00", false)] as [(String?, Bool)] {
+            var with = entry
+            with["key-color"] = colour
+            let job = try JSONDecoder().decode(BlendJob.self, from: JSONSerialization.data(withJSONObject: with))
+            let written = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(job)) as? [String: Any])
+            #expect(job.picksKeyColor == picks && written["key-color"] as? String == colour, "\(colour ?? "none"): \(written)")
+        }
+    }
+
     @Test("the fine keyer keeps an opaque subject's colour near the screen: yellow, skin, orange, white within 3 levels 4 px inside")
     func keepsSubjectColour() throws {
         let dir = try Oracle.scratch()

@@ -258,11 +258,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             plan.notes.append("\(file.path): its alpha is opaque everywhere (its first picture), so it hides "
                               + "\(layers.isEmpty ? "base" : "what is under it") and nothing is keyed; if it is shot on a screen, --key chroma keys it")
         }
-        if layer.autoKeyColor && !byAlpha {
-            let pick = try KeyColorPicker.pick(fx: file, key: key)
-            plan.key.keyColor = pick.color
-            if pick.pulled { plan.notes.append(KeyColorPicker.pulledNote(pick, file: file.path)) }
-        }
+        if !byAlpha { plan.key = try layer.keyPicked(for: file, notes: &plan.notes) }
         if !byAlpha { try Self.checkPlate(plan.key, name: name) }
         plan.opacity = Int((layer.placement.opacity * 255).rounded())
         guard !layer.placement.isWholeFrame else { return plan }

@@ -100,8 +100,9 @@ public struct KindDescription {
 }
 
 extension MixJob {
-    /// Whether the job picks its key colour from fx (`--key-color auto`), which the command then says.
-    @_spi(Tools) public var picksKeyColor: Bool { (self as? any KeyedJob)?.autoKeyColor ?? false }
+    /// Whether the job picks its key colour from fx (`--key-color auto`, or the fine keyer given no colour), which the
+    /// command then says.
+    @_spi(Tools) public var picksKeyColor: Bool { (self as? any KeyedJob)?.readsKeyColor ?? false }
 }
 
 extension MixJob {

@@ -22,6 +22,30 @@ enum KeyColorPicker {
     /// screen (farther from the screen's colour than 95 % of the border's samples, and than 0.05). The fine keyer learns
     /// the screen itself and takes the screen's colour as it is.
     static func pick(fx: MediaFile, key: KeySettings) throws(MixWriteError) -> Pick {
+        switch try read(fx: fx, key: key) {
+        case .picked(let pick): return pick
+        case .noScreen(let found): throw refusal(fx.path, found)
+        }
+    }
+
+    /// `--key-color auto`'s error for a border of colour `found`.
+    static func refusal(_ path: String, _ found: KeyColor) -> MixWriteError {
+        .input(file: path, noScreen(found) + "; give --key-color RRGGBB")
+    }
+
+    /// What reading fx's border found: a screen's colour (`pick`'s), or a border that is not clearly green or blue.
+    enum Outcome {
+        case picked(Pick)
+        case noScreen(found: KeyColor)
+    }
+
+    /// Why no colour was picked from a border of colour `found`.
+    static func noScreen(_ found: KeyColor) -> String {
+        "no green or blue screen at the border of its first frames (found \(found.hex))"
+    }
+
+    /// `pick`, a border that is no screen said rather than refused.
+    static func read(fx: MediaFile, key: KeySettings) throws(MixWriteError) -> Outcome {
         guard let v = fx.mainVideo else { throw .input(file: fx.path, "has no video stream") }
         let w = max(2, v.width & ~1), h = max(2, v.height & ~1)
         let rate = v.frameRate ?? Rational(30, 1)
@@ -39,18 +63,16 @@ enum KeyColorPicker {
         let isGreen = rgb.g > rgb.r + screenMargin && rgb.g > rgb.b + screenMargin
         let isBlue = rgb.b > rgb.r + screenMargin && rgb.b > rgb.g + screenMargin
         let screen = KeyColor(r: quantized(rgb.r), g: quantized(rgb.g), b: quantized(rgb.b))
-        guard isGreen || isBlue else {
-            throw .input(file: fx.path, "no green or blue screen at the border of its first frames (found \(screen.hex)); give --key-color RRGGBB")
-        }
-        guard key.keyer == .gpuimage else { return Pick(color: screen, screen: screen) }
+        guard isGreen || isBlue else { return .noScreen(found: screen) }
+        guard key.keyer == .gpuimage else { return .picked(Pick(color: screen, screen: screen)) }
         let primary = isGreen ? KeyColor(r: 0, g: 1, b: 0) : KeyColor(r: 0, g: 0, b: 1)
         // The screen's own spread: the distance from its colour within which 95 % of the border's samples lie.
         let screenChroma = ChromaKeyBlend.gpuImageChroma(r: screen.r, g: screen.g, b: screen.b)
         let spread = zip(us, vs).map { (u, vv) in
             ChromaKeyBlend.chromaDistance(ChromaKeyBlend.gpuImageChroma(u: Double(u), v: Double(vv), color: v.color), screenChroma)
         }.sorted()[us.count * 95 / 100]
-        return Pick(color: keepingSubject(screen: screen, spread: spread, primary: primary, chroma: chroma, color: v.color, key: key),
-                    screen: screen)
+        return .picked(Pick(color: keepingSubject(screen: screen, spread: spread, primary: primary, chroma: chroma, color: v.color, key: key),
+                            screen: screen))
     }
 
     /// What `pick` chose: the key colour, and the screen's own colour (the same unless pulled toward the primary).

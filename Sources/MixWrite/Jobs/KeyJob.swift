@@ -82,13 +82,8 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         guard let length = fxFile.videoDuration, length > .zero else { throw .input(file: fx, "has no known duration") }
         var video = try picture.videoPlan(reference: fxFile, length: length, strict: strict, threads: threads)
         video.encoding.codec = codec
-        var key = self.key
         var warnings = idleKeyOptions(byAlpha: false).map { [$0] } ?? []
-        if autoKeyColor {
-            let pick = try KeyColorPicker.pick(fx: fxFile, key: key)
-            key.keyColor = pick.color
-            if pick.pulled { warnings.append(KeyColorPicker.pulledNote(pick, file: fx)) }
-        }
+        let key = try keyPicked(for: fxFile, notes: &warnings)
         try Self.checkPlate(key)
         let plan = KeyLayerStage.Plan(fx: fxFile, video: video, key: key)
         let (rate, outLength) = (video.frameRate, video.length)

@@ -8,6 +8,28 @@ protocol KeyedJob {
 }
 
 extension KeyedJob {
+    /// Whether fx's screen colour is read from its border: `--key-color auto`, or the fine keyer given no colour.
+    var readsKeyColor: Bool { autoKeyColor || (key.keyer == .fine && !key.keyColorSet) }
+
+    /// The key fx (`file`) is keyed by: with `readsKeyColor` its colour read from fx's border (`KeyColorPicker`; a
+    /// note when GPUImage's is pulled toward the primary). The fine keyer given no colour keeps the default where fx's
+    /// border is no screen, and a note says so; `--key-color auto` refuses it.
+    func keyPicked(for file: MediaFile, notes: inout [String]) throws(MixWriteError) -> KeySettings {
+        var key = self.key
+        guard readsKeyColor else { return key }
+        switch try KeyColorPicker.read(fx: file, key: key) {
+        case .picked(let pick):
+            key.keyColor = pick.color
+            if pick.pulled { notes.append(KeyColorPicker.pulledNote(pick, file: file.path)) }
+        case .noScreen(let found):
+            guard !autoKeyColor else { throw KeyColorPicker.refusal(file.path, found) }
+            key.keyColorSet = true
+            notes.append("\(file.path): \(KeyColorPicker.noScreen(found)); the fine keyer keys it by \(key.keyColorHex) "
+                         + "(--key-color RRGGBB gives the screen's colour)")
+        }
+        return key
+    }
+
     /// The checks every keying job makes of its key.
     func validateKey() throws(MixWriteError) {
         try Self.keyOptions.checkRanges(self)
@@ -69,17 +91,20 @@ extension KeyedJob {
         return [
             JobOption(OptionDeclaration("key-color", .text(pattern: "^(#?[0-9A-Fa-f]{6}|auto)$", orNumber: false), valueName: "RRGGBB|auto",
                                         default: .text(defaults.keyColorHex),
-                                        help: "The screen colour to key out, as RRGGBB, or auto to read it from fx's border."),
+                                        help: "The screen colour to key out, as RRGGBB, or auto to read it from fx's border (the fine keyer's"
+                                            + " default; GPUImage's formula's is 00FF00)."),
                       read: { (job, input) throws(JobProblem) in
                           let text: String = try input.value("must be RRGGBB or \"auto\"")
                           if text.lowercased() == "auto" {
                               job.autoKeyColor = true
                           } else {
                               guard let rgb = OptionValue.color(text) else { throw input.problem("must be RRGGBB or \"auto\"") }
-                              job.key.keyColor = KeyColor(rgb)
+                              (job.key.keyColor, job.key.keyColorSet) = (KeyColor(rgb), true)
                           }
                       }, write: { job in
-                          job.autoKeyColor ? .text("auto") : job.key.keyColor == defaults.keyColor ? nil : .text(job.key.keyColorHex)
+                          // The fine keyer's pure green is written when set: left out, it would read fx's screen instead.
+                          let implied = job.key.keyColor == defaults.keyColor && !(job.key.keyer == .fine && job.key.keyColorSet)
+                          return job.autoKeyColor ? .text("auto") : implied ? nil : .text(job.key.keyColorHex)
                       }),
             .number("threshold", \.key.threshold, default: defaults.threshold, 0...1,
                     help: "How far from the key colour a pixel is still keyed out, 0 to 1 (GPUImage's thresholdSensitivity)."),
@@ -87,7 +112,7 @@ extension KeyedJob {
             .flag("despill", \.key.despill, help: "Pull the key colour's spill out of fx's kept pixels near the key (--keyer gpuimage)."),
             .choice("keyer", \.key.keyer, default: defaults.keyer,
                     help: "gpuimage (GPUImage's formula, exactly) or fine (for real screens: uneven, noisy, 4:2:0, spilling; learns the screen"
-                        + " around each pixel from the key colour, best with --key-color auto)."),
+                        + " around each pixel; without --key-color it reads the screen's colour from fx's border, as auto)."),
             .number("despill-strength", \.key.despillStrength, default: defaults.despillStrength, 0...1,
                     help: "--keyer fine: how much of the screen's spill near it is taken out, 0 to 1."),
             JobOption(OptionDeclaration("garbage", .texts, valueName: "X,Y,W,H",

@@ -11,6 +11,10 @@ public struct KeySettings: Sendable, Hashable {
     public var keyer: Keyer
     /// The screen's colour. GPUImage's default: pure green.
     public var keyColor: KeyColor
+    /// Whether `keyColor` was set (`--key-color RRGGBB`, or kept as the default where fx's border is no screen). The
+    /// fine keyer given none reads the screen's colour from fx's border, as `--key-color auto` does; GPUImage's formula
+    /// keys by pure green.
+    public var keyColorSet = false
     /// GPUImage's formula's (the fine keyer learns the screen's spread itself).
     public var threshold: Double
     public var smoothing: Double
