@@ -33,7 +33,7 @@ struct Blend: JobCommand {
                 throw MixWriteError.usage("--frame '\(frame)' is not a time in seconds (e.g. 1.5)")
             }
             let report = try job.renderFrame(at: t)
-            common.printFrameReport(report, auto: job.picksKeyColor)
+            common.printFrameReport(report)
             return
         }
         if try common.writesTimeline(job) { return }

@@ -109,15 +109,15 @@ extension CommonOptions {
     }
 
     /// The report, and with `--key-color auto` (or the fine keyer given no colour) the colour picked (a blend's, a key
-    /// layer's; not when the fine keyer kept its default, which a warning said).
+    /// layer's; not when the fine keyer kept its default, which a warning said, nor when fx was not keyed).
     func printReport(_ report: Report, autoKey: Bool) {
         printReport(report)
-        if autoKey, !quiet, !json, let k = report.key, !k.keyColorSet {
+        if autoKey, !quiet, !json, let k = report.key, !k.keyColorSet, report.compositing?.hasPrefix("chroma key") ?? true {
             writeError("mixwrite: key colour picked from fx's border: \(k.keyColorHex)\n")
         }
     }
 
-    func printFrameReport(_ report: FrameReport, auto: Bool) {
+    func printFrameReport(_ report: FrameReport) {
         if !quiet {
             for w in report.warnings { writeError("mixwrite: warning: \(w)\n") }
         }
@@ -125,7 +125,7 @@ extension CommonOptions {
             printJSON(report)
         } else if !quiet {
             var line = "mixwrite: wrote \(report.output) (\(report.width)x\(report.height) at \(formatSeconds(report.time)))"
-            if auto && !report.key.keyColorSet { line += ", key colour \(report.key.keyColorHex) picked from fx's border" }
+            if report.keyPicked { line += ", key colour \(report.key.keyColorHex) picked from fx's border" }
             writeError(line + "\n")
         }
     }

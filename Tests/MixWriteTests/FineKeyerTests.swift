@@ -247,6 +247,13 @@ struct FineKeyerTests {
                 && kept.stderr.contains("the fine keyer keys it by 00FF00") && !kept.stderr.contains("picked"), "\(kept.stderr)")
         let refused = try Oracle.mixwrite([framed, base, "--keyer", "fine", "--key-color", "auto", "--frame", "0.2", "-o", dir + "/auto.png"])
         #expect(refused.status == 2 && refused.stderr.contains("give --key-color RRGGBB"), "\(refused.stderr)")
+        // fx laid by its own alpha, or as it is, is not keyed: no colour is read, none said.
+        let alpha = dir + "/half.png"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=red@0.5:s=320x240,format=rgba", "-frames:v", "1", alpha]).status == 0)
+        for (n, args) in [[alpha, base], [sea, base, "--key", "none"]].enumerated() {
+            let r = try Oracle.mixwrite(args + ["--keyer", "fine", "--frame", "0.2", "-o", dir + "/unkeyed\(n).png"])
+            #expect(r.status == 0 && !r.stderr.contains("picked") && !r.stderr.contains("screen"), "\(args): \(r.stderr)")
+        }
         // A job file: the fine keyer's 00FF00, set, is written back (left out, it would read fx's screen instead).
         let entry: [String: Any] = ["kind": "blend", "fx": sea, "base": base, "output": dir + "/o.mov", "keyer": "fine"]
         for (colour, picks) in [(nil, true), ("00FF00", false)] as [(String?, Bool)] {

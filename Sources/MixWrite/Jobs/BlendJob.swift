@@ -258,7 +258,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             plan.notes.append("\(file.path): its alpha is opaque everywhere (its first picture), so it hides "
                               + "\(layers.isEmpty ? "base" : "what is under it") and nothing is keyed; if it is shot on a screen, --key chroma keys it")
         }
-        if !byAlpha { plan.key = try layer.keyPicked(for: file, notes: &plan.notes) }
+        if !byAlpha && !plan.opaque { plan.key = try layer.keyPicked(for: file, notes: &plan.notes) }
         if !byAlpha { try Self.checkPlate(plan.key, name: name) }
         plan.opacity = Int((layer.placement.opacity * 255).rounded())
         guard !layer.placement.isWholeFrame else { return plan }
@@ -330,6 +330,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.video.width, height: plan.video.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds,
+                           keyPicked: readsKeyColor && !plan.byAlpha && !plan.layers[0].opaque && !plan.key.keyColorSet,
                            warnings: plan.layers.flatMap(\.notes))
     }
 }
@@ -343,6 +344,8 @@ public struct FrameReport: Sendable, Codable {
     public var height: Int
     public var key: KeySettings
     public var seconds: Double
+    /// Whether `key`'s colour was read from fx's border (`--key-color auto`, or the fine keyer given none).
+    public var keyPicked: Bool
     /// What the picture's user should know (an auto key colour moved off the screen's).
     public var warnings: [String] = []
 }
