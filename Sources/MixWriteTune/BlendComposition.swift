@@ -66,6 +66,11 @@ final class BlendComposition: Composition {
         do { return OptionValue.hex(try preview.fxColor(at: t, x: Int(x), y: Int(y))) } catch { throw .bad(error.description) }
     }
 
+    /// fx's screen colour read from its border (the fine keyer's given no colour).
+    func screenColor() throws(RequestError) -> String {
+        do { return OptionValue.hex(try preview.fxScreenColor()) } catch { throw .bad(error.description) }
+    }
+
     func job(with settings: TuneSettings) throws(RequestError) -> any TunedJob { try blendJob(settings) }
 
     private func blendJob(_ settings: TuneSettings) throws(RequestError) -> BlendJob {

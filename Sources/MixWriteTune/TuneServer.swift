@@ -161,6 +161,8 @@ public final class TuneServer: Sendable {
         case (.get, "/api/pick"):
             let hex = try await session.pick(at: try number(query, "t"), x: try number(query, "x"), y: try number(query, "y"))
             return try json(["key-color": hex])
+        case (.get, "/api/screen"):
+            return try json(["key-color": try await session.screenColor()])
         case (.post, "/api/plate"):
             return try json(["clean-plate": try await session.plate(at: try number(query, "t"))])
         case (.get, "/api/loudness"):
@@ -180,7 +182,7 @@ public final class TuneServer: Sendable {
             return Reply(status: .ok, contentType: type, body: movie)
         case (_, let path) where Page.file(path) != nil:
             return Reply(status: .methodNotAllowed, contentType: "application/json", body: Array(#"{"error": "method not allowed"}"#.utf8))
-        case (_, "/api/info"), (_, "/api/options"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/plate"), (_, "/api/loudness"), (_, "/api/command"),
+        case (_, "/api/info"), (_, "/api/options"), (_, "/api/picture"), (_, "/api/pick"), (_, "/api/screen"), (_, "/api/plate"), (_, "/api/loudness"), (_, "/api/command"),
              (_, "/api/render"), (_, "/api/audition"):
             return Reply(status: .methodNotAllowed, contentType: "application/json", body: Array(#"{"error": "method not allowed"}"#.utf8))
         default:

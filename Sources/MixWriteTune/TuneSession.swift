@@ -50,6 +50,12 @@ actor TuneSession {
         return try blend.pick(at: t, x: x, y: y)
     }
 
+    /// fx's screen colour read from its border, as the fine keyer reads it given no key colour.
+    func screenColor() throws(RequestError) -> String {
+        guard let blend = composition as? BlendComposition else { throw .bad("only a blend has a key colour to read") }
+        return try blend.screenColor()
+    }
+
     /// fx's picture at `t` saved as a clean plate (beside the output); its path.
     func plate(at t: Double) throws(RequestError) -> String {
         guard let blend = composition as? BlendComposition else { throw .bad("only a blend has a screen to take a plate of") }

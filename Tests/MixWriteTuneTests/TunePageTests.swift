@@ -102,6 +102,44 @@ extension TunePageTests {
         #expect(try browser.script("return document.getElementById('cleanPlate').value") as? String == plate, "the last good plate kept")
     }
 
+    @Test("the fine keyer chosen on the page with pure green reads the screen's colour from fx's border: the picture is --keyer fine's given no colour, the command names the colour",
+          .enabled(if: available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .hangGuard)
+    func fineReadsScreen() throws {
+        let dir = try Oracle.scratch()
+        // An orange box on a sea-green screen (2E8B57), which pure green as the fine keyer's key leaves showing.
+        let fx = dir + "/sea.mp4", base = Oracle.fixture("base.mov")
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x2E8B57:s=320x240:r=25:d=1",
+                                        "-vf", "drawbox=x=110:y=70:w=100:h=100:c=0xC08040:t=fill", "-c:v", "libx264", "-crf", "18",
+                                        "-pix_fmt", "yuv420p", fx]).status == 0)
+        let tune = try TuneProcess([fx, base, "-o", dir + "/tuned.mov"])
+        defer { tune.stop() }
+        let browser = try Browser()
+        defer { browser.quit() }
+        try browser.open(tune.url)
+        let first = try browser.waitForPictures(atLeast: 1)
+        _ = try browser.script("const k = document.getElementById('keyer'); k.value = 'fine'; k.dispatchEvent(new Event('change')); return 0")
+        let read = try browser.waitFor("return document.getElementById('keyColor').value") { ($0 as? String).map { !$0.isEmpty && $0 != "00FF00" } == true }
+        let hex = try #require(read as? String)
+        _ = try browser.waitForPictures(atLeast: first + 1, source: "%22" + hex)
+        let command = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains("--keyer fine") == true }
+        #expect((command as? String)?.contains("--key-color \(hex)") == true, "\(command ?? "")")
+        #expect((try browser.script("return document.getElementById('status').textContent") as? String)?.contains("read from fx's border") == true)
+        // The picture shown is the command line's --keyer fine given no colour, not given pure green.
+        _ = try browser.picturePNG(into: dir + "/shown.png")
+        let t = try #require(try browser.script("return document.getElementById('t').value") as? String)
+        var psnr: [Double] = []
+        for extra in [[], ["--key-color", "00FF00"]] {
+            let png = dir + "/frame\(extra.count).png"
+            let r = try Oracle.mixwrite([fx, base, "--keyer", "fine", "--frame", t, "-o", png] + extra)
+            try #require(r.status == 0, "\(r.stderr)")
+            psnr.append(Oracle.psnr(try Oracle.decodeRGB(dir + "/shown.png", extraFilters: "format=gray").frames[0],
+                                    try Oracle.decodeRGB(png, extraFilters: "format=gray").frames[0].map(Double.init)))
+        }
+        print("the page's fine key (\(hex)) against --frame --keyer fine: luma PSNR \(psnr[0]) dB; given 00FF00: \(psnr[1]) dB")
+        #expect(psnr[0] >= 35 && psnr[0] > psnr[1] + 3, "the shown picture is --keyer fine's as the command line reads the colour: \(psnr)")
+    }
+
     static func box(_ browser: Browser, _ id: String) throws -> (x: Double, y: Double, width: Double, height: Double) {
         let r = try browser.script("""
             const b = document.getElementById('\(id)').getBoundingClientRect(); return [b.x, b.y, b.width, b.height]

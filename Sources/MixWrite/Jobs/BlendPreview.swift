@@ -110,6 +110,18 @@ public final class BlendPreview {
         return plan.video.color.rgb(y: Double(luma), u: Double(u), v: Double(v))
     }
 
+    /// fx's screen colour read from its border, as the fine keyer reads it given no `--key-color` (`KeyColorPicker`:
+    /// its first frames' border; one that is no screen refused, naming the colour found).
+    public func fxScreenColor() throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
+        let fx = plan.layers[0].fx
+        var key = plan.layers[0].key
+        key.keyer = .fine
+        switch try KeyColorPicker.read(fx: fx, key: key) {
+        case .picked(let pick): return (pick.color.r, pick.color.g, pick.color.b)
+        case .noScreen(let found): throw KeyColorPicker.refusal(fx.path, found)
+        }
+    }
+
     /// fx's picture at `seconds` as it is keyed (the output's size), as JPEG bytes of the best quality: a frame of the
     /// empty screen to take as the clean plate.
     public func fxPicture(at seconds: Double) throws(MixWriteError) -> [UInt8] {

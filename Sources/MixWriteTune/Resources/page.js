@@ -321,9 +321,18 @@ function bindKey() {
     $("command").value = r.body.command; $("job").value = r.body.job; valid(); refresh();
   };
   const showSwatch = () => { $("swatch").style.background = "#" + key["key-color"]; };
-  controls($("keyControls"), key, keySchema, "", name => {
+  // The fine keyer chosen with pure green reads the screen's colour from fx's border, as the command line does given
+  // no colour (pure green leaves a real screen showing through it); one that is no screen is said, pure green kept.
+  const readScreen = async () => {
+    try {
+      key["key-color"] = (await getJSON("/api/screen", {}))["key-color"];
+      showValues(key, keySchema, ""); showSwatch(); status("key colour " + key["key-color"] + " read from fx's border", "ok");
+    } catch (e) { error(e.message); }
+  };
+  controls($("keyControls"), key, keySchema, "", async name => {
     if (name === "clean-plate") return plateChanged();
     if (name === "key-color") showSwatch();
+    if (name === "keyer" && key.keyer === "fine" && /^#?00FF00$/i.test(key["key-color"] ?? "00FF00")) await readScreen();
     refresh(); settingsChanged();
   });
   $("keyColor").after($("swatch"), $("pickButton"));
