@@ -66,9 +66,9 @@ final class BlendComposition: Composition {
         do { return OptionValue.hex(try preview.fxColor(at: t, x: Int(x), y: Int(y))) } catch { throw .bad(error.description) }
     }
 
-    /// fx's screen colour read from its border (the fine keyer's given no colour).
-    func screenColor() throws(RequestError) -> String {
-        do { return OptionValue.hex(try preview.fxScreenColor()) } catch { throw .bad(error.description) }
+    /// Layer `layer`'s screen colour read from its border (0 the FX's; the fine keyer's given no colour).
+    func screenColor(layer: Int) throws(RequestError) -> String {
+        do { return OptionValue.hex(try preview.fxScreenColor(layer: layer)) } catch { throw .bad(error.description) }
     }
 
     func job(with settings: TuneSettings) throws(RequestError) -> any TunedJob { try blendJob(settings) }

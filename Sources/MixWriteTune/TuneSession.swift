@@ -50,10 +50,10 @@ actor TuneSession {
         return try blend.pick(at: t, x: x, y: y)
     }
 
-    /// fx's screen colour read from its border, as the fine keyer reads it given no key colour.
-    func screenColor() throws(RequestError) -> String {
+    /// Layer `layer`'s screen colour read from its border (0 the FX's), as the fine keyer reads it given no key colour.
+    func screenColor(layer: Int) throws(RequestError) -> String {
         guard let blend = composition as? BlendComposition else { throw .bad("only a blend has a key colour to read") }
-        return try blend.screenColor()
+        return try blend.screenColor(layer: layer)
     }
 
     /// fx's picture at `t` saved as a clean plate (beside the output); its path.

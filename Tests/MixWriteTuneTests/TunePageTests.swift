@@ -112,15 +112,21 @@ extension TunePageTests {
         try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x2E8B57:s=320x240:r=25:d=1",
                                         "-vf", "drawbox=x=110:y=70:w=100:h=100:c=0xC08040:t=fill", "-c:v", "libx264", "-crf", "18",
                                         "-pix_fmt", "yuv420p", fx]).status == 0)
-        let tune = try TuneProcess([fx, base, "-o", dir + "/tuned.mov"])
+        // The same clip as a second layer, its own key switched on its own row.
+        let tune = try TuneProcess([fx, base, "-o", dir + "/tuned.mov", "--layer", fx + ":place=0,0,160,120"])
         defer { tune.stop() }
         let browser = try Browser()
         defer { browser.quit() }
         try browser.open(tune.url)
         let first = try browser.waitForPictures(atLeast: 1)
+        _ = try browser.script("const k = document.getElementById('layerKey0keyer'); k.value = 'fine'; k.dispatchEvent(new Event('change')); return 0")
+        let layerRead = try browser.waitFor("return document.getElementById('layerKey0keyColor').value") { ($0 as? String).map { !$0.isEmpty && $0 != "00FF00" } == true }
+        #expect((try browser.script("return document.getElementById('keyColor').value") as? String) ?? "" != layerRead as? String,
+                "the FX's own key is left as it was")
         _ = try browser.script("const k = document.getElementById('keyer'); k.value = 'fine'; k.dispatchEvent(new Event('change')); return 0")
         let read = try browser.waitFor("return document.getElementById('keyColor').value") { ($0 as? String).map { !$0.isEmpty && $0 != "00FF00" } == true }
         let hex = try #require(read as? String)
+        #expect(layerRead as? String == hex, "the layer's screen is the same clip's: \(layerRead ?? "")")
         _ = try browser.waitForPictures(atLeast: first + 1, source: "%22" + hex)
         let command = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains("--keyer fine") == true }
         #expect((command as? String)?.contains("--key-color \(hex)") == true, "\(command ?? "")")
@@ -131,7 +137,7 @@ extension TunePageTests {
         var psnr: [Double] = []
         for extra in [[], ["--key-color", "00FF00"]] {
             let png = dir + "/frame\(extra.count).png"
-            let r = try Oracle.mixwrite([fx, base, "--keyer", "fine", "--frame", t, "-o", png] + extra)
+            let r = try Oracle.mixwrite([fx, base, "--keyer", "fine", "--frame", t, "-o", png, "--layer", fx + ":place=0,0,160,120:keyer=fine"] + extra)
             try #require(r.status == 0, "\(r.stderr)")
             psnr.append(Oracle.psnr(try Oracle.decodeRGB(dir + "/shown.png", extraFilters: "format=gray").frames[0],
                                     try Oracle.decodeRGB(png, extraFilters: "format=gray").frames[0].map(Double.init)))

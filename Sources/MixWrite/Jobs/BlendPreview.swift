@@ -110,11 +110,12 @@ public final class BlendPreview {
         return plan.video.color.rgb(y: Double(luma), u: Double(u), v: Double(v))
     }
 
-    /// fx's screen colour read from its border, as the fine keyer reads it given no `--key-color` (`KeyColorPicker`:
-    /// its first frames' border; one that is no screen refused, naming the colour found).
-    public func fxScreenColor() throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
-        let fx = plan.layers[0].fx
-        var key = plan.layers[0].key
+    /// Layer `layer`'s fx's screen colour (0 the FX's) read from its border, as the fine keyer reads it given no
+    /// `--key-color` (`KeyColorPicker`: its first frames' border; one that is no screen refused, naming the colour found).
+    public func fxScreenColor(layer: Int) throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
+        guard plan.layers.indices.contains(layer) else { throw .usage("no layer \(layer): the blend has \(plan.layers.count)") }
+        let fx = plan.layers[layer].fx
+        var key = plan.layers[layer].key
         key.keyer = .fine
         switch try KeyColorPicker.read(fx: fx, key: key) {
         case .picked(let pick): return (pick.color.r, pick.color.g, pick.color.b)

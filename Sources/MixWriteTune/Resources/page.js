@@ -132,7 +132,16 @@ function drawLayers() {
 function keyFields(row, k) {
   const keys = document.createElement("div");
   row.append(keys);
-  controls(keys, settings.layerKeys[k], keySchema, "layerKey" + k, () => { refresh(); settingsChanged(); }, { inline: true });
+  const key = settings.layerKeys[k];
+  controls(keys, key, keySchema, "layerKey" + k, async name => {
+    if (name === "keyer" && key.keyer === "fine" && /^#?00FF00$/i.test(key["key-color"] ?? "00FF00")) {
+      try {
+        key["key-color"] = (await getJSON("/api/screen", { layer: k + 1 }))["key-color"];
+        showValues(key, keySchema, "layerKey" + k); status(info.layers[k + 1].name + ": key colour " + key["key-color"] + " read from its border", "ok");
+      } catch (e) { error(e.message); }
+    }
+    refresh(); settingsChanged();
+  }, { inline: true });
 }
 // Dragging a box moves its layer (its corner: resizes it), in the picture's pixels; the picture follows on release.
 function dragLayer(event, i, resizing) {
@@ -325,7 +334,7 @@ function bindKey() {
   // no colour (pure green leaves a real screen showing through it); one that is no screen is said, pure green kept.
   const readScreen = async () => {
     try {
-      key["key-color"] = (await getJSON("/api/screen", {}))["key-color"];
+      key["key-color"] = (await getJSON("/api/screen", { layer: 0 }))["key-color"];
       showValues(key, keySchema, ""); showSwatch(); status("key colour " + key["key-color"] + " read from fx's border", "ok");
     } catch (e) { error(e.message); }
   };
