@@ -265,6 +265,27 @@ struct FineKeyerTests {
         }
     }
 
+    @Test("the corpus's paper plane over black, its dark green screen (00801B) keyed by the fine keyer given no colour: the screen gone; given 00FF00 it tints the frame (MIXWRITE_CORPUS)",
+          .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the corpus's paper plane is not keyed"))
+    func corpusPlaneScreenRead() throws {
+        let plane = try #require(Oracle.corpus) + "/images/chroma_rgba_360x270.png"
+        let dir = try Oracle.scratch()
+        let black = dir + "/black.mp4"
+        try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=black:s=640x360:r=25:d=1", "-c:v", "libx264",
+                                        "-qp", "0", black]).status == 0)
+        // The share of the picture not black (any channel above 24): the plane itself is about a tenth of it.
+        var lit: [Double] = []
+        for extra in [[], ["--key-color", "00FF00"]] {
+            let png = dir + "/plane\(extra.count).png"
+            let r = try Oracle.mixwrite([plane, black, "--key", "chroma", "--keyer", "fine", "--frame", "0.5", "-o", png] + extra)
+            try #require(r.status == 0, "\(r.stderr)")
+            let rgb = try Oracle.decodeRGB(png).frames[0]
+            lit.append(Double(stride(from: 0, to: rgb.count, by: 3).filter { rgb[$0 ..< $0 + 3].max()! > 24 }.count) / Double(rgb.count / 3))
+        }
+        print("the paper plane over black: \(lit[0]) of the picture lit given no colour, \(lit[1]) given 00FF00")
+        #expect(lit[0] < 0.2 && lit[1] > 0.5, "\(lit)")
+    }
+
     @Test("the fine keyer keeps an opaque subject's colour near the screen: yellow, skin, orange, white within 3 levels 4 px inside")
     func keepsSubjectColour() throws {
         let dir = try Oracle.scratch()
