@@ -163,7 +163,7 @@ public final class TuneServer: Sendable {
             return try json(["key-color": hex])
         case (.get, "/api/screen"):
             let layer = try number(query, "layer")
-            guard layer >= 0, layer < 1000, layer == layer.rounded() else { throw RequestError.bad("layer must be a whole number from 0") }
+            guard layer >= 0, layer == layer.rounded() else { throw RequestError.bad("layer must be a whole number from 0") }
             return try json(["key-color": try await session.screenColor(layer: Int(layer))])
         case (.post, "/api/plate"):
             return try json(["clean-plate": try await session.plate(at: try number(query, "t"))])

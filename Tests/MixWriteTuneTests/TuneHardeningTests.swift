@@ -137,7 +137,7 @@ struct TuneHardeningTests {
         let values = ["1e300", "-1e300", "NaN", "1e19"]
         var answers: [(String, Int)] = []
         for value in values {
-            for (path, parameters) in [("/api/picture", ["t", "threshold", "smoothing"]), ("/api/pick", ["t", "x", "y"])] {
+            for (path, parameters) in [("/api/picture", ["t", "threshold", "smoothing"]), ("/api/pick", ["t", "x", "y"]), ("/api/screen", ["layer"])] {
                 for name in parameters {
                     var query = ["t": "1", "x": "10", "y": "10"]
                     // The key's numbers go in the key's JSON, as the page sends them.
@@ -162,7 +162,7 @@ struct TuneHardeningTests {
                 }
             }
         }
-        #expect(answers.count == 4 * (6 + 1 + 18))
+        #expect(answers.count == 4 * (7 + 1 + 18))
         for (what, status) in answers { #expect(status == 400, "\(what): \(status)") }
         #expect(try RawHTTP.get(port: port, "/api/info?token=\(token)").status == 200, "still serving")
         #expect(tune.process.isRunning)

@@ -130,7 +130,7 @@ extension TunePageTests {
         _ = try browser.waitForPictures(atLeast: first + 1, source: "%22" + hex)
         let command = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains("--keyer fine") == true }
         #expect((command as? String)?.contains("--key-color \(hex)") == true, "\(command ?? "")")
-        #expect((try browser.script("return document.getElementById('status').textContent") as? String)?.contains("read from fx's border") == true)
+        #expect((try browser.script("return document.getElementById('status').textContent") as? String)?.contains("key colour \(hex) read from its border") == true)
         // The picture shown is the command line's --keyer fine given no colour, not given pure green.
         _ = try browser.picturePNG(into: dir + "/shown.png")
         let t = try #require(try browser.script("return document.getElementById('t').value") as? String)

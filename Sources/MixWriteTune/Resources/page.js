@@ -134,14 +134,20 @@ function keyFields(row, k) {
   row.append(keys);
   const key = settings.layerKeys[k];
   controls(keys, key, keySchema, "layerKey" + k, async name => {
-    if (name === "keyer" && key.keyer === "fine" && /^#?00FF00$/i.test(key["key-color"] ?? "00FF00")) {
-      try {
-        key["key-color"] = (await getJSON("/api/screen", { layer: k + 1 }))["key-color"];
-        showValues(key, keySchema, "layerKey" + k); status(info.layers[k + 1].name + ": key colour " + key["key-color"] + " read from its border", "ok");
-      } catch (e) { error(e.message); }
-    }
+    if (name === "keyer") await readScreen(key, k + 1, () => showValues(key, keySchema, "layerKey" + k));
     refresh(); settingsChanged();
   }, { inline: true });
+}
+// The fine keyer chosen with pure green reads the layer's screen colour from its clip's border (`layer` 0: the FX's),
+// as the command line does given no colour (pure green leaves a real screen showing through); a border that is no
+// screen is said, pure green kept. `shown()` shows the colour read.
+async function readScreen(key, layer, shown) {
+  if (key.keyer !== "fine" || !/^#?00FF00$/i.test(key["key-color"] ?? "00FF00")) return;
+  try {
+    key["key-color"] = (await getJSON("/api/screen", { layer }))["key-color"];
+    shown();
+    status(info.layers[layer].name + ": key colour " + key["key-color"] + " read from its border", "ok");
+  } catch (e) { error(e.message); }
 }
 // Dragging a box moves its layer (its corner: resizes it), in the picture's pixels; the picture follows on release.
 function dragLayer(event, i, resizing) {
@@ -330,18 +336,10 @@ function bindKey() {
     $("command").value = r.body.command; $("job").value = r.body.job; valid(); refresh();
   };
   const showSwatch = () => { $("swatch").style.background = "#" + key["key-color"]; };
-  // The fine keyer chosen with pure green reads the screen's colour from fx's border, as the command line does given
-  // no colour (pure green leaves a real screen showing through it); one that is no screen is said, pure green kept.
-  const readScreen = async () => {
-    try {
-      key["key-color"] = (await getJSON("/api/screen", { layer: 0 }))["key-color"];
-      showValues(key, keySchema, ""); showSwatch(); status("key colour " + key["key-color"] + " read from fx's border", "ok");
-    } catch (e) { error(e.message); }
-  };
   controls($("keyControls"), key, keySchema, "", async name => {
     if (name === "clean-plate") return plateChanged();
     if (name === "key-color") showSwatch();
-    if (name === "keyer" && key.keyer === "fine" && /^#?00FF00$/i.test(key["key-color"] ?? "00FF00")) await readScreen();
+    if (name === "keyer") await readScreen(key, 0, () => { showValues(key, keySchema, ""); showSwatch(); });
     refresh(); settingsChanged();
   });
   $("keyColor").after($("swatch"), $("pickButton"));
