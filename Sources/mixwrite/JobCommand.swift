@@ -113,9 +113,12 @@ extension CommonOptions {
     func printReport(_ report: Report, autoKey: Bool) {
         printReport(report)
         if autoKey, !quiet, !json, let k = report.key, !k.keyColorSet, report.compositing?.hasPrefix("chroma key") ?? true {
-            writeError("mixwrite: key colour picked from fx's border: \(k.keyColorHex)\n")
+            writeError("mixwrite: key colour picked from \(Self.pickedFrom(k)): \(k.keyColorHex)\n")
         }
     }
+
+    /// Where a picked key colour was read: fx's border, or its garbage rectangles'.
+    static func pickedFrom(_ key: KeySettings) -> String { key.garbage.isEmpty ? "fx's border" : "the borders of fx's --garbage rectangles" }
 
     func printFrameReport(_ report: FrameReport) {
         if !quiet {
@@ -125,7 +128,7 @@ extension CommonOptions {
             printJSON(report)
         } else if !quiet {
             var line = "mixwrite: wrote \(report.output) (\(report.width)x\(report.height) at \(formatSeconds(report.time)))"
-            if report.keyPicked { line += ", key colour \(report.key.keyColorHex) picked from fx's border" }
+            if report.keyPicked { line += ", key colour \(report.key.keyColorHex) picked from \(Self.pickedFrom(report.key))" }
             writeError(line + "\n")
         }
     }

@@ -258,7 +258,12 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             plan.notes.append("\(file.path): its alpha is opaque everywhere (its first picture), so it hides "
                               + "\(layers.isEmpty ? "base" : "what is under it") and nothing is keyed; if it is shot on a screen, --key chroma keys it")
         }
-        if !byAlpha && !plan.opaque { plan.key = try layer.keyPicked(for: file, notes: &plan.notes) }
+        if !byAlpha && !plan.opaque {
+            let own = file.displaySize ?? (2, 2)
+            let keyed = layer.placement.isWholeFrame ? KeyColorPicker.Keyed(width: video.width, height: video.height, fit: video.fit)
+                : KeyColorPicker.Keyed(width: own.width, height: own.height, fit: .stretch)
+            plan.key = try layer.keyPicked(for: file, keyed: keyed, notes: &plan.notes)
+        }
         if !byAlpha { try Self.checkPlate(plan.key, name: name) }
         plan.opacity = Int((layer.placement.opacity * 255).rounded())
         guard !layer.placement.isWholeFrame else { return plan }

@@ -114,12 +114,14 @@ public final class BlendPreview {
     /// `--key-color` (`KeyColorPicker`: its first frames' border; one that is no screen refused, naming the colour found).
     public func fxScreenColor(layer: Int) throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
         guard plan.layers.indices.contains(layer) else { throw .usage("no layer \(layer): the blend has \(plan.layers.count)") }
-        let fx = plan.layers[layer].fx
-        var key = plan.layers[layer].key
+        let laid = plan.layers[layer]
+        var key = laid.key
         key.keyer = .fine
-        switch try KeyColorPicker.read(fx: fx, key: key) {
+        let keyed = laid.place == nil ? KeyColorPicker.Keyed(width: plan.video.width, height: plan.video.height, fit: plan.video.fit)
+            : KeyColorPicker.Keyed(width: laid.ownSize.width, height: laid.ownSize.height, fit: .stretch)
+        switch try KeyColorPicker.read(fx: laid.fx, key: key, keyed: keyed) {
         case .picked(let pick): return (pick.color.r, pick.color.g, pick.color.b)
-        case .noScreen(let found): throw KeyColorPicker.refusal(fx.path, found)
+        case .noScreen(let found): throw KeyColorPicker.refusal(laid.fx.path, found, key)
         }
     }
 

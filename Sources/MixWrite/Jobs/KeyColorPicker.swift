@@ -10,9 +10,10 @@ enum KeyColorPicker {
     /// enough to refuse grey, skin and sky, little enough for an unevenly lit screen.
     static let screenMargin = 0.15
 
-    /// The key colour for fx: the median colour of the border band of fx's first frames, as RGB in [0, 1] (8-bit
-    /// steps, so that the colour written back as `RRGGBB` keys the same). Refuses a border that is not clearly green or
-    /// blue: keying it out would remove the picture, not a screen.
+    /// The key colour for fx: the median colour of the border band of fx's first frames (given garbage rectangles and
+    /// how fx is `keyed`, of each rectangle's border band inside it), as RGB in [0, 1] (8-bit steps, so that the colour
+    /// written back as `RRGGBB` keys the same). A border that is not clearly green or blue is
+    /// `.noScreen` (`--key-color auto` refuses it, `refusal`: keying it out would remove the picture, not a screen).
     ///
     /// GPUImage's distance is on chroma alone, so a screen less saturated than pure green or blue (a real one: the
     /// ARKit samples' 1EDB00) sits nearer the neutral axis and the yellows, and its colour as the key takes whites,
@@ -21,40 +22,21 @@ enum KeyColorPicker {
     /// subject is every sample of those frames that the primary keeps (its fx weight at least ½) and that is not the
     /// screen (farther from the screen's colour than 95 % of the border's samples, and than 0.05). The fine keyer learns
     /// the screen itself and takes the screen's colour as it is.
-    static func pick(fx: MediaFile, key: KeySettings) throws(MixWriteError) -> Pick {
-        switch try read(fx: fx, key: key) {
-        case .picked(let pick): return pick
-        case .noScreen(let found): throw refusal(fx.path, found)
-        }
-    }
-
-    /// `--key-color auto`'s error for a border of colour `found`.
-    static func refusal(_ path: String, _ found: KeyColor) -> MixWriteError {
-        .input(file: path, noScreen(found) + "; give --key-color RRGGBB")
-    }
-
-    /// What reading fx's border found: a screen's colour (`pick`'s), or a border that is not clearly green or blue.
-    enum Outcome {
-        case picked(Pick)
-        case noScreen(found: KeyColor)
-    }
-
-    /// Why no colour was picked from a border of colour `found`.
-    static func noScreen(_ found: KeyColor) -> String {
-        "no green or blue screen at the border of its first frames (found \(found.hex))"
-    }
-
-    /// `pick`, a border that is no screen said rather than refused.
-    static func read(fx: MediaFile, key: KeySettings) throws(MixWriteError) -> Outcome {
+    static func read(fx: MediaFile, key: KeySettings, keyed: Keyed? = nil) throws(MixWriteError) -> Outcome {
         guard let v = fx.mainVideo else { throw .input(file: fx.path, "has no video stream") }
-        let w = max(2, v.width & ~1), h = max(2, v.height & ~1)
+        let inside = key.garbage.isEmpty ? nil : keyed
+        let w = max(2, (inside?.width ?? v.width) & ~1), h = max(2, (inside?.height ?? v.height) & ~1)
         let rate = v.frameRate ?? Rational(30, 1)
         var ys: [UInt8] = [], us: [UInt8] = [], vs: [UInt8] = []
         var chroma = [Int](repeating: 0, count: 256 * 256)
-        let reader = try VideoTrackReader(file: fx, width: w, height: h, color: v.color, outputFrameRate: rate)
+        let reader = try VideoTrackReader(file: fx, width: w, height: h, color: v.color, outputFrameRate: rate, fit: inside?.fit ?? .stretch)
+        // The rectangles' bands, in chroma samples within the picture; none left inside it: the picture's border.
+        let regions = (inside == nil ? [] : key.garbage).compactMap { r in Self.region(r, width: w, height: h) }
         for n in 0..<frames {
             guard let picture = try reader.picture(at: MediaTime(frames: Int64(n), rate: rate), hold: false) else { break }
-            sampleBorder(picture, width: w, height: h, ys: &ys, us: &us, vs: &vs)
+            for r in regions.isEmpty ? [(0, 0, w / 2, h / 2)] : regions {
+                sampleBorder(picture, r, ys: &ys, us: &us, vs: &vs)
+            }
             if key.keyer == .gpuimage { countChroma(picture, width: w, height: h, into: &chroma) }
         }
         guard !us.isEmpty else { throw .input(file: fx.path, "has no decodable picture to pick a key colour from") }
@@ -75,7 +57,34 @@ enum KeyColorPicker {
                             screen: screen))
     }
 
-    /// What `pick` chose: the key colour, and the screen's own colour (the same unless pulled toward the primary).
+    /// `--key-color auto`'s error for a border of colour `found`.
+    static func refusal(_ path: String, _ found: KeyColor, _ key: KeySettings) -> MixWriteError {
+        .input(file: path, noScreen(found, key) + "; give --key-color RRGGBB")
+    }
+
+    /// fx as it is keyed: its size and fit there (the output's for a whole-frame fx, its own for a placed one), which
+    /// `--garbage`'s rectangles are in. Given garbage, the screen is read from each rectangle's border band inside it
+    /// (a screen that does not fill the frame: the rest is cut anyway); without, from the whole picture's border.
+    struct Keyed {
+        var width: Int
+        var height: Int
+        var fit: Fit
+    }
+
+    /// What reading fx's border found: a screen's colour (the key's, `Pick`), or a border that is not clearly green or
+    /// blue.
+    enum Outcome {
+        case picked(Pick)
+        case noScreen(found: KeyColor)
+    }
+
+    /// Why no colour was picked from a border of colour `found` (the garbage rectangles' when `key` has them).
+    static func noScreen(_ found: KeyColor, _ key: KeySettings) -> String {
+        let border = key.garbage.isEmpty ? "the border" : "the borders of the --garbage rectangles"
+        return "no green or blue screen at \(border) of its first frames (found \(found.hex))"
+    }
+
+    /// What `read` picked: the key colour, and the screen's own colour (the same unless pulled toward the primary).
     struct Pick {
         var color: KeyColor
         var screen: KeyColor
@@ -133,14 +142,22 @@ enum KeyColorPicker {
         }
     }
 
-    private static func sampleBorder(_ f: Frame, width w: Int, height h: Int, ys: inout [UInt8], us: inout [UInt8], vs: inout [UInt8]) {
-        let bw = max(1, Int(Double(w / 2) * band)), bh = max(1, Int(Double(h / 2) * band))
-        let cw = w / 2, ch = h / 2
+    /// Garbage rectangle `r` (X, Y, W, H in pixels) in chroma samples within a w × h picture (x0, y0, x1, y1), or nil
+    /// when none of it is inside.
+    private static func region(_ r: [Int], width w: Int, height h: Int) -> (Int, Int, Int, Int)? {
+        let x0 = max(0, r[0] / 2), y0 = max(0, r[1] / 2), x1 = min(w / 2, (r[0] + r[2]) / 2), y1 = min(h / 2, (r[1] + r[3]) / 2)
+        return x1 > x0 && y1 > y0 ? (x0, y0, x1, y1) : nil
+    }
+
+    /// The band of `band` of each side inside region r (chroma samples x0, y0, x1, y1), every other sample.
+    private static func sampleBorder(_ f: Frame, _ r: (Int, Int, Int, Int), ys: inout [UInt8], us: inout [UInt8], vs: inout [UInt8]) {
+        let (x0, y0, x1, y1) = r
+        let bw = max(1, Int(Double(x1 - x0) * band)), bh = max(1, Int(Double(y1 - y0) * band))
         let py = f.plane(0), pu = f.plane(1), pv = f.plane(2)
         let sy = f.stride(0), su = f.stride(1), sv = f.stride(2)
-        for cy in Swift.stride(from: 0, to: ch, by: 2) {
-            let inRowBand = cy < bh || cy >= ch - bh
-            for cx in Swift.stride(from: 0, to: cw, by: 2) where inRowBand || cx < bw || cx >= cw - bw {
+        for cy in Swift.stride(from: y0, to: y1, by: 2) {
+            let inRowBand = cy < y0 + bh || cy >= y1 - bh
+            for cx in Swift.stride(from: x0, to: x1, by: 2) where inRowBand || cx < x0 + bw || cx >= x1 - bw {
                 us.append(pu[cy * su + cx])
                 vs.append(pv[cy * sv + cx])
                 ys.append(py[2 * cy * sy + 2 * cx])

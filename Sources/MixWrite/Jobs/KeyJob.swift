@@ -83,7 +83,8 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         var video = try picture.videoPlan(reference: fxFile, length: length, strict: strict, threads: threads)
         video.encoding.codec = codec
         var warnings = idleKeyOptions(byAlpha: false).map { [$0] } ?? []
-        let key = try keyPicked(for: fxFile, notes: &warnings)
+        let key = try keyPicked(for: fxFile, keyed: KeyColorPicker.Keyed(width: video.width, height: video.height, fit: video.fit),
+                                notes: &warnings)
         try Self.checkPlate(key)
         let plan = KeyLayerStage.Plan(fx: fxFile, video: video, key: key)
         let (rate, outLength) = (video.frameRate, video.length)

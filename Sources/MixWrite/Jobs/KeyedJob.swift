@@ -11,20 +11,21 @@ extension KeyedJob {
     /// Whether fx's screen colour is read from its border: `--key-color auto`, or the fine keyer given no colour.
     var readsKeyColor: Bool { autoKeyColor || (key.keyer == .fine && !key.keyColorSet) }
 
-    /// The key fx (`file`) is keyed by: with `readsKeyColor` its colour read from fx's border (`KeyColorPicker`; a
-    /// note when GPUImage's is pulled toward the primary). The fine keyer given no colour keeps the default where fx's
-    /// border is no screen, and a note says so; `--key-color auto` refuses it.
-    func keyPicked(for file: MediaFile, notes: inout [String]) throws(MixWriteError) -> KeySettings {
+    /// The key fx (`file`, as it is `keyed`) is keyed by: with `readsKeyColor` its colour read from fx's border, or
+    /// its garbage rectangles' (`KeyColorPicker`; a note when GPUImage's is pulled toward the primary). The fine keyer
+    /// given no colour keeps the default where that border is no screen, and a note says so; `--key-color auto` refuses
+    /// it.
+    func keyPicked(for file: MediaFile, keyed: KeyColorPicker.Keyed, notes: inout [String]) throws(MixWriteError) -> KeySettings {
         var key = self.key
         guard readsKeyColor else { return key }
-        switch try KeyColorPicker.read(fx: file, key: key) {
+        switch try KeyColorPicker.read(fx: file, key: key, keyed: keyed) {
         case .picked(let pick):
             key.keyColor = pick.color
             if pick.pulled { notes.append(KeyColorPicker.pulledNote(pick, file: file.path)) }
         case .noScreen(let found):
-            guard !autoKeyColor else { throw KeyColorPicker.refusal(file.path, found) }
+            guard !autoKeyColor else { throw KeyColorPicker.refusal(file.path, found, key) }
             key.keyColorSet = true
-            notes.append("\(file.path): \(KeyColorPicker.noScreen(found)); the fine keyer keys it by \(key.keyColorHex) "
+            notes.append("\(file.path): \(KeyColorPicker.noScreen(found, key)); the fine keyer keys it by \(key.keyColorHex) "
                          + "(--key-color RRGGBB gives the screen's colour)")
         }
         return key
