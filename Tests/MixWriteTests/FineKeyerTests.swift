@@ -273,7 +273,8 @@ struct FineKeyerTests {
         try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x707070:s=320x240:r=25:d=0.4",
                                         "-vf", "drawbox=x=40:y=40:w=240:h=160:c=0x2E8B57:t=fill,drawbox=x=130:y=90:w=60:h=60:c=0xC08040:t=fill",
                                         "-c:v", "libx264", "-crf", "18", "-pix_fmt", "yuv420p", fx]).status == 0)
-        // A base of another size: fx fitted into 640×360 (×1.5, from x 80), so the screen is 140, 60, 360, 240 there.
+        // A base of another size: fx stretched to 640×360 (the blend's default: ×2 across, ×1.5 down), its screen 80, 60,
+        // 480, 240 there and the box 120 × 90; with --fit fit (×1.5 from x 80) the screen is 140, 60, 360, 240, the box 90 × 90.
         try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=black:s=640x360:r=25:d=0.4", "-c:v", "libx264",
                                         "-qp", "0", black]).status == 0)
         func lit(_ args: [String]) throws -> (share: Double, said: String, status: Int32) {
@@ -284,12 +285,14 @@ struct FineKeyerTests {
             let n = stride(from: 0, to: rgb.count, by: 3).filter { rgb[$0 ..< $0 + 3].max()! > 24 }.count
             return (Double(n) / Double(rgb.count / 3), r.stderr, r.status)
         }
-        let box = 90.0 * 90 / (640 * 360)
+        let box = 120.0 * 90 / (640 * 360)
         let inside = try lit(["--garbage", "140,60,360,240"])
         #expect(inside.share < box + 0.03 && inside.said.contains("picked from the borders of fx's --garbage rectangles"),
                 "the screen read inside the rectangle: \(inside.share) of the picture lit (the box \(box)); \(inside.said)")
         let auto = try lit(["--garbage", "140,60,360,240", "--key-color", "auto"])
         #expect(auto.status == 0 && abs(auto.share - inside.share) < 1e-9, "auto reads the same: \(auto)")
+        let fitted = try lit(["--garbage", "140,60,360,240", "--fit", "fit"])
+        #expect(fitted.share < 90.0 * 90 / (640 * 360) + 0.03 && fitted.said.contains("picked from"), "fitted: \(fitted)")
         // Without the rectangle the border is the walls: 00FF00 kept, said; the sea green left showing in the rectangle.
         let walls = try lit([])
         #expect(walls.said.contains("no green or blue screen at the border of its first frames") && walls.share > 0.3, "\(walls)")
