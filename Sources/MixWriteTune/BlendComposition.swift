@@ -66,9 +66,14 @@ final class BlendComposition: Composition {
         do { return OptionValue.hex(try preview.fxColor(at: t, x: Int(x), y: Int(y))) } catch { throw .bad(error.description) }
     }
 
-    /// Layer `layer`'s screen colour read from its border (0 the FX's; the fine keyer's given no colour).
-    func screenColor(layer: Int) throws(RequestError) -> String {
-        do { return OptionValue.hex(try preview.fxScreenColor(layer: layer)) } catch { throw .bad(error.description) }
+    /// Layer `layer`'s screen colour read from its border (0 the FX's; the fine keyer's given no colour), or from its
+    /// key's garbage rectangles' in `settings`, with the layers where `settings` place them.
+    func screenColor(layer: Int, settings: TuneSettings) throws(RequestError) -> String {
+        let preview = try preview(for: settings)
+        let key = layer == 0 ? settings.key : settings.layerKeys?.dropFirst(layer - 1).first
+        do { return OptionValue.hex(try preview.fxScreenColor(layer: layer, garbage: key?.garbage ?? [])) } catch {
+            throw .bad(error.description)
+        }
     }
 
     func job(with settings: TuneSettings) throws(RequestError) -> any TunedJob { try blendJob(settings) }

@@ -164,7 +164,8 @@ public final class TuneServer: Sendable {
         case (.get, "/api/screen"):
             let layer = try number(query, "layer")
             guard layer >= 0, layer == layer.rounded() else { throw RequestError.bad("layer must be a whole number from 0") }
-            return try json(["key-color": try await session.screenColor(layer: Int(layer))])
+            let settings = try await settings(from: query, session: session)
+            return try json(["key-color": try await session.screenColor(layer: Int(layer), settings: settings)])
         case (.post, "/api/plate"):
             return try json(["clean-plate": try await session.plate(at: try number(query, "t"))])
         case (.get, "/api/loudness"):

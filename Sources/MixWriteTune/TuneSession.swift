@@ -51,9 +51,9 @@ actor TuneSession {
     }
 
     /// Layer `layer`'s screen colour read from its border (0 the FX's), as the fine keyer reads it given no key colour.
-    func screenColor(layer: Int) throws(RequestError) -> String {
+    func screenColor(layer: Int, settings: TuneSettings) throws(RequestError) -> String {
         guard let blend = composition as? BlendComposition else { throw .bad("only a blend has a key colour to read") }
-        return try blend.screenColor(layer: layer)
+        return try blend.screenColor(layer: layer, settings: settings)
     }
 
     /// fx's picture at `t` saved as a clean plate (beside the output); its path.

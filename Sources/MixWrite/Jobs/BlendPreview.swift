@@ -110,13 +110,14 @@ public final class BlendPreview {
         return plan.video.color.rgb(y: Double(luma), u: Double(u), v: Double(v))
     }
 
-    /// Layer `layer`'s fx's screen colour (0 the FX's) read from its border, as the fine keyer reads it given no
-    /// `--key-color` (`KeyColorPicker`: its first frames' border; one that is no screen refused, naming the colour found).
-    public func fxScreenColor(layer: Int) throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
+    /// Layer `layer`'s fx's screen colour (0 the FX's) read from its border, or from `garbage`'s rectangles' borders, as
+    /// the fine keyer reads it given no `--key-color` (`KeyColorPicker`: its first frames; a border that is no screen
+    /// refused, naming the colour found).
+    public func fxScreenColor(layer: Int, garbage: [[Int]]) throws(MixWriteError) -> (r: Double, g: Double, b: Double) {
         guard plan.layers.indices.contains(layer) else { throw .usage("no layer \(layer): the blend has \(plan.layers.count)") }
         let laid = plan.layers[layer]
         var key = laid.key
-        key.keyer = .fine
+        (key.keyer, key.garbage) = (.fine, garbage)
         let keyed = laid.place == nil ? KeyColorPicker.Keyed(width: plan.video.width, height: plan.video.height, fit: plan.video.fit)
             : KeyColorPicker.Keyed(width: laid.ownSize.width, height: laid.ownSize.height, fit: .stretch)
         switch try KeyColorPicker.read(fx: laid.fx, key: key, keyed: keyed) {

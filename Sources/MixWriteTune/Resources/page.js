@@ -144,7 +144,7 @@ function keyFields(row, k) {
 async function readScreen(key, layer, shown) {
   if (key.keyer !== "fine" || !/^#?00FF00$/i.test(key["key-color"] ?? "00FF00")) return;
   try {
-    key["key-color"] = (await getJSON("/api/screen", { layer }))["key-color"];
+    key["key-color"] = (await getJSON("/api/screen", { ...pictureParams("composite"), layer }))["key-color"];
     shown();
     status(info.layers[layer].name + ": key colour " + key["key-color"] + " read from its border", "ok");
   } catch (e) { error(e.message); }
