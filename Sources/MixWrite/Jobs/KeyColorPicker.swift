@@ -12,8 +12,8 @@ enum KeyColorPicker {
 
     /// The key colour for fx: the median colour of the border band of fx's first frames (given garbage rectangles and
     /// how fx is `keyed`, of each rectangle's border band inside it), as RGB in [0, 1] (8-bit steps, so that the colour
-    /// written back as `RRGGBB` keys the same). A border that is not clearly green or blue is
-    /// `.noScreen` (`--key-color auto` refuses it, `refusal`: keying it out would remove the picture, not a screen).
+    /// written back as `RRGGBB` keys the same). A border that is not clearly green or blue is `.noScreen` (`--key-color
+    /// auto` refuses it, `refusal`: keying it out would remove the picture, not a screen).
     ///
     /// GPUImage's distance is on chroma alone, so a screen less saturated than pure green or blue (a real one: the
     /// ARKit samples' 1EDB00) sits nearer the neutral axis and the yellows, and its colour as the key takes whites,
