@@ -38,6 +38,6 @@ struct Blend: JobCommand {
         }
         if try common.writesTimeline(job) { return }
         let report = try await Runner(common: common).run(job)
-        common.printReport(report, autoKey: job.picksKeyColor)
+        common.printJobReport(report)
     }
 }

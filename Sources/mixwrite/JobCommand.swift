@@ -108,11 +108,11 @@ extension CommonOptions {
         for (kind, s) in spans { writeError("  \(kind)  \(String(format: "%.3f", s[0])) s to \(String(format: "%.3f", s[1])) s\n") }
     }
 
-    /// The report, and with `--key-color auto` (or the fine keyer given no colour) the colour picked (a blend's, a key
-    /// layer's; not when the fine keyer kept its default, which a warning said, nor when fx was not keyed).
-    func printReport(_ report: Report, autoKey: Bool) {
+    /// The report, and the key colour when it was read from fx (`--key-color auto`, or the fine keyer given none: a
+    /// blend's, a key layer's).
+    func printJobReport(_ report: Report) {
         printReport(report)
-        if autoKey, !quiet, !json, let k = report.key, !k.keyColorSet, report.compositing?.hasPrefix("chroma key") ?? true {
+        if report.keyPicked, !quiet, !json, let k = report.key {
             writeError("mixwrite: key colour picked from \(Self.pickedFrom(k)): \(k.keyColorHex)\n")
         }
     }
@@ -146,8 +146,6 @@ protocol JobCommand: AsyncParsableCommand {
     static func page(_ job: Job, listen: String, port: UInt16) async throws -> TuneServer?
     /// Why `--tune` does not go with this job, if it does not.
     static func refusesPage(_ job: Job) -> String?
-    /// Whether the job picked its key colour from fx (`--key-color auto`), which the command then says.
-    static func pickedKey(_ job: Job) -> Bool
 }
 
 extension JobCommand {
@@ -159,7 +157,6 @@ extension JobCommand {
     static func refusesPage(_ job: Job) -> String? {
         job.isParted ? "--tune serves the page for the whole job: --parts does not go with it" : nil
     }
-    static func pickedKey(_ job: Job) -> Bool { job.picksKeyColor }
     /// The command's name: its kind's.
     static var kindName: String { configuration.commandName ?? "" }
 
@@ -183,7 +180,7 @@ extension JobCommand {
         }
         if try common.writesTimeline(job) { return }
         let report = try await Runner(common: common).run(job)
-        common.printReport(report, autoKey: Self.pickedKey(job))
+        common.printJobReport(report)
     }
     static var allOwn: [OptionDeclaration] { CommonOptions.declarations + own }
 

@@ -261,7 +261,7 @@ struct FineKeyerTests {
             with["key-color"] = colour
             let job = try JSONDecoder().decode(BlendJob.self, from: JSONSerialization.data(withJSONObject: with))
             let written = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(job)) as? [String: Any])
-            #expect(job.picksKeyColor == picks && written["key-color"] as? String == colour, "\(colour ?? "none"): \(written)")
+            #expect(job.readsKeyColor == picks && written["key-color"] as? String == colour, "\(colour ?? "none"): \(written)")
         }
     }
 

@@ -148,6 +148,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         var prepared = PreparedJob(output: output, duration: videoPlan.length, frameRate: videoPlan.video.frameRate,
                                    video: BlendStage(plan: videoPlan), audio: audioPlan,
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
+        prepared.keyPicked = keyPicked(videoPlan)
         prepared.part = part
         prepared.layers = laidLayers(videoPlan.layers, sources: audioPlan?.sources ?? [])
         return prepared
@@ -280,6 +281,12 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         return plan
     }
 
+    /// Whether fx's key colour was read from its border (`--key-color auto`, or the fine keyer given none): fx keyed
+    /// (not laid by its alpha or as it is), and its border a screen.
+    func keyPicked(_ plan: BlendStage.Plan) -> Bool {
+        readsKeyColor && !plan.byAlpha && !plan.layers[0].opaque && !plan.key.keyColorSet
+    }
+
     /// `--hdr keep`'s transfer: base's HLG or PQ. Refused without an HDR base.
     func keptHDR(base: MediaFile) throws(MixWriteError) -> HDRTransfer? {
         guard keepHDR else { return nil }
@@ -335,7 +342,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.video.width, height: plan.video.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds,
-                           keyPicked: readsKeyColor && !plan.byAlpha && !plan.layers[0].opaque && !plan.key.keyColorSet,
+                           keyPicked: keyPicked(plan),
                            warnings: plan.layers.flatMap(\.notes))
     }
 }

@@ -100,12 +100,6 @@ public struct KindDescription {
 }
 
 extension MixJob {
-    /// Whether the job picks its key colour from fx (`--key-color auto`, or the fine keyer given no colour), which the
-    /// command then says.
-    @_spi(Tools) public var picksKeyColor: Bool { (self as? any KeyedJob)?.readsKeyColor ?? false }
-}
-
-extension MixJob {
     /// Whether the job is one part of several (`--parts N`).
     @_spi(Tools) public var isParted: Bool { (self as? any PartedJob)?.parts != nil }
 }

@@ -93,7 +93,9 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         let sources = try audio.sources(from: [("fx", fxFile)] + extra, strict: strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: outLength, codec: audioCodec)
         audioPlan?.strict = strict
-        return PreparedJob(output: output, duration: outLength, frameRate: rate, video: KeyLayerStage(plan: plan), audio: audioPlan,
-                           key: key, warnings: warnings, conversions: conversions)
+        var prepared = PreparedJob(output: output, duration: outLength, frameRate: rate, video: KeyLayerStage(plan: plan),
+                                   audio: audioPlan, key: key, warnings: warnings, conversions: conversions)
+        prepared.keyPicked = readsKeyColor && !key.keyColorSet
+        return prepared
     }
 }

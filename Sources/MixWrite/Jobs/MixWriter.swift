@@ -38,6 +38,8 @@ struct PreparedJob: Sendable {
     let video: (any VideoStage)?
     var audio: AudioMixPlan?
     let key: KeySettings?
+    /// Whether `key`'s colour was read from fx's border (`Report.keyPicked`).
+    var keyPicked = false
     var warnings: [String] = []
     /// How inputs' pictures were changed to reach the output's colour (HDR tone-mapped), in words.
     var conversions: [String] = []
@@ -253,7 +255,7 @@ extension Report {
                              codec: $0.codec.rawValue,
                              stems: $0.stems ? $0.sources.map { Report.Stem(name: $0.name, route: $0.route) } : nil)
             },
-            key: plan.key, layers: plan.layers, timeline: plan.timeline, damagedPackets: damaged,
+            key: plan.key, keyPicked: plan.keyPicked, layers: plan.layers, timeline: plan.timeline, damagedPackets: damaged,
             warnings: plan.warnings,
             seconds: seconds, stageSeconds: stageSeconds, peakMemoryMB: MixWrite.peakMemoryMB())
     }

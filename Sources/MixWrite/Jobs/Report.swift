@@ -73,6 +73,9 @@ public struct Report: Sendable, Codable {
     public var compositing: String?
     /// The first layer's key (fx's), as before layers; `layers` has each layer's.
     public var key: KeySettings?
+    /// Whether `key`'s colour was read from fx's border (`--key-color auto`, or the fine keyer given none), which the
+    /// command then says.
+    public var keyPicked = false
     /// A blend's layers, the FX first.
     public var layers: [LaidLayer]?
     /// The level of the keyer's C kernel that ran (0 the scalar reference, 1 x86-64, 2 SSE4.2, 3 AVX2, 4 AVX-512;
