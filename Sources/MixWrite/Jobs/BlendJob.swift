@@ -148,7 +148,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         var prepared = PreparedJob(output: output, duration: videoPlan.length, frameRate: videoPlan.video.frameRate,
                                    video: BlendStage(plan: videoPlan), audio: audioPlan,
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
-        prepared.keyPicked = keyPicked(videoPlan)
+        prepared.keyPicked = keyColorWasRead(videoPlan)
         prepared.part = part
         prepared.layers = laidLayers(videoPlan.layers, sources: audioPlan?.sources ?? [])
         return prepared
@@ -261,8 +261,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         }
         if !byAlpha && !plan.opaque {
             let own = file.displaySize ?? (2, 2)
-            let keyed = layer.placement.isWholeFrame ? KeyColorPicker.Keyed(width: video.width, height: video.height, fit: video.fit)
-                : KeyColorPicker.Keyed(width: own.width, height: own.height, fit: .stretch)
+            let keyed = KeyColorPicker.Keyed(wholeFrame: layer.placement.isWholeFrame, output: video, own: own)
             plan.key = try layer.keyPicked(for: file, keyed: keyed, notes: &plan.notes)
         }
         if !byAlpha { try Self.checkPlate(plan.key, name: name) }
@@ -283,7 +282,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
 
     /// Whether fx's key colour was read from its border (`--key-color auto`, or the fine keyer given none): fx keyed
     /// (not laid by its alpha or as it is), and its border a screen.
-    func keyPicked(_ plan: BlendStage.Plan) -> Bool {
+    func keyColorWasRead(_ plan: BlendStage.Plan) -> Bool {
         readsKeyColor && !plan.byAlpha && !plan.layers[0].opaque && !plan.key.keyColorSet
     }
 
@@ -342,7 +341,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         try output.write(bytes)
         return FrameReport(output: output.path, time: time.seconds, width: plan.video.width, height: plan.video.height,
                            key: plan.key, seconds: (ContinuousClock.now - started).seconds,
-                           keyPicked: keyPicked(plan),
+                           keyPicked: keyColorWasRead(plan),
                            warnings: plan.layers.flatMap(\.notes))
     }
 }

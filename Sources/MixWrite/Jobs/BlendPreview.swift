@@ -118,8 +118,7 @@ public final class BlendPreview {
         let laid = plan.layers[layer]
         var key = laid.key
         (key.keyer, key.garbage) = (.fine, garbage)
-        let keyed = laid.place == nil ? KeyColorPicker.Keyed(width: plan.video.width, height: plan.video.height, fit: plan.video.fit)
-            : KeyColorPicker.Keyed(width: laid.ownSize.width, height: laid.ownSize.height, fit: .stretch)
+        let keyed = KeyColorPicker.Keyed(wholeFrame: laid.place == nil, output: plan.video, own: laid.ownSize)
         switch try KeyColorPicker.read(fx: laid.fx, key: key, keyed: keyed) {
         case .picked(let pick): return (pick.color.r, pick.color.g, pick.color.b)
         case .noScreen(let found): throw KeyColorPicker.refusal(laid.fx.path, found, key)

@@ -69,6 +69,14 @@ enum KeyColorPicker {
         var width: Int
         var height: Int
         var fit: Fit
+
+        init(width: Int, height: Int, fit: Fit) { (self.width, self.height, self.fit) = (width, height, fit) }
+
+        /// A blend's layer: whole-frame at the output's size and fit, else at its own size (`own`), stretched.
+        init(wholeFrame: Bool, output video: VideoPlan, own: (width: Int, height: Int)) {
+            self = wholeFrame ? Keyed(width: video.width, height: video.height, fit: video.fit)
+                : Keyed(width: own.width, height: own.height, fit: .stretch)
+        }
     }
 
     /// What reading fx's border found: a screen's colour (the key's, `Pick`), or a border that is not clearly green or
