@@ -22,7 +22,7 @@ enum KeyColorPicker {
     /// subject is every sample of those frames that the primary keeps (its fx weight at least ½) and that is not the
     /// screen (farther from the screen's colour than 95 % of the border's samples, and than 0.05). The fine keyer learns
     /// the screen itself and takes the screen's colour as it is.
-    static func read(fx: MediaFile, key: KeySettings, keyed: Keyed? = nil) throws(MixWriteError) -> Outcome {
+    static func read(fx: MediaFile, key: KeySettings, keyed: Keyed) throws(MixWriteError) -> Outcome {
         guard let v = fx.mainVideo else { throw .input(file: fx.path, "has no video stream") }
         let inside = key.garbage.isEmpty ? nil : keyed
         let w = max(2, (inside?.width ?? v.width) & ~1), h = max(2, (inside?.height ?? v.height) & ~1)
