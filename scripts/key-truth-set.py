@@ -5,10 +5,10 @@
 had been scored once; `heldout4`, made when `heldout3` had been scored once; `heldout5` (the corpus's photographs),
 made when `heldout4` had been scored once and scored once for the matte steadied over the frames; `heldout6` (frames of
 the corpus's clips), made when `heldout5` had been scored once, for the guided filters' ε and the alpha from which a
-pixel keeps its own colour, re-chosen; `heldout7` and `heldout8` (more of the corpus's clips), each made when the last
-had been scored once, for the step tried after it.
+pixel keeps its own colour, re-chosen; `heldout7`, `heldout8` and `heldout9` (more of the corpus's clips), each made
+when the last had been scored once, for the step tried after it.
 
-  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout8 [--size 640x360] [--frames 24]
+  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout9 [--size 640x360] [--frames 24]
                            [--scenes A,B] [--no-photos]
       Writes OUTDIR/plate.mov (the new background, as key-truth.py's) and a folder for each scene with what
       key-truth.py's `score`, `layer` and `peers` read (fx.mov, alpha.npy, fg.npy, scene.json), the empty screen filmed
@@ -74,6 +74,14 @@ HALVES = {
     "heldout8": {"pictures": ["corpus:rotation/iphone_hevc_dv_rot90_aac.mov@0", "corpus:video/megamind_mpeg4_ac3.avi@1",
                               "corpus:video/mpeg2_1080p_mp2.ts@1", "corpus:video/hevc_10bit_1080p_vfr_aac.mp4@0"],
                  "seed": 900},
+    # Made when `heldout8` had been scored once, for the step chosen after it (the channels' bounds gated by the
+    # screen's own saturation: a rendered effect's saturated screen): a frame of each of four more of the corpus's
+    # clips (an H.264 sample in Matroska, an odd-sized phone clip, an interlaced broadcast, an HEVC with slices), no
+    # picture any half used; each frame's time chosen only so that it is not black.
+    "heldout9": {"pictures": ["corpus:video/sample_720p_h264_ac3.mkv@0", "corpus:video/odd_518x488_h264_aac.mp4@1",
+                              "corpus:multiaudio/h264_1080i_2xmp2_swe_nor.ts@1",
+                              "corpus:video/hevc_vfr_1080p_aac8kMono.mp4@1"],
+                 "seed": 1000},
 }
 # The scenes: which elements each lays, its screen, its light and its encoding.
 SCENES = {

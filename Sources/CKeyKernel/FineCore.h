@@ -33,6 +33,15 @@
 #define FINE_HIGH 0.97f
 #define FINE_SHOWN 0.15f
 
+/// The other channels' bounds (`fine_alpha`) count wholly only where a pixel has lost at least this share of the
+/// screen's saturation (its channel over the others' mean), and not at all where it is as saturated as the screen or
+/// more: that is screen, whatever one channel says. A rendered effect's screen (the corpus's HUD clips, 1EDB00) has a
+/// channel at or near 0, and the codec's ringing beside a thin white line took it below the screen's: read as a subject
+/// there, every line had dark specks along it (issue 46's eighteenth sitting). And no bound divides by less room than
+/// FINE_ROOM: within 0.1 of its end a channel cannot measure a share of it.
+#define FINE_CHANNEL_GATE 0.1f
+#define FINE_ROOM 0.1f
+
 static inline __attribute__((always_inline)) float fine_clamp01(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
 
 /// `x` with a knee at each end: 0 … `low` to 0, `low` … 2 `low` onto 0 … 2 `low`, the same `high` below 1, the middle
@@ -61,7 +70,7 @@ static inline __attribute__((always_inline)) float fine_limited(float c0, float 
 /// most.
 static inline __attribute__((always_inline)) float fine_bound(float v, float s, float seen, float end) {
     float room = v < s ? s - end : 1.f - s;
-    return fine_knee(fabsf(v - s) / (room > 1e-3f ? room : 1e-3f), FINE_BOUND_NOISE, FINE_BOUND_NOISE) * seen;
+    return fine_knee(fabsf(v - s) / (room > FINE_ROOM ? room : FINE_ROOM), FINE_BOUND_NOISE, FINE_BOUND_NOISE) * seen;
 }
 
 /// The matte (projection, colour-difference, luma) at one pixel; `thin` how much its colour is the foreground
@@ -90,12 +99,14 @@ static inline __attribute__((always_inline)) float fine_alpha(const MWFineParams
     float base = conf * ap + (1.f - conf) * a0;
     float side = confY * ay + (1.f - confY) * base;
     float alpha = confY > 0.f && side > base ? side : base;
-    // Never less than luma's bound (a strand of any colour), nor than each channel's but the screen's: a thin
-    // feature's screen channel carries the screen's spill, its others show it plainly (a dark strand on green is darker
-    // in red and blue than its luma shows).
+    // Never less than luma's bound (a strand of any colour), nor than each channel's but the screen's where the pixel
+    // is less saturated than the screen (FINE_CHANNEL_GATE): a thin feature's screen channel carries the screen's
+    // spill, its others show it plainly (a dark strand on green is darker in red and blue than its luma shows).
     float dark = FINE_DARK < 0.5f * ys ? FINE_DARK : 0.5f * ys;
-    float bounds[3] = {fine_bound(yl, ys, seen, dark), fine_bound(c[0], s[0], seen, 0.f),
-                       fine_bound(c[2], s[2], seen, 0.f)};
+    float saturation = s[1] - 0.5f * (s[0] + s[2]), lost = saturation - (c[1] - 0.5f * (c[0] + c[2]));
+    float gate = fine_clamp01(lost / (FINE_CHANNEL_GATE * (saturation > 1e-3f ? saturation : 1e-3f)));
+    float bounds[3] = {fine_bound(yl, ys, seen, dark), fine_bound(c[0], s[0], seen, 0.f) * gate,
+                       fine_bound(c[2], s[2], seen, 0.f) * gate};
     for (int k = 0; k < 3; k++) alpha = bounds[k] > alpha ? bounds[k] : alpha;
     *thin = fine_clamp01((side - base - FINE_THIN) / FINE_THIN_WIDTH);
     return fine_clamp01((alpha - FINE_LOW) / (FINE_HIGH - FINE_LOW));
