@@ -5,10 +5,10 @@
 had been scored once; `heldout4`, made when `heldout3` had been scored once; `heldout5` (the corpus's photographs),
 made when `heldout4` had been scored once and scored once for the matte steadied over the frames; `heldout6` (frames of
 the corpus's clips), made when `heldout5` had been scored once, for the guided filters' ε and the alpha from which a
-pixel keeps its own colour, re-chosen; `heldout7`, `heldout8` and `heldout9` (more of the corpus's clips), each made
-when the last had been scored once, for the step tried after it.
+pixel keeps its own colour, re-chosen; `heldout7` to `heldout10` (more of the corpus's clips), each made when the last
+had been scored once, for the step tried after it.
 
-  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout9 [--size 640x360] [--frames 24]
+  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout10 [--size 640x360] [--frames 24]
                            [--scenes A,B] [--no-photos]
       Writes OUTDIR/plate.mov (the new background, as key-truth.py's) and a folder for each scene with what
       key-truth.py's `score`, `layer` and `peers` read (fx.mov, alpha.npy, fg.npy, scene.json), the empty screen filmed
@@ -82,6 +82,13 @@ HALVES = {
                               "corpus:multiaudio/h264_1080i_2xmp2_swe_nor.ts@1",
                               "corpus:video/hevc_vfr_1080p_aac8kMono.mp4@1"],
                  "seed": 1000},
+    # Made when `heldout9` had been scored once, for the step chosen after it (the bounds' noise floor in levels,
+    # FINE_BOUND_LEVEL): a frame of each of four more of the corpus's clips (an MPEG-2 broadcast, a phone clip, an MPEG-4
+    # clip in MXF, a CineForm one), no picture any half used; each frame's time chosen only so that it is not black.
+    "heldout10": {"pictures": ["corpus:multiaudio/mpeg2_720p_2xac3_51_stereo.ts@0",
+                               "corpus:rotation/phone_480x272_rot90_aacMono.mp4@1",
+                               "corpus:multiaudio/mpeg4_cif_4xalaw.mxf@1", "corpus:video/odd_496x241_cineform.mov@0"],
+                  "seed": 1100},
 }
 # The scenes: which elements each lays, its screen, its light and its encoding.
 SCENES = {
