@@ -8,7 +8,8 @@
 # corpus's clips) for the guided filters' ε and FINE_SHOWN re-chosen, scored once; `heldout7` (four more of its clips)
 # for luma's dark end (FINE_DARK), scored once; `heldout8` (four more) for a step tried and not taken, and the method as
 # it stood, each scored once; `heldout9` (four more) for the channels' bounds gated by the screen's saturation
-# (FINE_CHANNEL_GATE), scored once. On each scene: `mixwrite key
+# (FINE_CHANNEL_GATE), and `heldout10` (four more) for the bounds' noise floor in levels (FINE_BOUND_LEVEL), each
+# scored once. On each scene: `mixwrite key
 # --keyer fine --key-color auto`, the same with `--clean-plate` (the scene's empty screen, filmed the same way), and
 # the peers (GPUImage's formula, the ffmpeg CLI's chromakey + despill + overlay, OBS's chroma key v2), each at the best
 # of its full grid of settings given the true screen colour. Prints every score, the fine keyer's ratios to the best

@@ -37,13 +37,13 @@
 /// screen's saturation (its channel over the others' mean), and not at all where it is as saturated as the screen or
 /// more: that is screen, whatever one channel says. A rendered effect's screen (the corpus's HUD clips, 1EDB00) has a
 /// channel at or near 0, and the codec's ringing beside a thin white line took it below the screen's: read as a subject
-/// there, every line had dark specks along it (issue 46's eighteenth sitting). And no bound divides by less room than
-/// FINE_ROOM: within 0.1 of its end a channel cannot measure a share of it. The file's noise is in levels, not in
-/// shares of a bound's room, so a bound's knee is never under FINE_BOUND_LEVEL of a difference (7.7 levels in 8 bits):
-/// over a screen a noise of a few levels read as a share of a small room flickered as a faint subject (tune's mixed,
-/// blue at CRF 28: the still subject's error −9 %).
+/// there, every line had dark specks along it (issue 46's eighteenth sitting).
 #define FINE_CHANNEL_GATE 0.1f
+/// No bound (`fine_bound`) divides by less room than this: within 0.1 of its end a channel cannot measure a share of it.
 #define FINE_ROOM 0.1f
+/// The file's noise is in levels, not in shares of a bound's room, so a bound's knee is never under this much of a
+/// difference (7.7 levels in 8 bits): over a dark screen a noise of a few levels read as a share of a small room
+/// flickered as a faint subject (tune's mixed, blue at CRF 28: the still subject's error −9 %).
 #define FINE_BOUND_LEVEL 0.03f
 
 static inline __attribute__((always_inline)) float fine_clamp01(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
@@ -66,13 +66,12 @@ static inline __attribute__((always_inline)) float fine_limited(float c0, float 
 }
 
 /// How much of a subject a value `v` at least is, where the screen's is `s`: darker (lighter) than the screen by that
-/// share of the room to `end` (white), its noise kneed away (FINE_BOUND_NOISE of the room, FINE_BOUND_LEVEL
-/// at least), where luma has detail (`seen`). Each channel is read to
-/// black (0): whatever the subject's colour, a channel lies between black and white, so its bound never overshoots.
-/// Luma is read to FINE_DARK (no more than half the screen's; `fine_alpha`): a lit strand is not black, and a thin
-/// one's dip is smoothed by the file, so read to black a dark strand came out at 0.73–0.76 of its alpha over tune's
-/// blue screens (their luma is low); a strand darker than FINE_DARK is read over its alpha, by s / (s − FINE_DARK) at
-/// most.
+/// share of the room to `end` (white), its noise kneed away (FINE_BOUND_NOISE of the room, FINE_BOUND_LEVEL at
+/// least), where luma has detail (`seen`). Each channel is read to black (0): whatever the subject's colour, a channel
+/// lies between black and white, so its bound never overshoots. Luma is read to FINE_DARK (no more than half the
+/// screen's; `fine_alpha`): a lit strand is not black, and a thin one's dip is smoothed by the file, so read to black a
+/// dark strand came out at 0.73–0.76 of its alpha over tune's blue screens (their luma is low); a strand darker than
+/// FINE_DARK is read over its alpha, by s / (s − FINE_DARK) at most.
 static inline __attribute__((always_inline)) float fine_bound(float v, float s, float seen, float end) {
     float room = v < s ? s - end : 1.f - s;
     room = room > FINE_ROOM ? room : FINE_ROOM;

@@ -14,10 +14,10 @@
 //  5. per pixel (the core, `mw_fine_core`): the colour's projection on the line from the local screen to the local
 //     foreground where it lies near that line; where luma has detail chroma cannot see (a strand thinner than a
 //     chroma sample), luma's own alpha where it finds more, and never less than luma's bound (a pixel darker or
-//     lighter than the screen is at least that share of a subject between black and white; likewise in each channel
-//     but the screen's, which spill does not fill); the foreground unmixed
-//     (less the screen's share), its screen channel limited to the mean of the others (spill) where the screen is
-//     near and outside the solid core, by the despill strength;
+//     lighter than the screen, by more than a few levels of noise, is at least that share of a subject between black
+//     and white; likewise in each channel but the screen's, which spill does not fill, where the pixel is less
+//     saturated than the screen); the foreground unmixed (less the screen's share), its screen channel limited to the
+//     mean of the others (spill) where the screen is near and outside the solid core, by the despill strength;
 //  6. over a run of pictures in order (`mw_fine_steady`; or as the tiles lay a picture, `MWFineOutput.steady`), the
 //     matte steadied: where fx did not change from the picture before, each pixel's alpha up to halfway to that
 //     picture's (`mw_fine_steady` below says how far);
