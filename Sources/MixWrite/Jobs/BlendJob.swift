@@ -283,7 +283,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
     /// Whether fx's key colour was read from its border (`--key-color auto`, or the fine keyer given none): fx keyed
     /// (not laid by its alpha or as it is), and its border a screen.
     func keyColorWasRead(_ plan: BlendStage.Plan) -> Bool {
-        readsKeyColor && !plan.byAlpha && !plan.layers[0].opaque && !plan.key.keyColorSet
+        !plan.byAlpha && !plan.layers[0].opaque && keyColorWasRead(plan.key)
     }
 
     /// `--hdr keep`'s transfer: base's HLG or PQ. Refused without an HDR base.

@@ -95,7 +95,7 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         audioPlan?.strict = strict
         var prepared = PreparedJob(output: output, duration: outLength, frameRate: rate, video: KeyLayerStage(plan: plan),
                                    audio: audioPlan, key: key, warnings: warnings, conversions: conversions)
-        prepared.keyPicked = readsKeyColor && !key.keyColorSet
+        prepared.keyPicked = keyColorWasRead(key)
         return prepared
     }
 }

@@ -11,6 +11,10 @@ extension KeyedJob {
     /// Whether fx's screen colour is read from its border: `--key-color auto`, or the fine keyer given no colour.
     var readsKeyColor: Bool { autoKeyColor || (key.keyer == .fine && !key.keyColorSet) }
 
+    /// Whether `picked` (what `keyPicked` returned) has its colour read from fx: one was to be read, and the border was
+    /// a screen (where it was none the fine keyer keeps its default, set).
+    func keyColorWasRead(_ picked: KeySettings) -> Bool { readsKeyColor && !picked.keyColorSet }
+
     /// The key fx (`file`, as it is `keyed`) is keyed by: with `readsKeyColor` its colour read from fx's border, or
     /// its garbage rectangles' (`KeyColorPicker`; a note when GPUImage's is pulled toward the primary). The fine keyer
     /// given no colour keeps the default where that border is no screen, and a note says so; `--key-color auto` refuses
