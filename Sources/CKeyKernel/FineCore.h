@@ -75,7 +75,8 @@ static inline __attribute__((always_inline)) float fine_limited(float c0, float 
 static inline __attribute__((always_inline)) float fine_bound(float v, float s, float seen, float end) {
     float room = v < s ? s - end : 1.f - s;
     room = room > FINE_ROOM ? room : FINE_ROOM;
-    float low = FINE_BOUND_LEVEL / room > FINE_BOUND_NOISE ? FINE_BOUND_LEVEL / room : FINE_BOUND_NOISE;
+    float low = FINE_BOUND_LEVEL / room;
+    low = low > FINE_BOUND_NOISE ? low : FINE_BOUND_NOISE;
     return fine_knee(fabsf(v - s) / room, low, FINE_BOUND_NOISE) * seen;
 }
 

@@ -209,7 +209,7 @@ struct FineKeyerTests {
             try #require(r.status == 0, "\(screen): \(r.stderr)")
             let keyed = try Oracle.decodeRGB(png).frames[0], filmed = try Oracle.decodeRGB(shot).frames[0]
             let pixels = stride(from: 0, to: keyed.count, by: 3)
-            let dark = pixels.filter { 0.2126 * Double(keyed[$0]) + 0.7152 * Double(keyed[$0 + 1]) + 0.0722 * Double(keyed[$0 + 2]) < 190 }.count
+            let dark = Self.pixels(of: keyed, darkerThan: 190)
             // The lines' light: pixels light in every channel (yellow has no blue, the screen little red) against fx's
             // pixels with red (every screen's is 0x1E at most).
             let lit = pixels.filter { keyed[$0 ..< $0 + 3].min()! > 128 }.count, lines = pixels.filter { filmed[$0] > 128 }.count
@@ -217,6 +217,13 @@ struct FineKeyerTests {
             #expect(dark <= 20, "\(screen): \(dark) pixels darker than yellow")
             #expect(Double(lit) >= 0.4 * Double(lines), "\(screen): \(lit) pixels lit of \(lines)")
         }
+    }
+
+    /// How many of an RGB picture's pixels have a BT.709 luma under `luma` (8-bit levels).
+    static func pixels(of rgb: [UInt8], darkerThan luma: Double) -> Int {
+        stride(from: 0, to: rgb.count, by: 3).filter {
+            0.2126 * Double(rgb[$0]) + 0.7152 * Double(rgb[$0 + 1]) + 0.0722 * Double(rgb[$0 + 2]) < luma
+        }.count
     }
 
     @Test("the corpus's three HUD effects (a rendered screen, 1EDB00) keyed by the fine keyer over yellow: no dark specks along their lines (MIXWRITE_CORPUS)",
@@ -233,9 +240,7 @@ struct FineKeyerTests {
             let r = try Oracle.mixwrite(["\(corpus)/greenscreen/\(clip).mov", base, "--keyer", "fine", "--frame", "1", "-o", png])
             try #require(r.status == 0, "\(clip): \(r.stderr)")
             let rgb = try Oracle.decodeRGB(png).frames[0]
-            let dark = stride(from: 0, to: rgb.count, by: 3).filter {
-                0.2126 * Double(rgb[$0]) + 0.7152 * Double(rgb[$0 + 1]) + 0.0722 * Double(rgb[$0 + 2]) < 120
-            }.count
+            let dark = Self.pixels(of: rgb, darkerThan: 120)
             print("\(clip) over yellow: \(dark) dark pixels")
             #expect(dark <= 20, "\(clip): \(dark) pixels darker than luma 120")
         }
