@@ -42,8 +42,10 @@ the held-out half is for reporting a method once it is chosen.
       peer at its best settings in SET/SCENE-peers.json (`key-truth.py peers`), with each layer's ratio to the best
       peer's on each part; the still part where the true colour is still too (a moving strand's core passing over a
       pixel keeps its alpha at 1 but is no still subject), and its ratios; and the still part's summed squared error
-      by region (within 2 px of the strands, the opaque subject's border, the rest). It reads no keyer's choice beyond
-      the layers scored, so it may be run on a held-out half.
+      by region (within 2 px of the strands, the opaque subject's border, the rest); the same where the true colour is
+      still too, with the part beside the strands where the truth is 0 in both frames; and, for each layer, how far fx
+      is off the clean plate's screen where the layer reads alpha beside the strands and the truth is 0 (what the file
+      itself shows there). It reads no keyer's choice beyond the layers scored, so it may be run on a held-out half.
   scripts/key-dt-analysis.py SET --tinted [SUFFIX …]
       The tinted translucent disc (the set's orange one, found from the truth: alpha 0.3 … 0.6 where the true colour's
       channels span 0.3 or more, opened by 2 px so no strand or soft edge is in it): its true alpha, the colour-
@@ -51,6 +53,12 @@ the held-out half is for reporting a method once it is chosen.
       each layer's and each peer's mean matte there; then each layer's edge-band error as it is and with that disc
       read right (the truth's alpha there, fx's colour unmixed by the clean plate's screen), to the best peer's. It
       reads no keyer's choice beyond the layers scored, so it may be run on a held-out half.
+  scripts/key-dt-analysis.py SET --glass [SUFFIX …]
+      The neutral disc over the screen alone (the set's checks' translucent region, its true colour neutral): its share
+      of the edge band, its true alpha and colour and its colour as filmed (the set's spill in it: no keyer tells that
+      from a darker glass), each layer's and each peer's mean matte there, each layer's colour there, and each layer's
+      edge-band error as keyed, with the disc's colour the truth's and with it as filmed (the layer's matte kept), to the
+      best peer's. It reads no keyer's choice beyond the layers scored, so it may be run on a held-out half.
   scripts/key-dt-analysis.py SET --strands [SUFFIX …]
       Where the thin strands' matte error lies (the tune half: it is for choosing): for each colour of strand, within
       2 px of that colour's strands over the screen (the others' left out), each layer's mean alpha and summed squared
@@ -252,6 +260,39 @@ def still_regions(d, n):
     return {"strands": near, "the subject's border": border, "the rest": ~(near | border)}
 
 
+def calm_by_region(mattes, alpha, fg, regions, tol=0.01, colour_tol=0.02):
+    """calm_part's summed squared error in each of still_regions' regions, the strands' split by where the truth is 0
+    in both frames (the matte beside a strand, not on it), for each matte."""
+    n = len(alpha)
+    da = np.diff(alpha, axis=0)
+    shows = (alpha[1:] > 0) | (alpha[:-1] > 0)
+    calm = (np.abs(da) <= tol) & (~shows | (np.abs(np.diff(fg[:n], axis=0)).max(-1) <= colour_tol))
+    clear = (alpha[1:] == 0) & (alpha[:-1] == 0)
+    out = {}
+    for name, m in mattes.items():
+        e2 = (np.diff(m[:n], axis=0) - da) ** 2 * calm
+        parts = {k: float(e2[v[:len(e2)]].sum()) for k, v in regions.items()}
+        parts["of it beside them (the truth 0 in both frames)"] = float(e2[regions["strands"][:len(e2)] & clear].sum())
+        out[name] = dict(sorted(parts.items(), key=lambda kv: list(regions).index(kv[0]) if kv[0] in regions else 0.5))
+    return out
+
+
+def beside_strands(d, info, alpha, matte):
+    """Where a layer reads alpha over 0.05 within 2 px of the strands but the truth is 0: how far fx there is off the
+    clean plate's screen (its largest channel's difference, median, levels), against the same beside the strands where
+    the layer reads 0.05 or less and on the clear screen 12 px from anything: what the file itself shows there."""
+    from scipy import ndimage
+    w, h, n = info["width"], info["height"], len(alpha)
+    fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
+    off = np.abs(fx - kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)[None]).max(-1) * 255
+    beside = dilate(np.load(f"{d}/regions.npz")["strands"][:n]) & (alpha == 0)
+    far = np.array([ndimage.distance_transform_edt(a <= 0) > 12 for a in alpha])
+    read = beside & (matte[:n] > 0.05)
+    return (f"beside the strands where the truth is 0, {read.sum() / n:.0f} px a frame read over 0.05, fx there "
+            f"{np.median(off[read]):.1f} levels off the screen (where read 0.05 or less {np.median(off[beside & ~read]):.1f}, "
+            f"the clear screen {np.median(off[far]):.1f})")
+
+
 def still_by_region(matte, alpha, regions, tol=0.01):
     """The summed squared dt error where the truth is still (as dt_parts), in each region."""
     e2, da = dt_error(matte, alpha)
@@ -285,6 +326,12 @@ def print_still(root, suffixes):
         print("  where the truth is still, the summed squared error by region: " + "; ".join(
             f"{name} " + " / ".join(f"{v:.0f}" for v in still_by_region(m, alpha, regions).values())
             for name, m in mattes.items()) + " (" + " / ".join(regions) + ")")
+        calm = calm_by_region(mattes, alpha, fg, regions)
+        print("  where the true colour is still too, by region: " + "; ".join(
+            f"{name} " + " / ".join(f"{v:.0f}" for v in parts.values()) for name, parts in calm.items()) +
+              " (" + " / ".join(next(iter(calm.values()))) + ")")
+        for suffix in suffixes:
+            print(f"  {suffix}: " + beside_strands(d, info, alpha, mattes[suffix]))
 
 
 def colour_difference(c, info):
@@ -335,6 +382,34 @@ def print_tinted(root, suffixes):
             print(f"  {suffix}: edge-band error {errors[0]:.2f}, the disc read right {errors[1]:.2f}{ratio}")
 
 
+def print_glass(root, suffixes):
+    for scene in SCENES:
+        d, info, alpha, fx = read_scene(root, scene)
+        w, h, n = info["width"], info["height"], len(alpha)
+        fg = np.load(f"{d}/fg.npy").astype(np.float64)[:n]
+        region = np.load(f"{d}/regions.npz")["translucent"][:n] & (fg.max(-1) - fg.min(-1) < 0.1)
+        edge = kt.truth(d)[2][:n]
+        screen = kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)
+        filmed = np.stack([kts.spill(f, a, screen, info["despill"]) for f, a in zip(fg, alpha)])
+        mattes = kts.peer_mattes(d) if os.path.exists(f"{root}/{scene}-peers.json") else {}
+        layers = {s: f"{root}/{scene}-{s}.mov" for s in suffixes}
+        mattes.update({s: kt.decode_alpha(path, w, h)[:n] for s, path in layers.items()})
+        def rgb(c):
+            return "/".join(f"{v * 255:.0f}" for v in c[region].mean(0))
+        print(f"{scene}: the neutral disc, {region.sum() / n:.0f} px a frame ({(region & edge).sum() / edge.sum():.2f} of the "
+              f"edge band), true alpha {alpha[region].mean():.3f}, colour {rgb(fg)}, as filmed {rgb(filmed)}; read " +
+              ", ".join(f"{name} {m[region].mean():.3f}" for name, m in mattes.items()))
+        plate = kt.decode_rgb(f"{root}/plate.mov", w, h)[:n]
+        best = best_peer(root, scene, "edgeError")
+        for suffix, path in layers.items():
+            matte, colour = mattes[suffix][..., None], kt.decode_rgb(path, w, h)[:n]
+            errors = [kt.scores(d, matte[..., 0], matte * c + (1 - matte) * plate, edge_only=True)["edgeError"]
+                      for c in (colour, np.where(region[..., None], fg, colour), np.where(region[..., None], filmed, colour))]
+            ratios = " / ".join(f"{e / best:.2f}" for e in errors) if best else "-"
+            print(f"  {suffix}: colour {rgb(colour)}; edge-band error as keyed / the disc's colour the truth's / as filmed "
+                  f"(its alpha the layer's): " + " / ".join(f"{e:.2f}" for e in errors) + f" ({ratios} of the best peer's)")
+
+
 def print_strands(root, suffixes):
     bins = ((-1, 0.001), (0.001, 0.2), (0.2, 0.5), (0.5, 0.8), (0.8, 1))
     for scene in SCENES:
@@ -376,6 +451,8 @@ def main():
         return print_still(root, sys.argv[3:] or ["fine"])
     if suffix == "--tinted":
         return print_tinted(root, sys.argv[3:] or ["fine"])
+    if suffix == "--glass":
+        return print_glass(root, sys.argv[3:] or ["fine"])
     if suffix == "--strands":
         return print_strands(root, sys.argv[3:] or ["fine"])
     for scene in SCENES:
