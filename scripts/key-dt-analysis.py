@@ -357,27 +357,38 @@ def read_scene(root, scene):
     return d, info, alpha, kt.decode_rgb(f"{d}/fx.mov", info["width"], info["height"])[:len(alpha)]
 
 
+def scene_layers(root, scene, suffixes, w, h, n):
+    """Each peer's matte at its best settings (when SET/SCENE-peers.json is there) and each layer's, by name; each
+    layer's colour by suffix; the new background (the set's plate.mov) and the best peer's edge-band error (or None)."""
+    mattes = kts.peer_mattes(f"{root}/{scene}") if os.path.exists(f"{root}/{scene}-peers.json") else {}
+    paths = {s: f"{root}/{scene}-{s}.mov" for s in suffixes}
+    mattes.update({s: kt.decode_alpha(path, w, h)[:n] for s, path in paths.items()})
+    colours = {s: kt.decode_rgb(path, w, h)[:n] for s, path in paths.items()}
+    return mattes, colours, kt.decode_rgb(f"{root}/plate.mov", w, h)[:n], best_peer(root, scene, "edgeError")
+
+
+def edge_error(d, matte, colour, plate):
+    """The edge-band error of a matte (frames × H × W) and a colour laid over the plate by it."""
+    m = matte[..., None]
+    return kt.scores(d, matte, m * colour + (1 - m) * plate, edge_only=True)["edgeError"]
+
+
 def print_tinted(root, suffixes):
     for scene in SCENES:
         d, info, alpha, fx = read_scene(root, scene)
         w, h, n = info["width"], info["height"], len(alpha)
         region = tinted_region(d, alpha)
         screen = kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)
-        mattes = kts.peer_mattes(d) if os.path.exists(f"{root}/{scene}-peers.json") else {}
-        layers = {s: f"{root}/{scene}-{s}.mov" for s in suffixes}
-        mattes.update({s: kt.decode_alpha(path, w, h)[:n] for s, path in layers.items()})
+        mattes, colours, plate, best = scene_layers(root, scene, suffixes, w, h, n)
         reading = 1 - colour_difference(fx, info) / np.maximum(colour_difference(screen, info), 1e-3)[None]
         print(f"{scene}: the tinted disc, {region.sum() / n:.0f} px a frame, true alpha {alpha[region].mean():.2f}, "
               f"colour difference {reading[region].mean():.2f}; read " +
               ", ".join(f"{name} {m[region].mean():.2f}" for name, m in mattes.items()))
-        plate = kt.decode_rgb(f"{root}/plate.mov", w, h)[:n]
-        best = best_peer(root, scene, "edgeError")
-        for suffix, path in layers.items():
-            matte, colour = mattes[suffix], kt.decode_rgb(path, w, h)[:n]
-            right = np.where(region, alpha, matte)[..., None]
-            unmixed = np.clip(fx - (1 - right) * screen, 0, 1) / np.maximum(right, 1e-3)
-            errors = [kt.scores(d, m[..., 0], m * c + (1 - m) * plate, edge_only=True)["edgeError"]
-                      for m, c in ((matte[..., None], colour), (right, np.where(region[..., None], unmixed, colour)))]
+        for suffix, colour in colours.items():
+            matte = mattes[suffix]
+            right = np.where(region, alpha, matte)
+            unmixed = np.clip(fx - (1 - right[..., None]) * screen, 0, 1) / np.maximum(right[..., None], 1e-3)
+            errors = [edge_error(d, matte, colour, plate), edge_error(d, right, np.where(region[..., None], unmixed, colour), plate)]
             ratio = f" ({errors[0] / best:.2f} -> {errors[1] / best:.2f} of the best peer's)" if best else ""
             print(f"  {suffix}: edge-band error {errors[0]:.2f}, the disc read right {errors[1]:.2f}{ratio}")
 
@@ -391,20 +402,14 @@ def print_glass(root, suffixes):
         edge = kt.truth(d)[2][:n]
         screen = kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)
         filmed = np.stack([kts.spill(f, a, screen, info["despill"]) for f, a in zip(fg, alpha)])
-        mattes = kts.peer_mattes(d) if os.path.exists(f"{root}/{scene}-peers.json") else {}
-        layers = {s: f"{root}/{scene}-{s}.mov" for s in suffixes}
-        mattes.update({s: kt.decode_alpha(path, w, h)[:n] for s, path in layers.items()})
+        mattes, colours, plate, best = scene_layers(root, scene, suffixes, w, h, n)
         def rgb(c):
             return "/".join(f"{v * 255:.0f}" for v in c[region].mean(0))
         print(f"{scene}: the neutral disc, {region.sum() / n:.0f} px a frame ({(region & edge).sum() / edge.sum():.2f} of the "
               f"edge band), true alpha {alpha[region].mean():.3f}, colour {rgb(fg)}, as filmed {rgb(filmed)}; read " +
               ", ".join(f"{name} {m[region].mean():.3f}" for name, m in mattes.items()))
-        plate = kt.decode_rgb(f"{root}/plate.mov", w, h)[:n]
-        best = best_peer(root, scene, "edgeError")
-        for suffix, path in layers.items():
-            matte, colour = mattes[suffix][..., None], kt.decode_rgb(path, w, h)[:n]
-            errors = [kt.scores(d, matte[..., 0], matte * c + (1 - matte) * plate, edge_only=True)["edgeError"]
-                      for c in (colour, np.where(region[..., None], fg, colour), np.where(region[..., None], filmed, colour))]
+        for suffix, colour in colours.items():
+            errors = [edge_error(d, mattes[suffix], np.where(region[..., None], c, colour), plate) for c in (colour, fg, filmed)]
             ratios = " / ".join(f"{e / best:.2f}" for e in errors) if best else "-"
             print(f"  {suffix}: colour {rgb(colour)}; edge-band error as keyed / the disc's colour the truth's / as filmed "
                   f"(its alpha the layer's): " + " / ".join(f"{e:.2f}" for e in errors) + f" ({ratios} of the best peer's)")
