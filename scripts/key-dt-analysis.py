@@ -236,15 +236,18 @@ def dt_parts(matte, alpha, tol=0.01):
     return part(still), part(~still)
 
 
-def calm_part(matte, alpha, fg, tol=0.01, colour_tol=0.02):
-    """The dt error where the truth is still and so is the true colour wherever it shows (no channel of it moves by more
-    than colour_tol; a moving strand's core passing over a pixel leaves its alpha at 1 but is no still subject), as
-    dt_parts' still part."""
-    e2, da = dt_error(matte, alpha)
-    n = len(e2) + 1
+def calm(alpha, fg, n, tol=0.01, colour_tol=0.02):
+    """Where the truth is still from each of the first n frames to the next and so is the true colour wherever it shows
+    (no channel of it moves by more than colour_tol; a moving strand's core passing over a pixel leaves its alpha at 1
+    but is no still subject)."""
     shows = (alpha[1:n] > 0) | (alpha[:n - 1] > 0)
-    calm = (np.abs(da) <= tol) & (~shows | (np.abs(np.diff(fg[:n], axis=0)).max(-1) <= colour_tol))
-    return float(np.sqrt((e2 * calm).sum(axis=(1, 2)) / e2[0].size).mean() * 1000)
+    return (np.abs(np.diff(alpha[:n], axis=0)) <= tol) & (~shows | (np.abs(np.diff(fg[:n], axis=0)).max(-1) <= colour_tol))
+
+
+def calm_part(matte, alpha, fg):
+    """The dt error where the truth and the true colour are still (`calm`), as dt_parts' still part."""
+    e2, da = dt_error(matte, alpha)
+    return float(np.sqrt((e2 * calm(alpha, fg, len(e2) + 1)).sum(axis=(1, 2)) / e2[0].size).mean() * 1000)
 
 
 def still_regions(d, n):
@@ -260,20 +263,20 @@ def still_regions(d, n):
     return {"strands": near, "the subject's border": border, "the rest": ~(near | border)}
 
 
-def calm_by_region(mattes, alpha, fg, regions, tol=0.01, colour_tol=0.02):
-    """calm_part's summed squared error in each of still_regions' regions, the strands' split by where the truth is 0
-    in both frames (the matte beside a strand, not on it), for each matte."""
-    n = len(alpha)
-    da = np.diff(alpha, axis=0)
-    shows = (alpha[1:] > 0) | (alpha[:-1] > 0)
-    calm = (np.abs(da) <= tol) & (~shows | (np.abs(np.diff(fg[:n], axis=0)).max(-1) <= colour_tol))
+def calm_by_region(mattes, alpha, fg, regions):
+    """calm_part's summed squared error in each of still_regions' regions, after the strands' the part of it where the
+    truth is 0 in both frames (the matte beside a strand, not on it), for each matte."""
     clear = (alpha[1:] == 0) & (alpha[:-1] == 0)
     out = {}
     for name, m in mattes.items():
-        e2 = (np.diff(m[:n], axis=0) - da) ** 2 * calm
-        parts = {k: float(e2[v[:len(e2)]].sum()) for k, v in regions.items()}
-        parts["of it beside them (the truth 0 in both frames)"] = float(e2[regions["strands"][:len(e2)] & clear].sum())
-        out[name] = dict(sorted(parts.items(), key=lambda kv: list(regions).index(kv[0]) if kv[0] in regions else 0.5))
+        e2, _ = dt_error(m, alpha)
+        e2 = e2 * calm(alpha, fg, len(e2) + 1)
+        parts = {}
+        for region, mask in regions.items():
+            parts[region] = float(e2[mask[:len(e2)]].sum())
+            if region == "strands":
+                parts["of it beside them (the truth 0 in both frames)"] = float(e2[mask[:len(e2)] & clear[:len(e2)]].sum())
+        out[name] = parts
     return out
 
 
@@ -410,9 +413,9 @@ def print_glass(root, suffixes):
               ", ".join(f"{name} {m[region].mean():.3f}" for name, m in mattes.items()))
         for suffix, colour in colours.items():
             errors = [edge_error(d, mattes[suffix], np.where(region[..., None], c, colour), plate) for c in (colour, fg, filmed)]
-            ratios = " / ".join(f"{e / best:.2f}" for e in errors) if best else "-"
+            ratios = f" ({' / '.join(f'{e / best:.2f}' for e in errors)} of the best peer's)" if best else ""
             print(f"  {suffix}: colour {rgb(colour)}; edge-band error as keyed / the disc's colour the truth's / as filmed "
-                  f"(its alpha the layer's): " + " / ".join(f"{e:.2f}" for e in errors) + f" ({ratios} of the best peer's)")
+                  f"(its alpha the layer's): " + " / ".join(f"{e:.2f}" for e in errors) + ratios)
 
 
 def print_strands(root, suffixes):
