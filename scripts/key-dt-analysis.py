@@ -266,34 +266,38 @@ def still_regions(d, n):
 def calm_by_region(mattes, alpha, fg, regions):
     """calm_part's summed squared error in each of still_regions' regions, after the strands' the part of it where the
     truth is 0 in both frames (the matte beside a strand, not on it), for each matte."""
-    clear = (alpha[1:] == 0) & (alpha[:-1] == 0)
+    n = min(len(alpha), *(len(m) for m in mattes.values()))
+    still = calm(alpha, fg, n)
+    clear = ((alpha[1:n] == 0) & (alpha[:n - 1] == 0))
     out = {}
     for name, m in mattes.items():
-        e2, _ = dt_error(m, alpha)
-        e2 = e2 * calm(alpha, fg, len(e2) + 1)
+        e2 = dt_error(m[:n], alpha)[0] * still
         parts = {}
         for region, mask in regions.items():
-            parts[region] = float(e2[mask[:len(e2)]].sum())
+            parts[region] = float(e2[mask[:n - 1]].sum())
             if region == "strands":
-                parts["of it beside them (the truth 0 in both frames)"] = float(e2[mask[:len(e2)] & clear[:len(e2)]].sum())
+                parts["of it beside them (the truth 0 in both frames)"] = float(e2[mask[:n - 1] & clear].sum())
         out[name] = parts
     return out
 
 
-def beside_strands(d, info, alpha, matte):
+def beside_strands(d, info, alpha):
     """Where a layer reads alpha over 0.05 within 2 px of the strands but the truth is 0: how far fx there is off the
     clean plate's screen (its largest channel's difference, median, levels), against the same beside the strands where
-    the layer reads 0.05 or less and on the clear screen 12 px from anything: what the file itself shows there."""
+    the layer reads 0.05 or less and on the clear screen 12 px from anything: what the file itself shows there. fx and
+    the plate read once a scene; a function of a layer's matte returned."""
     from scipy import ndimage
     w, h, n = info["width"], info["height"], len(alpha)
     fx = kt.decode_rgb(f"{d}/fx.mov", w, h)[:n]
     off = np.abs(fx - kt.decode_rgb(f"{d}/clean.mov", w, h).mean(0)[None]).max(-1) * 255
     beside = dilate(np.load(f"{d}/regions.npz")["strands"][:n]) & (alpha == 0)
-    far = np.array([ndimage.distance_transform_edt(a <= 0) > 12 for a in alpha])
-    read = beside & (matte[:n] > 0.05)
-    return (f"beside the strands where the truth is 0, {read.sum() / n:.0f} px a frame read over 0.05, fx there "
-            f"{np.median(off[read]):.1f} levels off the screen (where read 0.05 or less {np.median(off[beside & ~read]):.1f}, "
-            f"the clear screen {np.median(off[far]):.1f})")
+    clear = np.median(off[np.array([ndimage.distance_transform_edt(a <= 0) > 12 for a in alpha])])
+    def reading(matte):
+        read = beside & (matte[:n] > 0.05)
+        return (f"beside the strands where the truth is 0, {read.sum() / n:.0f} px a frame read over 0.05, fx there "
+                f"{np.median(off[read]):.1f} levels off the screen (where read 0.05 or less "
+                f"{np.median(off[beside & ~read]):.1f}, the clear screen {clear:.1f})")
+    return reading
 
 
 def still_by_region(matte, alpha, regions, tol=0.01):
@@ -333,8 +337,9 @@ def print_still(root, suffixes):
         print("  where the true colour is still too, by region: " + "; ".join(
             f"{name} " + " / ".join(f"{v:.0f}" for v in parts.values()) for name, parts in calm.items()) +
               " (" + " / ".join(next(iter(calm.values()))) + ")")
+        reading = beside_strands(d, info, alpha)
         for suffix in suffixes:
-            print(f"  {suffix}: " + beside_strands(d, info, alpha, mattes[suffix]))
+            print(f"  {suffix}: " + reading(mattes[suffix]))
 
 
 def colour_difference(c, info):
