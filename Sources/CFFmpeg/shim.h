@@ -19,6 +19,7 @@
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/samplefmt.h>
+#include <libavutil/tx.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 #include <zlib.h>
@@ -126,6 +127,34 @@ static inline long mw_log_count(void) {
     long c = mw_log_state.count;
     pthread_mutex_unlock(&mw_log_state.lock);
     return c;
+}
+
+/// A new audio frame in `like`'s sample format, layout and rate holding `count` samples: silence when `offset` is
+/// negative, else `like`'s samples from `offset` on (what a gap filled or an overlap trimmed needs). In C because
+/// av_samples_copy's and av_samples_set_silence's pointer parameters gained `const` in FFmpeg 7.0 (libavutil 59),
+/// which Swift imports as two different types; C converts either implicitly.
+static inline int mw_audio_frame_from(AVFrame *dst, const AVFrame *like, int offset, int count) {
+    dst->format = like->format;
+    dst->sample_rate = like->sample_rate;
+    dst->nb_samples = count;
+    int r = av_channel_layout_copy(&dst->ch_layout, &like->ch_layout);
+    if (r < 0) return r;
+    if ((r = av_frame_get_buffer(dst, 0)) < 0) return r;
+    int channels = like->ch_layout.nb_channels;
+    if (offset < 0) return av_samples_set_silence(dst->extended_data, 0, count, channels, like->format);
+    return av_samples_copy(dst->extended_data, like->extended_data, 0, offset, count, channels, like->format);
+}
+
+/// A complex single-precision FFT of `len` points (AV_TX_FLOAT_FFT, in libavutil since FFmpeg 4.4), forward or
+/// inverse, unscaled; `run` transforms `len` interleaved (re, im) floats from `in` into `out`. In C because av_tx_fn
+/// is a function pointer Swift would have to call through an optional. AV_TX_UNALIGNED: Swift arrays are not aligned
+/// for AVX.
+static inline int mw_fft_init(AVTXContext **ctx, av_tx_fn *fn, int len, int inverse) {
+    float scale = 1.0f;
+    return av_tx_init(ctx, fn, AV_TX_FLOAT_FFT, inverse, len, &scale, AV_TX_UNALIGNED);
+}
+static inline void mw_fft_run(AVTXContext *ctx, av_tx_fn fn, float *out, float *in) {
+    fn(ctx, out, in, sizeof(AVComplexFloat));
 }
 
 #endif

@@ -167,6 +167,26 @@ public final class Frame {
 }
 
 extension Frame {
+    /// `count` samples of silence in this audio frame's sample format, layout and rate. The corresponding FFmpeg
+    /// call is `av_samples_set_silence`.
+    public func silence(samples count: Int) throws(FFmpegError) -> Frame {
+        let other = Frame()
+        try check(mw_audio_frame_from(other.pointer, pointer, -1, Int32(count)), "av_samples_set_silence")
+        return other
+    }
+
+    /// A copy of this audio frame without its first `count` samples (fewer than it holds). The corresponding FFmpeg
+    /// call is `av_samples_copy`.
+    public func droppingLeading(_ count: Int) throws(FFmpegError) -> Frame {
+        precondition(count >= 0 && count < sampleCount, "droppingLeading: \(count) of \(sampleCount) samples")
+        let other = Frame()
+        try check(mw_audio_frame_from(other.pointer, pointer, Int32(count), Int32(sampleCount - count)), "av_samples_copy")
+        other.pts = pts
+        return other
+    }
+}
+
+extension Frame {
     /// The samples of a planar-float audio frame (fltp), one array a channel. The corresponding FFmpeg
     /// fields are `AVFrame.extended_data` and `nb_samples`.
     public func planarFloats() -> [[Float]] {

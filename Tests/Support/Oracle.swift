@@ -214,6 +214,20 @@ public enum Oracle {
         return r.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
+    /// Where `ref`'s sound from `from` for `length` seconds (its own time) is heard in `file`: normalised
+    /// cross-correlation by numpy (scripts/audio-place.py), both decoded by the ffmpeg CLI; the correlation there, and
+    /// the best one at least `length / 2` away.
+    public static func place(_ ref: String, from: Double, length: Double = 1, in file: String,
+                             stream: String = "0:a:0") throws -> (at: Double, score: Double, second: Double) {
+        let r = try run("/usr/bin/python3", [root.path + "/scripts/audio-place.py", ref, file, "--from", "\(from)",
+                                             "--length", "\(length)", "--stream", stream])
+        guard r.status == 0, let json = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Double],
+              let at = json["at"], let score = json["score"], let second = json["second"] else {
+            throw OracleError("audio-place \(ref) in \(file): \(r.stderr)")
+        }
+        return (at, score, second)
+    }
+
     /// One channel of interleaved samples.
     public static func channel(_ samples: [Float], _ c: Int, of channels: Int) -> [Float] {
         stride(from: c, to: samples.count, by: channels).map { samples[$0] }

@@ -110,6 +110,7 @@ public struct AudioOptions: Sendable {
         for (inputIndex, (label, file)) in inputs.enumerated() {
             var streams = file.audioStreams
             if tracks == .first { streams = Array(streams.prefix(1)) }
+            let starts = file.starts(of: streams)
             for (n, s) in streams.enumerated() {
                 let name = "\(label):\(n + 1)"
                 if mute.contains(label) || mute.contains(name) { continue }
@@ -119,13 +120,12 @@ public struct AudioOptions: Sendable {
                     warnings.append("\(file.path): \(what); left out of the mix")
                     continue
                 }
-                let start = (s.start ?? file.origin) - file.origin
                 result.append(AudioSource(
                     label: label, path: file.path, streamIndex: s.index, track: n + 1, codec: s.codec,
                     sampleRate: s.sampleRate, channels: s.channels, layout: s.layout,
                     gainDB: (gains[label] ?? 0) + (gains[name] ?? 0),
                     offsetSeconds: (offsets[name] ?? offsets[label]) ?? 0,
-                    startOffset: start > .zero ? start : .zero, inputIndex: inputIndex))
+                    startOffset: starts[s.index] ?? .zero, inputIndex: inputIndex))
             }
         }
         return result
@@ -180,8 +180,8 @@ public struct AudioOptions: Sendable {
         if s.gainDB != 0 { steps.append("gain \(s.gainDB) dB") }
         if s.head > .zero { steps.append("from its \(JobText.number(s.head.seconds)) s") }
         if let span = s.span { steps.append("cut after \(JobText.number(span.seconds)) s") }
-        let start = s.timelineStart.seconds + s.offsetSeconds + s.startOffset.seconds
-        if start > 0 { steps.append("starts at \(JobText.number(start)) s of the output (silence before)") }
+        let start = s.heardAt.seconds
+        if start > 0 { steps.append("starts at \(NumberText.milliseconds(start)) s of the output (silence before)") }
         steps.append(mode == .sum ? "summed at its own level, limited at -1 dBFS" : "mixed at 1/N (average)")
         return steps.joined(separator: "; ")
     }

@@ -104,14 +104,13 @@ public struct MixWriter: Sendable {
         let started = ContinuousClock.now
         let logged = FFmpegLog.count
         _ = ProbeLog.take()
+        _ = ProbeLog.takeNotes()
         guard let job = job as? any PlannedJob else {
             throw .usage("\(type(of: job)) is not one of mixwrite's jobs (\(JobFile.kinds.map { $0.kind }.joined(separator: ", ")))")
         }
         var plan = try job.prepare()
-        // What planning read of the inputs (a layer's first picture, the key colour's frames) is not the render's.
-        DamageLog.forget(job.inputPaths)
+        let logs = InputLogs(job: job, plan: plan)
         plan.audio?.measurements = measurements
-        let probed = ProbeLog.take()
         let reporter = progress.map { ProgressReporter(total: plan.duration, frameRate: plan.frameRate, handler: $0) }
         var kinds: [AssetWriter.TrackKind] = []
         if plan.video != nil { kinds.append(.video) }
@@ -146,19 +145,43 @@ public struct MixWriter: Sendable {
         reporter?.complete()
         var report = Report(plan, finished: finished, damaged: totals.damaged, seconds: (ContinuousClock.now - started).seconds,
                             stageSeconds: totals.stageSeconds)
-        // Each file's damaged packets said with its name and where the first was (the report's count is the total).
-        let damage = DamageLog.take(job.inputPaths), damaged = totals.damaged
-        report.warnings += !damage.isEmpty ? damage
-            : damaged > 0 ? ["\(damaged) damaged \(damaged == 1 ? "packet was" : "packets were") skipped"] : []
-        report.warnings += probed.map {
-            "\($0.path): \($0.lines) FFmpeg warning\($0.lines == 1 ? "" : "s") while probing; -v shows \($0.lines == 1 ? "it" : "them")"
-        } + warnings
+        report.warnings += logs.warnings(damaged: totals.damaged) + warnings
         report.audio?.loudness = loudness
         if plan.key != nil { report.kernelLevel = Int(KeyKernel.level) }
         report.compositing = plan.video?.compositing
         report.libraryWarnings = FFmpegLog.count - logged
         if let part = plan.part { try part.commit(report: report, finished: finished) }
         return report
+    }
+
+    /// What the logs keep of a job's inputs: FFmpeg's lines while they were probed, what planning read of a file that its
+    /// header says otherwise, and, once it has run, each file's damaged packets and its tracks' timing corrections.
+    private struct InputLogs {
+        let paths: [String]
+        /// The audio tracks' own files (a timeline's media, not the timeline).
+        let audioPaths: [String]
+        let probed: [(path: String, lines: Int)]
+        let notes: [String]
+
+        /// Taken once the job is planned: what planning read of the inputs (a layer's first picture, the key colour's
+        /// frames) is not the render's.
+        init(job: any PlannedJob, plan: PreparedJob) {
+            paths = job.inputPaths
+            audioPaths = Array(Set(plan.audio?.sources.map(\.path) ?? [])).sorted()
+            DamageLog.forget(paths)
+            TimingLog.forget(audioPaths)
+            (probed, notes) = (ProbeLog.take(), ProbeLog.takeNotes())
+        }
+
+        /// The warnings once the job has run: each file's damaged packets with its name and where the first was (the
+        /// report's count is the total), the notes, the timing corrections, FFmpeg's lines.
+        func warnings(damaged: Int) -> [String] {
+            let damage = DamageLog.take(paths)
+            return (!damage.isEmpty ? damage : damaged > 0 ? ["\(damaged) damaged \(damaged == 1 ? "packet was" : "packets were") skipped"] : [])
+                + notes + TimingLog.take(audioPaths) + probed.map {
+                    "\($0.path): \($0.lines) FFmpeg warning\($0.lines == 1 ? "" : "s") while probing; -v shows \($0.lines == 1 ? "it" : "them")"
+                }
+        }
     }
 
     /// What the stages did together.

@@ -43,7 +43,8 @@ public struct ProbeReport: Sendable, Codable {
     /// Reads a file's streams; an unreadable file gives a report with its `error`.
     public static func probe(_ path: String) -> ProbeReport {
         let file: MediaFile
-        do { file = try MediaFile(path: path, scanVideo: false) } catch {
+        // The video read as a job reads it: its rate the grid its frames are on.
+        do { file = try MediaFile(path: path) } catch {
             return ProbeReport(file: path, format: nil, duration: nil, streams: [], error: error.description)
         }
         let streams = file.streams.map { s -> Stream in

@@ -39,6 +39,12 @@ public struct AudioSource: Sendable, Codable {
 
     public var name: String { "\(label):\(track)" }
 
+    /// Where the track's first sound is heard on the output: its input's place, its own start in the file less what is
+    /// left out before it (never before the input's place), and `--offset`.
+    var heardAt: MediaTime {
+        timelineStart + max(startOffset - head, .zero) + (MediaTime(seconds: offsetSeconds) ?? .zero)
+    }
+
     /// Where the track's input starts on the output (a layer's `--at`, a concat clip's start), in seconds.
     public var atSeconds: Double { timelineStart.seconds }
 

@@ -14,15 +14,27 @@ final class AudioMixReader {
         /// The use of the file it reads: where it starts on the output and what is left out before it.
         let use: Use
         let demuxer: Demuxer
-        /// By stream index: the decoder and the sources (indices into the plan's sources) it feeds: more than one when
-        /// one use of the file names a track twice (its frames then go to each, a reference apiece).
-        var decoders: [Int: (decoder: Decoder, sources: [Int])] = [:]
+        /// By stream index: the track's decoder, clock and the sources it feeds.
+        var decoders: [Int: Track] = [:]
         var ended = false
+        /// Its tracks' timing corrections were said.
+        var logged = false
         var position: MediaTime = .zero
 
         init(path: String, use: Use, demuxer: Demuxer) {
             (self.path, self.use, self.demuxer) = (path, use, demuxer)
         }
+    }
+
+    /// One track of an input: its decoder, the sources (indices into the plan's sources) it feeds (more than one when
+    /// one use of the file names a track twice: its frames then go to each, a reference apiece), and the clock that
+    /// places its frames by their timestamps.
+    private final class Track {
+        let decoder: Decoder
+        var sources: [Int]
+        var clock: TrackClock
+
+        init(decoder: Decoder, source: Int, clock: TrackClock) { (self.decoder, sources, self.clock) = (decoder, [source], clock) }
     }
 
     /// A clip's use of its file: its tracks share one input (one demuxer); another use of the file, elsewhere on the
@@ -41,8 +53,8 @@ final class AudioMixReader {
     private var pending: [[Frame]]
     private var exhausted: [Bool]
     private var closed: [Bool]
-    /// Each track's frames are numbered by their samples from 0: its place on the timeline is set by adelay,
-    /// so a stray timestamp cannot shift or stretch the mix.
+    /// Each track's frames are numbered by their samples from 0, once its clock has filled its gaps and trimmed its
+    /// overlaps: its place on the timeline is set by adelay.
     private var nextSample: [Int64]
     /// Each track's place on the output: the time of its first sample (seconds), and of the next, by the seconds
     /// of sound delivered to it.
@@ -83,11 +95,13 @@ final class AudioMixReader {
             inputs.append(input)
         }
         if let shared = input.decoders[s.streamIndex] {
-            input.decoders[s.streamIndex]?.sources = shared.sources + [source]
+            shared.sources.append(source)
             return
         }
         do {
-            input.decoders[s.streamIndex] = (try Decoder(demuxer: input.demuxer, streamIndex: s.streamIndex, threads: 1), [source])
+            let decoder = try Decoder(demuxer: input.demuxer, streamIndex: s.streamIndex, threads: 1)
+            let start = (input.demuxer.startTime ?? .zero) + s.startOffset
+            input.decoders[s.streamIndex] = Track(decoder: decoder, source: source, clock: TrackClock(start: start, timeBase: decoder.timeBase))
         } catch {
             throw .input(file: s.path, "audio stream #\(s.streamIndex) (\(s.codec)) cannot be decoded: \(error.message.lowercased())")
         }
@@ -125,6 +139,7 @@ final class AudioMixReader {
             return nil
         case .endOfStream:
             sinkEnded = true
+            for input in inputs { logTiming(input) }
             return nil
         }
     }
@@ -136,6 +151,7 @@ final class AudioMixReader {
     private func readPacket() throws(MixWriteError) -> Bool {
         for input in inputs where !input.ended && input.decoders.values.allSatisfy({ $0.sources.allSatisfy { closed[$0] } }) {
             input.ended = true
+            logTiming(input)
         }
         let open = inputs.filter { !$0.ended }
         let waiting = graph == nil ? open.first { $0.decoders.values.contains { $0.sources.contains { pending[$0].isEmpty && !exhausted[$0] } } } : nil
@@ -143,14 +159,15 @@ final class AudioMixReader {
         let damagedBefore = damagedPackets
         var more: Bool
         do { more = try input.demuxer.read(into: packet) } catch { damagedPackets += 1; more = false }
-        if more, let (decoder, sources) = input.decoders[packet.streamIndex] {
-            if let ts = packet.dts ?? packet.pts { input.position = MediaTime(ticks: ts, timeBase: decoder.timeBase) }
-            try deliver(decode(packet, decoder, input), to: sources)
+        if more, let track = input.decoders[packet.streamIndex] {
+            if let ts = packet.dts ?? packet.pts { input.position = MediaTime(ticks: ts, timeBase: track.decoder.timeBase) }
+            try deliver(decode(packet, track.decoder, input), of: track)
         } else if !more {
             input.ended = true
-            for (decoder, sources) in input.decoders.values {
-                try deliver(decode(nil, decoder, input), to: sources)
-                for source in sources {
+            defer { logTiming(input) }
+            for track in input.decoders.values {
+                try deliver(decode(nil, track.decoder, input), of: track)
+                for source in track.sources {
                     exhausted[source] = true
                     if let graph { try close(source, in: graph) }
                 }
@@ -162,6 +179,16 @@ final class AudioMixReader {
         DamageLog.record(input.path, damagedPackets - damagedBefore, at: input.position)
         try buildGraph(force: false)
         return true
+    }
+
+    /// Says once what the input's clocks corrected (however the reading of it ended).
+    private func logTiming(_ input: Input) {
+        guard !input.logged else { return }
+        input.logged = true
+        for track in input.decoders.values.sorted(by: { $0.decoder.streamIndex < $1.decoder.streamIndex }) {
+            TimingLog.record(input.path, plan.sources[track.sources[0]], track.clock.corrections,
+                             origin: (input.demuxer.startTime ?? .zero).seconds)
+        }
     }
 
     private func decode(_ packet: Packet?, _ decoder: Decoder, _ input: Input) throws(MixWriteError) -> [Frame] {
@@ -176,15 +203,38 @@ final class AudioMixReader {
     /// How far `input` has come on the output: its tracks' least (those the graph still takes).
     private func onOutput(_ input: Input) -> Double {
         var least = Double.infinity
-        for (_, sources) in input.decoders.values {
-            for i in sources where !closed[i] { least = min(least, firstOnOutput[i] + delivered[i]) }
+        for track in input.decoders.values {
+            for i in track.sources where !closed[i] { least = min(least, firstOnOutput[i] + delivered[i]) }
         }
         return least
     }
 
-    /// Each decoded frame to every source its track feeds (a reference each, numbered by that source's samples).
-    private func deliver(_ frames: [Frame], to sources: [Int]) throws(MixWriteError) {
-        for decoded in frames where decoded.sampleCount > 0 {
+    /// Each decoded frame, placed by its timestamp (silence before it, or its overlap dropped), to every source its
+    /// track feeds (a reference each, numbered by that source's samples).
+    private func deliver(_ frames: [Frame], of track: Track) throws(MixWriteError) {
+        let sources = track.sources
+        var placed: [Frame] = []
+        do {
+            for decoded in frames where decoded.sampleCount > 0 {
+                switch track.clock.step(pts: decoded.bestEffortTimestamp, samples: decoded.sampleCount, sampleRate: decoded.sampleRate) {
+                case .play: placed.append(decoded)
+                case .drop: break
+                case .dropLeading(let n): placed.append(try decoded.droppingLeading(n))
+                case .silenceFirst(let n):
+                    // In blocks of a second: a long gap is many frames, none of them huge.
+                    var left = n
+                    while left > 0 {
+                        let count = min(left, max(1, decoded.sampleRate))
+                        placed.append(try decoded.silence(samples: count))
+                        left -= count
+                    }
+                    placed.append(decoded)
+                }
+            }
+        } catch {
+            throw .processing(file: plan.sources[sources[0]].path, "audio: \(error.description)")
+        }
+        for decoded in placed {
             for (k, source) in sources.enumerated() {
                 let frame: Frame
                 if k == sources.count - 1 { frame = decoded } else {

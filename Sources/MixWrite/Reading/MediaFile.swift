@@ -32,12 +32,26 @@ struct MediaFile: Sendable {
         format = demuxer.formatName
         duration = demuxer.duration
         origin = demuxer.startTime ?? .zero
-        streams = demuxer.streams
+        var streams = demuxer.streams
+        let still = format == "image2" || format.hasSuffix("_pipe")
+        if scanVideo, !still, let i = streams.firstIndex(where: \.isRealVideo), let grid = FrameGrid.measure(demuxer, streams[i]) {
+            // The frames' own rate, said where the header's reads otherwise (an odd average rounded to a standard
+            // rate included).
+            let stated = streams[i].frameRate
+            if stated.map({ FrameGrid.text($0) != FrameGrid.text(grid) }) ?? true {
+                ProbeLog.note(path, "its frames are on a \(FrameGrid.text(grid)) fps grid"
+                    + (stated.map { ", not the \(FrameGrid.text($0)) fps its header says" } ?? "") + "; read at \(FrameGrid.text(grid)) fps")
+            }
+            streams[i].frameRate = grid
+        }
+        self.streams = streams
         scannedVideoEnd = nil
-        if scanVideo, let v = mainVideo, v.duration == nil { scannedVideoEnd = scanVideoEnd() }
+        // A QuickTime/MP4 stream's duration is its sample table's; other containers' is a header's claim (an MXF's
+        // 13.44 s of which 0.24 s is there), so their video's end is read from its last packets.
+        if scanVideo, !still, let v = mainVideo, v.duration == nil || !format.hasPrefix("mov,") { scannedVideoEnd = scanVideoEnd() }
     }
 
-    /// The video's end read from its packets, where the stream itself states no duration.
+    /// The video's end read from its packets, where the stream's stated duration is not to be trusted.
     private(set) var scannedVideoEnd: MediaTime?
 
     var videoStreams: [StreamInfo] { streams.filter(\.isRealVideo) }
@@ -60,6 +74,7 @@ struct MediaFile: Sendable {
     /// The length of the file's video: the video stream's own duration, else the container's.
     var videoDuration: MediaTime? {
         guard let v = mainVideo else { return nil }
+        if let end = scannedVideoEnd { return end }
         if let d = v.duration, d > .zero {
             // A stream that starts after the file's origin still ends at start + duration on the file's timeline.
             let startOffset = (v.start ?? origin) - origin
@@ -107,15 +122,35 @@ extension MediaFile {
         // Only the end matters: jump to a few seconds before the stated end (Matroska has cues, so this is
         // cheap) and read from there.
         let lead = MediaTime(value: 10, timescale: Int64(1))
+        var seeked = false
         if let d = duration, d > lead {
-            do { try demuxer.seek(to: origin + d - lead, streamIndex: v.index) } catch {
+            do { try demuxer.seek(to: origin + d - lead, streamIndex: v.index); seeked = true } catch {
                 // Where a failed seek leaves the demuxer is not defined: read the whole file from the top instead.
                 do { demuxer = try Demuxer(url: path) } catch { return nil }
                 demuxer.keepOnly([v.index])
             }
         }
+        var found = lastPacketEnd(demuxer, v)
+        if found == nil, seeked, let again = try? Demuxer(url: path) {
+            // A seek past what is there (a header's length longer than the file) finds nothing: read from the top.
+            again.keepOnly([v.index])
+            found = lastPacketEnd(again, v)
+        }
+        guard let (end, lastKey) = found else { return nil }
+        // Where the packets end far from where the header says (a cut file), what the last GOP decodes is the end.
+        let frame = v.frameRate.map { MediaTime(frames: 1, rate: $0) } ?? .zero
+        if let stated = v.duration ?? duration, abs((stated - end).seconds) > frame.seconds, let key = lastKey,
+           let decoded = decodedEnd(from: key, v) {
+            return decoded
+        }
+        return end
+    }
+
+    /// The end of the last of `v`'s packets `demuxer` reads from where it is, on the file's timeline, and the time of
+    /// the last keyframe among them (the file's own).
+    private func lastPacketEnd(_ demuxer: Demuxer, _ v: StreamInfo) -> (end: MediaTime, lastKey: MediaTime?)? {
         let packet = Packet()
-        var end: Int64?
+        var end: Int64?, lastKey: Int64?
         var lastDuration: Int64 = 0
         while true {
             do {
@@ -124,6 +159,7 @@ extension MediaFile {
                 break   // A read error is where a damaged file ends, for the stages too.
             }
             guard packet.streamIndex == v.index, let pts = packet.pts ?? packet.dts else { continue }
+            if packet.isKeyframe { lastKey = pts }
             if end == nil || pts + packet.duration > end! { end = pts + packet.duration; lastDuration = packet.duration }
         }
         guard var e = end else { return nil }
@@ -131,7 +167,47 @@ extension MediaFile {
         if lastDuration == 0, let r = v.frameRate, r.isValid {
             e += MediaTime(frames: 1, rate: r).ticks(in: v.timeBase)
         }
-        return MediaTime(ticks: e, timeBase: v.timeBase) - origin
+        return (MediaTime(ticks: e, timeBase: v.timeBase) - origin, lastKey.map { MediaTime(ticks: $0, timeBase: v.timeBase) })
+    }
+
+    /// Where the pictures that decode from the keyframe at `key` (the file's own time) on end, on the file's timeline:
+    /// a frame past the last one's time. nil when none decodes.
+    private func decodedEnd(from key: MediaTime, _ v: StreamInfo) -> MediaTime? {
+        guard let demuxer = try? Demuxer(url: path) else { return nil }
+        demuxer.keepOnly([v.index])
+        guard (try? demuxer.seek(to: key, streamIndex: v.index)) != nil,
+              let frames = try? Decoder(demuxer: demuxer, streamIndex: v.index, threads: 1).frames(from: demuxer) else { return nil }
+        var last: Int64?
+        while let frame = try? frames.next() {
+            if let t = frame.bestEffortTimestamp { last = max(last ?? t, t) }
+        }
+        guard let last else { return nil }
+        let step = v.frameRate.map { MediaTime(frames: 1, rate: $0) } ?? .zero
+        return MediaTime(ticks: last, timeBase: v.timeBase) + step - origin
+    }
+}
+
+extension MediaFile {
+    /// Where each of `streams` starts on the file's timeline (after its origin): the stream's stated start, or its first
+    /// packet's time where that lies later by more than `TrackClock.tolerance`. FFmpeg states the file's start for a
+    /// stream whose first packet comes after its probe window (a Matroska track that begins 5 s or more in), and the
+    /// packets say where its sound is heard. The packets are read, not decoded, until each stream has shown one.
+    func starts(of streams: [StreamInfo]) -> [Int: MediaTime] {
+        var result: [Int: MediaTime] = [:]
+        for s in streams { result[s.index] = max(.zero, (s.start ?? origin) - origin) }
+        guard !streams.isEmpty, let demuxer = try? Demuxer(url: path) else { return result }
+        demuxer.keepOnly(Set(streams.map(\.index)))
+        var unseen = Set(streams.map(\.index))
+        let packet = Packet()
+        let tolerance = MediaTime(seconds: TrackClock.tolerance) ?? .zero
+        while !unseen.isEmpty {
+            do { guard try demuxer.read(into: packet) else { break } } catch { break }
+            guard unseen.remove(packet.streamIndex) != nil, let s = streams.first(where: { $0.index == packet.streamIndex }),
+                  let ts = packet.pts ?? packet.dts else { continue }
+            let first = MediaTime(ticks: ts, timeBase: s.timeBase) - origin
+            if let stated = result[s.index], first > stated + tolerance { result[s.index] = first }
+        }
+        return result
     }
 }
 
@@ -149,6 +225,20 @@ extension MediaFile {
 /// is planned; jobs of a batch running side by side may count each other's lines.
 enum ProbeLog {
     private static let counts = Mutex<[String: Int]>([:])
+    private static let notes = Mutex<[String: [String]]>([:])
+
+    /// What planning read of a file that its header says otherwise (its frames' rate), said once a file.
+    static func note(_ path: String, _ text: String) {
+        notes.withLock { n in if !(n[path] ?? []).contains(text) { n[path, default: []].append(text) } }
+    }
+
+    /// The notes since the last call, as warnings naming their files, in path order.
+    static func takeNotes() -> [String] {
+        notes.withLock { n in
+            defer { n = [:] }
+            return n.sorted { $0.key < $1.key }.flatMap { entry in entry.value.map { "\(entry.key): \($0)" } }
+        }
+    }
 
     static func record(_ path: String, _ lines: Int) {
         guard lines > 0 else { return }
