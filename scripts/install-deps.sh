@@ -7,11 +7,11 @@
 # that runs a job array on a one-node cluster of this machine, and chromium with chromedriver (and curl to
 # speak to it), for the tuning page's test in a real browser, and python3's jsonschema (the job files' schema checked
 # by an independent validator) and numpy (the keyers' ground truth, scripts/key-truth.py), and zsh and fish (their
-# completion scripts run in the real shells), and OpenTimelineIO's Python library (the render tests' timelines). `install-deps.sh deb` needs nothing more (the
+# completion scripts run in the real shells), and espeak-ng (the sync tests' speech), and OpenTimelineIO's Python library (the render tests' timelines). `install-deps.sh deb` needs nothing more (the
 # tuning page's server no longer brings Foundation's networking part, and with it libcurl, into the binary).
 set -euo pipefail
 need=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev zlib1g-dev)
-if [ "${1:-}" = test ]; then need+=(slurm-wlm chromium chromium-driver curl python3-jsonschema python3-numpy zsh fish); fi
+if [ "${1:-}" = test ]; then need+=(slurm-wlm chromium chromium-driver curl python3-jsonschema python3-numpy zsh fish espeak-ng); fi
 missing=()
 for p in "${need[@]}"; do
     [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
@@ -29,6 +29,12 @@ otio=(opentimelineio==0.18.1 otio-cmx3600-adapter otio-fcpx-xml-adapter otio-kde
 if [ "${1:-}" = test ] && ! python3 -c "import opentimelineio as o; o.adapters.from_name('cmx_3600'); o.adapters.from_name('fcpx_xml'); o.adapters.from_name('kdenlive')" 2>/dev/null; then
     echo "installing: ${otio[*]} (PyPI)" >&2
     python3 -m pip install -q "${otio[@]}" 2>/dev/null || python3 -m pip install -q --user --break-system-packages "${otio[@]}"
+fi
+# The sync tests make their truth set (scripts/sync-truth-set.py) with numpy and scipy's filters, in the python3 that
+# `env` finds (the OTIO library's too).
+if [ "${1:-}" = test ] && ! python3 -c "import numpy, scipy.signal" 2>/dev/null; then
+    echo "installing: numpy scipy (PyPI)" >&2
+    python3 -m pip install -q numpy scipy 2>/dev/null || python3 -m pip install -q --user --break-system-packages numpy scipy
 fi
 if ! command -v swift >/dev/null; then
     echo "error: the Swift toolchain (6.1 or later) is not on PATH; install it from swift.org" >&2

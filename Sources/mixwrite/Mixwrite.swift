@@ -31,7 +31,7 @@ struct Mixwrite: AsyncParsableCommand {
         130 interrupted (SIGINT), 143 terminated (SIGTERM).
         """,
         version: "mixwrite 0.1.0\n" + MixWriter.ffmpegLibraries,
-        subcommands: KindCommands.all + [Probe.self, Batch.self, Join.self, Tune.self],
+        subcommands: KindCommands.all + [Probe.self, Sync.self, Batch.self, Join.self, Tune.self],
         defaultSubcommand: Blend.self
     )
 

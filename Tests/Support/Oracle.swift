@@ -36,6 +36,12 @@ public enum Oracle {
         (try? run("/usr/bin/env", ["python3", "-c", "import opentimelineio"]).status) == 0
     }()
 
+    /// Whether the sync truth set can be made: espeak-ng, and python3 with numpy and scipy (scripts/sync-truth-set.py).
+    public static let hasSyncTruth: Bool = {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/espeak-ng")
+            && (try? run("/usr/bin/env", ["python3", "-c", "import numpy, scipy.signal"]).status) == 0
+    }()
+
     /// Whether this process may mount a small tmpfs (root with the capability to mount): the full-disk test's need.
     public static let canMountTmpfs: Bool = {
         guard getuid() == 0, let dir = try? scratch("mount-probe") else { return false }

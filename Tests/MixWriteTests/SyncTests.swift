@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `mixwrite sync`: recordings of one event, made apart, placed on a reference's timeline by their sound. The truth is
+/// how scripts/sync-truth-set.py made them (a far camera microphone in a reverberant room against a close recorder with
+/// its own rate, codec, noise, start, end and clock); the reference implementation (scripts/sync-reference.py:
+/// waveform correlation of anchors, a line through them) reads the same pairs independently.
+@Suite("sync by sound")
+struct SyncTests {
+    struct Truth: Decodable {
+        var name: String, reference: String, file: String, offsetSeconds: Double, driftPPM: Double, seconds: Double
+        var rate: Int, codec: String
+    }
+
+    /// Scenes made by the truth-set script: seeds 21 to 24 are not the ones the method's constants were chosen on
+    /// (1 and 3), and give a 192 kHz PCM, a 22.05 kHz AAC, a 32 kHz MP3 and an 8 kHz PCM recorder.
+    static func scenes(_ dir: String, seeds: String = "21-24", seconds: Double = 30) throws -> [Truth] {
+        let r = try Oracle.run("/usr/bin/env", ["python3", Oracle.root.path + "/scripts/sync-truth-set.py", dir, "--seeds", seeds,
+                                                "--seconds", "\(seconds)"])
+        try #require(r.status == 0, "sync-truth-set.py: \(r.stderr)")
+        return try JSONDecoder().decode([Truth].self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/truth.json")))
+    }
+
+    static func json(_ data: Data) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("four recorders (8 to 192 kHz, PCM, AAC, MP3) against a camera: within 1 ms at their start and 2 ms at their end",
+          .enabled(if: Oracle.hasSyncTruth, "espeak-ng or python3's scipy is missing (scripts/install-deps.sh test installs them)"))
+    func truthSet() throws {
+        let dir = try Oracle.scratch()
+        for t in try Self.scenes(dir) {
+            let r = try Oracle.mixwrite(["sync", t.reference, t.file, "--json"], timeout: 300)
+            try #require(r.status == 0, "\(t.name): \(r.stderr)")
+            let report = try Self.json(r.stdout)
+            #expect(Set(report.keys) == ["reference", "sources"], "\(report.keys)")
+            let source = try #require((report["sources"] as? [[String: Any]])?.first)
+            #expect(Set(source.keys) == ["file", "offsetSeconds", "driftPPM", "confidence"], "\(source.keys)")
+            let offset = try #require(source["offsetSeconds"] as? Double), drift = try #require(source["driftPPM"] as? Double)
+            let end = { (o: Double, d: Double) in o + t.seconds * (1 + d / 1e6) }
+            let startError = abs(offset - t.offsetSeconds) * 1000
+            let endError = abs(end(offset, drift) - end(t.offsetSeconds, t.driftPPM)) * 1000
+            #expect(startError <= 1 && endError <= 2,
+                    "\(t.name) (\(t.rate) Hz \(t.codec)): \(offset) s, \(drift) ppm; truth \(t.offsetSeconds) s, \(t.driftPPM) ppm: \(startError) ms at its start, \(endError) ms at its end")
+            #expect((source["confidence"] as? Double ?? 0) >= 0.25)
+            // The reference implementation, on the same pair, agrees with the truth (the oracle is sound) and so with mixwrite.
+            let ref = try Oracle.run("/usr/bin/python3", [Oracle.root.path + "/scripts/sync-reference.py", t.reference, t.file])
+            let theirs = try Self.json(ref.stdout)["offsetSeconds"] as? Double
+            #expect(theirs.map { abs($0 - t.offsetSeconds) < 0.002 } == true, "\(t.name): the reference implementation says \(String(describing: theirs))")
+        }
+    }
+
+    @Test("bad input: no sound, under a second of it, no match, a match at two places: exit 1, one line naming the file")
+    func badInput() throws {
+        let dir = try Oracle.scratch()
+        func make(_ name: String, _ lavfi: String, _ filter: [String] = []) throws -> String {
+            let r = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", lavfi] + filter + [dir + "/" + name])
+            try #require(r.status == 0, "\(r.stderr)")
+            return dir + "/" + name
+        }
+        let noise = try make("noise.wav", "anoisesrc=d=20:c=white:r=48000:a=0.3:seed=1")
+        let other = try make("other.wav", "anoisesrc=d=20:c=white:r=48000:a=0.3:seed=2")
+        let short = try make("short.wav", "sine=d=0.5")
+        let jingle = try make("jingle.wav", "anoisesrc=d=3:c=pink:r=48000:a=0.5:seed=5")
+        // The jingle played twice, at 12 s and 47 s, over a quiet room.
+        let twice = try make("twice.m4a", "anoisesrc=d=60:c=brown:r=48000:a=0.05:seed=9",
+                             ["-i", jingle, "-i", jingle, "-filter_complex",
+                              "[1]adelay=12000:all=1[a];[2]adelay=47000:all=1[b];[0][a][b]amix=inputs=3:normalize=0:duration=first"])
+        let silent = Oracle.fixture("noaudio.mov")
+        let cases: [([String], String)] = [
+            ([noise, silent], "noaudio.mov: has no sound to sync by (no audio stream)"),
+            ([silent, noise], "noaudio.mov: has no sound to sync by (no audio stream)"),
+            ([noise, short], "short.wav: its sound is 0.5 s long; syncing needs a second or more"),
+            ([noise, other], "other.wav: its sound does not match"),
+            ([twice, jingle], "jingle.wav: its sound matches \(twice) at 12 s and 47 s equally well"),
+        ]
+        for (args, said) in cases {
+            let r = try Oracle.mixwrite(["sync"] + args, timeout: 120)
+            let lines = r.stderr.split(separator: "\n").filter { $0.hasPrefix("mixwrite: error:") }
+            #expect(r.status == 1 && lines.count == 1 && lines[0].contains(said), "sync \(args): exit \(r.status), \(r.stderr)")
+        }
+        // A file that does not match is reported, with no place, beside the ones that do.
+        let r = try Oracle.mixwrite(["sync", noise, other, noise, "--json"], timeout: 120)
+        let sources = try Self.json(r.stdout)["sources"] as? [[String: Any]] ?? []
+        #expect(r.status == 1 && sources.count == 2 && sources[0]["offsetSeconds"] is NSNull
+                && abs((sources[1]["offsetSeconds"] as? Double ?? 1) - 0) < 0.0001, "\(r.stdoutText)")
+    }
+}
