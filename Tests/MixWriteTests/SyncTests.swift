@@ -51,6 +51,36 @@ struct SyncTests {
         }
     }
 
+    @Test("--offset audio1=auto in a mix: the recorder heard where the camera heard it, at its start and at its end (its drift corrected)",
+          .enabled(if: Oracle.hasSyncTruth, "espeak-ng or python3's scipy is missing (scripts/install-deps.sh test installs them)"))
+    func autoOffsetInTheMix() throws {
+        let dir = try Oracle.scratch()
+        let t = try #require(try Self.scenes(dir, seeds: "22").first)
+        // The camera: pictures with the reference's sound.
+        let camera = dir + "/camera.mp4"
+        let made = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=10:d=30", "-i", t.reference,
+                                      "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "copy", camera])
+        try #require(made.status == 0, "\(made.stderr)")
+        // Two seconds of the recorder's own time, one near its start on the output and one near its end.
+        let early = max(0.5, 1 - t.offsetSeconds), late = t.seconds - 1.5
+        let expected = { (tau: Double) in t.offsetSeconds + tau * (1 + t.driftPPM / 1e6) }
+        var errors: [String: [Double]] = [:]
+        for drift in ["auto", "off"] {
+            let out = dir + "/\(drift).mp4"
+            let r = try Oracle.mixwrite(["remix", camera, "--audio", t.file, "--offset", "audio1=auto", "--drift", drift, "--mute", "movie",
+                                         "-o", out, "--progress", "none"], timeout: 300)
+            try #require(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("placed by its sound at"), "\(r.stderr)")
+            errors[drift] = try [early, late].map { tau in abs(try Oracle.place(t.file, from: tau, in: out).at - expected(tau)) * 1000 }
+        }
+        let auto = errors["auto"] ?? [], off = errors["off"] ?? []
+        #expect(auto.count == 2 && auto[0] <= 1 && auto[1] <= 2, "with its drift corrected: \(auto) ms at its start and end")
+        // Without, the end is off by the drift over the recording (\(t.driftPPM) ppm).
+        #expect(off.count == 2 && off[1] >= 0.5 * abs(t.driftPPM) * 1e-3 * (late - early), "with --drift off: \(off) ms")
+        let refused = try Oracle.mixwrite(["remix", camera, "--audio", t.file, "--offset", "movie=auto", "-o", dir + "/x.mp4"])
+        #expect(refused.status == 1 && refused.stderr.contains("movie is the reference"), "\(refused.stderr)")
+    }
+
     @Test("bad input: no sound, under a second of it, no match, a match at two places: exit 1, one line naming the file")
     func badInput() throws {
         let dir = try Oracle.scratch()

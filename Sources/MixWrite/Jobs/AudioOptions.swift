@@ -21,6 +21,12 @@ public struct AudioOptions: Sendable {
     public var gains: [String: Double] = [:]
     /// Seconds of silence before a source or track starts.
     public var offsets: [String: Double] = [:]
+    /// Sources (or tracks) placed by their sound (`--offset lav=auto`): where it lies against the reference's.
+    public var autoOffsets: [String] = []
+    /// The source the others' sound is placed against (`--sync-to`); nil: base, else the job's first source.
+    public var syncTo: String?
+    /// Whether a source placed by its sound also has its clock's drift measured and corrected.
+    public var drift: Drift = .auto
     public var mode: MixMode = .sum
     /// Output channels; nil: stereo if any source has two or more, else mono.
     public var channels: Int?
@@ -44,6 +50,13 @@ public struct AudioOptions: Sendable {
     public var fadeIn: Double = 0
     public var fadeOut: Double = 0
 
+    public enum Drift: String, Sendable, Codable, CaseIterable {
+        /// Measured along the overlap, and the source resampled so that its end stays in sync too.
+        case auto
+        /// The start placed, the clock taken as the reference's.
+        case off
+    }
+
     /// How far `--duck SOURCE` lowers a source when no depth is given.
     public static let defaultDuckDB = 15.0
 
@@ -62,8 +75,13 @@ public struct AudioOptions: Sendable {
             .choice("audio-tracks", \.tracks, default: initial.tracks, help: "Which audio tracks of each input: all, first or none."),
             .texts("mute", \.mute, valueName: "SOURCE", help: "Leave out a source (fx, base, audio1 …) or one track (fx:2); repeatable."),
             .pairs("gain", \.gains, -60...24, unit: "dB", help: "Gain of a source or track, as SOURCE=DB (e.g. fx=-6); repeatable."),
-            .pairs("offset", \.offsets, 0...3600, unit: "seconds",
-                   help: "Start a source's sound later, with silence before it, as SOURCE=SECONDS; repeatable. Its sound only: --at moves an fx's picture and sound together."),
+            offsetOption,
+            JobOption(OptionDeclaration("sync-to", .text(pattern: nil, orNumber: false), valueName: "SOURCE",
+                                        help: "The source whose sound --offset SOURCE=auto places the others against (default: base, else the first)."),
+                      read: { (a, input) throws(JobProblem) in a.syncTo = try input.value("must be a source's name") as String },
+                      write: { $0.syncTo.map { .text($0) } }),
+            .choice("drift", \.drift, default: initial.drift,
+                    help: "With --offset SOURCE=auto: auto measures how fast its clock runs and resamples it so its end stays in sync; off places its start only."),
             .choice("mix", \.mode, default: initial.mode, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
             .integer("channels", \.channels, 1...2, help: "Output channels, 1 or 2 (default: stereo if any source has two or more)."),
             .integer("sample-rate", \.sampleRate, nil, valueName: "HZ", help: "Output sample rate in Hz (default 48000)."),
@@ -94,12 +112,38 @@ public struct AudioOptions: Sendable {
         ]
     }
 
+    /// `--offset SOURCE=SECONDS` or `SOURCE=auto`: a number of seconds (0 to 3600), or the word.
+    static var offsetOption: JobOption<AudioOptions> {
+        JobOption(OptionDeclaration("offset", .pairs(0...3600, unit: "seconds", bare: nil, word: "auto"), valueName: "SOURCE=S|auto",
+                                    help: "Start a source's sound later, with silence before it, as SOURCE=SECONDS; or SOURCE=auto: where its sound lies against the reference's (--sync-to); repeatable. Its sound only: --at moves an fx's picture and sound together."),
+                  read: { (a, input) throws(JobProblem) in
+                      let given: [String: OffsetValue] = try input.value("must be an object like {\"fx\": 1.5} or {\"audio1\": \"auto\"}")
+                      a.offsets = given.compactMapValues(\.seconds)
+                      a.autoOffsets = given.filter { $0.value.seconds == nil }.keys.sorted()
+                  }, write: { a in
+                      a.offsets.isEmpty && a.autoOffsets.isEmpty ? nil
+                          : .pairs(a.offsets, words: Dictionary(uniqueKeysWithValues: a.autoOffsets.map { ($0, "auto") }))
+                  })
+    }
+
+    /// An offset as a job file gives it: seconds, or "auto".
+    struct OffsetValue: Decodable {
+        var seconds: Double?
+        init(from decoder: any Swift.Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let x = try? c.decode(Double.self) { seconds = x; return }
+            guard try c.decode(String.self) == "auto" else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "neither seconds nor \"auto\"")
+            }
+        }
+    }
+
     /// The tracks to mix from labelled inputs, in order, after `tracks` and `mute`. A track FFmpeg cannot
     /// decode is left out with a warning, or refused under `strict`.
     func sources(from inputs: [(label: String, file: MediaFile)], strict: Bool,
                  warnings: inout [String]) throws(MixWriteError) -> [AudioSource] {
         let known = Set(inputs.map(\.label))
-        for name in mute + Array(gains.keys) + Array(offsets.keys) + Array(duck.keys) {
+        for name in mute + Array(gains.keys) + Array(offsets.keys) + autoOffsets + Array(duck.keys) + (syncTo.map { [$0] } ?? []) {
             let label = String(name.split(separator: ":").first ?? "")
             guard known.contains(label) else {
                 throw .usage("unknown source '\(name)'; the sources are \(inputs.map(\.label).joined(separator: ", "))")
@@ -128,6 +172,7 @@ public struct AudioOptions: Sendable {
                     startOffset: starts[s.index] ?? .zero, inputIndex: inputIndex))
             }
         }
+        if !autoOffsets.isEmpty { try placeBySound(&result, inputs: inputs, warnings: &warnings) }
         return result
     }
 
@@ -178,6 +223,7 @@ public struct AudioOptions: Sendable {
             steps.append("stereo downmixed to mono")
         }
         if s.gainDB != 0 { steps.append("gain \(s.gainDB) dB") }
+        if s.driftPPM != 0 { steps.append(String(format: "its clock's drift (%+.1f ppm) corrected", s.driftPPM)) }
         if s.head > .zero { steps.append("from its \(JobText.number(s.head.seconds)) s") }
         if let span = s.span { steps.append("cut after \(JobText.number(span.seconds)) s") }
         let start = s.heardAt.seconds

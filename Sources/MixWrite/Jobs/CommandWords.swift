@@ -145,7 +145,7 @@ extension JobValue {
         case .number(let x): return JobOption<Int>.format(x)
         case .text(let s), .path(let s): return s
         case .texts(let l), .paths(let l): return l.joined(separator: ", ")
-        case .pairs(let p): return p.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ", ")
+        case .pairs(let p, let w): return (p.map { "\($0.key)=\($0.value)" } + w.map { "\($0.key)=\($0.value)" }).sorted().joined(separator: ", ")
         case .events, .layers: return "none"
         }
     }
@@ -236,14 +236,17 @@ struct WordReader {
         case .text, .choice, .path, .events, .rect: values[d.name] = text
         case .layers(let options): values[d.name] = (values[d.name] as? [[String: Any]] ?? []) + [try Self.object(text, options, name)]
         case .texts, .paths: values[d.name] = (values[d.name] as? [String] ?? []) + [text]
-        case .pairs(_, _, let bare):
+        case .pairs(_, _, let bare, let word):
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-            var pairs = values[d.name] as? [String: Double] ?? [:]
+            var pairs = values[d.name] as? [String: Any] ?? [:]
             if parts.count == 1, let bare, !parts[0].isEmpty {
                 pairs[parts[0]] = bare
+            } else if parts.count == 2, !parts[0].isEmpty, let word, parts[1] == word {
+                pairs[parts[0]] = word
             } else {
                 guard parts.count == 2, !parts[0].isEmpty, let v = Double(parts[1]), v.isFinite else {
-                    throw .usage("\(name) '\(text)' is not SOURCE=NUMBER (e.g. fx=\(d.shape.unit == "seconds" ? "1.5" : "-6"))")
+                    throw .usage("\(name) '\(text)' is not SOURCE=NUMBER (e.g. fx=\(d.shape.unit == "seconds" ? "1.5" : "-6"))"
+                                 + (word.map { " or SOURCE=\($0)" } ?? ""))
                 }
                 pairs[parts[0]] = v
             }

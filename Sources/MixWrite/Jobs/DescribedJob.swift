@@ -62,7 +62,10 @@ extension JobValue {
         case .path(let p): try c.encode(JobText.absolute(p), forKey: key)
         case .texts(let list): try c.encode(list, forKey: key)
         case .paths(let list): try c.encode(list.map(JobText.absolute), forKey: key)
-        case .pairs(let pairs): try c.encode(pairs, forKey: key)
+        case .pairs(let pairs, let words):
+            var o = c.nestedContainer(keyedBy: JobKey.self, forKey: key)
+            for (k, x) in pairs { try o.encode(x, forKey: JobKey(k)) }
+            for (k, w) in words { try o.encode(w, forKey: JobKey(k)) }
         case .events(let events): try c.encode(events, forKey: key)
         case .layers(let objects):
             var list = c.nestedUnkeyedContainer(forKey: key)

@@ -36,7 +36,7 @@ struct JobOption<Job> {
         switch value {
         case .number(let x) where !range.contains(x):
             throw .usage("--\(name) \(Self.format(x)): \(bounds)")
-        case .pairs(let pairs):
+        case .pairs(let pairs, _):
             for (k, x) in pairs.sorted(by: { $0.key < $1.key }) where !range.contains(x) {
                 throw .usage("--\(name) \(k)=\(Self.format(x)): \(bounds)")
             }
@@ -120,7 +120,8 @@ public enum OptionShape: Sendable {
     case text(pattern: String?, orNumber: Bool)
     case choice([String])
     /// `--name K=V`, repeatable; `{"K": V}`. `bare`: `--name K` alone means `K=bare` (a job file may give a list).
-    case pairs(ClosedRange<Double>?, unit: String?, bare: Double?)
+    /// `word`: V may be this word instead of a number (`--offset lav=auto`).
+    case pairs(ClosedRange<Double>?, unit: String?, bare: Double?, word: String? = nil)
     /// `--name A --name B`; `["A", "B"]` or one string.
     case texts
     /// A file (an input or the output), made absolute when written back.
@@ -137,14 +138,14 @@ public enum OptionShape: Sendable {
 
     var range: ClosedRange<Double>? {
         switch self {
-        case .number(let r, _), .integer(let r), .pairs(let r, _, _): return r
+        case .number(let r, _), .integer(let r), .pairs(let r, _, _, _): return r
         default: return nil
         }
     }
 
     var unit: String? {
         switch self {
-        case .number(_, let u), .pairs(_, let u, _): return u
+        case .number(_, let u), .pairs(_, let u, _, _): return u
         default: return nil
         }
     }
@@ -175,8 +176,8 @@ public enum JobValue: Sendable {
     /// `--name A --name B`; `["A", "B"]`.
     case texts([String])
     case paths([String])
-    /// `--name K=V` a pair; `{"K": V}`.
-    case pairs([String: Double])
+    /// `--name K=V` a pair; `{"K": V}`; `words`: the pairs whose V is a word (`auto`).
+    case pairs([String: Double], words: [String: String] = [:])
     /// Only in a job file (the command line takes them from a file): concat's events.
     case events([ClipEvent])
     /// Objects, each its options' values not at their defaults, in their order (a blend's layers).

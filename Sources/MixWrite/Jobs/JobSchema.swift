@@ -67,8 +67,10 @@ public enum JobSchema {
         case .text(let pattern, let orNumber):
             let text: [(String, JSON)] = [("type", .string("string"))] + (pattern.map { [("pattern", .string($0))] } ?? [])
             return orNumber ? [("oneOf", .array([.object(text), .object([("type", .string("number"))])]))] : text
-        case .pairs(let r, _, let bare):
-            let table: [(String, JSON)] = [("type", .string("object")), ("additionalProperties", .object([("type", .string("number"))] + bounds(r)))]
+        case .pairs(let r, _, let bare, let word):
+            let number: [(String, JSON)] = [("type", .string("number"))] + bounds(r)
+            let value = word.map { [("oneOf", JSON.array([.object(number), .object([("enum", .array([.string($0)]))])]))] } ?? number
+            let table: [(String, JSON)] = [("type", .string("object")), ("additionalProperties", .object(value))]
             guard bare != nil else { return table }
             return [("oneOf", .array([.object(table), .object([("type", .string("array")), ("items", .object([("type", .string("string"))]))])]))]
         case .texts:
@@ -114,7 +116,8 @@ public enum JobSchema {
         case .number(let x): return .number(x)
         case .text(let s), .path(let s): return .string(s)
         case .texts(let l), .paths(let l): return .array(l.map(JSON.string))
-        case .pairs(let p): return .object(p.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })
+        case .pairs(let p, let w):
+            return .object((p.map { ($0.key, JSON.number($0.value)) } + w.map { ($0.key, JSON.string($0.value)) }).sorted { $0.0 < $1.0 })
         case .events, .layers: return .array([])
         }
     }

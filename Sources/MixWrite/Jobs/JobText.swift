@@ -38,7 +38,8 @@ extension DescribedJob {
         case .number(let x): return [JobText.number(x)]
         case .text(let s), .path(let s): return [s]
         case .texts(let list), .paths(let list): return list
-        case .pairs(let pairs): return pairs.sorted { $0.key < $1.key }.map { "\($0.key)=\(JobText.number($0.value))" }
+        case .pairs(let pairs, let words):
+            return (pairs.map { "\($0.key)=\(JobText.number($0.value))" } + words.map { "\($0.key)=\($0.value)" }).sorted()
         case .events: return []
         case .layers(let objects):
             // FILE:NAME=VALUE…, the file first (made absolute, as a path is, and so is a path after it), a flag by its
@@ -64,7 +65,7 @@ extension DescribedJob {
         case .path(let p): return JobText.json(JobText.absolute(p))
         case .texts(let list): return "[" + list.map(JobText.json).joined(separator: ", ") + "]"
         case .paths(let list): return "[" + list.map { JobText.json(JobText.absolute($0)) }.joined(separator: ", ") + "]"
-        case .pairs(let pairs): return JobText.object(pairs)
+        case .pairs(let pairs, let words): return JobText.object(pairs, words: words)
         case .layers(let objects):
             return "[" + objects.map { "{" + $0.map { "\(JobText.json($0.name)): \(json($0.value))" }.joined(separator: ", ") + "}" }
                 .joined(separator: ", ") + "]"
@@ -105,7 +106,8 @@ enum JobText {
         p.hasPrefix("/") ? p : FileManager.default.currentDirectoryPath + "/" + p
     }
 
-    static func object(_ values: [String: Double]) -> String {
-        "{" + values.sorted { $0.key < $1.key }.map { "\(json($0.key)): \(number($0.value))" }.joined(separator: ", ") + "}"
+    static func object(_ values: [String: Double], words: [String: String] = [:]) -> String {
+        let entries = values.map { ($0.key, number($0.value)) } + words.map { ($0.key, json($0.value)) }
+        return "{" + entries.sorted { $0.0 < $1.0 }.map { "\(json($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
     }
 }

@@ -19,8 +19,12 @@ public struct AudioSource: Sendable, Codable {
     public var gainDB: Double
     /// Gain `--level-match` gave the track, on top of `gainDB` (0 without).
     public var matchGainDB: Double = 0
-    /// Extra delay given by the user; the track's own start within its file is added to it.
+    /// Extra delay given by the user (or found by its sound: then negative where it started before the reference); the
+    /// track's own start within its file is added to it.
     public var offsetSeconds: Double
+    /// How much longer one second of the track's own lasts on the output (ppm): its clock's drift against the
+    /// reference's, corrected by stretching it (`--offset SOURCE=auto` with `--drift auto`).
+    public var driftPPM: Double = 0
     /// Where the track starts on its file's timeline (after the file's origin).
     var startOffset: MediaTime
     /// How the track reaches the output (decoded, resampled, downmixed, gain, offset, mixed).
@@ -50,7 +54,7 @@ public struct AudioSource: Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case label, path, streamIndex, track, codec, sampleRate, channels, layout, gainDB, matchGainDB, offsetSeconds, route,
-             startSeconds, atSeconds
+             startSeconds, atSeconds, driftPPM
     }
     public init(from decoder: any Swift.Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -65,6 +69,7 @@ public struct AudioSource: Sendable, Codable {
         gainDB = try c.decode(Double.self, forKey: .gainDB)
         matchGainDB = try c.decodeIfPresent(Double.self, forKey: .matchGainDB) ?? 0
         offsetSeconds = try c.decode(Double.self, forKey: .offsetSeconds)
+        driftPPM = try c.decodeIfPresent(Double.self, forKey: .driftPPM) ?? 0
         route = try c.decodeIfPresent(String.self, forKey: .route) ?? ""
         startOffset = MediaTime(seconds: String(try c.decodeIfPresent(Double.self, forKey: .startSeconds) ?? 0)) ?? .zero
         timelineStart = MediaTime(seconds: String(try c.decodeIfPresent(Double.self, forKey: .atSeconds) ?? 0)) ?? .zero
@@ -77,6 +82,7 @@ public struct AudioSource: Sendable, Codable {
         try c.encode(channels, forKey: .channels); try c.encode(layout, forKey: .layout)
         try c.encode(gainDB, forKey: .gainDB); try c.encode(matchGainDB, forKey: .matchGainDB)
         try c.encode(offsetSeconds, forKey: .offsetSeconds)
+        if driftPPM != 0 { try c.encode(driftPPM, forKey: .driftPPM) }
         try c.encode(route, forKey: .route); try c.encode(startOffset.seconds, forKey: .startSeconds)
         try c.encode(timelineStart.seconds, forKey: .atSeconds)
     }
@@ -267,6 +273,12 @@ struct AudioMixPlan: Sendable {
     /// `--out`, a clip's end), then its place on the output's timeline and its `--offset`.
     private func sourceFilters(_ s: AudioSource, channels inputChannels: Int, layout: String) -> String {
         var filters: [String] = []
+        if s.driftPPM != 0 {
+            // The reader stamps the track's frames on the output's clock (AudioMixReader): aresample stretches the
+            // samples to those times, a few samples a second at most (the drift's, 3 times over), resampling softly.
+            let perSecond = max(1, Int((abs(s.driftPPM) * 1e-6 * Double(max(1, s.sampleRate)) * 3).rounded(.up)))
+            filters.append("aresample=async=\(perSecond):min_comp=0.0001:min_hard_comp=0.1:first_pts=0")
+        }
         // A mono source plays at its own level in both channels, as players play a mono file.
         if inputChannels == 1 && channels == 2 {
             filters.append("pan=stereo|c0=c0|c1=c0")
@@ -276,14 +288,16 @@ struct AudioMixPlan: Sendable {
         let rate = Rational(1, Int32(sampleRate))
         // The track's own start less what is left out: silence before it (>= 0), or its samples cut (< 0).
         let lead = s.startOffset - s.head
-        let cut = lead < .zero ? (MediaTime.zero - lead).ticks(in: rate) : 0
+        let delaySamples = (s.timelineStart + max(lead, .zero)).ticks(in: rate) + Int64((s.offsetSeconds * Double(sampleRate)).rounded())
+        // What is left out before it, and what lies before the output's start (a source placed by its sound that began
+        // before the reference).
+        let cut = (lead < .zero ? (MediaTime.zero - lead).ticks(in: rate) : 0) + max(0, -delaySamples)
         let end = s.span.map { "end_sample=\(cut + max(1, ($0 - max(lead, .zero)).ticks(in: rate)))" }
         if cut > 0 {
             filters.append("atrim=start_sample=\(cut)" + (end.map { ":" + $0 } ?? "") + ",asetpts=PTS-STARTPTS")
         } else if let end {
             filters.append("atrim=" + end)
         }
-        let delaySamples = (s.timelineStart + max(lead, .zero)).ticks(in: rate) + Int64((s.offsetSeconds * Double(sampleRate)).rounded())
         if delaySamples > 0 { filters.append("adelay=delays=\(delaySamples)S:all=1") }
         if !s.fades.isEmpty {
             // On the output's timeline: the samples counted from its start (adelay's silence included).

@@ -240,7 +240,9 @@ final class AudioMixReader {
                 if k == sources.count - 1 { frame = decoded } else {
                     do { frame = try decoded.reference() } catch { throw .processing(file: plan.sources[source].path, "audio: \(error.description)") }
                 }
-                frame.pts = nextSample[source]
+                // A drifting track's samples are stamped on the output's clock; its chain stretches them to it.
+                let drift = plan.sources[source].driftPPM
+                frame.pts = drift == 0 ? nextSample[source] : Int64((Double(nextSample[source]) * (1 + drift / 1e6)).rounded())
                 nextSample[source] += Int64(frame.sampleCount)
                 delivered[source] += Double(frame.sampleCount) / Double(max(1, frame.sampleRate))
                 if let graph { try push(frame, to: source, in: graph) } else { pending[source].append(frame) }

@@ -17,9 +17,12 @@ final class MonoSound {
     private var ended = false
     private var drained = false
 
-    /// `file`'s first audio track at `rate`, read from `from` (its own time after its origin) on.
-    init(_ file: MediaFile, rate: Int, from: MediaTime? = nil) throws(MixWriteError) {
-        guard let stream = file.audioStreams.first else { throw .input(file: file.path, "has no sound (no audio stream)") }
+    /// `file`'s audio track `stream` (a stream index; nil: its first audio track) at `rate`, read from `from` (its own
+    /// time after its origin) on.
+    init(_ file: MediaFile, stream index: Int? = nil, rate: Int, from: MediaTime? = nil) throws(MixWriteError) {
+        guard let stream = file.audioStreams.first(where: { index == nil || $0.index == index }) else {
+            throw .input(file: file.path, "has no sound (no audio stream)")
+        }
         (path, self.rate, self.stream, origin) = (file.path, rate, stream, file.origin)
         do {
             demuxer = try Demuxer(url: file.path)
@@ -92,11 +95,11 @@ final class MonoSound {
 
     /// `length` samples from sample `start` (at `rate`, on the file's timeline), read from a seek near it: what the
     /// file does not hold there is silence.
-    static func window(_ file: MediaFile, rate: Int, start: Int64, length: Int) throws(MixWriteError) -> [Float] {
+    static func window(_ file: MediaFile, stream: Int? = nil, rate: Int, start: Int64, length: Int) throws(MixWriteError) -> [Float] {
         let r = Rational(1, Int32(rate))
         // A second before it: the seek lands on a packet at or before its time, and the resampler settles.
         let from = MediaTime(ticks: max(0, start - Int64(rate)), timeBase: r)
-        let sound = try MonoSound(file, rate: rate, from: from)
+        let sound = try MonoSound(file, stream: stream, rate: rate, from: from)
         var window = [Float](repeating: 0, count: length)
         while let (first, samples) = try sound.next() {
             if first >= start + Int64(length) { break }

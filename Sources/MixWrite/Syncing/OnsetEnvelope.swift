@@ -22,10 +22,10 @@ struct OnsetEnvelope {
     var seconds: Double { Double(samples) / Double(Self.rate) }
     private var samples = 0
 
-    /// Reads all of `file`'s sound (its first audio track).
-    init(_ file: MediaFile) throws(MixWriteError) {
+    /// Reads all of `file`'s sound: its audio track `stream` (a stream index; nil: its first).
+    init(_ file: MediaFile, stream: Int? = nil) throws(MixWriteError) {
         bands = Array(repeating: [], count: Self.bands.count)
-        let sound = try MonoSound(file, rate: Self.rate)
+        let sound = try MonoSound(file, stream: stream, rate: Self.rate)
         let fft: FourierTransform
         do { fft = try FourierTransform(size: Self.window, inverse: false) } catch {
             throw .processing(file: file.path, "setting up the sync's analysis: \(error.description)")

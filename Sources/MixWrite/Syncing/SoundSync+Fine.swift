@@ -14,7 +14,7 @@ extension SoundSync {
         static let peakLead = 1.5
 
         /// `overlap`: where the two sounds overlap on the reference's timeline (seconds), by the coarse `offset`.
-        init(reference: MediaFile, file: MediaFile, offset: Double, overlap: ClosedRange<Double>) throws(MixWriteError) {
+        init(reference: MediaFile, file: MediaFile, stream: Int?, offset: Double, overlap: ClosedRange<Double>) throws(MixWriteError) {
             let rate = Double(fineRate), span = overlap.upperBound - overlap.lowerBound
             let length = min(windowSeconds, max(0.5, span - 0.1))
             let search = searchSeconds + searchPPM * 1e-6 * span
@@ -26,7 +26,7 @@ extension SoundSync {
                 let t = Int64(((overlap.lowerBound + Double(k) * step) * rate).rounded())
                 let r = try MonoSound.window(reference, rate: fineRate, start: t, length: n)
                 let from = Int64(((Double(t) / rate - offset) * rate).rounded()) - Int64(s)
-                let f = try MonoSound.window(file, rate: fineRate, start: from, length: n + 2 * s)
+                let f = try MonoSound.window(file, stream: stream, rate: fineRate, start: from, length: n + 2 * s)
                 windows += 1
                 guard let lag = Self.gccPHAT(r, f, fft) else { continue }
                 places.append(((Double(from) + lag) / rate, Double(t) / rate))

@@ -53,17 +53,19 @@ public enum SoundSync {
     }
 
     /// The onset envelope of `file`'s sound, refused when it has none to match by (exit 1).
-    static func envelope(of file: MediaFile) throws(MixWriteError) -> OnsetEnvelope {
+    static func envelope(of file: MediaFile, stream: Int? = nil) throws(MixWriteError) -> OnsetEnvelope {
         guard !file.audioStreams.isEmpty else { throw .usage("\(file.path): has no sound to sync by (no audio stream)") }
-        let e = try OnsetEnvelope(file)
+        let e = try OnsetEnvelope(file, stream: stream)
         if e.seconds < 1 { throw .usage("\(file.path): its sound is \(NumberText.milliseconds(e.seconds)) s long; syncing needs a second or more") }
         if e.bands.allSatisfy({ $0.allSatisfy { $0 == 0 } }) { throw .usage("\(file.path): its sound is silent; there is nothing to sync by") }
         return e
     }
 
-    /// Where `file`'s sound lies against `reference`'s; `envelope` is the reference's.
-    static func match(_ file: MediaFile, against reference: MediaFile, envelope: OnsetEnvelope) throws(MixWriteError) -> Match {
-        let mine = try Self.envelope(of: file)
+    /// Where `file`'s sound (its audio track `stream`; nil: its first) lies against `reference`'s (its first audio
+    /// track); `envelope` is the reference's.
+    static func match(_ file: MediaFile, stream: Int? = nil, against reference: MediaFile,
+                      envelope: OnsetEnvelope) throws(MixWriteError) -> Match {
+        let mine = try Self.envelope(of: file, stream: stream)
         let coarse = try Coarse(envelope, mine, file: file.path)
         let name = file.path, refName = reference.path
         guard coarse.best.z >= significanceFloor else {
@@ -75,7 +77,7 @@ public enum SoundSync {
                          + "\(NumberText.milliseconds(max(a, b))) s equally well; give --offset with its place in seconds")
         }
         let separation = 1 - (coarse.second?.z ?? 0) / coarse.best.z
-        let fine = try Fine(reference: reference, file: file, offset: coarse.offset(of: coarse.best.lag),
+        let fine = try Fine(reference: reference, file: file, stream: stream, offset: coarse.offset(of: coarse.best.lag),
                             overlap: coarse.overlap(coarse.best.lag))
         let line = fine.fit()
         return Match(file: name, offsetSeconds: line?.offset, driftPPM: line?.driftPPM,

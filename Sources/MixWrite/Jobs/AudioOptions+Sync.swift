@@ -1,0 +1,42 @@
+import Foundation
+
+extension AudioOptions {
+    /// The source the others' sound is placed against: `--sync-to`, else base, else the first input.
+    func syncReference(_ labels: [String]) -> String? { syncTo ?? (labels.contains("base") ? "base" : labels.first) }
+
+    /// Places each source (or track) given `--offset NAME=auto` where its sound lies against the reference's (its first
+    /// audio track's), with its clock's drift under `--drift auto`: its offset is where its time 0 falls on the
+    /// output, the reference's own offset included, negative where it began before the reference. A source and the
+    /// reference both start with the output (base, `--audio` files, a remix's movie): a layer's `--at` is not counted.
+    /// Refused (exit 1, naming the file): the reference itself, a source whose sound does not match clearly.
+    func placeBySound(_ sources: inout [AudioSource], inputs: [(label: String, file: MediaFile)],
+                      warnings: inout [String]) throws(MixWriteError) {
+        guard let reference = syncReference(inputs.map(\.label)), let ref = inputs.first(where: { $0.label == reference }) else { return }
+        for name in autoOffsets where name == reference || name.hasPrefix(reference + ":") {
+            throw .usage("--offset \(name)=auto: \(reference) is the reference the others are placed against; give it seconds, or --sync-to another source")
+        }
+        let envelope = try SoundSync.envelope(of: ref.file)
+        var found: [String: SoundSync.Match] = [:]
+        for i in sources.indices where autoOffsets.contains(sources[i].name) || autoOffsets.contains(sources[i].label) {
+            let s = sources[i]
+            // A source's every track follows its first; a track named alone is placed by its own sound.
+            let stream = autoOffsets.contains(s.name) ? s.streamIndex : nil
+            let key = "\(s.path)#\(stream ?? -1)"
+            if found[key] == nil {
+                guard let file = inputs.first(where: { $0.label == s.label })?.file else { continue }
+                let m = try SoundSync.match(file, stream: stream, against: ref.file, envelope: envelope)
+                guard let offset = m.offsetSeconds, m.confidence >= SoundSync.confidenceFloor else {
+                    throw .usage("\(s.shownPath): its sound does not match \(ref.file.path)'s (confidence "
+                                 + "\(NumberText.milliseconds(m.confidence)), under \(SoundSync.confidenceFloor)); give --offset \(s.label)=SECONDS")
+                }
+                found[key] = m
+                warnings.append("\(s.shownPath): placed by its sound at \(String(format: "%+.4f", offset)) s on \(reference)'s timeline"
+                                + (drift == .auto ? String(format: ", its clock %+.1f ppm", m.driftPPM ?? 0) : "")
+                                + String(format: " (confidence %.2f)", m.confidence))
+            }
+            guard let m = found[key], let offset = m.offsetSeconds else { continue }
+            sources[i].offsetSeconds = (offsets[reference] ?? 0) + offset
+            sources[i].driftPPM = drift == .auto ? m.driftPPM ?? 0 : 0
+        }
+    }
+}
