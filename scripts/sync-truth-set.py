@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Makes a truth set for `mixwrite sync`: pairs of recordings of one event whose true offset and clock drift are known.
 
-    sync-truth-set.py OUT_DIR [--seeds 1-8] [--seconds 40] [--speech FILE ...]
+    sync-truth-set.py OUT_DIR [--seeds 1-8] [--seconds 40] [--file-seconds S] [--speech FILE ...]
 
 Each seed makes one scene: speech (espeak-ng's voices reading a seeded text with pauses, or the --speech files) with
 room tone, recorded twice. The reference ("camera") hears it through a far microphone: a seeded room's reverberation
@@ -107,7 +107,7 @@ def write(x, path, rate, codec):
                     "-ar", str(rate)] + args + [path], input=raw, check=True)
 
 
-def scene(seed, seconds, out_dir, extra):
+def scene(seed, seconds, out_dir, extra, fixed_length=None):
     rng = np.random.default_rng(1000 + seed)
     offset = float(rng.uniform(-5, 20))
     drift = float(rng.uniform(-150, 150))
@@ -116,6 +116,8 @@ def scene(seed, seconds, out_dir, extra):
     if codec == "opus":
         rate = 48000
     file_seconds = float(rng.uniform(0.5, 0.9)) * seconds
+    if fixed_length:
+        file_seconds = fixed_length
     # The event: long enough for both recordings wherever they lie on it.
     lead = max(0.0, -offset) + 1
     event = speech(seed, lead + max(seconds, offset + file_seconds * 1.001) + 2, extra)
@@ -144,11 +146,12 @@ def main():
     p.add_argument("--seeds", default="1-8", help="a range A-B or a list A,B,…")
     p.add_argument("--seconds", type=float, default=40)
     p.add_argument("--speech", nargs="*", default=[])
+    p.add_argument("--file-seconds", type=float, help="every recorder this long (default: 0.5 to 0.9 of the camera)")
     a = p.parse_args()
     seeds = (list(range(int(a.seeds.split("-")[0]), int(a.seeds.split("-")[1]) + 1)) if "-" in a.seeds
              else [int(s) for s in a.seeds.split(",")])
     os.makedirs(a.out_dir, exist_ok=True)
-    truth = [scene(s, a.seconds, a.out_dir, a.speech) for s in seeds]
+    truth = [scene(s, a.seconds, a.out_dir, a.speech, a.file_seconds) for s in seeds]
     with open(f"{a.out_dir}/truth.json", "w") as f:
         json.dump(truth, f, indent=1)
 

@@ -20,11 +20,18 @@ struct Sync: ParsableCommand {
     @Argument(help: "The recordings to place on it.")
     var files: [String]
 
+    @Option(name: .customLong("otio"), help: "Also write the synced recordings as an OpenTimelineIO timeline, each on tracks of its own at its place.")
+    var otio: String?
+
+    @Flag(name: [.customShort("y"), .customLong("overwrite")], help: "Replace the --otio file if it exists.")
+    var overwrite = false
+
     @Flag(help: "Print {\"reference\": REF, \"sources\": [{\"file\", \"offsetSeconds\", \"driftPPM\", \"confidence\"}]}.")
     var json = false
 
     func run() throws {
         let report = try SyncReport(reference: reference, files: files)
+        if let otio { try report.writeTimeline(to: otio, overwrite: overwrite) }
         if json {
             printJSON(report)
         } else {

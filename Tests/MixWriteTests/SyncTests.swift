@@ -51,8 +51,8 @@ struct SyncTests {
         }
     }
 
-    @Test("--offset audio1=auto in a mix: the recorder heard where the camera heard it, at its start and at its end (its drift corrected)",
-          .enabled(if: Oracle.hasSyncTruth, "espeak-ng or python3's scipy is missing (scripts/install-deps.sh test installs them)"))
+    @Test("--offset audio1=auto in a mix: the recorder heard where the camera heard it, at its start and at its end (its drift corrected); sync --otio places it so",
+          .enabled(if: Oracle.hasSyncTruth && Oracle.hasOTIO, "espeak-ng, python3's scipy or opentimelineio is missing (scripts/install-deps.sh test installs them)"))
     func autoOffsetInTheMix() throws {
         let dir = try Oracle.scratch()
         let t = try #require(try Self.scenes(dir, seeds: "22").first)
@@ -77,6 +77,25 @@ struct SyncTests {
         #expect(auto.count == 2 && auto[0] <= 1 && auto[1] <= 2, "with its drift corrected: \(auto) ms at its start and end")
         // Without, the end is off by the drift over the recording (\(t.driftPPM) ppm).
         #expect(off.count == 2 && off[1] >= 0.5 * abs(t.driftPPM) * 1e-3 * (late - early), "with --drift off: \(off) ms")
+        // The multicam for an editor: the camera on V1 and A1, the recorder on A2 at its place, as OTIO's library reads it.
+        let otio = dir + "/multicam.otio"
+        let synced = try Oracle.mixwrite(["sync", camera, t.file, "--otio", otio])
+        try #require(synced.status == 0, "\(synced.stderr)")
+        let read = try Oracle.run("/usr/bin/env", ["python3", "-c", """
+            import sys, opentimelineio as otio
+            t = otio.adapters.read_from_file(sys.argv[1])
+            for track in t.tracks:
+                for c in track:
+                    if isinstance(c, otio.schema.Clip):
+                        print(track.name, track.range_of_child(c).start_time.to_seconds(), c.source_range.start_time.to_seconds())
+            """, otio])
+        try #require(read.status == 0, "\(read.stderr)")
+        let rows = read.stdoutText.split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(rows.map { String($0[0]) } == ["V1", "A1", "A2"], "\(read.stdoutText)")
+        if let a2 = rows.last, a2.count == 3, let at = Double(a2[1]), let from = Double(a2[2]) {
+            // Where the recorder's time 0 lies on the timeline: its clip's place less what of it is trimmed.
+            #expect(abs(at - from - t.offsetSeconds) < 0.001, "A2 at \(at) s from its \(from) s; truth \(t.offsetSeconds) s")
+        }
         let refused = try Oracle.mixwrite(["remix", camera, "--audio", t.file, "--offset", "movie=auto", "-o", dir + "/x.mp4"])
         #expect(refused.status == 1 && refused.stderr.contains("movie is the reference"), "\(refused.stderr)")
     }
