@@ -7,7 +7,7 @@ import ArgumentParser
 /// command takes the words when the first is not a command's name (`mixwrite fx.mov base.mov --keyer <TAB>`), which
 /// argument-parser's own scripts could not do: they offered the commands' names there, and options where a file goes.
 enum Completion {
-    static var commands: [String] { KindCommands.all.map { $0.kindName } + ["probe", "batch", "join", "tune", "help"] }
+    static var commands: [String] { KindCommands.all.map { $0.kindName } + ["probe", "sync", "batch", "join", "tune", "help"] }
 
     /// What `mixwrite ARGUMENTS` prints instead of running, if it is a completion request: the script a shell installs
     /// (`--generate-completion-script SHELL`), or the candidates (`---complete INDEX WORDS…`, one a line).
@@ -33,6 +33,7 @@ enum Completion {
         case "tune": found = CommandWords.completions(for: BlendJob.self, own: ServingOptions.declarations, words: words, index: index, prefix: prefix)
         case "help": found = commands.filter { $0 != "help" }
         case "probe": found = plain(Probe.self, prefix: prefix)
+        case "sync": found = plain(Sync.self, prefix: prefix)
         case "batch": found = plain(Batch.self, prefix: prefix)
         default: found = plain(Join.self, prefix: prefix)
         }
@@ -40,7 +41,7 @@ enum Completion {
         return found.filter { $0.hasPrefix(prefix) }
     }
 
-    /// A command declared with argument-parser's own properties (probe, batch, join): its options' names as its help
+    /// A command declared with argument-parser's own properties (probe, sync, batch, join): its options' names as its help
     /// lists them after a dash, else files.
     static func plain(_ command: any ParsableCommand.Type, prefix: String) -> [String] {
         guard prefix.hasPrefix("-") else { return CommandWords.files(matching: prefix) }

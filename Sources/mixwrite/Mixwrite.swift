@@ -23,6 +23,7 @@ struct Mixwrite: AsyncParsableCommand {
           mixwrite still cover.jpg episode.mp3 -o episode.mp4
           mixwrite remix phone.mov -o phone-mixed.mov
           mixwrite probe phone.mov --json
+          mixwrite sync camera.mp4 lavalier.wav --json
           mixwrite batch jobs.json --jobs 2
           mixwrite fx.mov base.mov -o out.mov --parts 4 --part 2   (then: mixwrite join out.mov)
           mixwrite tune fx.mov base.mov -o out.mov
@@ -41,7 +42,7 @@ struct Mixwrite: AsyncParsableCommand {
         if CommandLine.arguments.count == 1 {
             // A bare `mixwrite`: how to call it, not a complaint about its first missing word.
             writeError("usage: mixwrite FX BASE -o OUT [options]      (key FX over BASE, every audio track mixed)\n"
-                       + "       mixwrite concat|still|remix|key|probe|batch|join|tune …\n"
+                       + "       mixwrite concat|still|remix|key|render|probe|sync|batch|join|tune …\n"
                        + "mixwrite --help lists every command; mixwrite COMMAND --help its options.\n")
             Glibc.exit(1)
         }
