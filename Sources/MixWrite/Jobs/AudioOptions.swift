@@ -250,6 +250,9 @@ public struct AudioOptions: Sendable {
             throw .usage("--sample-rate \(r) is not an AAC sample rate (use 8000 to 96000, e.g. 44100 or 48000)")
         }
         if !(16_000...512_000).contains(bitRate) { throw .usage("--audio-bitrate must be between 16k and 512k") }
+        if let both = autoOffsets.first(where: { offsets[$0] != nil }) {
+            throw .usage("--offset \(both): given both seconds and auto; give one")
+        }
         if truePeak != nil && loudness == nil {
             throw .usage("--true-peak needs --loudness (without it, peaks are held at -1 dBFS)")
         }
