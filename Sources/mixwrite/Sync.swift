@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MixWrite
+@_spi(Tools) import MixWrite
 
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -16,8 +16,9 @@ struct SourceRulesTests {
         "Keying": ["root"],
         "Encoding": ["root"],
         "Writing": ["root"],
+        "Syncing": ["root", "Reading"],
         "Stages": ["root", "Reading", "Keying", "Encoding", "Writing"],
-        "Jobs": ["root", "Reading", "Keying", "Encoding", "Writing", "Stages"],
+        "Jobs": ["root", "Reading", "Keying", "Encoding", "Writing", "Stages", "Syncing"],
         "Benchmarking": ["root", "Reading", "Keying", "Encoding", "Writing", "Stages"],
     ]
 

@@ -31,12 +31,12 @@ extension AudioOptions {
                 }
                 found[key] = m
                 warnings.append("\(s.shownPath): placed by its sound at \(String(format: "%+.4f", offset)) s on \(reference)'s timeline"
-                                + (drift == .auto ? String(format: ", its clock %+.1f ppm", m.driftPPM ?? 0) : "")
+                                + (correctsDrift ? String(format: ", its clock %+.1f ppm", m.driftPPM ?? 0) : "")
                                 + String(format: " (confidence %.2f)", m.confidence))
             }
             guard let m = found[key], let offset = m.offsetSeconds else { continue }
             sources[i].offsetSeconds = (offsets[reference] ?? 0) + offset
-            sources[i].driftPPM = drift == .auto ? m.driftPPM ?? 0 : 0
+            sources[i].driftPPM = correctsDrift ? m.driftPPM ?? 0 : 0
         }
     }
 }

@@ -25,8 +25,9 @@ public struct AudioOptions: Sendable {
     public var autoOffsets: [String] = []
     /// The source the others' sound is placed against (`--sync-to`); nil: base, else the job's first source.
     public var syncTo: String?
-    /// Whether a source placed by its sound also has its clock's drift measured and corrected.
-    public var drift: Drift = .auto
+    /// Whether a source placed by its sound also has its clock's drift measured and corrected (`--drift auto`; `off`:
+    /// its start placed, its clock taken as the reference's).
+    public var correctsDrift = true
     public var mode: MixMode = .sum
     /// Output channels; nil: stereo if any source has two or more, else mono.
     public var channels: Int?
@@ -49,13 +50,6 @@ public struct AudioOptions: Sendable {
     /// Seconds of fade at the start and end of the mix.
     public var fadeIn: Double = 0
     public var fadeOut: Double = 0
-
-    public enum Drift: String, Sendable, Codable, CaseIterable {
-        /// Measured along the overlap, and the source resampled so that its end stays in sync too.
-        case auto
-        /// The start placed, the clock taken as the reference's.
-        case off
-    }
 
     /// How far `--duck SOURCE` lowers a source when no depth is given.
     public static let defaultDuckDB = 15.0
@@ -80,8 +74,13 @@ public struct AudioOptions: Sendable {
                                         help: "The source whose sound --offset SOURCE=auto places the others against (default: base, else the first)."),
                       read: { (a, input) throws(JobProblem) in a.syncTo = try input.value("must be a source's name") as String },
                       write: { $0.syncTo.map { .text($0) } }),
-            .choice("drift", \.drift, default: initial.drift,
-                    help: "With --offset SOURCE=auto: auto measures how fast its clock runs and resamples it so its end stays in sync; off places its start only."),
+            JobOption(OptionDeclaration("drift", .choice(["auto", "off"]), default: .text("auto"),
+                                        help: "With --offset SOURCE=auto: auto measures how fast its clock runs and resamples it so its end stays in sync; off places its start only."),
+                      read: { (a, input) throws(JobProblem) in
+                          let text: String = try input.value("must be \"auto\" or \"off\"")
+                          guard text == "auto" || text == "off" else { throw input.problem("'\(text)' is not one of auto, off") }
+                          a.correctsDrift = text == "auto"
+                      }, write: { $0.correctsDrift ? nil : .text("off") }),
             .choice("mix", \.mode, default: initial.mode, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
             .integer("channels", \.channels, 1...2, help: "Output channels, 1 or 2 (default: stereo if any source has two or more)."),
             .integer("sample-rate", \.sampleRate, nil, valueName: "HZ", help: "Output sample rate in Hz (default 48000)."),

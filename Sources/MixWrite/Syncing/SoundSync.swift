@@ -10,7 +10,8 @@ import Foundation
 /// by GCC-PHAT (the cross-spectrum whitened, so the room's and the microphone's colour drop out and a sharp peak is
 /// left) with a parabola through its peak. A line fitted through the windows' places (outliers dropped) gives the
 /// offset at the file's start and its clock's drift; the reference implementation in the tests computes the same
-/// places independently (scripts/sync-reference.py).
+/// places independently (scripts/sync-reference.py). Tools' (`@_spi(Tools)`): the command line's `sync`.
+@_spi(Tools)
 public enum SoundSync {
     /// One file's place against the reference.
     public struct Match: Sendable, Codable, Equatable {
@@ -162,6 +163,7 @@ extension SoundSync {
 }
 
 /// What `mixwrite sync` reports: each file's place on the reference's timeline.
+@_spi(Tools)
 public struct SyncReport: Sendable, Encodable {
     public var reference: String
     public var sources: [SoundSync.Match]
@@ -194,6 +196,7 @@ public struct SyncReport: Sendable, Encodable {
     }
 }
 
+@_spi(Tools)
 extension SoundSync.Match {
     enum CodingKeys: String, CodingKey { case file, offsetSeconds, driftPPM, confidence }
 

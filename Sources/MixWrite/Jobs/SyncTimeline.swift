@@ -1,6 +1,7 @@
 import Foundation
 import FFmpegSupport
 
+@_spi(Tools)
 extension SyncReport {
     /// The synced recordings as an OpenTimelineIO timeline (`sync --otio`), the multicam an editor opens: the reference
     /// from 0 on the first tracks (its picture on V1, its sound on A1), each placed file on tracks of its own, at its
