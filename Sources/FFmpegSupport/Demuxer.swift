@@ -56,6 +56,9 @@ public struct StreamInfo: Sendable {
     public var hasDecoder: Bool
     /// FFmpeg's id of the codec, to ask a muxer whether it can hold the stream as it is.
     public var codecID: UInt32
+    /// The pictures are interlaced, as the codec parameters say (a field order other than progressive or unknown): a
+    /// field may be a packet of its own.
+    public var isInterlaced = false
 
     /// Whether the muxer named `format` can store this stream copied as it is. The corresponding FFmpeg
     /// call is `avformat_query_codec`.
@@ -229,6 +232,7 @@ public final class Demuxer {
             primaries: av_color_primaries_name(par.color_primaries).map { String(cString: $0) } ?? "unknown",
             light: streamLight(st),
             sampleRate: Int(par.sample_rate), channels: Int(par.ch_layout.nb_channels), layout: layoutText,
-            hasDecoder: avcodec_find_decoder(par.codec_id) != nil, codecID: par.codec_id.rawValue)
+            hasDecoder: avcodec_find_decoder(par.codec_id) != nil, codecID: par.codec_id.rawValue,
+            isInterlaced: par.field_order != AV_FIELD_UNKNOWN && par.field_order != AV_FIELD_PROGRESSIVE)
     }
 }

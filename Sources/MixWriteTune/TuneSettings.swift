@@ -135,6 +135,10 @@ struct TuneSettings: Codable, Sendable, Equatable {
         where !values.isEmpty {
             entry[option] = values
         }
+        // A source placed by its sound (`--offset audio1=auto`) stays so, unless the page gives it seconds.
+        var offsets = entry["offset"] as? [String: Any] ?? [:]
+        for auto in job[keyPath: audio].autoOffsets where offsets[name(auto)] == nil { offsets[name(auto)] = "auto" }
+        if !offsets.isEmpty { entry["offset"] = offsets }
         let mute = collapsed(Dictionary(uniqueKeysWithValues: s.mute.map { ($0, 1) })).keys.sorted()
         if !mute.isEmpty { entry["mute"] = mute }
         if let loudness { entry["loudness"] = loudness }

@@ -273,6 +273,27 @@ struct TuneKindsTests {
         #expect(refused.status == 3 && refused.stderr.contains("is also an input"), "\(refused.status) \(refused.stderr)")
     }
 
+    @Test("a source placed by its sound (--offset audio1=auto) stays so through the page's mix, until the page gives it seconds",
+          .hangGuard)
+    func autoOffsetKept() throws {
+        let dir = try Oracle.scratch("tune-auto-offset")
+        // The same noise twice, the second a second later: audio1 is found a second in.
+        let noise = dir + "/noise.wav", later = dir + "/later.wav"
+        for (path, filter) in [(noise, "anull"), (later, "adelay=1000:all=1")] {
+            let r = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "anoisesrc=d=4:r=48000:a=0.3:seed=3", "-af", filter, path])
+            try #require(r.status == 0, "\(r.stderr)")
+        }
+        let tune = try TuneProcess(command: ["remix", later, "--audio", noise, "--offset", "audio1=auto", "-o", dir + "/mixed.m4a", "--tune", "-q"])
+        defer { tune.stop() }
+        let (port, token, origin) = (tune.port, tune.token, "http://127.0.0.1:\(tune.port)")
+        let kept = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: #"{"gain": {"movie": -6}}"#, origin: origin)
+        let words = kept.json["command"] as? String ?? ""
+        #expect(words.contains("--offset audio1=auto") && words.contains("--gain movie=-6"), "\(kept.text)")
+        let given = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: #"{"offset": {"audio1": 1.5}}"#, origin: origin)
+        let now = given.json["command"] as? String ?? ""
+        #expect(now.contains("--offset audio1=1.5") && !now.contains("auto"), "\(given.text)")
+    }
+
     @Test("remix of a sound-only file: the page's mix without a picture (400 says so), its audition sound, its command",
           .hangGuard)
     func soundOnlyRemix() throws {

@@ -2,9 +2,12 @@ import FFmpegSupport
 
 /// The rate a video stream's frames are on, read from their timestamps rather than taken from the header: an MXF whose
 /// header says 12.5 fps for frames every 0.04 s, a phone clip whose average of 30.47 fps is its variable rate's mean.
-/// The packets' presentation times, sorted, are on a grid: its step is the mean of the steps within a tick (or 1 %) of the median
-/// one (so a Matroska file's 33 and 34 ms, rounded to its millisecond, give 29.97 fps, and a phone's dropped frame does not
-/// count), and its rate is shown as an editor shows rates: the nearest standard rate within 0.1 %, else to 1/1000.
+/// The packets' presentation times, sorted, are on a grid. Where most steps between them are within a tick (or 1 %) of
+/// the median one and hardly any (under a tenth) shorter, the grid's step is their mean: a Matroska file's 33 and 34 ms
+/// (its millisecond rounding) give 29.97 fps, and a phone's late or dropped frames do not count. Where they are
+/// jittered around it (a screen recording's 62 to 72 ms), every step counts, as the whole number of median steps nearest it (a missing frame's gap
+/// as two), and the grid's step is their sum over that count. The rate is shown as an editor shows rates: the nearest
+/// standard rate within 0.1 %, else to 1/1000.
 enum FrameGrid {
     /// Packets read from the start: 8 s at 30 fps, enough for a steady mean, little to read.
     static let packets = 240
@@ -33,20 +36,44 @@ enum FrameGrid {
         return rate(ofTimes: times, timeBase: stream.timeBase)
     }
 
+    /// Pictures decoded for `measureDecoded`: a second at 25 fps, a GOP's worth of fields.
+    static let pictures = 24
+
+    /// The rate of `stream`'s decoded pictures (the first `pictures` of them): an interlaced stream's, whose packets may
+    /// be fields. nil when they cannot be decoded or give fewer than three times.
+    static func measureDecoded(_ path: String, _ stream: StreamInfo) -> Rational? {
+        guard let demuxer = try? Demuxer(url: path) else { return nil }
+        demuxer.keepOnly([stream.index])
+        guard let frames = try? Decoder(demuxer: demuxer, streamIndex: stream.index, threads: 1).frames(from: demuxer) else { return nil }
+        var times: [Int64] = []
+        while times.count < pictures, let frame = try? frames.next() {
+            if let t = frame.bestEffortTimestamp { times.append(t) }
+        }
+        return rate(ofTimes: times, timeBase: stream.timeBase)
+    }
+
     /// The rate of frames at `times` (ticks of `timeBase`, in any order).
     static func rate(ofTimes times: [Int64], timeBase: Rational) -> Rational? {
         let sorted = Array(Set(times)).sorted()
         guard sorted.count >= 3, timeBase.isValid else { return nil }
         let steps = zip(sorted.dropFirst(), sorted).map { $0 - $1 }
         let median = steps.sorted()[steps.count / 2]
-        // The steps within a tick and 1 % of the median: the grid's, a timestamp's rounding included; others are frames
-        // missing, or a variable rate's other steps.
+        guard median > 0 else { return nil }
+        // Mostly on the grid (within a tick or 1 % of the median step: a camera's, its rounding included): the mean of
+        // those steps; a phone's late or dropped frames do not count.
         let slack = max(1, median / 100)
-        let regular = steps.filter { abs($0 - median) <= slack }
-        let step = Double(regular.reduce(0, +)) / Double(regular.count) * timeBase.doubleValue
-        guard step > 0 else { return nil }
-        return standard(1 / step)
+        let regular = steps.filter { abs($0 - median) <= slack }, early = steps.filter { $0 < median - slack }
+        if 2 * regular.count >= steps.count && 10 * early.count < steps.count {
+            return standard(step: Double(regular.reduce(0, +)) / Double(regular.count) * timeBase.doubleValue)
+        }
+        // Jittered around it (a screen recording's 62 to 72 ms): every step, each counted as the whole number of
+        // median steps nearest it (a missing frame's gap as two).
+        let counted = steps.reduce(0.0) { $0 + max(1, (Double($1) / Double(median)).rounded()) }
+        return standard(step: Double(steps.reduce(0, +)) / counted * timeBase.doubleValue)
     }
+
+    /// The rate of frames `step` seconds apart, as an editor shows it; nil for no step.
+    private static func standard(step: Double) -> Rational? { step > 0 ? standard(1 / step) : nil }
 
     /// `fps` as an editor shows it: the nearest standard rate within `standardTolerance`, else rounded to 1/1000.
     static func standard(_ fps: Double) -> Rational {

@@ -37,10 +37,11 @@ struct MediaFile: Sendable {
         if scanVideo, !still, let i = streams.firstIndex(where: \.isRealVideo), let grid = FrameGrid.measure(demuxer, streams[i]) {
             // The frames' own rate, said where the header's reads otherwise (an odd average rounded to a standard
             // rate included).
+            // An interlaced stream may store each field as a packet (twice the frames' rate): its decoded pictures say.
             let stated = streams[i].frameRate
-            if stated.map({ FrameGrid.text($0) != FrameGrid.text(grid) }) ?? true {
-                ProbeLog.note(path, "its frames are on a \(FrameGrid.text(grid)) fps grid"
-                    + (stated.map { ", not the \(FrameGrid.text($0)) fps its header says" } ?? "") + "; read at \(FrameGrid.text(grid)) fps")
+            let grid = streams[i].isInterlaced ? FrameGrid.measureDecoded(path, streams[i]) ?? grid : grid
+            if let s = stated, FrameGrid.text(s) != FrameGrid.text(grid) {
+                ProbeLog.note(path, "its frames are on a \(FrameGrid.text(grid)) fps grid, not the \(FrameGrid.text(s)) fps its header says; read at \(FrameGrid.text(grid)) fps")
             }
             streams[i].frameRate = grid
         }
