@@ -373,8 +373,10 @@ function bindKey() {
 // options: their ranges are the job file's), then the loudness and level match, made from theirs.
 function bindMix() {
   const table = $("mix");
-  // A `SOURCE=VALUE` option's value (`duck` is that or a list of sources).
-  const value = name => jobSchema[name].additionalProperties ?? jobSchema[name].oneOf.find(s => s.type === "object").additionalProperties;
+  // A `SOURCE=VALUE` option's value (`duck` is that or a list of sources), its number where it may also be a word
+  // (`offset`'s seconds or "auto": a source placed by its sound keeps it until the page gives it seconds).
+  const pairValue = name => jobSchema[name].additionalProperties ?? jobSchema[name].oneOf.find(s => s.type === "object").additionalProperties;
+  const value = name => { const v = pairValue(name); return v.oneOf ? v.oneOf.find(s => s.type === "number") : v; };
   for (const track of info.tracks) {
     const row = table.insertRow();
     row.innerHTML = `<td></td><td class="lufs">…</td><td></td><td><input type="checkbox"></td><td></td><td></td>`;
