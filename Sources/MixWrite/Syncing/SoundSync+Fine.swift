@@ -17,7 +17,8 @@ extension SoundSync {
         init(reference: MediaFile, file: MediaFile, stream: Int?, offset: Double, overlap: ClosedRange<Double>) throws(MixWriteError) {
             let rate = Double(fineRate), span = overlap.upperBound - overlap.lowerBound
             let length = min(windowSeconds, max(0.5, span - 0.1))
-            let search = searchSeconds + searchPPM * 1e-6 * span
+            // At most a second either way: the FFT stays within 2^17 points (Coarse.block's reason).
+            let search = min(1, searchSeconds + searchPPM * 1e-6 * span)
             let count = min(maxWindows, max(1, Int(span / (2 * length))))
             let step = count > 1 ? (span - length) / Double(count - 1) : 0
             let n = Int(length * rate), s = Int(search * rate)

@@ -4,9 +4,9 @@ import Foundation
 /// Where a file's sound lies on a reference's timeline and how fast its clock runs against the reference's.
 ///
 /// The method: a coarse search correlates the two files' onset envelopes (`OnsetEnvelope`, 10 ms a value) at every
-/// placement where they overlap by a second or more, by FFT, and takes the placement whose correlation is the most
-/// significant (the correlation times the square root of the overlap: a short overlap's chance correlation counts for
-/// less). Then windows spread along the overlap are read again at 16 kHz, and each is placed to a fraction of a sample
+/// placement where they overlap by a second or more, by FFT (11 minutes against 11 minutes at a time), and takes the
+/// placement whose correlation is the most significant (the correlation times the square root of the overlap: a short
+/// overlap's chance correlation counts for less). Then windows spread along the overlap are read again at 16 kHz, and each is placed to a fraction of a sample
 /// by GCC-PHAT (the cross-spectrum whitened, so the room's and the microphone's colour drop out and a sharp peak is
 /// left) with a parabola through its peak. A line fitted through the windows' places (outliers dropped) gives the
 /// offset at the file's start and its clock's drift; the reference implementation in the tests computes the same
@@ -100,13 +100,13 @@ extension SoundSync {
             (refStart, fileStart) = (Double(ref.start) / hz, Double(file.start) / hz)
             (refHops, fileHops) = (ref.bands[0].count, file.bands[0].count)
             let corr = try Self.correlation(ref.bands, file.bands, path: path)
-            let n = corr.count, minimum = OnsetEnvelope.hopsPerSecond
+            let minimum = OnsetEnvelope.hopsPerSecond
             // z of each lag (file's hop j on the reference's hop j + lag) with a second or more of overlap.
             var scored: [Peak] = []
             for lag in (-(fileHops - minimum))...(refHops - minimum) {
                 let overlap = min(fileHops, refHops - lag) - max(0, -lag)
                 guard overlap >= minimum else { continue }
-                let rho = Double(corr[(lag + n) % n]) / Double(ref.bands.count * overlap)
+                let rho = Double(corr[lag + fileHops - 1]) / Double(ref.bands.count * overlap)
                 scored.append((lag, rho * Double(overlap).squareRoot()))
             }
             guard let top = scored.max(by: { $0.z < $1.z }) else { throw .usage("\(path): its sound is too short to sync by") }
@@ -124,27 +124,49 @@ extension SoundSync {
             return lo...max(lo, hi)
         }
 
-        /// Σ over bands of the circular cross-correlation: index `lag` (mod n) holds Σ_j ref[j + lag] · file[j], each band
-        /// first made zero-mean and of unit variance.
+        /// Envelopes are correlated a block of this many hops (11 minutes) at a time: FFTs of twice it, 2^17 points, the
+        /// largest FFmpeg 5.1's av_tx computes fast (beyond it, a direct DFT: minutes for a 12-minute file).
+        static let block = 1 << 16
+
+        /// Σ over bands of the cross-correlation, each band first made zero-mean and of unit variance: index
+        /// `lag + file.count - 1` holds Σ_j ref[j + lag] · file[j], for every lag from −(file.count − 1) to ref.count − 1.
+        /// By blocks: each block of the reference against each block of the file, their lags added into place.
         static func correlation(_ ref: [[Float]], _ file: [[Float]], path: String) throws(MixWriteError) -> [Float] {
-            var n = 1
-            while n < ref[0].count + file[0].count { n *= 2 }
+            let (nx, ny, b) = (ref[0].count, file[0].count, block)
             let forward: FourierTransform, inverse: FourierTransform
-            do { (forward, inverse) = (try FourierTransform(size: n, inverse: false), try FourierTransform(size: n, inverse: true)) } catch {
+            do { (forward, inverse) = (try FourierTransform(size: 2 * b, inverse: false), try FourierTransform(size: 2 * b, inverse: true)) } catch {
                 throw .processing(file: path, "the sync's correlation: \(error.description)")
             }
-            var sum = [Float](repeating: 0, count: 2 * n)
-            for (x, y) in zip(ref, file) {
-                let (fx, fy) = (spectrum(normalized(x), forward), spectrum(normalized(y), forward))
-                for k in 0..<n {
-                    let (a, b, c, d) = (fx[2 * k], fx[2 * k + 1], fy[2 * k], fy[2 * k + 1])
-                    sum[2 * k] += a * c + b * d
-                    sum[2 * k + 1] += b * c - a * d
+            // Each block's spectrum, band by band.
+            func spectra(_ bands: [[Float]]) -> [[[Float]]] {
+                let normal = bands.map(normalized)
+                return stride(from: 0, to: normal[0].count, by: b).map { start in
+                    normal.map { spectrum(Array($0[start..<min($0.count, start + b)]), forward) }
                 }
             }
-            var out = [Float](repeating: 0, count: 2 * n)
-            inverse.transform(&sum, into: &out)
-            return (0..<n).map { out[2 * $0] / Float(n) }
+            let (xs, ys) = (spectra(ref), spectra(file))
+            var out = [Float](repeating: 0, count: nx + ny - 1)
+            var sum = [Float](repeating: 0, count: 4 * b), r = sum
+            let n = 2 * b
+            for (i, x) in xs.enumerated() {
+                for (j, y) in ys.enumerated() {
+                    for k in sum.indices { sum[k] = 0 }
+                    for (fx, fy) in zip(x, y) {
+                        for k in 0..<n {
+                            let (a, bb, c, d) = (fx[2 * k], fx[2 * k + 1], fy[2 * k], fy[2 * k + 1])
+                            sum[2 * k] += a * c + bb * d
+                            sum[2 * k + 1] += bb * c - a * d
+                        }
+                    }
+                    inverse.transform(&sum, into: &r)
+                    // Lag l within the pair (−(b − 1) … b − 1, circular in 2b) is lag (i − j)·b + l of the whole.
+                    for l in -(b - 1)...(b - 1) {
+                        let index = (i - j) * b + l + ny - 1
+                        if index >= 0 && index < out.count { out[index] += r[2 * ((l + n) % n)] / Float(n) }
+                    }
+                }
+            }
+            return out
         }
 
         static func normalized(_ x: [Float]) -> [Float] {
