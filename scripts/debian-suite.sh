@@ -138,9 +138,9 @@ done
 # mixwrite and not its packages; `-- CMD` finds the binary at /build/debug/mixwrite.
 scratch=/build
 # The skips this system may have beyond .ci/allowed-skips: what it does not install (the browser, the scheduler, python's
-# jsonschema and numpy: the keyers' ground truth, zsh and fish: their completion) and cannot do (mount a tmpfs inside the namespace): those tests run
-# in the Debian 12 suite.
-allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonschema is not installed;python3-numpy is not installed;opentimelineio is not installed;cannot mount a small tmpfs here;zsh and fish are not installed"
+# jsonschema and numpy: the keyers' ground truth, zsh and fish: their completion, espeak-ng and scipy: the sync's truth
+# set) and cannot do (mount a tmpfs inside the namespace): those tests run in the Debian 12 suite.
+allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonschema is not installed;python3-numpy is not installed;opentimelineio is not installed;cannot mount a small tmpfs here;zsh and fish are not installed;espeak-ng"
 # What does not depend on the release's FFmpeg, left to the Debian 12 run (CI's time: RESULTS): the keyer's C kernel
 # against its scalar reference at every level and its whole pictures level by level (the same compiler, the same
 # code, plain memory), the sources' rules, the description of the jobs (schema, --help) and MediaTime's arithmetic;

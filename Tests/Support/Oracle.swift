@@ -220,6 +220,36 @@ public enum Oracle {
         return r.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
+    /// Where `ref`'s sound from `from` for `length` seconds (its own time) is heard in `file`, looked for within
+    /// `within` seconds of `near`: normalised cross-correlation of the two decoded by the ffmpeg CLI to mono 8 kHz,
+    /// here in Swift (no numpy: it runs on every system the suite runs on), a parabola through the peak; the place and
+    /// the correlation there (1: the same sound).
+    public static func heard(_ ref: String, from: Double, length: Double = 0.5, in file: String, near: Double,
+                             within: Double = 0.1) throws -> (at: Double, score: Double) {
+        let rate = 8000.0
+        let a = try decodeAudio(ref, rate: 8000, channels: 1), b = try decodeAudio(file, rate: 8000, channels: 1)
+        let start = Int(from * rate), m = Int(length * rate)
+        guard start + m <= a.count else { throw OracleError("\(ref) has no \(length) s from \(from) s") }
+        let segment = a[start..<start + m].map(Double.init)
+        let mean = segment.reduce(0, +) / Double(m)
+        let x = segment.map { $0 - mean }, energy = x.reduce(0) { $0 + $1 * $1 }
+        var scores: [(lag: Int, r: Double)] = []
+        for lag in max(0, Int((near - within) * rate))...Int((near + within) * rate) where lag + m <= b.count {
+            var dot = 0.0, sum = 0.0, squares = 0.0
+            for i in 0..<m { let y = Double(b[lag + i]); dot += x[i] * y; sum += y; squares += y * y }
+            let e = squares - sum * sum / Double(m)
+            scores.append((lag, e > 0 && energy > 0 ? dot / (energy * e).squareRoot() : 0))
+        }
+        guard let k = scores.indices.max(by: { scores[$0].r < scores[$1].r }) else { throw OracleError("\(file) is too short") }
+        var at = Double(scores[k].lag)
+        if k > 0 && k < scores.count - 1 {
+            let (y0, y1, y2) = (scores[k - 1].r, scores[k].r, scores[k + 1].r)
+            let d = y0 - 2 * y1 + y2
+            if d < 0 { at += 0.5 * (y0 - y2) / d }
+        }
+        return (at / rate, scores[k].r)
+    }
+
     /// Where `ref`'s sound from `from` for `length` seconds (its own time) is heard in `file`: normalised
     /// cross-correlation by numpy (scripts/audio-place.py), both decoded by the ffmpeg CLI; the correlation there, and
     /// the best one at least `length / 2` away.
