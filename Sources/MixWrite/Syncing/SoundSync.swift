@@ -137,19 +137,19 @@ extension SoundSync {
             do { (forward, inverse) = (try FourierTransform(size: 2 * b, inverse: false), try FourierTransform(size: 2 * b, inverse: true)) } catch {
                 throw .processing(file: path, "the sync's correlation: \(error.description)")
             }
-            // Each block's spectrum, band by band.
-            func spectra(_ bands: [[Float]]) -> [[[Float]]] {
-                let normal = bands.map(normalized)
-                return stride(from: 0, to: normal[0].count, by: b).map { start in
-                    normal.map { spectrum(Array($0[start..<min($0.count, start + b)]), forward) }
-                }
+            // A block's spectrum, band by band, made when it is used (so that memory does not grow with the length:
+            // the file's blocks are transformed again for each of the reference's, a few ms each).
+            let (xn, yn) = (ref.map(normalized), file.map(normalized))
+            func spectra(_ bands: [[Float]], _ block: Int) -> [[Float]] {
+                bands.map { spectrum(Array($0[block * b..<min($0.count, (block + 1) * b)]), forward) }
             }
-            let (xs, ys) = (spectra(ref), spectra(file))
             var out = [Float](repeating: 0, count: nx + ny - 1)
             var sum = [Float](repeating: 0, count: 4 * b), r = sum
             let n = 2 * b
-            for (i, x) in xs.enumerated() {
-                for (j, y) in ys.enumerated() {
+            for i in 0..<(nx + b - 1) / b {
+                let x = spectra(xn, i)
+                for j in 0..<(ny + b - 1) / b {
+                    let y = spectra(yn, j)
                     for k in sum.indices { sum[k] = 0 }
                     for (fx, fy) in zip(x, y) {
                         for k in 0..<n {
