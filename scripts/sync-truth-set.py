@@ -3,12 +3,12 @@
 
     sync-truth-set.py OUT_DIR [--seeds 1-8] [--seconds 40] [--file-seconds S] [--speech FILE ...]
 
-Each seed makes one scene: speech (espeak-ng's voices reading a seeded text with pauses, or the --speech files) with
-room tone, recorded twice. The reference ("camera") hears it through a far microphone: a seeded room's reverberation
+Each seed makes one scene: speech (espeak-ng's voices reading a seeded text with pauses, or the --speech recordings,
+whole, one after another) with room tone, recorded twice. The reference ("camera") hears it through a far microphone: a seeded room's reverberation
 (exponentially decaying noise, RT60 0.3 to 0.9 s, the direct sound first and 3 dB over to 6 dB under the reverberation), a camera microphone's colour (high-pass,
 presence peak), the room's noise at 6 to 20 dB SNR, AAC at 48 kHz. The other ("recorder") hears it close: a drier room,
 a lavalier's colour, its own noise, its own sample rate (8 to 192 kHz) and codec (FLAC, PCM, MP3, Opus, AAC), started
-at a seeded offset (-5 to +20 s: before or after the camera) and cut at a seeded end (partial overlap), on a clock
+at a seeded offset (-5 to +20 s, before or after the camera; as much of it in a scene under 40 s) and cut at a seeded end (partial overlap), on a clock
 that runs at a seeded drift (-150 to +150 ppm: one of its seconds lasts 1 + ppm/1e6 of the camera's).
 
 Writes OUT_DIR/NAME-ref.m4a, OUT_DIR/NAME-file.EXT and OUT_DIR/truth.json: [{"name", "reference", "file",
@@ -39,7 +39,11 @@ def speech(seed, seconds, extra):
         n = 0
         while total < seconds * RATE:
             if extra:
-                path = extra[n % len(extra)]
+                # The given recordings whole, one after another (a random cut of one would repeat its sound, which a
+                # sync rightly finds twice).
+                if n >= len(extra):
+                    break
+                path = extra[n]
             else:
                 text = " ".join(rng.choice(WORDS, size=int(rng.integers(5, 14))))
                 path = os.path.join(tmp, f"s{n}.wav")
@@ -47,13 +51,11 @@ def speech(seed, seconds, extra):
                 subprocess.run(["espeak-ng", "-v", voice, "-s", str(int(rng.integers(130, 190))), "-p",
                                 str(int(rng.integers(20, 80))), "-w", path, text], check=True)
             x = decode(path)
-            if extra:
-                start = int(rng.integers(0, max(1, len(x) - 10 * RATE)))
-                x = x[start:start + int(rng.integers(4, 10)) * RATE]
             out += [x, np.zeros(int(rng.uniform(0.2, 1.5) * RATE))]
             total += len(x) + len(out[-1])
             n += 1
-    return np.concatenate(out)[: int(seconds * RATE)]
+    x = np.concatenate(out)
+    return np.concatenate([x, np.zeros(max(0, int(seconds * RATE) - len(x)))])[: int(seconds * RATE)]
 
 
 def decode(path, rate=RATE):
@@ -109,7 +111,8 @@ def write(x, path, rate, codec):
 
 def scene(seed, seconds, out_dir, extra, fixed_length=None):
     rng = np.random.default_rng(1000 + seed)
-    offset = float(rng.uniform(-5, 20))
+    # -5 to +20 s; in a scene shorter than 40 s, as much of it.
+    offset = float(rng.uniform(-5, 20)) * min(1.0, seconds / 40)
     drift = float(rng.uniform(-150, 150))
     rate, codec, ext = [(8000, "pcm", "wav"), (16000, "flac", "flac"), (44100, "mp3", "mp3"), (48000, "opus", "opus"),
                         (96000, "flac", "flac"), (192000, "pcm", "wav"), (22050, "aac", "m4a"), (32000, "mp3", "mp3")][seed % 8]
