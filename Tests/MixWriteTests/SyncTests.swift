@@ -96,6 +96,17 @@ struct SyncTests {
             // Where the recorder's time 0 lies on the timeline: its clip's place less what of it is trimmed.
             #expect(abs(at - from - t.offsetSeconds) < 0.001, "A2 at \(at) s from its \(from) s; truth \(t.offsetSeconds) s")
         }
+        // A timeline's clip whose metadata.mixwrite says offset "auto", laid a second in, from its own 2 s: heard where the
+        // camera heard it all the same (its place on the timeline and its in-point taken back out).
+        let (timeline, _) = try RenderTests.timeline(dir, "synced", """
+            v = track("V1", V); tl.tracks.append(v); v.append(clip("cam", "\(camera)", 0, 750))
+            a = track("A1", A); tl.tracks.append(a); a.extend([gap(25), clip("lav", "\(t.file)", 50, \(Int(t.seconds * 25) - 50), {"offset": "auto"})])
+            """)
+        let rendered = dir + "/render.mp4"
+        let r = try Oracle.mixwrite(["render", timeline, "--mute", "clip1", "-o", rendered, "--progress", "none"], timeout: 300)
+        try #require(r.status == 0, "\(r.stderr)")
+        let heard = try [max(2.5, early), late].map { tau in abs(try Oracle.place(t.file, from: tau, in: rendered).at - expected(tau)) * 1000 }
+        #expect(heard[0] <= 1 && heard[1] <= 2, "render, metadata.mixwrite.offset auto: \(heard) ms at its start and end")
         let refused = try Oracle.mixwrite(["remix", camera, "--audio", t.file, "--offset", "movie=auto", "-o", dir + "/x.mp4"])
         #expect(refused.status == 1 && refused.stderr.contains("movie is the reference"), "\(refused.stderr)")
     }

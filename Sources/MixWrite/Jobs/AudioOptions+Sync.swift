@@ -4,10 +4,23 @@ extension AudioOptions {
     /// The source the others' sound is placed against: `--sync-to`, else base, else the first input.
     func syncReference(_ labels: [String]) -> String? { syncTo ?? (labels.contains("base") ? "base" : labels.first) }
 
-    /// Places each source (or track) given `--offset NAME=auto` where its sound lies against the reference's (its first
-    /// audio track's), with its clock's drift under `--drift auto`: its offset is where its time 0 falls on the
-    /// output, the reference's own offset included, negative where it began before the reference. A source and the
-    /// reference both start with the output (base, `--audio` files, a remix's movie): a layer's `--at` is not counted.
+    /// The sources placed by their sound given their offsets: where each one's time 0 falls on the output, so that its
+    /// sound is heard with the reference's there, wherever each is laid (a layer's `--at` and `--in`, a timeline's clip
+    /// and its in-point), the reference's own offset included; negative where it began before the reference.
+    func placed(_ sources: [AudioSource]) -> [AudioSource] {
+        sources.map { s in
+            guard let (offset, reference) = s.sync else { return s }
+            var s = s
+            let laid = { (x: AudioSource) -> Double in x.timelineStart.seconds - x.head.seconds }
+            let ref = sources.first { $0.label == reference }
+            s.offsetSeconds = (offsets[reference] ?? 0) + (ref.map(laid) ?? 0) + offset - laid(s)
+            return s
+        }
+    }
+
+    /// Finds where each source (or track) given `--offset NAME=auto` lies against the reference's sound (its first audio
+    /// track's), and its clock's drift under `--drift auto`; `placed` turns that into its offset once every source has
+    /// its place on the output.
     /// Refused (exit 1, naming the file): the reference itself, a source whose sound does not match clearly.
     func placeBySound(_ sources: inout [AudioSource], inputs: [(label: String, file: MediaFile)],
                       warnings: inout [String]) throws(MixWriteError) {
@@ -35,7 +48,7 @@ extension AudioOptions {
                                 + String(format: " (confidence %.2f)", m.confidence))
             }
             guard let m = found[key], let offset = m.offsetSeconds else { continue }
-            sources[i].offsetSeconds = (offsets[reference] ?? 0) + offset
+            sources[i].sync = (offset, reference)
             sources[i].driftPPM = correctsDrift ? m.driftPPM ?? 0 : 0
         }
     }

@@ -184,7 +184,7 @@ public struct AudioOptions: Sendable {
         }
         let ch = channels ?? (sources.contains { $0.channels >= 2 } ? 2 : 1)
         let total = duration.ticks(in: Rational(1, Int32(rate)))
-        var routed = sources
+        var routed = placed(sources)
         for i in routed.indices { routed[i].route = Self.route(routed[i], rate: rate, channels: ch, mode: mode) }
         var plan = AudioMixPlan(sources: routed, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
                                 bitRate: bitRate, mode: mode, strict: false)

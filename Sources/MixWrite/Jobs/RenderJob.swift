@@ -361,12 +361,13 @@ extension RenderJob {
         guard let data = clip.settings, let all = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return }
         var entry: [String: Any] = [:]
         if let g = all["gain"], given.gains[label] == nil { entry["gain"] = [label: g] }
-        if let o = all["offset"], given.offsets[label] == nil { entry["offset"] = [label: o] }
+        if let o = all["offset"], given.offsets[label] == nil && !given.autoOffsets.contains(label) { entry["offset"] = [label: o] }
         guard !entry.isEmpty else { return }
         do {
             let read = try RenderJob(timeline: "", output: "").applying(entry).audio
             mix.gains.merge(read.gains) { $1 }
             mix.offsets.merge(read.offsets) { $1 }
+            mix.autoOffsets += read.autoOffsets.filter { !mix.autoOffsets.contains($0) }
         } catch {
             throw .usage("\(timeline): \(clip.label): metadata.mixwrite: \(error.description)")
         }

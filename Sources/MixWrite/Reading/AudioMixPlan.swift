@@ -25,6 +25,9 @@ public struct AudioSource: Sendable, Codable {
     /// How much longer one second of the track's own lasts on the output (ppm): its clock's drift against the
     /// reference's, corrected by stretching it (`--offset SOURCE=auto` with `--drift auto`).
     public var driftPPM: Double = 0
+    /// Placed by its sound: where its time 0 lies on the reference source's own time (seconds), and that source's label;
+    /// `offsetSeconds` is made from it once every source has its place on the output (`AudioOptions.plan`).
+    var sync: (offset: Double, reference: String)?
     /// Where the track starts on its file's timeline (after the file's origin).
     var startOffset: MediaTime
     /// How the track reaches the output (decoded, resampled, downmixed, gain, offset, mixed).
