@@ -23,8 +23,8 @@ struct TuneSettings: Codable, Sendable, Equatable {
     /// dB by source or track name (`fx`, `fx:2`, `audio1`).
     @Omissible var gains: [String: Double] = [:]
     @Omissible var mute: [String] = []
-    /// Seconds by source or track name.
-    @Omissible var offsets: [String: Double] = [:]
+    /// Seconds by source or track name, or `auto` (placed by its sound: `--offset NAME=auto`).
+    @Omissible var offsets: [String: Offset] = [:]
     var loudness: Double?
     /// dB by source or track name: lowered that far while the others play (`--duck`).
     @Omissible var duck: [String: Double] = [:]
@@ -33,6 +33,33 @@ struct TuneSettings: Codable, Sendable, Equatable {
     var layers: [LayerPlacement]?
     /// A blend's other layers' keys, in order (the FX's is `key`).
     var layerKeys: [KeySettings]?
+
+    /// A track's offset as the page and the job file write it: seconds, or "auto".
+    enum Offset: Codable, Sendable, Hashable {
+        case seconds(Double)
+        case auto
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let x = try? c.decode(Double.self) { self = .seconds(x); return }
+            guard try c.decode(String.self) == "auto" else {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "an offset is seconds or \"auto\"")
+            }
+            self = .auto
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            switch self {
+            case .seconds(let x): try c.encode(x)
+            case .auto: try c.encode("auto")
+            }
+        }
+
+        /// As the job file's reader takes it.
+        var entry: Any { if case .seconds(let x) = self { x } else { "auto" } }
+        var isZero: Bool { self == .seconds(0) }
+    }
 
     /// A track of the mix: its source (`fx`, `audio1`) and its own name (`fx:2`).
     struct Track: Sendable, Equatable {
@@ -45,7 +72,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
     init(audio: AudioOptions, tracks: [Track]) {
         gains = audio.gains
         mute = audio.mute
-        offsets = audio.offsets
+        offsets = audio.offsets.mapValues(Offset.seconds).merging(audio.autoOffsets.map { ($0, .auto) }) { $1 }
         loudness = audio.loudness
         duck = audio.duck
         levelMatch = audio.levelMatch
@@ -70,7 +97,8 @@ struct TuneSettings: Codable, Sendable, Equatable {
     /// The mix's values are numbers and name tracks the job has: a request's checks before the job's own.
     func checkedMix(tracks: [Track]) throws(RequestError) -> TuneSettings {
         for (name, v) in gains.map({ ("gain of \($0.key)", $0.value) })
-            + offsets.map({ ("offset of \($0.key)", $0.value) }) + duck.map({ ("duck depth of \($0.key)", $0.value) })
+            + offsets.compactMap({ o in if case .seconds(let x) = o.value { ("offset of \(o.key)", x) } else { nil } })
+            + duck.map({ ("duck depth of \($0.key)", $0.value) })
             + [("loudness", loudness ?? -16)] where !v.isFinite {
             throw .bad("\(name) must be a number")
         }
@@ -94,7 +122,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
             s.duck[t.name] = duck[t.name] ?? duck[t.source]
             if mute.contains(t.source) || mute.contains(t.name) { s.mute.append(t.name) }
         }
-        (s.gains, s.offsets, s.duck) = (s.gains.filter { $0.value != 0 }, s.offsets.filter { $0.value != 0 }, s.duck.filter { $0.value != 0 })
+        (s.gains, s.offsets, s.duck) = (s.gains.filter { $0.value != 0 }, s.offsets.filter { !$0.value.isZero }, s.duck.filter { $0.value != 0 })
         return s
     }
 
@@ -111,8 +139,8 @@ struct TuneSettings: Codable, Sendable, Equatable {
             let parts = n.split(separator: ":", maxSplits: 1)
             return renamed(String(parts[0])) + (parts.count > 1 ? ":" + parts[1] : "")
         }
-        func collapsed(_ values: [String: Double]) -> [String: Double] {
-            var result: [String: Double] = [:]
+        func collapsed<V: Hashable>(_ values: [String: V]) -> [String: V] {
+            var result: [String: V] = [:]
             for source in sources {
                 let own = tracks.filter { $0.source == source }.map(\.name)
                 let given = Set(own.map { values[$0] })
@@ -128,17 +156,16 @@ struct TuneSettings: Codable, Sendable, Equatable {
         // page's "not ducked", left out by `expanded`).
         var j = job
         (j[keyPath: audio].gains, j[keyPath: audio].offsets, j[keyPath: audio].duck, j[keyPath: audio].mute) = ([:], [:], [:], [])
+        j[keyPath: audio].autoOffsets = []
         (j[keyPath: audio].loudness, j[keyPath: audio].levelMatch) = (nil, false)
         if loudness == nil { j[keyPath: audio].truePeak = nil }
         var entry: [String: Any] = [:]
-        for (option, values) in [("gain", collapsed(s.gains)), ("offset", collapsed(s.offsets)), ("duck", collapsed(s.duck))]
-        where !values.isEmpty {
+        for (option, values) in [("gain", collapsed(s.gains)), ("duck", collapsed(s.duck))] where !values.isEmpty {
             entry[option] = values
         }
-        // A source placed by its sound (`--offset audio1=auto`) stays so, unless the page gives it seconds.
-        var offsets = entry["offset"] as? [String: Any] ?? [:]
-        for auto in job[keyPath: audio].autoOffsets where offsets[name(auto)] == nil { offsets[name(auto)] = "auto" }
-        if !offsets.isEmpty { entry["offset"] = offsets }
+        // Seconds, or "auto": a source placed by its sound (`--offset audio1=auto`).
+        let offsets = collapsed(s.offsets)
+        if !offsets.isEmpty { entry["offset"] = offsets.mapValues(\.entry) }
         let mute = collapsed(Dictionary(uniqueKeysWithValues: s.mute.map { ($0, 1) })).keys.sorted()
         if !mute.isEmpty { entry["mute"] = mute }
         if let loudness { entry["loudness"] = loudness }

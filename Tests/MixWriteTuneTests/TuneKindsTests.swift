@@ -273,7 +273,7 @@ struct TuneKindsTests {
         #expect(refused.status == 3 && refused.stderr.contains("is also an input"), "\(refused.status) \(refused.stderr)")
     }
 
-    @Test("a source placed by its sound (--offset audio1=auto) stays so through the page's mix, until the page gives it seconds",
+    @Test("a source placed by its sound (--offset audio1=auto): the page's offset says auto, kept through its mix until it gives seconds",
           .hangGuard)
     func autoOffsetKept() throws {
         let dir = try Oracle.scratch("tune-auto-offset")
@@ -287,7 +287,12 @@ struct TuneKindsTests {
         let tune = try TuneProcess(command: ["remix", later, "--audio", noise, "--offset", "audio1=auto", "-o", dir + "/mixed.m4a", "--tune", "-q"])
         defer { tune.stop() }
         let (port, token, origin) = (tune.port, tune.token, "http://127.0.0.1:\(tune.port)")
-        let kept = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: #"{"gain": {"movie": -6}}"#, origin: origin)
+        // The page's settings, as it is given them: the track's offset "auto".
+        let info = try RawHTTP.get(port: port, "/api/info?token=\(token)")
+        let offsets = (info.json["settings"] as? [String: Any])?["offset"] as? [String: Any]
+        #expect(offsets?["audio1:1"] as? String == "auto", "\(info.text)")
+        let kept = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: #"{"gain": {"movie": -6}, "offset": {"audio1:1": "auto"}}"#,
+                                    origin: origin)
         let words = kept.json["command"] as? String ?? ""
         #expect(words.contains("--offset audio1=auto") && words.contains("--gain movie=-6"), "\(kept.text)")
         let given = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: #"{"offset": {"audio1": 1.5}}"#, origin: origin)

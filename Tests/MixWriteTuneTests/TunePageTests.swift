@@ -201,6 +201,15 @@ extension TunePageTests {
                 return document.getElementById('status').className + '|' + document.getElementById('command').value
                 """) { ($0 as? String).map { $0.hasPrefix("|") && $0.contains("--offset fx:1=0.25") } == true }
             #expect((fixed as? String)?.contains("--offset fx:1=0.25") == true, "the command follows at once: \(fixed ?? "")")
+            // "auto" is an offset too: the track placed by its sound (the command says so), then seconds again.
+            for (typed, said) in [("auto", "--offset fx:1=auto"), ("0.25", "--offset fx:1=0.25")] {
+                let command = try browser.waitFor("""
+                    const i = document.querySelector('#mix tr[data-track="fx:1"] input[size="4"]'); if (i.value !== '\(typed)') {
+                    i.value = '\(typed)'; i.dispatchEvent(new Event('input')); }
+                    return document.getElementById('status').className + '|' + document.getElementById('command').value
+                    """) { ($0 as? String).map { $0.hasPrefix("|") && $0.contains(said) } == true }
+                #expect((command as? String)?.contains(said) == true, "\(typed): \(command ?? "")")
+            }
             // Loudness "loud": refused, the box put back to its last good value when left.
             let loud = try browser.script("""
                 const l = document.getElementById('loudness'); l.value = 'loud'; l.dispatchEvent(new Event('input'));

@@ -16,9 +16,11 @@ function shownValue(value, schema, blank) {
 const asText = v => Array.isArray(v) ? v.join("; ") : String(v);
 
 // Typed text read by the option's schema: { value } (undefined: not set, the option's default or blank), or null when
-// it does not fit. A list (garbage) is its rectangles separated by ";"; a colour is RRGGBB.
-function parse(text, schema, blank) {
+// it does not fit. A list (garbage) is its rectangles separated by ";"; a colour is RRGGBB. `word`: a word the value
+// may be instead (an offset's "auto").
+function parse(text, schema, blank, word) {
   const number = s => s.type === "number" || s.type === "integer";
+  if (word !== undefined && text === word) return { value: word };
   if (number(schema)) {
     if (text === "" && schema.default === undefined) return { value: undefined };
     const x = Number(text);
@@ -51,7 +53,8 @@ function what(schema) {
 // schema: a bad value is marked, said beside the box and at the top, and the last good one kept (put back when the box
 // is left). `get()` is the value set (undefined: none), `set(v)` sets it (undefined: unset); `changed(name)` follows
 // every good change. opts: `inline` (a compact row), `caption` ("" for none: a table's cell), `blank` (what unset
-// shows: a track's 0), `live` (a good value taken as it is typed, not when the box is left), `slider` (its step).
+// shows: a track's 0), `live` (a good value taken as it is typed, not when the box is left), `slider` (its step),
+// `word` (a word a number's box takes too: an offset's "auto").
 export function control(row, name, schema, get, set, id, changed, opts = {}) {
   const label = document.createElement("label");
   label.title = schema.description || "";
@@ -102,11 +105,11 @@ export function control(row, name, schema, get, set, id, changed, opts = {}) {
     note.className = "note";
     label.append(input, note);
     const check = () => {
-      const r = parse(input.value.trim(), schema, opts.blank);
+      const r = parse(input.value.trim(), schema, opts.blank, opts.word);
       if (!r) {
         input.classList.add("bad");
         note.textContent = "kept " + asText(shown());
-        error(`${name}: "${input.value}" is not ${what(schema)}; kept ${asText(shown())}`);
+        error(`${name}: "${input.value}" is not ${what(schema)}${opts.word ? ` or ${opts.word}` : ""}; kept ${asText(shown())}`);
         return false;
       }
       input.classList.remove("bad");

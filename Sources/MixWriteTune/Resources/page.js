@@ -395,7 +395,8 @@ function bindMix() {
       () => settings[name][track.name], v => { if (v === undefined) delete settings[name][track.name]; else settings[name][track.name] = v; },
       "", settingsChanged, { caption: "", blank: 0, live: true, ...opts });
     byTrack("gain", 2, { slider: 0.5 });
-    byTrack("offset", 4);
+    // Seconds, or "auto": the track placed where its sound lies against the reference's (--offset NAME=auto).
+    byTrack("offset", 4, { word: "auto" });
     byTrack("duck", 5);
     const mute = row.cells[3].querySelector("input");
     mute.checked = settings.mute.includes(track.name);
