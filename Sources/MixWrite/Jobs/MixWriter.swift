@@ -104,7 +104,7 @@ public struct MixWriter: Sendable {
         let started = ContinuousClock.now
         let logged = FFmpegLog.count
         _ = ProbeLog.take()
-        _ = ProbeLog.takeNotes()
+        _ = ProbeLog.notes.takeAll()
         guard let job = job as? any PlannedJob else {
             throw .usage("\(type(of: job)) is not one of mixwrite's jobs (\(JobFile.kinds.map { $0.kind }.joined(separator: ", ")))")
         }
@@ -169,8 +169,8 @@ public struct MixWriter: Sendable {
             paths = job.inputPaths
             audioPaths = Array(Set(plan.audio?.sources.map(\.path) ?? [])).sorted()
             DamageLog.forget(paths)
-            TimingLog.forget(audioPaths)
-            (probed, notes) = (ProbeLog.take(), ProbeLog.takeNotes())
+            TimingLog.lines.forget(audioPaths)
+            (probed, notes) = (ProbeLog.take(), ProbeLog.notes.takeAll())
         }
 
         /// The warnings once the job has run: each file's damaged packets with its name and where the first was (the
@@ -178,7 +178,7 @@ public struct MixWriter: Sendable {
         func warnings(damaged: Int) -> [String] {
             let damage = DamageLog.take(paths)
             return (!damage.isEmpty ? damage : damaged > 0 ? ["\(damaged) damaged \(damaged == 1 ? "packet was" : "packets were") skipped"] : [])
-                + notes + TimingLog.take(audioPaths) + probed.map {
+                + notes + TimingLog.lines.take(audioPaths) + probed.map {
                     "\($0.path): \($0.lines) FFmpeg warning\($0.lines == 1 ? "" : "s") while probing; -v shows \($0.lines == 1 ? "it" : "them")"
                 }
         }

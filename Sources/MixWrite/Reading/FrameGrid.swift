@@ -5,9 +5,10 @@ import FFmpegSupport
 /// The packets' presentation times, sorted, are on a grid. Where most steps between them are within a tick (or 1 %) of
 /// the median one and hardly any (under a tenth) shorter, the grid's step is their mean: a Matroska file's 33 and 34 ms
 /// (its millisecond rounding) give 29.97 fps, and a phone's late or dropped frames do not count. Where they are
-/// jittered around it (a screen recording's 62 to 72 ms), every step counts, as the whole number of median steps nearest it (a missing frame's gap
-/// as two), and the grid's step is their sum over that count. The rate is shown as an editor shows rates: the nearest
-/// standard rate within 0.1 %, else to 1/1000.
+/// jittered around it (a screen recording's 62 to 72 ms), every step counts, as the whole number of median steps
+/// nearest it (a missing frame's gap as two), and the grid's step is their sum over that count. An interlaced stream,
+/// whose packets may be fields, is read from its first decoded pictures. The rate is shown as an editor shows rates:
+/// the nearest standard rate within 0.1 %, else to 1/1000.
 enum FrameGrid {
     /// Packets read from the start: 8 s at 30 fps, enough for a steady mean, little to read.
     static let packets = 240

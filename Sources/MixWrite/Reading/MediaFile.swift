@@ -35,9 +35,8 @@ struct MediaFile: Sendable {
         var streams = demuxer.streams
         let still = format == "image2" || format.hasSuffix("_pipe")
         if scanVideo, !still, let i = streams.firstIndex(where: \.isRealVideo), let grid = FrameGrid.measure(demuxer, streams[i]) {
-            // The frames' own rate, said where the header's reads otherwise (an odd average rounded to a standard
-            // rate included).
-            // An interlaced stream may store each field as a packet (twice the frames' rate): its decoded pictures say.
+            // The frames' own rate (an interlaced stream's from its pictures: its packets may be fields), said where the
+            // header's reads otherwise, an odd average rounded to a standard rate included.
             let stated = streams[i].frameRate
             let grid = streams[i].isInterlaced ? FrameGrid.measureDecoded(path, streams[i]) ?? grid : grid
             if let s = stated, FrameGrid.text(s) != FrameGrid.text(grid) {
@@ -226,20 +225,10 @@ extension MediaFile {
 /// is planned; jobs of a batch running side by side may count each other's lines.
 enum ProbeLog {
     private static let counts = Mutex<[String: Int]>([:])
-    private static let notes = Mutex<[String: [String]]>([:])
+    /// What planning read of a file that its header says otherwise (its frames' rate), as warnings naming the file.
+    static let notes = FileNotes()
 
-    /// What planning read of a file that its header says otherwise (its frames' rate), said once a file.
-    static func note(_ path: String, _ text: String) {
-        notes.withLock { n in if !(n[path] ?? []).contains(text) { n[path, default: []].append(text) } }
-    }
-
-    /// The notes since the last call, as warnings naming their files, in path order.
-    static func takeNotes() -> [String] {
-        notes.withLock { n in
-            defer { n = [:] }
-            return n.sorted { $0.key < $1.key }.flatMap { entry in entry.value.map { "\(entry.key): \($0)" } }
-        }
-    }
+    static func note(_ path: String, _ text: String) { notes.add(path, "\(path): \(text)") }
 
     static func record(_ path: String, _ lines: Int) {
         guard lines > 0 else { return }
@@ -251,6 +240,30 @@ enum ProbeLog {
         counts.withLock { c in
             defer { c = [:] }
             return c.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+}
+
+/// Warning lines by file, each said once however often it is recorded (a track read again for a measurement, a file
+/// opened again): process-wide, as ProbeLog and DamageLog, a job forgetting and taking its own files'.
+final class FileNotes: Sendable {
+    private let entries = Mutex<[String: [String]]>([:])
+
+    func add(_ path: String, _ line: String) {
+        entries.withLock { e in if !(e[path] ?? []).contains(line) { e[path, default: []].append(line) } }
+    }
+
+    /// Forgets what was recorded of `paths` (a job's files, once it is planned).
+    func forget(_ paths: [String]) { entries.withLock { e in for p in paths { e[p] = nil } } }
+
+    /// What was recorded of `paths` since they were forgotten, in their order; forgotten again.
+    func take(_ paths: [String]) -> [String] { entries.withLock { e in paths.flatMap { e.removeValue(forKey: $0) ?? [] } } }
+
+    /// Everything recorded, by path; forgotten.
+    func takeAll() -> [String] {
+        entries.withLock { e in
+            defer { e = [:] }
+            return e.sorted { $0.key < $1.key }.flatMap(\.value)
         }
     }
 }

@@ -1,5 +1,4 @@
 import FFmpegSupport
-import Synchronization
 
 /// One audio track's sound placed by its own timestamps, as the ffmpeg CLI's `aresample=async` places it: each decoded
 /// frame is compared with where the sound before it ends. A frame that starts later than that by more than
@@ -141,20 +140,11 @@ struct TrackClock {
 /// The corrections the audio readers made to their tracks' timing, as warnings by file: each track's said once per
 /// job, however many passes read it (a loudness measurement, a stem). Process-wide by path, as DamageLog.
 enum TimingLog {
-    private static let entries = Mutex<[String: [String]]>([:])
+    /// Forgotten for a job's tracks once it is planned, taken when it is done.
+    static let lines = FileNotes()
 
     static func record(_ path: String, _ source: AudioSource, _ corrections: [TrackClock.Correction], origin: Double) {
         guard let line = TrackClock.describe(corrections, track: "\(source.shownPath):\(source.track)", origin: origin) else { return }
-        entries.withLock { e in
-            if !(e[path] ?? []).contains(line) { e[path, default: []].append(line) }
-        }
-    }
-
-    /// Forgets what was recorded of `paths` (a job's inputs, once it is planned).
-    static func forget(_ paths: [String]) { entries.withLock { e in for p in paths { e[p] = nil } } }
-
-    /// What was recorded of `paths` since they were forgotten, in their order; forgotten again.
-    static func take(_ paths: [String]) -> [String] {
-        entries.withLock { e in paths.flatMap { e.removeValue(forKey: $0) ?? [] } }
+        lines.add(path, line)
     }
 }

@@ -22,7 +22,7 @@ extension SoundSync {
             let count = min(maxWindows, max(1, Int(span / (2 * length))))
             let step = count > 1 ? (span - length) / Double(count - 1) : 0
             let n = Int(length * rate), s = Int(search * rate)
-            let fft = try Self.transforms(n + n + 2 * s, file: file.path)
+            let fft = try Coarse.transforms(n + n + 2 * s, file: file.path)
             for k in 0..<count {
                 let t = Int64(((overlap.lowerBound + Double(k) * step) * rate).rounded())
                 let r = try MonoSound.window(reference, rate: fineRate, start: t, length: n)
@@ -31,14 +31,6 @@ extension SoundSync {
                 windows += 1
                 guard let lag = Self.gccPHAT(r, f, fft) else { continue }
                 places.append(((Double(from) + lag) / rate, Double(t) / rate))
-            }
-        }
-
-        private static func transforms(_ length: Int, file: String) throws(MixWriteError) -> (FourierTransform, FourierTransform) {
-            var n = 1
-            while n < length { n *= 2 }
-            do { return (try FourierTransform(size: n, inverse: false), try FourierTransform(size: n, inverse: true)) } catch {
-                throw .processing(file: file, "the sync's fine placement: \(error.description)")
             }
         }
 

@@ -133,10 +133,7 @@ extension SoundSync {
         /// By blocks: each block of the reference against each block of the file, their lags added into place.
         static func correlation(_ ref: [[Float]], _ file: [[Float]], path: String) throws(MixWriteError) -> [Float] {
             let (nx, ny, b) = (ref[0].count, file[0].count, block)
-            let forward: FourierTransform, inverse: FourierTransform
-            do { (forward, inverse) = (try FourierTransform(size: 2 * b, inverse: false), try FourierTransform(size: 2 * b, inverse: true)) } catch {
-                throw .processing(file: path, "the sync's correlation: \(error.description)")
-            }
+            let (forward, inverse) = try transforms(2 * b, file: path)
             // A block's spectrum, band by band, made when it is used (so that memory does not grow with the length:
             // the file's blocks are transformed again for each of the reference's, a few ms each).
             let (xn, yn) = (ref.map(normalized), file.map(normalized))
@@ -167,6 +164,15 @@ extension SoundSync {
                 }
             }
             return out
+        }
+
+        /// A forward and an inverse FFT of at least `length` points (a power of two).
+        static func transforms(_ length: Int, file: String) throws(MixWriteError) -> (FourierTransform, FourierTransform) {
+            var n = 1
+            while n < length { n *= 2 }
+            do { return (try FourierTransform(size: n, inverse: false), try FourierTransform(size: n, inverse: true)) } catch {
+                throw .processing(file: file, "the sync's FFT of \(n) points: \(error.description)")
+            }
         }
 
         static func normalized(_ x: [Float]) -> [Float] {
