@@ -141,13 +141,7 @@ public struct AudioOptions: Sendable {
     /// decode is left out with a warning, or refused under `strict`.
     func sources(from inputs: [(label: String, file: MediaFile)], strict: Bool,
                  warnings: inout [String]) throws(MixWriteError) -> [AudioSource] {
-        let known = Set(inputs.map(\.label))
-        for name in mute + Array(gains.keys) + Array(offsets.keys) + autoOffsets + Array(duck.keys) + (syncTo.map { [$0] } ?? []) {
-            let label = String(name.split(separator: ":").first ?? "")
-            guard known.contains(label) else {
-                throw .usage("unknown source '\(name)'; the sources are \(inputs.map(\.label).joined(separator: ", "))")
-            }
-        }
+        try checkNames(against: inputs)
         if tracks == .none { return [] }
         var result: [AudioSource] = []
         for (inputIndex, (label, file)) in inputs.enumerated() {
@@ -173,6 +167,34 @@ public struct AudioOptions: Sendable {
         }
         if !autoOffsets.isEmpty { try placeBySound(&result, inputs: inputs, warnings: &warnings) }
         return result
+    }
+
+    /// Every source or track named by an option is one of `inputs` (a track by its 1-based number among the file's
+    /// audio tracks, as the report and `probe` count them), else a usage error naming the ones that exist: a name
+    /// matching nothing would otherwise do nothing, silently (`--mute base:0`, ffmpeg's 0-based habit).
+    private func checkNames(against inputs: [(label: String, file: MediaFile)]) throws(MixWriteError) {
+        let named: [(option: String, names: [String])] = [
+            ("mute", mute), ("gain", gains.keys.sorted()), ("offset", offsets.keys.sorted() + autoOffsets),
+            ("duck", duck.keys.sorted()), ("sync-to", syncTo.map { [$0] } ?? []),
+        ]
+        for (option, names) in named {
+            for name in names {
+                let parts = name.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                guard let file = inputs.first(where: { $0.label == parts[0] })?.file else {
+                    throw .usage("--\(option) \(name): unknown source '\(parts[0])'; the sources are \(inputs.map(\.label).joined(separator: ", "))")
+                }
+                guard parts.count == 2 else { continue }
+                let count = file.audioStreams.count
+                guard let n = Int(parts[1]), (1...max(count, 1)).contains(n), count > 0 else {
+                    let tracks = switch count {
+                    case 0: "no audio track"
+                    case 1: "one audio track, \(parts[0]):1"
+                    default: "\(count) audio tracks, \(parts[0]):1 … \(parts[0]):\(count)"
+                    }
+                    throw .usage("--\(option) \(name): no such track; \(parts[0]) (\(file.path)) has \(tracks) (counted from 1)")
+                }
+            }
+        }
     }
 
     /// The mix plan for these sources and an output of `duration`.
