@@ -45,8 +45,14 @@ public enum AudioCodec: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    /// The sample rates the encoder takes; nil: any.
-    public var sampleRates: [Int]? { self == .opus ? [48000, 24000, 16000, 12000, 8000] : nil }
+    /// The sample rates the encoder takes; nil: any (FLAC and PCM, within `--sample-rate`'s range).
+    public var sampleRates: [Int]? {
+        switch self {
+        case .aac: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+        case .opus: [48000, 24000, 16000, 12000, 8000]
+        case .flac, .pcm: nil
+        }
+    }
 }
 
 /// An encoder. Owns its `AVCodecContext`; `deinit` frees it.

@@ -83,7 +83,8 @@ public struct AudioOptions: Sendable {
                       }, write: { $0.correctsDrift ? nil : .text("off") }),
             .choice("mix", \.mode, default: initial.mode, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
             .integer("channels", \.channels, 1...2, help: "Output channels, 1 or 2 (default: stereo if any source has two or more)."),
-            .integer("sample-rate", \.sampleRate, nil, valueName: "HZ", help: "Output sample rate in Hz (default 48000)."),
+            .integer("sample-rate", \.sampleRate, 8000...384_000, valueName: "HZ",
+                     help: "Output sample rate in Hz (default 48000): AAC's and Opus's own rates; FLAC and PCM any."),
             .choice("audio-codec", \.codec, help: "Audio codec: aac, opus, flac or pcm (default: aac; a .webm's opus)."),
             .flag("stems", \.stems, help: "After the mix, every source track on its own, as it enters the mix (not played by default)."),
             JobOption(OptionDeclaration("audio-bitrate", .text(pattern: "^[0-9]+k?$", orNumber: true), valueName: "RATE",
@@ -267,8 +268,8 @@ public struct AudioOptions: Sendable {
     /// The declared ranges, and what a range cannot say.
     func validate() throws(MixWriteError) {
         try Self.options.checkRanges(self)
-        if let r = sampleRate, ![8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000].contains(r) {
-            throw .usage("--sample-rate \(r) is not an AAC sample rate (use 8000 to 96000, e.g. 44100 or 48000)")
+        if let r = sampleRate, let codec, let rates = codec.sampleRates, !rates.contains(r) {
+            throw .usage("--sample-rate \(r): \(codec.rawValue) takes \(rates.map(String.init).joined(separator: ", ")) Hz")
         }
         if !(16_000...512_000).contains(bitRate) { throw .usage("--audio-bitrate must be between 16k and 512k") }
         if let both = autoOffsets.first(where: { offsets[$0] != nil }) {
