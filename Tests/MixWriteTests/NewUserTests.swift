@@ -40,4 +40,54 @@ struct NewUserTests {
             #expect(r.status == 1 && r.stderr.contains("\(codec) takes") && r.stderr.contains("48000"), "\(codec): \(r.stderr)")
         }
     }
+
+    /// The mean of a region of the frame at `t` of `path`: (R, G, B) or, with `alpha`, the alpha plane's (0 … 1).
+    static func regionMean(_ path: String, at t: Double, crop: String, alpha: Bool = false) throws -> [Double] {
+        let filter = "crop=\(crop)" + (alpha ? ",alphaextract,format=gray" : ",format=rgb24")
+        let r = try Oracle.ffmpeg(["-v", "error", "-ss", String(t), "-i", path, "-frames:v", "1", "-vf", filter,
+                                   "-f", "rawvideo", "-"])
+        let bytes = [UInt8](r.stdout)
+        let n = alpha ? 1 : 3
+        guard !bytes.isEmpty else { return [] }
+        return (0..<n).map { c in
+            stride(from: c, to: bytes.count, by: n).reduce(0.0) { $0 + Double(bytes[$1]) } / Double(bytes.count / n) / 255
+        }
+    }
+
+    @Test("--key-color auto keeps a subject that appears only after the first frames")
+    func keyColorLateSubject() throws {
+        let dir = try Oracle.scratch()
+        // An effect as stock effects are: the screen (the ARKit samples' 1EDB00) alone, then a white box from frame 20.
+        let fx = dir + "/late.mov"
+        let g = try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i",
+                                   "color=c=0x1EDB00:s=320x240:d=2:r=30,format=yuv420p,"
+                                       + "drawbox=x=100:y=80:w=120:h=80:color=white:t=fill:enable='gte(n,20)'",
+                                   "-c:v", "libx264", "-crf", "10", fx])
+        try #require(g.status == 0, "\(g.stderr)")
+        let out = dir + "/o.mov"
+        let r = try Oracle.mixwrite([fx, Oracle.fixture("base.mov"), "--key-color", "auto", "-o", out])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("its screen is 1EDB00; keyed as"), "\(r.stderr)")
+        // The box is white over base, not base showing through it.
+        let box = try Self.regionMean(out, at: 1.5, crop: "100:60:110:90")
+        #expect(box.count == 3 && box.allSatisfy { $0 > 0.9 }, "\(box)")
+    }
+
+    @Test("--key-color auto keeps the corpus's diamonds (MIXWRITE_CORPUS)",
+          .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the corpus's green-screen clips are not run"))
+    func keyColorCorpusDiamonds() throws {
+        let corpus = try #require(Oracle.corpus)
+        let dir = try Oracle.scratch()
+        let fx = corpus + "/greenscreen/fx_diamond_gs_720p_aacST.mov"
+        var alpha: [String: Double] = [:]
+        for color in ["auto", "1EDB00"] {
+            let out = "\(dir)/k-\(color).mov"
+            let r = try Oracle.mixwrite(["key", fx, "--key-color", color, "-o", out])
+            try #require(r.status == 0, "\(r.stderr)")
+            alpha[color] = try Self.regionMean(out, at: 1.0, crop: "iw:ih:0:0", alpha: true).first
+        }
+        // The screen's own colour as the key takes the diamonds' whites with it; auto keeps them.
+        let kept = try #require(alpha["auto"]), screen = try #require(alpha["1EDB00"])
+        #expect(kept > 3 * screen && kept > 0.02, "auto \(kept), 1EDB00 \(screen)")
+    }
 }

@@ -19,7 +19,7 @@ enum KeyColorPicker {
     /// ARKit samples' 1EDB00) sits nearer the neutral axis and the yellows, and its colour as the key takes whites,
     /// greys and yellows with it. For `keyer` gpuimage the colour is therefore moved from the screen's toward the pure
     /// primary, in tenths, to the first that keys the subject no more than the primary itself does (`Pick.pulled`): the
-    /// subject is every sample of those frames that the primary keeps (its fx weight at least ½) and that is not the
+    /// subject is every sample of those frames and of as many spread through the rest of fx that the primary keeps (its fx weight at least ½) and that is not the
     /// screen (farther from the screen's colour than 95 % of the border's samples, and than 0.05). The fine keyer learns
     /// the screen itself and takes the screen's colour as it is.
     static func read(fx: MediaFile, key: KeySettings, keyed: Keyed) throws(MixWriteError) -> Outcome {
@@ -39,6 +39,7 @@ enum KeyColorPicker {
             }
             if key.keyer == .gpuimage { countChroma(picture, width: w, height: h, into: &chroma) }
         }
+        if key.keyer == .gpuimage { try countSubject(reader, fx, rate: rate, width: w, height: h, into: &chroma) }
         guard !us.isEmpty else { throw .input(file: fx.path, "has no decodable picture to pick a key colour from") }
         let y = Double(median(ys)), u = Double(median(us)), vv = Double(median(vs))
         let rgb = v.color.rgb(y: y, u: u, v: vv)
@@ -136,6 +137,22 @@ enum KeyColorPicker {
             if lost <= 0.002 * total { return candidate }
         }
         return primary
+    }
+
+    /// Counts the chroma of `frames` pictures spread evenly through the rest of fx (each the middle of its share) as
+    /// well: stock effects (a flash, an explosion, a diamond that flies in) start on an empty screen, so the first
+    /// frames alone would find no subject to keep and the screen's own colour would key it away.
+    private static func countSubject(_ reader: VideoTrackReader, _ fx: MediaFile, rate: Rational, width w: Int, height h: Int,
+                                     into chroma: inout [Int]) throws(MixWriteError) {
+        let first = MediaTime(frames: Int64(frames), rate: rate)
+        guard let length = fx.duration, length > first + first else { return }
+        let share = (length.seconds - first.seconds) / Double(frames)
+        for n in 0..<frames {
+            guard let t = MediaTime(seconds: first.seconds + share * (Double(n) + 0.5)) else { continue }
+            try reader.seek(to: t)
+            guard let picture = try reader.picture(at: t, hold: true) else { continue }
+            countChroma(picture, width: w, height: h, into: &chroma)
+        }
     }
 
     private static func quantized(_ x: Double) -> Double { (min(max(x, 0), 1) * 255).rounded() / 255 }
