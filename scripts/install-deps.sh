@@ -25,7 +25,7 @@ if ((${#missing[@]})); then
 fi
 # The render tests build their timelines with OpenTimelineIO's own library and read an EDL, an FCP X XML and a Kdenlive
 # project through its adapters, from PyPI (no Debian package has them).
-otio=(opentimelineio==0.18.1 otio-cmx3600-adapter otio-fcpx-xml-adapter otio-kdenlive-adapter)
+otio=(opentimelineio==0.18.1 otio-cmx3600-adapter otio-fcpx-xml-adapter otio-kdenlive-adapter otio-fcp-adapter)
 if [ "${1:-}" = test ] && ! python3 -c "import opentimelineio as o; o.adapters.from_name('cmx_3600'); o.adapters.from_name('fcpx_xml'); o.adapters.from_name('kdenlive')" 2>/dev/null; then
     echo "installing: ${otio[*]} (PyPI)" >&2
     python3 -m pip install -q "${otio[@]}" 2>/dev/null || python3 -m pip install -q --user --break-system-packages "${otio[@]}"

@@ -90,4 +90,234 @@ struct NewUserTests {
         let kept = try #require(alpha["auto"]), screen = try #require(alpha["1EDB00"])
         #expect(kept > 3 * screen && kept > 0.02, "auto \(kept), 1EDB00 \(screen)")
     }
+
+    /// base.mov and fx.mov copied into `dir`, as an editor's media beside its timeline.
+    static func media(in dir: String) throws {
+        for name in ["base.mov", "fx.mov"] { try FileManager.default.copyItem(atPath: Oracle.fixture(name), toPath: dir + "/" + name) }
+    }
+
+    /// The mean level of the whole decoded sound of `path`, dB.
+    static func level(_ path: String) throws -> Double {
+        try Oracle.rms(Oracle.decodeAudio(path, channels: 1)[...])
+    }
+
+    @Test("an EDL as editors write it (from 01:00:00:00, a dissolve, an AA pair) renders; the pair's sound is mixed once",
+          .enabled(if: RenderTests.hasAdapters, "python3's opentimelineio is not installed with its adapters (scripts/install-deps.sh test installs them)"))
+    func edlFromHourOne() throws {
+        let dir = try Oracle.scratch()
+        try Self.media(in: dir)
+        let edl = dir + "/real.edl"
+        try Data("""
+        TITLE: Real Export
+        FCM: NON-DROP FRAME
+
+        001  base     V     C        00:00:00:00 00:00:01:00 01:00:00:00 01:00:01:00
+        * FROM CLIP NAME: base.mov
+        002  base     V     C        00:00:01:00 00:00:01:00 01:00:01:00 01:00:01:00
+        002  base     V     D    012 00:00:01:00 00:00:02:00 01:00:01:00 01:00:02:00
+        * FROM CLIP NAME: base.mov
+        * TO CLIP NAME: base.mov
+        003  base     AA    C        00:00:00:00 00:00:02:00 01:00:00:00 01:00:02:00
+        * FROM CLIP NAME: base.mov
+
+        """.utf8).write(to: URL(fileURLWithPath: edl))
+        let out = dir + "/real.mp4"
+        let r = try Oracle.mixwrite(["render", edl, "-o", out, "--fps", "24", "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        let p = try Oracle.probe(out)
+        #expect(p.video.first?.frames == 48 && p.audio.count == 1, "the EDL's 2 s at 24 fps: \(p.streams)")
+        #expect(r.stderr.contains("mixed once"), "\(r.stderr)")
+        // A1 and A2 hold the same sound at the same time: it is heard at its own level, not 6 dB over it.
+        let (mine, own) = (try Self.level(out), try Self.level(Oracle.fixture("base.mov")))
+        #expect(abs(mine - own) < 0.5, "the pair at \(mine) dB, base.mov at \(own) dB")
+    }
+
+    @Test("a timeline track that names one of a file's audio tracks takes that one, once",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func namedSourceTrack() throws {
+        let dir = try Oracle.scratch()
+        // fx.mov's tracks: 440 Hz (1) and 1000 Hz (2). A1 and A2 name track 2, as an export that puts one source track
+        // on each timeline track names it; V1's picture is linked to them (no sound of its own).
+        let (otio, _) = try RenderTests.timeline(dir, "named", """
+        v = track("V1", V); a1 = track("A1", A); a2 = track("A2", A); tl.tracks.extend([v, a1, a2])
+        v.append(clip("v", "\(RenderTests.fx)", 0, 50))
+        a1.append(clip("a", "\(RenderTests.fx)", 0, 50, {"track": 2}))
+        a2.append(clip("b", "\(RenderTests.fx)", 0, 50, {"track": 2}))
+        """)
+        let out = dir + "/named.mp4"
+        let r = try Oracle.mixwrite(["render", otio, "-o", out, "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        let s = try Oracle.decodeAudio(out, channels: 2)
+        let (t440, t1000) = (RenderTests.tone(s, 440, 0.2, 1.8), RenderTests.tone(s, 1000, 0.2, 1.8))
+        #expect(t440 < -50, "track 1 left out: \(t440) dB")
+        #expect(abs(t1000 - 20 * log10(0.25)) < 1, "track 2 at its own level, once: \(t1000) dB")
+    }
+
+    /// An FCP X library export (`<library><event><project>`), its projects `names`: base with fx connected above it
+    /// from 0.5 s for 1 s, a marker at 1 s.
+    static func fcpxLibrary(_ dir: String, projects names: [String]) throws -> String {
+        let projects = names.map { name in """
+                    <project name="\(name)" uid="66666666-7777-8888-9999-\(String(name.count * 111_111_111_111).prefix(12))" modDate="2026-12-06 10:00:00 +0000">
+                        <sequence format="r1" duration="2s" tcStart="0s" tcFormat="NDF" audioLayout="stereo" audioRate="48k">
+                            <spine>
+                                <asset-clip ref="r2" offset="0s" name="base" duration="2s" format="r1" tcFormat="NDF">
+                                    <asset-clip ref="r3" lane="1" offset="1/2s" name="fx" duration="1s" format="r1" tcFormat="NDF"/>
+                                    <marker start="1s" duration="100/3000s" value="Halfway"/>
+                                </asset-clip>
+                            </spine>
+                        </sequence>
+                    </project>
+        """ }.joined(separator: "\n")
+        let path = dir + "/Library.fcpxml"
+        try Data("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE fcpxml>
+        <fcpxml version="1.8">
+            <resources>
+                <format id="r1" name="FFVideoFormat720p30" frameDuration="100/3000s" width="320" height="240" colorSpace="1-1-1 (Rec. 709)"/>
+                <asset id="r2" name="base" uid="A1B2C3D4E5F60718293A4B5C6D7E8F90" src="file://\(dir)/base.mov" start="0s" duration="2s" hasVideo="1" format="r1" hasAudio="1" audioSources="1" audioChannels="2" audioRate="48000"/>
+                <asset id="r3" name="fx" uid="0F1E2D3C4B5A69788796A5B4C3D2E1F0" src="file://\(dir)/fx.mov" start="0s" duration="2s" hasVideo="1" format="r1" hasAudio="1" audioSources="2" audioChannels="2" audioRate="48000"/>
+            </resources>
+            <library location="file:///Users/editor/Movies/Untitled.fcpbundle/">
+                <event name="12-6-26" uid="11111111-2222-3333-4444-555555555555">
+        \(projects)
+                </event>
+                <smart-collection name="Projects" match="all">
+                    <match-clip rule="is" type="project"/>
+                </smart-collection>
+            </library>
+        </fcpxml>
+
+        """.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("a Final Cut Pro X library export renders its one project; of several, the one --timeline-name names",
+          .enabled(if: RenderTests.hasAdapters, "python3's opentimelineio is not installed with its adapters (scripts/install-deps.sh test installs them)"))
+    func fcpxLibrary() throws {
+        let dir = try Oracle.scratch()
+        try Self.media(in: dir)
+        let one = try Self.fcpxLibrary(dir, projects: ["Cut 1"])
+        let out = dir + "/one.mp4"
+        let r = try Oracle.mixwrite(["render", one, "-o", out, "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        let p = try Oracle.probe(out)
+        #expect(p.video.first?.frames == 60 && p.chapters.map(\.title).contains("Halfway"), "\(p.streams) \(p.chapters)")
+        // The connected clip is over base from 0.5 s to 1.5 s: fx's green at 1 s, base's picture at 0.2 s.
+        let at1 = try Self.regionMean(out, at: 1.0, crop: "40:40:0:0"), at0 = try Self.regionMean(out, at: 0.2, crop: "40:40:0:0")
+        #expect(at1.count == 3 && at1[1] > at1[0] + 0.3, "fx at 1 s: \(at1)")
+        #expect(at0 != at1, "base at 0.2 s: \(at0)")
+
+        let two = try Self.fcpxLibrary(dir, projects: ["Cut 1", "Cut 2"])
+        let refused = try Oracle.mixwrite(["render", two, "-o", dir + "/x.mp4"], timeout: 60)
+        #expect(refused.status == 1 && refused.stderr.contains("'Cut 1', 'Cut 2'") && refused.stderr.contains("--timeline-name"), "\(refused.stderr)")
+        let named = try Oracle.mixwrite(["render", two, "--timeline-name", "Cut 2", "-o", dir + "/two.mp4", "--progress", "none"], timeout: 120)
+        #expect(named.status == 0, "\(named.stderr)")
+        let missing = try Oracle.mixwrite(["render", two, "--timeline-name", "Cut 3", "-o", dir + "/y.mp4"], timeout: 60)
+        #expect(missing.status == 1 && missing.stderr.contains("no timeline named 'Cut 3'"), "\(missing.stderr)")
+        #expect(try !Oracle.listing(dir).contains { $0 == "x.mp4" || $0 == "y.mp4" })
+    }
+
+    @Test("a Premiere / Final Cut Pro 7 XML clip's sourcetrack takes that audio track of its file alone",
+          .enabled(if: Self.hasFCP7, "python3's opentimelineio is not installed with otio-fcp-adapter (scripts/install-deps.sh test installs it)"))
+    func fcp7SourceTrack() throws {
+        let dir = try Oracle.scratch()
+        // fx.mov on V1, and on A1 its audio track 2 (1000 Hz) alone, as Premiere writes a clip's source track.
+        let xml = dir + "/cut.xml"
+        try Data("""
+        <?xml version="1.0" ?>
+        <xmeml version="4">
+            <project>
+                <name>x</name>
+                <children>
+                    <sequence id="sequence-1">
+                        <name>x</name>
+                        <duration>50</duration>
+                        <rate>
+                            <timebase>25</timebase>
+                            <ntsc>FALSE</ntsc>
+                        </rate>
+                        <media>
+                            <video>
+                                <format/>
+                                <track>
+                                    <clipitem frameBlend="FALSE" id="clipitem-1">
+                                        <file id="file-1">
+                                            <pathurl>file://\(RenderTests.fx)</pathurl>
+                                            <name>fx.mov</name>
+                                            <rate>
+                                                <timebase>25</timebase>
+                                                <ntsc>FALSE</ntsc>
+                                            </rate>
+                                            <duration>50</duration>
+                                            <timecode>
+                                                <rate>
+                                                    <timebase>25</timebase>
+                                                    <ntsc>FALSE</ntsc>
+                                                </rate>
+                                                <string>00:00:00:00</string>
+                                                <frame>0</frame>
+                                                <displayformat>NDF</displayformat>
+                                            </timecode>
+                                            <media>
+                                                <video/>
+                                                <audio/>
+                                            </media>
+                                        </file>
+                                        <name>fx</name>
+                                        <rate>
+                                            <timebase>25</timebase>
+                                            <ntsc>FALSE</ntsc>
+                                        </rate>
+                                        <rate>
+                                            <timebase>25</timebase>
+                                            <ntsc>FALSE</ntsc>
+                                        </rate>
+                                        <duration>50</duration>
+                                        <start>0</start>
+                                        <end>50</end>
+                                        <in>0</in>
+                                        <out>50</out>
+                                    </clipitem>
+                                </track>
+                            </video>
+                            <audio>
+                                <track>
+                                    <clipitem id="clipitem-2">
+                                        <name>fx</name>
+                                        <duration>50</duration>
+                                        <rate>
+                                            <timebase>25</timebase>
+                                            <ntsc>FALSE</ntsc>
+                                        </rate>
+                                        <start>0</start>
+                                        <end>50</end>
+                                        <in>0</in>
+                                        <out>50</out>
+                                        <file id="file-1"/>
+                                        <sourcetrack>
+                                            <mediatype>audio</mediatype>
+                                            <trackindex>2</trackindex>
+                                        </sourcetrack>
+                                    </clipitem>
+                                </track>
+                            </audio>
+                        </media>
+                    </sequence>
+                </children>
+            </project>
+        </xmeml>
+
+        """.utf8).write(to: URL(fileURLWithPath: xml))
+        let out = dir + "/cut.mp4"
+        let r = try Oracle.mixwrite(["render", xml, "-o", out, "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        let s = try Oracle.decodeAudio(out, channels: 2)
+        let (t440, t1000) = (RenderTests.tone(s, 440, 0.2, 1.8), RenderTests.tone(s, 1000, 0.2, 1.8))
+        #expect(t440 < -50 && abs(t1000 - 20 * log10(0.25)) < 1, "440 Hz at \(t440) dB, 1000 Hz at \(t1000) dB")
+    }
+
+    static let hasFCP7: Bool = {
+        (try? Oracle.run("/usr/bin/env", ["python3", "-c", "import opentimelineio as o; o.adapters.from_name('fcp_xml')"]).status) == 0
+    }()
 }

@@ -22,6 +22,9 @@ struct OTIOTimeline: Sendable {
         var markers: [Marker]
         /// `metadata.mixwrite`: mixwrite's own settings for the clip (a layer's key, place, opacity; its gain), as JSON.
         var settings: Data?
+        /// The one audio track of its file the clip takes (from 1), where the timeline says: `metadata.mixwrite.track`,
+        /// or the `sourcetrack` of Final Cut Pro 7's XML (OTIO's fcp_xml adapter keeps it in `metadata.fcp_xml`).
+        var sourceTrack: Int?
     }
 
     struct TransitionItem: Sendable {
@@ -80,7 +83,8 @@ struct OTIOTimeline: Sendable {
     /// Reads and checks `path`: not found or unreadable is an input error (exit 2); not an OTIO timeline, an unknown
     /// schema, or an item mixwrite cannot render is a usage error (exit 1) naming the item.
     /// `editRate`: the frame rate an EDL is read at (the file does not say it; OTIO's adapter takes 24 without).
-    init(path: String, editRate: Double? = nil) throws(MixWriteError) {
+    /// `named`: which timeline of a file that holds several (a Final Cut Pro X library's projects); "" takes the only one.
+    init(path: String, editRate: Double? = nil, named: String = "") throws(MixWriteError) {
         let data: Data
         var folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var bundle: OTIOBundle?
@@ -112,7 +116,7 @@ struct OTIOTimeline: Sendable {
         }
         var reader = Reader(folder: folder, bundle: bundle)
         do throws(Reader.Problem) {
-            let root = try reader.object(json, "the file", schema: "Timeline")
+            let root = try reader.timeline(try reader.object(json, "the file", schema: "Timeline", "SerializableCollection"), named: named)
             name = root["name"] as? String ?? ""
             settings = ((root["metadata"] as? [String: Any])?["mixwrite"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
             let stack = try reader.object(root["tracks"] as Any, "the timeline's tracks", schema: "Stack")
@@ -232,6 +236,28 @@ private struct Reader {
         return object
     }
 
+    /// The Timeline `root` is, or the one named `named` (or the only one) of a SerializableCollection (nested ones
+    /// searched too), as OTIO's fcpx_xml adapter reads a library or an event: its projects in a collection.
+    func timeline(_ root: [String: Any], named: String) throws(Problem) -> [String: Any] {
+        func timelines(_ o: [String: Any]) -> [[String: Any]] {
+            if Self.schemaName(o) == "Timeline" { return [o] }
+            return (o["children"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }.flatMap(timelines)
+        }
+        let all = timelines(root)
+        let names = all.map { "'" + OTIOTimeline.oneLine($0["name"] as? String ?? "", limit: 80) + "'" }.joined(separator: ", ")
+        if !named.isEmpty {
+            guard let chosen = all.first(where: { $0["name"] as? String == named }) else {
+                throw Problem(message: "has no timeline named '\(OTIOTimeline.oneLine(named, limit: 80))' (it has \(all.isEmpty ? "none" : names))")
+            }
+            return try object(chosen, "timeline '\(named)'", schema: "Timeline")
+        }
+        switch all.count {
+        case 0: throw Problem(message: "is a SerializableCollection that holds no Timeline")
+        case 1: return try object(all[0], "its timeline", schema: "Timeline")
+        default: throw Problem(message: "holds \(all.count) timelines (\(names)): choose one with --timeline-name NAME")
+        }
+    }
+
     static func split(_ tag: String) -> (String, Int?) {
         guard let dot = tag.lastIndex(of: ".") else { return (tag, nil) }
         return (String(tag[..<dot]), Int(tag[tag.index(after: dot)...]))
@@ -276,6 +302,25 @@ private struct Reader {
         if let e = o["effects"] as? [Any], !e.isEmpty { throw Problem(message: "\(what) has effects, which mixwrite cannot render") }
     }
 
+    /// Whether a track's `source_range` only says where its record timecode starts, as OTIO's cmx_3600 adapter writes
+    /// every EDL's (an EDL from 01:00:00:00: start −01:00:00:00, the track's own length): the track is then rendered
+    /// whole from the timeline's start, as OTIO's `duration()` and editors have it. A range that starts later or lasts
+    /// another length is a trim.
+    static func isRecordOffset(_ value: Any?, of items: [OTIOTimeline.Item], _ what: String) throws(Problem) -> Bool {
+        guard let value, !(value is NSNull) else { return false }
+        var reader = Reader(folder: "")
+        let r = try reader.range(value, "\(what)'s source_range")
+        let length = items.reduce(MediaTime.zero) { sum, item in
+            switch item {
+            case .clip(let c): sum + c.duration
+            case .gap(let g): sum + g
+            case .transition: sum
+            }
+        }
+        let slack = MediaTime(value: 1, timescale: Int64(1000))
+        return r.start <= .zero && r.duration <= length + slack && length <= r.duration + slack
+    }
+
     mutating func markers(_ value: Any?, of what: String) throws(Problem) -> [OTIOTimeline.Marker] {
         guard let list = value as? [Any] else { return [] }
         var markers: [OTIOTimeline.Marker] = []
@@ -302,9 +347,10 @@ private struct Reader {
             let name = "\(kind == .video ? "V" : "A")\(counts[kind]!)"
             let title = (o["name"] as? String).map { OTIOTimeline.oneLine($0, limit: 80) }.flatMap { $0.isEmpty || $0 == name ? nil : $0 }.map { "\(name) '\($0)'" } ?? name
             guard o["enabled"] as? Bool ?? true else { continue }
-            try refuseTrim(o, "track \(title)")
-            tracks.append(.init(name: title, kind: kind, items: try items(o["children"], track: title),
-                                markers: try markers(o["markers"], of: "track \(title)")))
+            let items = try items(o["children"], track: title)
+            let offsetOnly = try Self.isRecordOffset(o["source_range"], of: items, "track \(title)")
+            try refuseTrim(offsetOnly ? o.filter { $0.key != "source_range" } : o, "track \(title)")
+            tracks.append(.init(name: title, kind: kind, items: items, markers: try markers(o["markers"], of: "track \(title)")))
         }
         return tracks
     }
@@ -357,7 +403,21 @@ private struct Reader {
         guard o["enabled"] as? Bool ?? true else { return .gap(used.duration) }
         return .clip(.init(label: label, path: try path(reference, label),
                            inPoint: used.start - origin, duration: used.duration,
-                           markers: clipMarkers.map { .init(name: $0.name, time: $0.time - origin, chapter: $0.chapter) }, settings: settings))
+                           markers: clipMarkers.map { .init(name: $0.name, time: $0.time - origin, chapter: $0.chapter) }, settings: settings,
+                           sourceTrack: Self.sourceTrack(o["metadata"] as? [String: Any] ?? [:])))
+    }
+
+    /// The audio track of its file a clip names (from 1): `metadata.mixwrite.track`, else FCP 7's `sourcetrack` of
+    /// mediatype audio; nil when it names none (or not a positive whole number).
+    static func sourceTrack(_ metadata: [String: Any]) -> Int? {
+        func whole(_ v: Any?) -> Int? {
+            let n = (v as? NSNumber)?.doubleValue ?? (v as? String).flatMap(Double.init)
+            return n.flatMap { $0 >= 1 && $0 <= 10_000 && $0 == $0.rounded() ? Int($0) : nil }
+        }
+        if let own = metadata["mixwrite"] as? [String: Any], let n = whole(own["track"]) { return n }
+        let fcp = (metadata["fcp_xml"] as? [String: Any])?["sourcetrack"] as? [String: Any]
+        guard fcp?["mediatype"] as? String == "audio" else { return nil }
+        return whole(fcp?["trackindex"])
     }
 
     /// Clip.2's active media reference (Clip.1's one): an ExternalReference; a missing one, an image sequence or a

@@ -8,6 +8,8 @@ import FFmpegSupport
 /// `timeline.duration()` says, in whole frames.
 public struct RenderJob: Sendable {
     public var timeline: String
+    /// Which timeline of a file holding several (a Final Cut Pro X library's projects); "": the only one.
+    public var timelineName = ""
     public var output: String
     public var overwrite = false
     /// The picture: size (nil: the first video clip's, upright), rate (nil: the timeline's, else that clip's), fit
@@ -49,6 +51,8 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
             .path("timeline", \.timeline,
                   help: "The OpenTimelineIO timeline (.otio JSON; an .edl, .xml, .fcpxml, .aaf, .kdenlive or .mlt through OTIO's adapters); its media paths relative to its folder. Each clip's sound is named clipN (N from 1: the video tracks' clips bottom to top, then the audio tracks')."),
             .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm)."),
+            .text("timeline-name", \.timelineName, default: "",
+                  help: "Which timeline to render of a file that holds several (a Final Cut Pro X library's projects), by its name."),
         ]
         let curve: JobOption<Self> = .choice("transition-curve", \.transitionCurve, default: blank.transitionCurve,
                                              help: "The sound's cross-fade over a dissolve, by afade's curves: tri (linear, as OTIO's dissolve), qsin (equal power) …")
@@ -61,7 +65,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     /// job's options where they are at their default, by the job file's readers: the command line's win.
     func withSettings(of t: OTIOTimeline) throws(MixWriteError) -> RenderJob {
         guard let data = t.settings, let entry = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return self }
-        let fixed = ["timeline", "output", "parts", "part", "overwrite", "start", "length"]
+        let fixed = ["timeline", "timeline-name", "output", "parts", "part", "overwrite", "start", "length"]
         if let key = entry.keys.sorted().first(where: fixed.contains) {
             throw .usage("\(timeline): the timeline's metadata.mixwrite.\(key) is the command line's to say")
         }
@@ -86,7 +90,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
 
     func prepare() throws(MixWriteError) -> PreparedJob {
         try validate()
-        let t = try OTIOTimeline(path: timeline, editRate: picture.frameRate?.doubleValue)
+        let t = try OTIOTimeline(path: timeline, editRate: picture.frameRate?.doubleValue, named: timelineName)
         return try withSettings(of: t).prepare(t)
     }
 
@@ -155,7 +159,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     func mixPlan(_ tracks: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], media: inout RenderMedia, video: VideoPlan,
                  codec: AudioCodec, warnings: inout [String]) throws(MixWriteError) -> AudioMixPlan? {
         var mix = audio
-        let (inputs, places) = try sounds(tracks, media: &media, rate: video.frameRate, mix: &mix)
+        let (inputs, places) = try sounds(tracks, media: &media, rate: video.frameRate, mix: &mix, warnings: &warnings)
         var sources = try mix.sources(from: inputs + (try audio.extraFiles()), strict: strict, warnings: &warnings)
         for i in sources.indices where sources[i].inputIndex < places.count {
             let p = places[sources[i].inputIndex]
@@ -316,10 +320,11 @@ extension RenderJob {
     /// picture; an audio track's exactly. A clip's `metadata.mixwrite` gain and offset apply unless the command line
     /// gives that clip's.
     func sounds(_ tracks: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], media: inout RenderMedia, rate: Rational,
-                mix: inout AudioOptions) throws(MixWriteError) -> ([(String, MediaFile)], [SoundPlace]) {
+                mix: inout AudioOptions, warnings: inout [String]) throws(MixWriteError) -> ([(String, MediaFile)], [SoundPlace]) {
         let linked = Set(tracks.filter { $0.0.kind == .audio }.flatMap { $0.1.compactMap(\.clip?.path) })
         var inputs: [(String, MediaFile)] = [], places: [SoundPlace] = []
         var n = 0
+        var heard: [SoundKey: String] = [:]
         for (track, items) in tracks {
             for item in items {
                 guard let clip = item.clip else { continue }
@@ -327,6 +332,9 @@ extension RenderJob {
                 if track.kind == .video && linked.contains(clip.path) { continue }
                 let file = try media.file(clip)
                 guard !file.audioStreams.isEmpty else { continue }
+                let label = "clip\(n)"
+                if track.kind == .audio,
+                   !Self.takes(clip, item, of: file, label: label, on: track.name, heard: &heard, mix: &mix, warnings: &warnings) { continue }
                 let frames = track.kind == .video ? rate : nil
                 let (start, duration) = (Self.timed(item.start, frames), Self.timed(item.start + item.duration, frames) - Self.timed(item.start, frames))
                 let (head, tail) = (Self.timed(item.head, frames), Self.timed(item.tail, frames))
@@ -339,7 +347,6 @@ extension RenderJob {
                     let before = Self.timed(t.inOffset, frames)
                     fades.append(SourceFade(fadesIn: false, start: start + duration - before, length: before + tail))
                 }
-                let label = "clip\(n)"
                 try Self.readSound(clip, label: label, into: &mix, given: audio, timeline: timeline)
                 inputs.append((label, file))
                 let toItsEnd = file.totalDuration.map { clip.inPoint + clip.duration + tail >= $0 } ?? false
@@ -347,6 +354,31 @@ extension RenderJob {
             }
         }
         return (inputs, places)
+    }
+
+    /// A clip's sound at its place on the timeline: the same on two audio tracks is one sound.
+    struct SoundKey: Hashable {
+        var path: String
+        var inPoint, duration, start, head, tail: MediaTime
+        var track: Int?
+    }
+
+    /// Whether an audio track's clip is heard: false when the same media at the same place already is, on a lower
+    /// audio track (an EDL's `AA` pair, an export's one timeline track per source track: mixed once, not twice, said
+    /// in `warnings`). A clip that names one of its file's several audio tracks (`sourceTrack`) takes that one alone.
+    static func takes(_ clip: OTIOTimeline.Clip, _ item: OTIOTimeline.Track.Placed, of file: MediaFile, label: String, on track: String,
+                      heard: inout [SoundKey: String], mix: inout AudioOptions, warnings: inout [String]) -> Bool {
+        let count = file.audioStreams.count
+        let one = clip.sourceTrack.flatMap { count > 1 && $0 <= count ? $0 : nil }
+        let key = SoundKey(path: clip.path, inPoint: clip.inPoint, duration: clip.duration, start: item.start, head: item.head,
+                           tail: item.tail, track: one)
+        if let first = heard[key] {
+            warnings.append("\(clip.label): the same sound at the same time as on \(first); mixed once")
+            return false
+        }
+        heard[key] = track
+        if let one { mix.mute += (1...count).filter { $0 != one }.map { "\(label):\($0)" } }
+        return true
     }
 
     /// `t` in whole frames of `rate` (a video track's), or as it is (nil: an audio track's).
