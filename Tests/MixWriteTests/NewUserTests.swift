@@ -320,4 +320,68 @@ struct NewUserTests {
     static let hasFCP7: Bool = {
         (try? Oracle.run("/usr/bin/env", ["python3", "-c", "import opentimelineio as o; o.adapters.from_name('fcp_xml')"]).status) == 0
     }()
+
+    /// A job file `jobs` beside copies of the fixtures, its outputs under `out/`; the folder.
+    static func jobs(_ jobs: String, name: String = #function) throws -> String {
+        let dir = try Oracle.scratch(name)
+        try Self.media(in: dir)
+        try Data(jobs.utf8).write(to: URL(fileURLWithPath: dir + "/jobs.json"))
+        return dir
+    }
+
+    /// The statuses of a `batch --json` run's jobs, in order.
+    static func statuses(_ r: Oracle.Result) -> [String] {
+        ((try? JSONSerialization.jsonObject(with: r.stdout)) as? [[String: Any]] ?? []).map { $0["status"] as? String ?? "?" }
+    }
+
+    @Test("a job that reads another's output waits for it under --jobs 2, and is in its shard; a failed maker is named")
+    func dependentJobs() throws {
+        // The README's case: a concat of a blend's output (written the other way round in the file, and its path
+        // spelt another way).
+        let dir = try Self.jobs("""
+        {"jobs": [
+          {"kind": "concat", "clips": ["out/../out/street.mov", "base.mov"], "output": "out/show.mp4"},
+          {"kind": "remix", "movie": "base.mov", "output": "out/other.mov"},
+          {"kind": "blend", "fx": "fx.mov", "base": "base.mov", "output": "out/street.mov"}
+        ]}
+        """)
+        let r = try Oracle.mixwrite(["batch", dir + "/jobs.json", "--jobs", "2", "--json", "--progress", "none"])
+        #expect(r.status == 0 && Self.statuses(r) == ["done", "done", "done"], "\(r.stderr)")
+        #expect(abs((try Oracle.probe(dir + "/out/show.mp4").duration ?? 0) - 4) < 0.05, "the blend's 2 s and base's 2 s")
+
+        // Shards: the concat and the blend it reads are one share's (the first's, where the concat falls), both run.
+        try FileManager.default.removeItem(atPath: dir + "/out")
+        var ran: [String] = []
+        for k in [3, 2, 1] {
+            let s = try Oracle.mixwrite(["batch", dir + "/jobs.json", "--shard", "\(k)/3", "--jobs", "2", "--json", "--progress", "none"])
+            #expect(s.status == 0, "shard \(k): \(s.stderr)")
+            ran += ((try? JSONSerialization.jsonObject(with: s.stdout)) as? [[String: Any]] ?? []).map { "\(k):\($0["index"] as? Int ?? -1)" }
+        }
+        #expect(ran.sorted() == ["1:0", "1:2", "2:1"], "\(ran)")
+
+        // A maker that fails: the job reading its output is not run, and says why.
+        let failing = try Self.jobs("""
+        {"jobs": [
+          {"kind": "blend", "fx": "missing.mov", "base": "base.mov", "output": "out/street.mov"},
+          {"kind": "concat", "clips": ["out/street.mov", "base.mov"], "output": "out/show.mp4"}
+        ]}
+        """, name: "failingMaker")
+        let f = try Oracle.mixwrite(["batch", failing + "/jobs.json", "--jobs", "2", "--json", "--progress", "none"])
+        #expect(f.status == 2 && Self.statuses(f) == ["failed", "failed"], "\(f.stderr)")
+        #expect(f.stderr.contains("job 1: ") && f.stderr.contains("job 0, which writes it, failed"), "\(f.stderr)")
+
+        // Reading a job with parts (its output exists only once joined), or each other's outputs: refused unrun.
+        let refused = try Self.jobs("""
+        {"jobs": [
+          {"kind": "blend", "fx": "fx.mov", "base": "base.mov", "output": "out/a.mov", "parts": 2},
+          {"kind": "concat", "clips": ["out/a.mov"], "output": "out/b.mp4"},
+          {"kind": "concat", "clips": ["out/d.mp4"], "output": "out/c.mp4"},
+          {"kind": "concat", "clips": ["out/c.mp4"], "output": "out/d.mp4"}
+        ]}
+        """, name: "refusedOrder")
+        let o = try Oracle.mixwrite(["batch", refused + "/jobs.json", "--jobs", "2", "--json", "--progress", "none"])
+        #expect(Self.statuses(o) == ["done", "done", "failed", "failed", "failed", "done"] && o.status == 1, "\(o.stderr) \(Self.statuses(o))")
+        #expect(o.stderr.contains("made only") || o.stderr.contains("make only when joined"), "\(o.stderr)")
+        #expect(o.stderr.contains("a cycle"), "\(o.stderr)")
+    }
 }

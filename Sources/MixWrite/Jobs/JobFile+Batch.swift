@@ -58,28 +58,41 @@ extension JobFile {
         // Every task's options and inputs checked before the first renders: each bad one reported now, the good ones run.
         var results: [(Int, BatchResult)] = []
         var good: [Int] = []
-        // A job may read what an earlier one writes (a concat of a blend's output): those inputs are not there yet.
-        let written = Set(tasks.map(\.job.output))
+        // A job may read what another writes (a concat of a blend's output): it waits for it (`JobFile+Order`).
+        let makers = Self.makers(tasks)
+        let written = Set(tasks.map { identity($0.job.output) })
+        var ended: [Int: BatchResult.Status] = [:]
         for (n, task) in tasks.enumerated() {
-            if let refused = precheck(task, skipExisting: skipExisting, written: written) {
+            if let refused = precheck(task, skipExisting: skipExisting, written: written, order: orderProblem(n, tasks, makers: makers)) {
                 results.append((n, refused))
+                ended[n] = .failed
                 finished?(n, refused)
             } else {
                 good.append(n)
             }
         }
         return await withTaskGroup(of: (Int, BatchResult).self) { group in
-            var next = 0
+            var running = 0
+            // Starts the first waiting tasks whose makers have all ended; one whose maker failed fails unrun.
             func start() {
-                guard next < good.count else { return }
-                let n = good[next], task = tasks[good[next]]
-                next += 1
-                var handler: (@Sendable (ProgressUpdate) -> Void)? = nil
-                if let progress { handler = { update in progress(n, update) } }
-                group.addTask { (n, await runOne(task, skipExisting: skipExisting, progress: handler)) }
+                while running < max(1, concurrency),
+                      let i = good.firstIndex(where: { makers[$0].allSatisfy { ended[$0] != nil } }) {
+                    let n = good.remove(at: i), task = tasks[n]
+                    if let m = makers[n].first(where: { ended[$0] == .failed }) {
+                        let result = unmade(task, maker: tasks[m])
+                        (ended[n], results) = (.failed, results + [(n, result)])
+                        finished?(n, result)
+                        continue
+                    }
+                    var handler: (@Sendable (ProgressUpdate) -> Void)? = nil
+                    if let progress { handler = { update in progress(n, update) } }
+                    running += 1
+                    group.addTask { (n, await runOne(task, skipExisting: skipExisting, progress: handler)) }
+                }
             }
-            for _ in 0..<max(1, concurrency) { start() }
+            start()
             for await result in group {
+                (running, ended[result.0]) = (running - 1, result.1.status)
                 results.append(result)
                 finished?(result.0, result.1)
                 if !Task.isCancelled { start() }
@@ -89,13 +102,15 @@ extension JobFile {
     }
 
     /// A task's result without running it, when its options are out of range or an input cannot be read (not for a
-    /// task `skipExisting` skips anyway, nor an input another task `written` makes).
-    static func precheck(_ task: BatchTask, skipExisting: Bool, written: Set<String>) -> BatchResult? {
+    /// task `skipExisting` skips anyway, nor an input another task `written` makes); `order`: why the file's order
+    /// cannot run it.
+    static func precheck(_ task: BatchTask, skipExisting: Bool, written: Set<String>, order: MixWriteError? = nil) -> BatchResult? {
         let job = task.job
         if skipExisting && FileManager.default.fileExists(atPath: job.output) { return nil }
-        do {
+        do throws(MixWriteError) {
+            if let order { throw order }
             try (job as? any PlannedJob)?.validate()
-            for path in job.inputPaths where !path.isEmpty && !written.contains(path) { try MediaFile.checkReadable(path) }
+            for path in job.inputPaths where !path.isEmpty && !written.contains(identity(path)) { try MediaFile.checkReadable(path) }
             return nil
         } catch {
             var result = BatchResult(index: task.index, part: task.part?.index, parts: task.part?.count, kind: job.kind,
@@ -166,10 +181,12 @@ extension JobFile {
         }
     }
 
-    /// The tasks of share `k` of `n` (1-based): contiguous, equal to within one task, together all of them once.
+    /// The tasks of share `k` of `n` (1-based), together all of them once: contiguous and equal to within one task,
+    /// except that a job and the jobs that read its output (or whose output it reads) are one share's, in order (each
+    /// group goes to the share its first task falls in).
     @_spi(Tools) public func shard(_ k: Int, of n: Int) -> [BatchTask] {
         let all = tasks
-        return Array(all[(k - 1) * all.count / n ..< k * all.count / n])
+        return Self.groups(all).filter { g in (g[0] * n / all.count) + 1 == k }.flatMap { $0 }.sorted().map { all[$0] }
     }
 }
 

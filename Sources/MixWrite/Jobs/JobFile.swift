@@ -28,9 +28,12 @@ public struct JobFile: Sendable {
             throw .input(file: path, "is not JSON (\(error.localizedDescription))")
         }
         jobs = root.jobs.map(\.job)
-        let outputs = jobs.map(\.output)
+        // One output however its path is written (`o/x.mp4`, `o/../o/x.mp4`).
+        let outputs = jobs.map { Self.identity($0.output) }
         if let dup = outputs.enumerated().first(where: { outputs.firstIndex(of: $0.element) != $0.offset }) {
-            throw .input(file: path, "job \(dup.offset): output \(dup.element) is also the output of job \(outputs.firstIndex(of: dup.element)!)")
+            let first = outputs.firstIndex(of: dup.element)!
+            throw .input(file: path, "job \(dup.offset): output \(jobs[dup.offset].output) is also the output of job \(first)"
+                         + (jobs[first].output == jobs[dup.offset].output ? "" : " (\(jobs[first].output))"))
         }
     }
 
