@@ -52,8 +52,9 @@ public final class Muxer {
                 | UInt32(UInt8(ascii: "c")) << 16 | UInt32(UInt8(ascii: "1")) << 24
         }
         // ProRes's tag names its profile (apco, apcs, apcn, apch, ap4h, ap4x), and editors read the profile from the
-        // sample description: prores_ks sets the tag of the profile it encodes, kept here (the muxer's default is apch).
-        if parameters.encoded && st.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_PRORES && format == "mov" {
+        // sample description (Matroska: its CodecPrivate): prores_ks sets the tag of the profile it encodes, kept here
+        // (MOV's default is apch; Matroska's none, read as profile unknown).
+        if parameters.encoded && st.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_PRORES && (format == "mov" || format == "matroska") {
             st.pointee.codecpar.pointee.codec_tag = parameters.pointer.pointee.codec_tag
         }
         st.pointee.time_base = parameters.timeBase.av

@@ -384,4 +384,43 @@ struct NewUserTests {
         #expect(o.stderr.contains("made only") || o.stderr.contains("make only when joined"), "\(o.stderr)")
         #expect(o.stderr.contains("a cycle"), "\(o.stderr)")
     }
+
+    @Test("ProRes in .mkv names its profile (its fourcc), as the CLI's prores_ks there does", arguments: [("lt", "apcs", "LT"), ("4444", "ap4h", "4444")])
+    func proResInMatroska(_ profile: String, _ tag: String, _ name: String) throws {
+        let dir = try Oracle.scratch("\(#function)-\(profile)")
+        let out = dir + "/o.mkv"
+        let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--codec", "prores", "--prores-profile", profile,
+                                     "--length", "0.5", "-o", out])
+        try #require(r.status == 0, "\(r.stderr)")
+        let v = try #require(try Oracle.probe(out).video.first)
+        #expect(v.raw["codec_tag_string"] == tag && v.raw["profile"] == name, "\(v.raw)")
+    }
+
+    @Test("an --offset that starts a source after the output's end is refused, as --at is")
+    func offsetPastTheEnd() throws {
+        let dir = try Oracle.scratch()
+        for offset in ["audio1=5", "fx:2=2"] {
+            let r = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--audio", Oracle.fixture("tone.m4a"),
+                                         "--offset", offset, "-o", dir + "/o.mov"])
+            #expect(r.status == 1 && r.stderr.contains("--offset \(offset): ") && r.stderr.contains("past the output's end (2 s)"), "\(r.stderr)")
+        }
+        #expect(try Oracle.listing(dir).isEmpty)
+    }
+
+    @Test(".m4a and .mka from a movie: its sound alone; a blend to .m4a is told why not")
+    func soundOnlyOutput() throws {
+        let dir = try Oracle.scratch()
+        for ext in ["m4a", "mka"] {
+            let out = "\(dir)/sound.\(ext)"
+            let r = try Oracle.mixwrite(["remix", Oracle.fixture("fx.mov"), "-o", out])
+            try #require(r.status == 0, "\(r.stderr)")
+            let p = try Oracle.probe(out)
+            #expect(p.video.isEmpty && p.audio.count == 1 && abs((p.duration ?? 0) - 2) < 0.05, "\(p.streams)")
+            // Both of fx's tracks are in it: 440 Hz and 1000 Hz.
+            let s = try Oracle.decodeAudio(out, channels: 2)
+            #expect(RenderTests.tone(s, 440, 0.2, 1.8) > -20 && RenderTests.tone(s, 1000, 0.2, 1.8) > -20)
+        }
+        let b = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", dir + "/x.m4a"])
+        #expect(b.status == 1 && b.stderr.contains("holds sound only"), "\(b.stderr)")
+    }
 }

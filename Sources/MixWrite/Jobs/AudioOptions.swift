@@ -208,6 +208,14 @@ public struct AudioOptions: Sendable {
         let ch = channels ?? (sources.contains { $0.channels >= 2 } ? 2 : 1)
         let total = duration.ticks(in: Rational(1, Int32(rate)))
         var routed = placed(sources)
+        // An offset that puts a source after the output's end would leave it out without a word (as `--at` past the
+        // end is refused); a track's own late start (its file's) is the file's to say.
+        if let late = routed.first(where: { $0.offsetSeconds > 0 && $0.heardAt >= duration }) {
+            let given = offsets[late.name] != nil ? late.name : late.label
+            throw .usage("--offset \(given)=\(JobText.number(late.offsetSeconds)): \(late.name) (\(late.path)) would start at "
+                         + "\(NumberText.milliseconds(late.heardAt.seconds)) s, past the output's end (\(NumberText.milliseconds(duration.seconds)) s): "
+                         + "nothing of it would be heard")
+        }
         for i in routed.indices { routed[i].route = Self.route(routed[i], rate: rate, channels: ch, mode: mode) }
         var plan = AudioMixPlan(sources: routed, sampleRate: rate, channels: ch, totalSamples: max(total, 1),
                                 bitRate: bitRate, mode: mode, strict: false)

@@ -186,7 +186,8 @@ extension JobFile {
     /// group goes to the share its first task falls in).
     @_spi(Tools) public func shard(_ k: Int, of n: Int) -> [BatchTask] {
         let all = tasks
-        return Self.groups(all).filter { g in (g[0] * n / all.count) + 1 == k }.flatMap { $0 }.sorted().map { all[$0] }
+        let range = (k - 1) * all.count / n ..< k * all.count / n
+        return Self.groups(all).filter { range.contains($0[0]) }.flatMap { $0 }.sorted().map { all[$0] }
     }
 }
 

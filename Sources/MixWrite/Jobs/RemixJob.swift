@@ -1,3 +1,4 @@
+import Foundation
 import FFmpegSupport
 
 /// `remix`: every audio track of `movie` (and of `audio.files`) mixed into one, with the movie's video
@@ -49,7 +50,9 @@ extension RemixJob: DescribedJob, CommonJob {
         try validate()
         let file = try MediaFile(path: movie)
         let extra = try audio.extraFiles()
-        let video = excerpt == nil ? file.mainVideo : nil
+        // A sound-only name (.m4a, .mka) asks for the sound alone, of a movie too.
+        let soundOnly = ["m4a", "mka"].contains((output as NSString).pathExtension.lowercased())
+        let video = excerpt == nil && !soundOnly ? file.mainVideo : nil
         let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths,
                                     kind: video == nil ? .audioOnly : .movie)
         if let video, !video.fits(format: output.container.muxerName) || !MediaFile.headerAccepts(movie, video, muxerName: output.container.muxerName) {

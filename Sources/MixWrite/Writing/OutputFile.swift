@@ -55,6 +55,9 @@ struct OutputFile: Sendable {
             throw .usage("\(path): a --frame is written as PNG; name the output .png")
         case (_, .audioOnly):
             throw .usage("\(path): \(Self.unknown(ext)) for sound only; use .m4a, .mka, .mov, .mkv or .webm")
+        case ("m4a", .movie), ("mka", .movie):
+            throw .usage("\(path): a .\(ext) holds sound only, and this job writes a picture; use .mov, .mp4, .m4v, .mkv or .webm"
+                         + " (remix -o NAME.\(ext) writes a movie's sound alone)")
         default:
             throw .usage("\(path): \(Self.unknown(ext)); use .mov, .mp4, .m4v, .mkv or .webm")
         }
