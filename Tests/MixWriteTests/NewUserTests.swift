@@ -423,4 +423,21 @@ struct NewUserTests {
         let b = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", dir + "/x.m4a"])
         #expect(b.status == 1 && b.stderr.contains("holds sound only"), "\(b.stderr)")
     }
+
+    @Test("render names the media file in a damaged-packet warning, as concat does",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func renderNamesDamage() throws {
+        let dir = try Oracle.scratch()
+        let damaged = try ReliabilityTests.damagedCopies(dir, count: 3, seed: 7)[2]   // tone.m4a, bit flips: decodes with damage
+        let (otio, _) = try RenderTests.timeline(dir, "damaged", """
+        v = track("V1", V); a = track("A1", A); tl.tracks.extend([v, a])
+        v.append(clip("v", "\(RenderTests.base)", 0, 50)); a.append(clip("a", "\(damaged)", 0, 50))
+        """)
+        let r = try Oracle.mixwrite(["render", otio, "-o", dir + "/o.mp4", "--json", "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+        let count = report?["damagedPackets"] as? Int ?? 0
+        let line = (report?["warnings"] as? [String] ?? []).first { $0.contains("damaged") } ?? ""
+        #expect(count > 0 && line.hasPrefix(damaged + ": \(count) damaged packet") && line.contains("(the first near "), "\(count): \(line)")
+    }
 }

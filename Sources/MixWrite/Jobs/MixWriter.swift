@@ -41,6 +41,8 @@ struct PreparedJob: Sendable {
     /// Whether `key`'s colour was read from fx's border (`Report.keyPicked`).
     var keyPicked = false
     var warnings: [String] = []
+    /// Files read besides the job's inputs (a timeline's media), whose damaged packets are said by name too.
+    var media: [String] = []
     /// How inputs' pictures were changed to reach the output's colour (HDR tone-mapped), in words.
     var conversions: [String] = []
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
@@ -166,7 +168,7 @@ public struct MixWriter: Sendable {
         /// Taken once the job is planned: what planning read of the inputs (a layer's first picture, the key colour's
         /// frames) is not the render's.
         init(job: any PlannedJob, plan: PreparedJob) {
-            paths = job.inputPaths
+            paths = job.inputPaths + plan.media
             audioPaths = Array(Set(plan.audio?.sources.map(\.path) ?? [])).sorted()
             DamageLog.forget(paths)
             TimingLog.lines.forget(audioPaths)

@@ -141,6 +141,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
                                    warnings: warnings, conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
                                    timeline: excerpt == nil ? Self.report(laid, marks: marks, rate: rate) : nil)
         prepared.part = part
+        prepared.media = media.opened.map(\.path)
         return prepared
     }
 
