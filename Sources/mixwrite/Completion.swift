@@ -12,13 +12,37 @@ enum Completion {
     /// What `mixwrite ARGUMENTS` prints instead of running, if it is a completion request: the script a shell installs
     /// (`--generate-completion-script SHELL`), or the candidates (`---complete INDEX WORDS…`, one a line).
     static func answer(_ arguments: [String]) -> String? {
-        if arguments.first == "---complete", arguments.count >= 2, let index = Int(arguments[1]) {
-            let words = Array(arguments.dropFirst(2))
+        // bash hands the words as typed (`clip\ o`, `"clip o`); zsh and fish, as the shell reads them.
+        if let mode = arguments.first, mode == "---complete" || mode == "---complete-typed", arguments.count >= 2,
+           let index = Int(arguments[1]) {
+            let words = arguments.dropFirst(2).map { mode == "---complete" ? $0 : typed($0) }
             let prefix = index < words.count ? words[index] : ""
             return candidates(words: words, index: index, prefix: prefix).map { $0 + "\n" }.joined()
         }
         if arguments.count == 2, arguments[0] == "--generate-completion-script" { return script(for: arguments[1]) }
         return nil
+    }
+
+    /// A word as typed, as the shell will read it: backslash escapes and quotes (an unclosed one too) taken out, as
+    /// `ls`'s completion reads `clip\ o` and `"clip o` (a `~/` is the home folder's, which `files(matching:)` reads).
+    static func typed(_ word: String) -> String {
+        var out = "", quote: Character?, escaped = false
+        for c in word {
+            if escaped {
+                // Inside double quotes a backslash escapes only what is special there.
+                if quote == "\"", !"$`\"\\\n".contains(c) { out.append("\\") }
+                (out, escaped) = (out + String(c), false)
+            } else if c == "\\" && quote != "'" {
+                escaped = true
+            } else if quote == nil && (c == "'" || c == "\"") {
+                quote = c
+            } else if c == quote {
+                quote = nil
+            } else {
+                out.append(c)
+            }
+        }
+        return out
     }
 
     /// The candidates for word `index` of `words` (`words[0]` is the program), which starts with `prefix`.
@@ -59,9 +83,11 @@ enum Completion {
         case "bash":
             return """
             # mixwrite's completion for bash: the candidates come from mixwrite itself (its options' declarations).
+            # The words go as typed (mixwrite reads escapes, quotes and ~/ as bash will); its answers are the
+            # candidates, which bash quotes as it puts them on the line (-o filenames).
             _mixwrite() {
                 local IFS=$'\\n'
-                COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" ---complete "${COMP_CWORD}" "${COMP_WORDS[@]}" 2>/dev/null)" -- "${COMP_WORDS[COMP_CWORD]}"))
+                COMPREPLY=($("${COMP_WORDS[0]}" ---complete-typed "${COMP_CWORD}" "${COMP_WORDS[@]}" 2>/dev/null))
             }
             complete -o filenames -o bashdefault -F _mixwrite mixwrite
 

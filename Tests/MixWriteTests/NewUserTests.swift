@@ -440,4 +440,33 @@ struct NewUserTests {
         let line = (report?["warnings"] as? [String] ?? []).first { $0.contains("damaged") } ?? ""
         #expect(count > 0 && line.hasPrefix(damaged + ": \(count) damaged packet") && line.contains("(the first near "), "\(count): \(line)")
     }
+
+    @Test("bash completion reads names as typed: an escaped space, an open quote, ~/")
+    func bashCompletionAsTyped() throws {
+        let dir = try Oracle.scratch()
+        for name in ["clip one.mov", "clip two.mov", "other.mov"] { try Data().write(to: URL(fileURLWithPath: dir + "/" + name)) }
+        let script = dir + "/mixwrite.bash"
+        try Oracle.mixwrite(["--generate-completion-script", "bash"]).stdout.write(to: URL(fileURLWithPath: script))
+        // The last word as bash has it in COMP_WORDS when it is typed so (HOME is the folder, for ~/).
+        let cases: [(String, [String])] = [
+            (dir + "/clip\\ o", [dir + "/clip one.mov"]),
+            ("\"" + dir + "/clip o", [dir + "/clip one.mov"]),
+            ("'" + dir + "/clip t", [dir + "/clip two.mov"]),
+            ("~/clip\\ ", ["~/clip one.mov", "~/clip two.mov"]),
+            ("~/oth", ["~/other.mov"]),
+        ]
+        var harness = "source \(script)\n"
+        for (typed, _) in cases {
+            let quoted = "'" + typed.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            harness += "COMP_WORDS=('\(Oracle.mixwrite)' concat \(quoted)); COMP_CWORD=2; COMPREPLY=()\n"
+            harness += "_mixwrite mixwrite \"${COMP_WORDS[2]}\" concat; IFS='|'; echo \"${COMPREPLY[*]}\"; unset IFS\n"
+        }
+        let r = try Oracle.run("/bin/bash", ["-c", harness], environment: ["HOME": dir, "PATH": "/usr/bin:/bin"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let lines = r.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for (i, (typed, expected)) in cases.enumerated() {
+            let got = i < lines.count ? lines[i].split(separator: "|").map(String.init) : ["(no line)"]
+            #expect(got == expected, "mixwrite concat \(typed)<TAB>: \(got), expected \(expected)")
+        }
+    }
 }

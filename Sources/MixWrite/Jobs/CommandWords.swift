@@ -79,7 +79,8 @@ public struct CommandWords: Sendable {
         let typedFolder = prefix.lastIndex(of: "/").map { String(prefix[...$0]) } ?? ""
         let start = String(prefix.dropFirst(typedFolder.count))
         var folder = typedFolder.isEmpty ? "." : typedFolder
-        if folder.hasPrefix("~/") { folder = NSHomeDirectory() + folder.dropFirst() }
+        // The shell expands ~ by HOME.
+        if folder.hasPrefix("~/") { folder = (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + folder.dropFirst() }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         return names.filter { $0.hasPrefix(start) && (!$0.hasPrefix(".") || start.hasPrefix(".")) }.sorted().map { typedFolder + $0 }
     }
