@@ -19,9 +19,18 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print a JSON array, one object a file, each with a 'streams' array.")
     var json = false
 
+    @Flag(name: .shortAndLong, help: "Print nothing but errors: the exit code says whether every file can be read (2 if one cannot).")
+    var quiet = false
+
     func run() throws {
         let reports = files.map { ProbeReport.probe($0) }
-        if json {
+        if quiet {
+            for r in reports where r.error != nil {
+                writeError("mixwrite: error: \(r.file): \((r.error ?? "").replacingPrefix("\(r.file): ", with: ""))\n")
+            }
+            if reports.contains(where: { $0.error != nil }) { Mixwrite.exitQuietly(2) }
+            return
+        } else if json {
             printJSON(reports)
         } else {
             for r in reports { printTable(r) }

@@ -469,4 +469,36 @@ struct NewUserTests {
             #expect(got == expected, "mixwrite concat \(typed)<TAB>: \(got), expected \(expected)")
         }
     }
+
+    @Test("wording: an odd --size refused, probe -q, an ImageSequenceReference, a render's layer named as its clip",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func wording() throws {
+        let dir = try Oracle.scratch()
+        let odd = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "--size", "320x241", "-o", dir + "/o.mp4"])
+        #expect(odd.status == 1 && odd.stderr.contains("--size 320x241: a width and height must be even") && odd.stderr.contains("320x240"),
+                "\(odd.stderr)")
+        let quiet = try Oracle.mixwrite(["probe", "-q", Oracle.fixture("fx.mov")])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        let missing = try Oracle.mixwrite(["probe", "-q", Oracle.fixture("fx.mov"), dir + "/nothing.mov"])
+        #expect(missing.status == 2 && missing.stdout.isEmpty && missing.stderr == "mixwrite: error: \(dir)/nothing.mov: no such file\n",
+                "\(missing.stderr)")
+
+        let (images, _) = try RenderTests.timeline(dir, "images", """
+        v = track("V1", V); tl.tracks.append(v)
+        s = otio.schema.ImageSequenceReference(target_url_base="\(dir)/", name_prefix="a", name_suffix=".png", start_frame=1, rate=25)
+        v.append(otio.schema.Clip(name="img", media_reference=s, source_range=R(0, 10)))
+        """)
+        let i = try Oracle.mixwrite(["render", images, "-o", dir + "/i.mp4"])
+        #expect(i.status == 1 && i.stderr.contains("is an ImageSequenceReference"), "\(i.stderr)")
+
+        // A key option that does nothing the way the clip is laid: said of the clip, in its metadata's words.
+        let (layered, _) = try RenderTests.timeline(dir, "layered", """
+        v = track("V1", V); v2 = track("V2", V); tl.tracks.extend([v, v2])
+        v.append(clip("b", "\(RenderTests.base)", 0, 25)); v2.append(clip("f", "\(RenderTests.fx)", 0, 25, {"key": "none", "threshold": 0.3}))
+        """)
+        let l = try Oracle.mixwrite(["render", layered, "-o", dir + "/l.mp4", "--progress", "none"])
+        #expect(l.status == 0 && l.stderr.contains("clip 'f' (1 on V2): metadata.mixwrite: the clip is laid as it is (key none), so threshold does nothing"),
+                "\(l.stderr)")
+        #expect(!l.stderr.contains("fx"), "\(l.stderr)")
+    }
 }

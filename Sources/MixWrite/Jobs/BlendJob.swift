@@ -235,7 +235,8 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
 
     /// Layer `i` (`layer`, read from `file`) as the stage lays it: its key (picked from its border with `auto`), its span on the output, its
     /// rectangle and fx fitted into it. A layer that would never show is refused, naming it.
-    func layerPlan(_ i: Int, _ layer: Layer, _ file: MediaFile, video: VideoPlan) throws(MixWriteError) -> LayerPlan {
+    /// `role`: what messages call it (a timeline's clip); nil: fx, or the layer by its label.
+    func layerPlan(_ i: Int, _ layer: Layer, _ file: MediaFile, video: VideoPlan, role: String? = nil) throws(MixWriteError) -> LayerPlan {
         let name = messagePrefix(ofLayer: i, layer)
         let byAlpha = try compositesByAlpha(file, layer.compositing)
         let key = layer.key
@@ -250,7 +251,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         if let fxLength = file.videoDuration, !isStill, from > .zero, from >= fxLength {
             throw .usage("\(name)--in \(JobText.number(layer.placement.from)) is past fx's end (\(JobText.number(fxLength.seconds)) s)")
         }
-        let first = try VideoTrackReader.firstPicture(in: file, from: from, keepAlpha: byAlpha, as: layers.isEmpty ? "fx" : "layer \(layerLabel(i))")
+        let first = try VideoTrackReader.firstPicture(in: file, from: from, keepAlpha: byAlpha, as: role ?? (layers.isEmpty ? "fx" : "layer \(layerLabel(i))"))
         var plan = LayerPlan(fx: file, key: key, byAlpha: byAlpha, start: start, from: from, length: length)
         plan.isStill = isStill
         plan.opaque = layer.compositing == .none

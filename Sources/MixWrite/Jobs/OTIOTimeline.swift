@@ -231,7 +231,7 @@ private struct Reader {
                           + (known.count > 1 ? " to \(name).\(known.upperBound))" : ")"))
         }
         guard schema.contains(name) else {
-            throw Problem(message: "\(what) is a \(name), not a \(schema.joined(separator: " or "))")
+            throw Problem(message: "\(what) is \(Self.a(name)), not \(Self.a(schema.joined(separator: " or ")))")
         }
         return object
     }
@@ -257,6 +257,9 @@ private struct Reader {
         default: throw Problem(message: "holds \(all.count) timelines (\(names)): choose one with --timeline-name NAME")
         }
     }
+
+    /// A schema's name with its article: "an ImageSequenceReference", "a Timeline".
+    static func a(_ name: String) -> String { ("AEIOU".contains(name.first ?? "x") ? "an " : "a ") + name }
 
     static func split(_ tag: String) -> (String, Int?) {
         guard let dot = tag.lastIndex(of: ".") else { return (tag, nil) }
@@ -441,7 +444,7 @@ private struct Reader {
             }
             throw Problem(message: "\(label)'s media is missing (a MissingReference): relink it in the editor, or put a file named as the clip beside the timeline")
         case "ImageSequenceReference", "GeneratorReference":
-            throw Problem(message: "\(label)'s media is a \(kind), which mixwrite does not render (an ExternalReference to a file does)")
+            throw Problem(message: "\(label)'s media is \(Self.a(kind)), which mixwrite does not render (an ExternalReference to a file does)")
         default: return try object(reference, "\(label)'s media reference", schema: "ExternalReference")
         }
     }

@@ -68,6 +68,10 @@ public struct PictureSettings: Sendable, Equatable {
         if let w = width, let h = height, !(16...8192).contains(w) || !(16...8192).contains(h) {
             throw .usage("--size must be between 16x16 and 8192x8192")
         }
+        // 4:2:0 pictures have even sizes: an odd one given is refused rather than written another size without a word.
+        if let w = width, let h = height, w % 2 == 1 || h % 2 == 1 {
+            throw .usage("--size \(w)x\(h): a width and height must be even (4:2:0 pictures), e.g. \(w & ~1)x\(h & ~1)")
+        }
         if let r = frameRate, !(r.isValid && r.doubleValue <= 240) { throw .usage("--fps must be between 0 and 240") }
     }
 

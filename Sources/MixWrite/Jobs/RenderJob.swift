@@ -255,9 +255,10 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
             var blend = BlendJob(fx: clip.path, base: clip.path, output: output)
             (blend.placement, blend.key, blend.compositing) = (layer.placement, layer.key, layer.compositing)
             var plan: LayerPlan
-            do { plan = try blend.layerPlan(0, blend.allLayers[0], file, video: video) } catch {
+            do { plan = try blend.layerPlan(0, blend.allLayers[0], file, video: video, role: clip.label) } catch {
                 throw Self.naming(error, clip, timeline)
             }
+            plan.notes = plan.notes.map { Self.clipsWords($0, clip, file: file) }
             // Exactly the clip's frames, whatever the seconds above rounded to.
             let rate = video.frameRate
             plan.start = MediaTime(frames: Int64(Self.frame(item.start, rate)), rate: rate)
@@ -292,6 +293,14 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
                 .replacingOccurrences(of: "layer fx2: ", with: "")
             throw .usage("\(timeline): \(clip.label): metadata.mixwrite: \(what)")
         }
+    }
+
+    /// A layer's note in a timeline's words: the clip named, not fx; its `metadata.mixwrite` keys, not options.
+    static func clipsWords(_ note: String, _ clip: OTIOTimeline.Clip, file: MediaFile) -> String {
+        if note.hasPrefix(file.path + ":") { return note.replacingOccurrences(of: "--key chroma", with: "metadata.mixwrite.key chroma") + " (\(clip.label))" }
+        let words = note.replacingOccurrences(of: "fx is laid", with: "the clip is laid")
+            .replacingOccurrences(of: #"--([a-z][a-z-]*)"#, with: "$1", options: .regularExpression)
+        return "\(clip.label): metadata.mixwrite: " + words
     }
 
     static func naming(_ error: MixWriteError, _ clip: OTIOTimeline.Clip, _ timeline: String) -> MixWriteError {
