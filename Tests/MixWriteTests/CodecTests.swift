@@ -41,7 +41,8 @@ struct CodecTests {
         let cases: [(String, [String], String, String?)] = [
             ("hevc.mp4", ["--codec", "hevc"], "hevc", "yuv420p"),
             ("prores.mov", ["--codec", "prores"], "prores", "yuv422p10le"),
-            ("prores4444.mkv", ["--codec", "prores", "--prores-profile", "4444"], "prores", "yuv444p10le"),
+            // Its fourcc (ap4h) names 4444, which FFmpeg's decoder reads as 12-bit, as it does the CLI's prores_ks 4444.
+            ("prores4444.mkv", ["--codec", "prores", "--prores-profile", "4444"], "prores", "yuv444p12le"),
             ("av1.mkv", ["--codec", "av1"], "av1", "yuv420p"),
             ("vp9.webm", [], "vp9", "yuv420p"),
         ]

@@ -110,7 +110,7 @@ struct DescriptionTests {
         var render = RenderJob(timeline: Oracle.fixture("base.mov"), output: dir + "/render.mp4")   // described only: never run
         picture(&render.picture)
         (render.audio, render.strict, render.overwrite, render.parts, render.part, render.smart) = (audio, true, true, 2, 2, true)
-        (render.start, render.length, render.transitionCurve) = (0.5, 1, .qsin)
+        (render.start, render.length, render.transitionCurve, render.timelineName) = (0.5, 1, .qsin, "Cut 2")
         return [blend, concat, still, remix, layer, render]
     }
 
