@@ -4,6 +4,9 @@ import FFmpegSupport
 enum KeyColorPicker {
     /// How many of fx's first frames are read.
     static let frames = 12
+    /// Seconds ahead past which the subject's next frame is sought rather than decoded to: longer than x264's default
+    /// GOP (250 frames, 10 s at 25 fps), so that a seek never lands behind the frames already decoded.
+    static let seekHorizon = 10.0
     /// The border band, as a fraction of each side.
     static let band = 0.06
     /// How far (0 … 1) the screen's channel must stand above both others to count as a green or blue screen:
@@ -147,9 +150,13 @@ enum KeyColorPicker {
         let first = MediaTime(frames: Int64(frames), rate: rate)
         guard let length = fx.duration, length > first + first else { return }
         let share = (length.seconds - first.seconds) / Double(frames)
+        var position = first
         for n in 0..<frames {
             guard let t = MediaTime(seconds: first.seconds + share * (Double(n) + 0.5)) else { continue }
-            try reader.seek(to: t)
+            // Near, decoding on is cheaper than a seek, which starts again from the keyframe before `t` (as far back as
+            // x264's default GOP, 250 frames); far, the seek skips what lies between.
+            if (t - position).seconds > seekHorizon { try reader.seek(to: t) }
+            position = t
             guard let picture = try reader.picture(at: t, hold: true) else { continue }
             countChroma(picture, width: w, height: h, into: &chroma)
         }
