@@ -113,7 +113,6 @@ public final class Encoder {
     /// Threads are the settings' (a core each); x265's and SVT's lookahead bounded as x264's is (`lookahead`).
     /// The corresponding FFmpeg calls are `avcodec_find_encoder_by_name` and `avcodec_open2`.
     public init(video s: VideoSettings) throws(FFmpegError) {
-        if s.codec == .av1 { _ = Encoder.quietSVT }
         guard let codec = avcodec_find_encoder_by_name(s.codec.encoderName) else {
             throw FFmpegError(.encoderNotFound, call: "avcodec_find_encoder(\(s.codec.encoderName))")
         }
@@ -165,10 +164,6 @@ public final class Encoder {
         }
         try check(avcodec_open2(ctx, codec, &options), "avcodec_open2(\(s.codec.encoderName))")
     }
-
-    /// SVT-AV1 prints its banner and configuration to stderr unless `SVT_LOG` says otherwise: errors only, unless the
-    /// user set it. Once, before the first AV1 encoder opens.
-    private static let quietSVT: Void = { setenv("SVT_LOG", "1", 0) }()
 
     /// x264's presets, fastest first: the scale `preset` is given on.
     public static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]

@@ -1,4 +1,7 @@
 internal import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A failed FFmpeg call: its return code, the call's name and FFmpeg's own text for the code.
 public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -74,7 +77,13 @@ public enum Receive<Value> {
 public enum FFmpegLog {
     /// Routes the log; `show` writes every line to stderr as it comes. The corresponding FFmpeg calls are
     /// `av_log_set_callback` and `av_log_set_level`.
-    public static func route(show: Bool) { mw_log_route(show ? 1 : 0) }
+    public static func route(show: Bool) {
+        // SVT-AV1 prints its banner and configuration to stderr unless SVT_LOG says otherwise: errors only, unless the
+        // user set it. Set here, where a program starts (single-threaded), not when the first AV1 encoder opens: a
+        // setenv while another thread copies the environment (Foundation's Process.run) reads freed memory.
+        setenv("SVT_LOG", "1", 0)
+        mw_log_route(show ? 1 : 0)
+    }
     /// Warning and error lines FFmpeg has logged since the process started.
     public static var count: Int { Int(mw_log_count()) }
 }

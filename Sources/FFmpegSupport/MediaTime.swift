@@ -23,7 +23,8 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// One tick of `rate`'s frames: `n` frames of `rate` last `n · den / num` seconds.
     public init(frames n: Int64, rate: Rational) {
-        self.init(value: n * Int64(rate.den), timescale: Int64(rate.num))
+        let (v, overflow) = n.multipliedReportingOverflow(by: Int64(rate.den))
+        self.init(value: overflow ? (n < 0 ? .min : .max) : v, timescale: Int64(rate.num))
     }
 
     /// A time given in a stream's time base (`num/den` seconds a tick), exactly.
@@ -102,9 +103,19 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return MediaTime(value: value / Int64(g), timescale: timescale / Int64(g))
     }
 
-    public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime { combine(lhs, rhs, &+) }
+    /// Sums and differences never wrap: past 64 bits they stop at the largest time there is (`Int64.max` ticks, of
+    /// their sign), which every bound on a length then refuses, as a hostile timeline's huge gaps.
+    public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime { combine(lhs, rhs, saturating(Int64.addingReportingOverflow)) }
 
-    public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime { combine(lhs, rhs, &-) }
+    public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime { combine(lhs, rhs, saturating(Int64.subtractingReportingOverflow)) }
+
+    /// `op` stopped at `Int64.max` or `.min` where it would overflow (its sign then is its left operand's).
+    private static func saturating(_ op: @escaping (Int64) -> (Int64) -> (partialValue: Int64, overflow: Bool)) -> (Int64, Int64) -> Int64 {
+        { a, b in
+            let (v, overflow) = op(a)(b)
+            return overflow ? (a < 0 ? .min : .max) : v
+        }
+    }
 
     /// The sum or difference on the least common multiple of the two timescales, reduced: exact whenever
     /// that timescale fits 64 bits (any two 32-bit timescales do).

@@ -87,9 +87,21 @@ final class BlendComposition: Composition {
     /// The clean plates found good, by path and key colour (a plate is read once, not at each slider's move).
     private var goodPlates: Set<String> = []
 
+    /// The plates the page took (`plate(at:)`), which it may key by besides the command line's.
+    private var takenPlates: Set<String> = []
+
+    /// The clean plates a page may name: the command line's and those it took. The page never names another file: a
+    /// path of its choosing would have the server open any file and say how that went (`/etc/shadow`: not media).
+    private var allowedPlates: Set<String> {
+        Set(([blend.key.cleanPlate] + blend.layers.map(\.key.cleanPlate)).compactMap { $0 }).union(takenPlates)
+    }
+
     private func checkPlate(_ key: KeySettings) throws(RequestError) {
         let id = "\(key.keyColorHex) \(key.cleanPlate ?? "")"
         guard !goodPlates.contains(id) else { return }
+        if let plate = key.cleanPlate, !allowedPlates.contains(plate) {
+            throw .bad("clean-plate: not a plate the command line named or this page took")
+        }
         do { try key.checkCleanPlate() } catch { throw .bad(error.description) }
         goodPlates.insert(id)
     }
@@ -102,6 +114,7 @@ final class BlendComposition: Composition {
         let jpeg: [UInt8]
         do { jpeg = try preview.fxPicture(at: t) } catch { throw .bad(error.description) }
         do { try Data(jpeg).write(to: URL(fileURLWithPath: path)) } catch { throw .failed("cannot write \(path): \(error.localizedDescription)") }
+        takenPlates.insert(path)
         return path
     }
 

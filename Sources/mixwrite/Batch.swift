@@ -97,7 +97,7 @@ struct Batch: AsyncParsableCommand {
             printJSON(results)
             // The summary is for the script; a failure also goes where a person (or a scheduler's log) looks.
             if !quiet {
-                for r in results where r.status == .failed { writeError("mixwrite: error: job \(r.index): \(r.error ?? "failed")\n") }
+                for r in results where r.status == .failed { writeLine("mixwrite: error: job \(r.index): \(r.error ?? "failed")") }
             }
         } else if !quiet {
             for r in results {
@@ -110,7 +110,7 @@ struct Batch: AsyncParsableCommand {
             writeError("mixwrite: \(results.count - failed - skipped) done, \(skipped) skipped, \(failed) failed\n")
         } else {
             // -q: nothing but errors, and a failed job's is one.
-            for r in results where r.status == .failed { writeError("mixwrite: error: job \(r.index): \(r.error ?? "failed")\n") }
+            for r in results where r.status == .failed { writeLine("mixwrite: error: job \(r.index): \(r.error ?? "failed")") }
         }
         if let firstFailure = results.first(where: { $0.status == .failed }) {
             Mixwrite.exitQuietly(firstFailure.exitCode ?? 4)
@@ -121,16 +121,24 @@ struct Batch: AsyncParsableCommand {
         guard let shard else { return file.tasks }
         var k: Int, n: Int
         if shard == "auto" {
-            let env = ProcessInfo.processInfo.environment
-            if let id = env["SLURM_ARRAY_TASK_ID"].flatMap(Int.init), let shards {
+            let environment = ProcessInfo.processInfo.environment
+            // A scheduler's numbers as indices: a value no array or Job has (past ten million, or below 0) is refused.
+            func index(_ name: String) throws -> Int? {
+                guard let text = environment[name] else { return nil }
+                guard let n = Int(text), (0...10_000_000).contains(n) else {
+                    throw MixWriteError.usage("--shard auto: \(name)=\(text.prefix(40)) is not a task index (0 to 10000000)")
+                }
+                return n
+            }
+            if let shards, !(1...10_000_000).contains(shards) { throw MixWriteError.usage("--shards must be between 1 and 10000000") }
+            if let id = try index("SLURM_ARRAY_TASK_ID"), let shards {
                 // With the count given, a task keeps its share when it is resubmitted alone (`--array=2`),
                 // where Slurm's own count and minimum describe the resubmission, not the first array.
-                guard shards >= 1 else { throw MixWriteError.usage("--shards must be 1 or more") }
                 (k, n) = (id % shards + 1, shards)
-            } else if let id = env["SLURM_ARRAY_TASK_ID"].flatMap(Int.init), let count = env["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init) {
-                let first = env["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0
+            } else if let id = try index("SLURM_ARRAY_TASK_ID"), let count = try index("SLURM_ARRAY_TASK_COUNT") {
+                let first = try index("SLURM_ARRAY_TASK_MIN") ?? 0
                 (k, n) = (id - first + 1, count)
-            } else if let index = env["JOB_COMPLETION_INDEX"].flatMap(Int.init) {
+            } else if let index = try index("JOB_COMPLETION_INDEX") {
                 guard let shards else { throw MixWriteError.usage("--shard auto under Kubernetes needs --shards N (the Job's completions)") }
                 (k, n) = (index + 1, shards)
             } else {

@@ -50,7 +50,7 @@ struct CommonOptions {
 
     func printReport(_ report: Report) {
         if !quiet {
-            for w in report.warnings { writeError("mixwrite: warning: \(w)\n") }
+            for w in report.warnings { writeLine("mixwrite: warning: \(w)") }
         }
         if json {
             printJSON(report)
@@ -122,7 +122,7 @@ extension CommonOptions {
 
     func printFrameReport(_ report: FrameReport) {
         if !quiet {
-            for w in report.warnings { writeError("mixwrite: warning: \(w)\n") }
+            for w in report.warnings { writeLine("mixwrite: warning: \(w)") }
         }
         if json {
             printJSON(report)
@@ -211,8 +211,13 @@ extension JobCommand {
 func printJSON(_ value: some Encodable) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    do { print(String(decoding: try encoder.encode(value), as: UTF8.self)) } catch {
-        writeError("mixwrite: error: cannot write the JSON report: \(error)\n")
+    do {
+        fflush(nil)   // what print() buffered goes first
+        if !writeAll(STDOUT_FILENO, String(decoding: try encoder.encode(value), as: UTF8.self) + "\n") {
+            writeLine("mixwrite: warning: the JSON report could not be written to standard output (\(String(cString: strerror(errno)).lowercased()))")
+        }
+    } catch {
+        writeLine("mixwrite: error: cannot write the JSON report: \(error)")
     }
 }
 

@@ -29,7 +29,7 @@ struct Join: AsyncParsableCommand {
 
     func run() async throws {
         let report = try await MixWriter.join(output, overwrite: overwrite, keepParts: keepParts)
-        if !quiet { for w in report.warnings { writeError("mixwrite: warning: \(w)\n") } }
+        if !quiet { for w in report.warnings { writeLine("mixwrite: warning: \(w)") } }
         if json {
             printJSON(report)
         } else if !quiet {

@@ -38,6 +38,8 @@ struct Mixwrite: AsyncParsableCommand {
 
     /// Parses, runs, and turns every failure into one `mixwrite: error:` line and its documented exit code.
     static func main() async {
+        // A closed pipe (`--progress json 2>&1 | head -n 1`) is a failed write, said once, not the end of a render.
+        signal(SIGPIPE, SIG_IGN)
         MixWriter.setLibraryLogging(false)
         if CommandLine.arguments.count == 1 {
             // A bare `mixwrite`: how to call it, not a complaint about its first missing word.
@@ -79,20 +81,42 @@ struct Mixwrite: AsyncParsableCommand {
     static func fail(_ message: String, code: Int32, hint: String? = nil) -> Never {
         var line = "mixwrite: error: \(message)"
         if let hint { line += " (\(hint))" }
-        writeError(line + "\n")
+        writeLine(line)
         Glibc.exit(code)
     }
 }
 
 /// Writes to standard error unbuffered, so a progress line and an error never interleave oddly.
 func writeError(_ text: String) {
+    _ = writeAll(STDERR_FILENO, text)
+}
+
+/// One message line on standard error: a control character in it (a file name's newline) shown escaped (`\n`,
+/// `\u{7}`), so that a message is always one line.
+func writeLine(_ text: String) {
+    let shown = text.unicodeScalars.map { c -> String in
+        switch c {
+        case "\n": "\\n"
+        case "\r": "\\r"
+        case "\t": "\t"
+        case _ where c.value < 0x20 || (0x7F..<0xA0).contains(c.value): "\\u{\(String(c.value, radix: 16))}"
+        default: String(c)
+        }
+    }.joined()
+    writeError(shown + "\n")
+}
+
+/// Writes `text` to `fd` whole; false when it cannot (a closed pipe: EPIPE, SIGPIPE being ignored).
+func writeAll(_ fd: Int32, _ text: String) -> Bool {
     var bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-        if n <= 0 { return }
+        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return false }
         offset += n
     }
+    return true
 }
 
 extension String {

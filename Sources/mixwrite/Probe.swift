@@ -26,7 +26,7 @@ struct Probe: ParsableCommand {
         let reports = files.map { ProbeReport.probe($0) }
         if quiet {
             for r in reports where r.error != nil {
-                writeError("mixwrite: error: \(r.file): \((r.error ?? "").replacingPrefix("\(r.file): ", with: ""))\n")
+                writeLine("mixwrite: error: \(r.file): \((r.error ?? "").replacingPrefix("\(r.file): ", with: ""))")
             }
             if reports.contains(where: { $0.error != nil }) { Mixwrite.exitQuietly(2) }
             return

@@ -36,7 +36,8 @@ struct Runner {
     }
 }
 
-/// Turns SIGINT and SIGTERM into a callback (the job's cancellation) instead of an abrupt exit.
+/// Turns SIGINT, SIGTERM and SIGHUP (a closed terminal, handled as SIGTERM; exit 129) into a callback (the job's
+/// cancellation, its temporary file removed) instead of an abrupt exit.
 final class SignalWatcher {
     private final class Caught: Sendable {
         let signal = Atomic<Int32>(0)
@@ -47,7 +48,7 @@ final class SignalWatcher {
 
     init(onSignal: @escaping @Sendable (Int32) -> Void) {
         var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
+        for sig in Self.watched {
             signal(sig, SIG_IGN)
             // Its own serial queue, not the global one: the Swift concurrency pool runs on the global queue's
             // threads, one a core, and while the stages keep them busy (a segment of AAC, a picture to encode)
@@ -56,7 +57,7 @@ final class SignalWatcher {
             sources.append(source)
         }
         self.sources = sources
-        for (source, sig) in zip(sources, [SIGINT, SIGTERM]) {
+        for (source, sig) in zip(sources, Self.watched) {
             let caught = caughtSignal
             source.setEventHandler {
                 caught.signal.store(sig, ordering: .relaxed)
@@ -64,8 +65,10 @@ final class SignalWatcher {
             }
             source.resume()
         }
-        SignalWatcher.waitUntilArmed([SIGINT, SIGTERM])
+        SignalWatcher.waitUntilArmed(Self.watched)
     }
+
+    static let watched = [SIGINT, SIGTERM, SIGHUP]
 
     /// libdispatch installs its own handler for a signal source on one of its threads, some milliseconds after
     /// `resume()`; until then the signal is ignored (SIG_IGN) and lost. Waits (at most a second) until it is

@@ -45,7 +45,7 @@ struct Sync: ParsableCommand {
             }
         }
         // Every file is reported first; then each failure is said on its line, and the first one's code is the exit's.
-        for m in report.sources { if let e = report.errors[m.file] { writeError("mixwrite: error: \(e.description)\n") } }
+        for m in report.sources { if let e = report.errors[m.file] { writeLine("mixwrite: error: \(e.description)") } }
         if let first = report.sources.lazy.compactMap({ report.errors[$0.file] }).first { Mixwrite.exitQuietly(first.exitCode) }
     }
 }

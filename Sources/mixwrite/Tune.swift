@@ -63,7 +63,7 @@ struct ServingOptions {
     static func serve(_ output: String, listen: String, port: UInt16, quiet: Bool,
                       make: (String, UInt16) async throws -> TuneServer) async throws {
         if listen != "127.0.0.1" && !quiet {
-            writeError("mixwrite: warning: serving on \(listen): anyone who can reach it and has the token can read the inputs' pictures and write \(output)\n")
+            writeLine("mixwrite: warning: serving on \(listen): anyone who can reach it and has the token can read the inputs' pictures and write \(output)")
         }
         let server: TuneServer
         do { server = try await make(listen, port) } catch let e as MixWriteError { throw e } catch {

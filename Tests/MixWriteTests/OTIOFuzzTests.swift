@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import MixWrite
+@_spi(Tools) @testable import MixWrite
 
 /// The OTIO reader against timelines from other people's tools, mutated: a seeded mutation loop over a timeline OTIO's
 /// library wrote (and its schema names, numbers and nesting), each case read, laid out and (one in twenty) planned as a
@@ -42,7 +42,10 @@ struct OTIOFuzzTests {
     /// Words a mutation puts in place of another: schema names and versions, extreme numbers, odd values.
     static let words = ["\"Clip.9\"", "\"Stack.1\"", "\"Track.1\"", "\"Gap.1\"", "\"Transition.0\"", "\"LinearTimeWarp.1\"", "\"Marker.7\"",
                         "1e308", "-1", "0", "-0.0", "1e-300", "99999999999", "0.5", "null", "true", "[]", "{}", "\"\"", "\"Video\"",
-                        "\"Audio\"", "\"Other\"", "\"SMPTE_Dissolve\"", "\"file:///dev/zero\"", "\"http://example.com/a.mov\"", "23.976"]
+                        "\"Audio\"", "\"Other\"", "\"SMPTE_Dissolve\"", "\"file:///dev/zero\"", "\"http://example.com/a.mov\"", "23.976",
+                        // The numbers an attacker tried (issue 74): past Int64 in ticks, near its limits, tiny rates.
+                        "99999999999.5", "9.2233720368547758e18", "-9.2233720368547758e18", "-1e15", "1e300", "0.01", "1e-9",
+                        "9223372036854775807", "-9223372036854775808", "4294967296", "300"]
 
     /// One mutation of `text`, by `rng`.
     static func mutate(_ text: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
@@ -167,5 +170,62 @@ struct OTIOFuzzTests {
         print("OTIO bundle fuzz: \(cases) cases: \(read) read, \(refused) refused")
         #expect(read > cases / 50 && refused > cases / 5, "the mutations both keep and break bundles")
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.mp4"), "a plan writes nothing")
+    }
+}
+
+/// Job files fuzzed as timelines are: a seeded mutation loop over a job file with every kind (and the numbers an
+/// attacker tried), each case read, its tasks and shards taken and each job checked (`validate`, no render). No crash,
+/// no hang, no trap: every case is read or refused with a message. `MIXWRITE_FUZZ_SECONDS` as for timelines.
+@Suite("job files, fuzzed")
+struct JobFileFuzzTests {
+    static var seed: String {
+        let (fx, base, tone) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), Oracle.fixture("tone.m4a"))
+        return #"""
+        {"jobs": [
+          {"kind": "blend", "fx": "\#(fx)", "base": "\#(base)", "output": "o/a.mp4", "threshold": 0.35, "gain": {"fx": -6},
+           "offset": {"base:1": 0.5}, "layers": [{"fx": "\#(fx)", "at": 0.5, "place": "0,0,160,120"}], "parts": 2, "part": 1},
+          {"kind": "concat", "clips": ["\#(base)", "\#(fx)"], "output": "o/b.mp4", "transition": "fade:0.5"},
+          {"kind": "still", "image": "\#(base)", "audio": ["\#(tone)"], "output": "o/c.mp4", "size": "320x240"},
+          {"kind": "remix", "movie": "\#(base)", "audio": ["\#(tone)"], "output": "o/d.mov", "duck": {"audio1": 15}, "loudness": -16},
+          {"kind": "key", "fx": "\#(fx)", "output": "o/e.mov", "threshold": 0.3, "key-color": "auto"},
+          {"kind": "render", "timeline": "\#(base)", "output": "o/f.mp4", "parts": 3, "part": 2}
+        ]}
+        """#
+    }
+
+    @Test("mutated job files are read or refused with a message: no crash, no hang, no trap")
+    func mutations() throws {
+        let dir = try Oracle.scratch()
+        let environment = ProcessInfo.processInfo.environment
+        let seconds = environment["MIXWRITE_FUZZ_SECONDS"].flatMap(Double.init)
+        let cases = Int(environment["MIXWRITE_FUZZ_CASES"] ?? "") ?? (seconds == nil ? 3000 : 1_000_000)
+        var rng = SplitMix64(seed: 0x74_12_2026)
+        let seed = Array(Self.seed.utf8), path = dir + "/jobs.json"
+        try Data(seed).write(to: URL(fileURLWithPath: path))
+        #expect(try JobFile(path: path).jobs.count == 6, "the seed is a good job file")
+        let started = ContinuousClock.now
+        var (read, refused, done) = (0, 0, 0)
+        for n in 0..<cases {
+            if let seconds, ContinuousClock.now - started > .seconds(seconds) { break }
+            done += 1
+            var text = seed
+            for _ in 0..<Int.random(in: 1...3, using: &rng) { text = OTIOFuzzTests.mutate(text, &rng) }
+            try Data(text).write(to: URL(fileURLWithPath: path))
+            do throws(MixWriteError) {
+                let file = try JobFile(path: path)
+                read += 1
+                // Its tasks, a shard of them at odd sizes, and every job's checks.
+                let tasks = file.tasks
+                let n = Int.random(in: 1...Int.max, using: &rng)
+                _ = file.shard(Int.random(in: 1...n, using: &rng), of: n)
+                _ = JobFile.makers(tasks)
+                for job in file.jobs { try? (job as? any PlannedJob)?.validate() }
+            } catch {
+                refused += 1
+                #expect(!error.description.isEmpty && !error.description.contains("\n"), "case \(n): \(error.description)")
+            }
+        }
+        print("job file fuzz: \(done) cases in \(ContinuousClock.now - started): \(read) read, \(refused) refused")
+        #expect(read > done / 20 && refused > done / 20, "the mutations both keep and break job files")
     }
 }

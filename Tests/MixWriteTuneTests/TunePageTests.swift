@@ -74,7 +74,7 @@ struct TunePageTests {
 
 extension TunePageTests {
     /// Where an element is drawn, and the window's inner size, in CSS pixels.
-    @Test("the clean plate from the page: \"this frame\" saves fx's picture beside the output, the picture is keyed by it, the command names it; a plate that is no screen is said and the picture kept",
+    @Test("the clean plate from the page: \"this frame\" saves fx's picture beside the output, the picture is keyed by it, the command names it; a plate the page names itself is refused unread and the picture kept",
           .enabled(if: available, "needs Debian's chromium and chromium-driver (make test installs them)"),
           .hangGuard)
     func cleanPlate() throws {
@@ -92,13 +92,17 @@ extension TunePageTests {
         _ = try browser.waitForPictures(atLeast: first + 1, source: "tuned-plate-")
         let command = try browser.waitFor("return document.getElementById('command').value") { ($0 as? String)?.contains("--clean-plate") == true }
         #expect((command as? String)?.contains("--clean-plate \(plate)") == true, "\(command ?? "")")
-        // A grey picture is no green screen: the page says so, and keeps showing the last good picture.
+        // A file the page names itself (here a real picture beside the output) is not read: the page keys only by the
+        // command line's plates and those it took, so that it cannot have the server open any file. Said, the last good
+        // plate kept.
         let grey = dir + "/grey.png"
         try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x808080:s=64x48", "-frames:v", "1", grey]).status == 0)
         // Typed as a whole (a clear first would itself be a change: no plate).
         _ = try browser.script("const f = document.getElementById('cleanPlate'); f.value = '\(grey)'; f.dispatchEvent(new Event('change'))")
-        let said = try browser.waitFor("return document.getElementById('status').textContent") { ($0 as? String)?.contains("is not a green screen") == true }
-        #expect((said as? String)?.contains(grey) == true, "\(said ?? "")")
+        let said = try browser.waitFor("return document.getElementById('status').textContent") {
+            ($0 as? String)?.contains("not a plate the command line named or this page took") == true
+        }
+        #expect((said as? String)?.contains(grey) == false, "the refusal says nothing of the file: \(said ?? "")")
         #expect(try browser.script("return document.getElementById('cleanPlate').value") as? String == plate, "the last good plate kept")
     }
 

@@ -65,7 +65,7 @@ struct TuneServerTests {
         #expect((ok.json["command"] as? String)?.contains("--threshold 0.3") == true, "\(ok.text)")
     }
 
-    @Test("a frame of fx saved as the clean plate keys the preview, the command and the job names it; a plate that is no screen, or for GPUImage's keyer, is refused", .hangGuard)
+    @Test("a frame of fx saved as the clean plate keys the preview, the command and the job names it; a plate for GPUImage's keyer, or one the page names itself, is refused (unread)", .hangGuard)
     func cleanPlate() throws {
         let dir = try Oracle.scratch("tune-plate"), output = dir + "/tuned.mov"
         let tune = try Self.start(["--keyer", "fine"], output: output)
@@ -81,14 +81,25 @@ struct TuneServerTests {
         let command = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings, origin: origin)
         #expect(command.status == 200 && (command.json["command"] as? String)?.contains("--clean-plate \(plate)") == true, "\(command.text)")
         #expect((command.json["job"] as? String)?.contains(#""clean-plate": "\#(plate)""#) == true, "\(command.text)")
-        // fx's own frame is a green screen; a grey picture is not, and GPUImage's keyer takes no plate.
+        // A plate the page took keys; GPUImage's keyer takes none. A file the page names itself is refused unread, in the
+        // same words whether it is a picture, a secret, a file that is no media or nothing at all: the server is no
+        // oracle of the machine's files.
         let grey = dir + "/grey.png"
         try #require(try Oracle.ffmpeg(["-v", "error", "-f", "lavfi", "-i", "color=c=0x808080:s=64x48", "-frames:v", "1", grey]).status == 0)
-        for (query, words) in [(Self.key(#"{"keyer": "fine", "clean-plate": "\#(grey)"}"#), "is not a green screen"),
-                               (Self.key(#"{"keyer": "gpuimage", "clean-plate": "\#(plate)"}"#), "--clean-plate is the fine keyer's")] {
+        var cases = [(Self.key(#"{"keyer": "gpuimage", "clean-plate": "\#(plate)"}"#), "--clean-plate is the fine keyer's")]
+        for named in [grey, "/etc/passwd", "/etc/shadow", NSHomeDirectory() + "/.ssh/id_rsa", dir + "/nothing.png"] {
+            cases.append((Self.key(#"{"keyer": "fine", "clean-plate": "\#(named)"}"#), "not a plate the command line named or this page took"))
+        }
+        var refusals: Set<String> = []
+        for (query, words) in cases {
             let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&t=1&\(query)")
             #expect(r.status == 400 && (r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.text)")
+            if words.hasPrefix("not a plate") { refusals.insert(r.text) }
         }
+        #expect(refusals.count == 1, "one answer for every file the page names: \(refusals)")
+        let job = try RawHTTP.post(port: port, "/api/command?token=\(token)", json: settings.replacingOccurrences(of: plate, with: "/etc/shadow"),
+                                   origin: origin)
+        #expect(job.status == 400 && (job.json["error"] as? String)?.contains("not a plate the command line named") == true, "\(job.text)")
     }
 
     @Test("parameters are checked (400 with a message), bodies bounded (413), other paths 404, other methods 405",

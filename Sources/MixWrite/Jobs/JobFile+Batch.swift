@@ -172,7 +172,10 @@ extension JobFile {
     /// `part` is that part alone).
     @_spi(Tools) public var tasks: [BatchTask] {
         jobs.indices.flatMap { i -> [BatchTask] in
-            guard let job = jobs[i] as? any PartedJob, let n = job.parts, job.part == nil else { return [BatchTask(index: i, job: jobs[i])] }
+            // Parts out of their range make one task, which its check refuses (`validateParts`).
+            guard let job = jobs[i] as? any PartedJob, let n = job.parts, PartSelection.counts.contains(n), job.part == nil else {
+                return [BatchTask(index: i, job: jobs[i])]
+            }
             return (1...n).map { k in
                 var part = job
                 part.part = k
@@ -186,7 +189,9 @@ extension JobFile {
     /// group goes to the share its first task falls in).
     @_spi(Tools) public func shard(_ k: Int, of n: Int) -> [BatchTask] {
         let all = tasks
-        let range = (k - 1) * all.count / n ..< k * all.count / n
+        // k · count / n exactly, whatever k and n (a full-width product: no overflow).
+        func share(_ k: Int) -> Int { n.dividingFullWidth(k.multipliedFullWidth(by: all.count)).quotient }
+        let range = share(k - 1) ..< share(k)
         return Self.groups(all).filter { range.contains($0[0]) }.flatMap { $0 }.sorted().map { all[$0] }
     }
 }

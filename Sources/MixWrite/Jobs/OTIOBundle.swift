@@ -21,7 +21,7 @@ struct OTIOBundle: Sendable {
     private let fileLength: UInt64
 
     /// A content.otio larger than this is refused (a timeline of a million clips is some hundreds of MB).
-    static let timelineLimit: UInt64 = 512 << 20
+    static let timelineLimit: UInt64 = OTIOTimeline.largestJSON
 
     init(path given: String) throws(MixWriteError) {
         path = URL(fileURLWithPath: given).standardizedFileURL.path

@@ -72,6 +72,14 @@ struct OTIOTimeline: Sendable {
     /// The rate of the first clip's source_range (snapped: 23.976 is 24000/1001), the timeline's own.
     var rate: FFmpegSupport.Rational?
 
+    /// The farthest a RationalTime may lie from 0, in seconds (about 11.6 days: past any medium's timecode).
+    static let longestTime = 1_000_000.0
+    /// The largest timeline JSON read: 32 MB (tens of thousands of clips; Foundation's reader builds about ten times
+    /// the text's size, so a 500 MB bomb in an .otioz would take gigabytes).
+    static let largestJSON: UInt64 = 32 << 20
+    /// The longest timeline `render` renders: 100 hours.
+    static let longestTimeline = MediaTime(value: 100 * 3600, timescale: Int64(1))
+
     /// The schema versions this reader knows, by name.
     static let versions: [String: ClosedRange<Int>] = [
         "Timeline": 1...1, "Stack": 1...1, "Track": 1...1, "Clip": 1...2, "Gap": 1...1, "Transition": 1...1,
@@ -104,6 +112,10 @@ struct OTIOTimeline: Sendable {
         case _ where OTIOAdapters.converts(path):
             data = try OTIOAdapters.json(of: path, rate: editRate)
         default:
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.uint64Value ?? 0
+            guard size <= Self.largestJSON else {
+                throw .usage("\(path): is \(size >> 20) MB, more than a timeline mixwrite reads (\(Self.largestJSON >> 20) MB)")
+            }
             guard let read = FileManager.default.contents(atPath: path) else {
                 throw .input(file: path, FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
             }
@@ -277,6 +289,9 @@ private struct Reader {
         guard let v = (o["value"] as? NSNumber)?.doubleValue, let r = (o["rate"] as? NSNumber)?.doubleValue,
               v.isFinite, r.isFinite, r > 0, abs(v) < 1e12 else {
             throw Problem(message: "\(what): a RationalTime needs a finite value and a positive rate")
+        }
+        guard abs(v / r) <= OTIOTimeline.longestTime else {
+            throw Problem(message: "\(what): \(NumberText.shortest(v / r)) s is past any media's time (\(Int(OTIOTimeline.longestTime)) s at most)")
         }
         // A whole rate as it is (48000: a sound's samples), else read as a frame rate (23.976 is 24000/1001).
         let whole = r == r.rounded() && r <= 1_000_000 ? FFmpegSupport.Rational(Int32(r), 1) : nil

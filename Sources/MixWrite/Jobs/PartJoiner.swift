@@ -62,6 +62,10 @@ struct PartJoiner {
                 throw .input(file: movie, size < 0 ? "is missing (its record is there): render it again with --parts \(n) --part \(k)"
                              : "is \(size) bytes, its record says \(record.bytes): damaged or replaced; render it again")
             }
+            if let digest = record.digest, PartRecord.digest(of: movie) != digest {
+                throw .input(file: movie, "is not the file its part wrote (its bytes changed since: damaged or replaced); "
+                             + "render it again with --parts \(n) --part \(k)")
+            }
             records.append(record)
         }
         // Contiguous frames, as the parts were planned.

@@ -21,7 +21,7 @@ protocol PartedJob: DescribedJob {
 extension PartedJob {
     /// `parts` and `part`: a job file usually gives only `parts` (batch hands out the parts as tasks).
     static var partOptions: [JobOption<Self>] {
-        [.integer("parts", \.parts, nil, valueName: "N",
+        [.integer("parts", \.parts, 1...Double(PartSelection.counts.upperBound), valueName: "N",
                   help: "Render the job as N parts (for a cluster), this run only --part K of them, into OUT.parts/; 'mixwrite join OUT' joins them."),
          JobOption(OptionDeclaration("part", .text(pattern: "^([0-9]+|auto)$", orNumber: true), valueName: "K",
                                      help: "Which part (1 to N), or auto: the Slurm array task's or Kubernetes Job's index (index mod N, plus 1)."),
@@ -42,7 +42,9 @@ extension PartedJob {
     /// The checks of `--parts` and `--part`, before any file is opened.
     func validateParts() throws(MixWriteError) {
         guard parts != nil || part != nil else { return }
-        guard let parts, parts >= 1 else { throw .usage("--parts must be 1 or more") }
+        guard let parts, PartSelection.counts.contains(parts) else {
+            throw .usage("--parts must be between 1 and \(PartSelection.counts.upperBound)")
+        }
         guard let part else { throw .usage("--parts \(parts) renders one part a run: add --part K (1 to \(parts)) or --part auto") }
         guard (1...parts).contains(part) else { throw .usage("--part \(part) is not between 1 and \(parts)") }
     }
@@ -62,6 +64,9 @@ extension PartedJob {
 struct PartSelection: Sendable, Equatable {
     var index: Int
     var count: Int
+
+    /// How many parts a job may have: each is a task, a file and a line of a join.
+    static let counts = 1...10_000
 
     /// Its output frames out of `total`: contiguous, equal to within one frame, together every frame once.
     func frames(of total: Int) throws(MixWriteError) -> Range<Int> {
@@ -114,6 +119,9 @@ struct PartRecord: Codable, Sendable {
     /// The part's movie: its size and its packets, a stream at a time.
     var bytes: Int64
     var packets: [Int]
+    /// The part's movie's bytes digested (`digest(of:)`), which the join checks: a part damaged in place keeps its size.
+    /// nil in a record an older mixwrite wrote.
+    var digest: String?
     /// The whole movie's chapters and stem titles.
     var chapters: [Chapter]
     var stems: [String]
@@ -135,6 +143,32 @@ struct PartRecord: Codable, Sendable {
     static func size(of path: String) -> Int64 {
         var st = stat()
         return stat(path, &st) == 0 ? Int64(st.st_size) : -1
+    }
+
+    /// A digest of a file's bytes, in hex: 64-bit FNV-1a over its 8-byte words (and its last bytes one at a time), so
+    /// that any one word changed changes it; nil when the file cannot be read.
+    static func digest(of path: String) -> String? {
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        while true {
+            let read: Data?
+            do { read = try file.read(upToCount: 1 << 20) } catch { return nil }
+            // nil or empty: the end.
+            guard let chunk = read, !chunk.isEmpty else { break }
+            chunk.withUnsafeBytes { raw in
+                var i = 0
+                while i + 8 <= raw.count {
+                    hash = (hash ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x100_0000_01B3
+                    i += 8
+                }
+                while i < raw.count {
+                    hash = (hash ^ UInt64(raw[i])) &* 0x100_0000_01B3
+                    i += 1
+                }
+            }
+        }
+        return String(hash, radix: 16)
     }
 
     /// Whether `other` is a part of the same job.
@@ -193,7 +227,7 @@ extension PartedJob {
             parts: selection.count, firstFrame: frames.lowerBound, frames: frames.count, totalFrames: video.wholeFrameCount,
             frameRate: video.frameRate.description, sampleRate: audio?.sampleRate,
             audioFirst: share.flatMap { $0.keep.lowerBound == Int64.min ? nil : $0.keep.lowerBound }, audioEnd: nil,
-            bytes: 0, packets: [], chapters: chapters.map { .init(title: $0.title, start: $0.start.seconds, end: $0.end.seconds) },
+            bytes: 0, packets: [], digest: nil, chapters: chapters.map { .init(title: $0.title, start: $0.start.seconds, end: $0.end.seconds) },
             stems: audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [], overwrite: overwrite, report: nil)
         return PartPlan(selection: selection, record: record, recordPath: PartFolder.record(selection, of: output), share: share)
     }
@@ -208,7 +242,8 @@ extension PartPlan {
         if let origin = audioOrigin, let rate = r.sampleRate, finished.trackEnds.count > 1 {
             r.audioEnd = origin + finished.trackEnds[1].ticks(in: Rational(1, Int32(rate)))
         }
-        r.bytes = PartRecord.size(of: PartFolder.movie(selection, of: record.output))
+        let movie = PartFolder.movie(selection, of: record.output)
+        (r.bytes, r.digest) = (PartRecord.size(of: movie), PartRecord.digest(of: movie))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data

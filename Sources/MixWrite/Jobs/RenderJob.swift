@@ -100,6 +100,12 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         for track in t.tracks {
             do throws(MixWriteError) { laid.append((track, try track.layout())) } catch { throw .usage("\(timeline): \(error.description)") }
         }
+        // The longest track, checked before any frame count is taken of it (a hostile timeline's gaps sum past 64 bits).
+        let longest = laid.compactMap { $0.1.last.map { $0.start + $0.duration } }.max() ?? .zero
+        guard longest <= OTIOTimeline.longestTimeline else {
+            throw .usage("\(timeline): the timeline lasts \(NumberText.shortest(longest.seconds.rounded())) s; mixwrite renders timelines of up to "
+                         + "\(Int(OTIOTimeline.longestTimeline.seconds / 3600)) hours")
+        }
         var media = RenderMedia(timeline: timeline)
         let videoTracks = laid.filter { $0.0.kind == .video }, audioTracks = laid.filter { $0.0.kind == .audio }
         guard let first = videoTracks.lazy.flatMap({ $0.1 }).compactMap(\.clip).first else {
@@ -407,6 +413,7 @@ extension RenderJob {
         guard !entry.isEmpty else { return }
         do {
             let read = try RenderJob(timeline: "", output: "").applying(entry).audio
+            try read.validate()   // the command line's ranges: a gain of 300 dB or an offset of 1e300 s is no clip's
             mix.gains.merge(read.gains) { $1 }
             mix.offsets.merge(read.offsets) { $1 }
             mix.autoOffsets += read.autoOffsets.filter { !mix.autoOffsets.contains($0) }

@@ -4,6 +4,10 @@
 struct StrictJSON {
     private let bytes: [UInt8]
     private var at = 0
+    /// How deep the arrays and objects open at `at` are: past `deepest`, refused (the check recurses, and so does
+    /// Foundation's reader; a job file is a few levels deep).
+    private var depth = 0
+    static let deepest = 64
 
     /// nil when `bytes` is one JSON value with nothing after it, else where and what is wrong.
     static func problem(in bytes: [UInt8]) -> String? {
@@ -56,6 +60,9 @@ struct StrictJSON {
 
     /// An object's members or an array's elements: none, or values separated by commas, with no comma after the last.
     private mutating func members(close: UInt8, keyed: Bool) throws(Failure) {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.deepest else { throw fail("nested deeper than \(Self.deepest) arrays and objects") }
         at += 1
         space()
         if next == close { at += 1; return }

@@ -27,6 +27,8 @@ actor AssetWriter {
 
     private let muxer: Muxer
     private let output: OutputFile
+    /// The right to write `output`, held from the first byte until the file is in place or given up.
+    private let claim: OutputClaim
     private var tracks: [Track]
     private var headerWritten = false
     private var failure: MixWriteError?
@@ -55,9 +57,11 @@ actor AssetWriter {
     init(output: OutputFile, tracks: [TrackKind], chapters: [(title: String, start: MediaTime, end: MediaTime)] = [],
                 queueLimit: Int = AssetWriter.defaultQueueLimit, progress: ProgressReporter? = nil,
                 stems: [String] = []) throws(MixWriteError) {
+        claim = try OutputClaim.take(output.path)
         do {
             muxer = try Muxer(path: output.temporaryPath, format: output.container.muxerName)
         } catch {
+            claim.release()
             throw .output(file: output.path, error.isNoSpace ? "no space left on device" : "cannot be created (\(error.message.lowercased()))")
         }
         self.output = output
@@ -141,7 +145,14 @@ actor AssetWriter {
             output.discard()
             throw fail(.processing(error, file: output.path))
         }
-        try output.commit()
+        // What was written must read back: a muxer can write a header FFmpeg's own demuxer then refuses (a copied VP9
+        // stream whose bitstream gave it nothing for its configuration box, in .mp4).
+        do { _ = try Demuxer(url: output.temporaryPath) } catch {
+            throw fail(.processing(file: output.path, "the file written cannot be read back (\(error.message.lowercased())); nothing was "
+                                   + "written: a copied stream the container cannot describe (try .mkv)"))
+        }
+        do throws(MixWriteError) { try output.commit() } catch { throw fail(error) }
+        claim.release()
         return FinishedOutput(bytes: bytesWritten, trackEnds: tracks.map(\.lastEnd), packets: tracks.map(\.written))
     }
 
@@ -163,6 +174,7 @@ actor AssetWriter {
             failure = error
             muxer.abandon()
             output.discard()
+            claim.release()
         }
         let all = headerWaiters + tracks.flatMap(\.waiters)
         headerWaiters = []

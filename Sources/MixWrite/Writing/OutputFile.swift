@@ -26,6 +26,8 @@ struct OutputFile: Sendable {
     let path: String
     let temporaryPath: String
     let container: Container
+    /// Whether an existing OUT may be replaced (`-y`); without, not even one that appears while the job runs.
+    let overwrite: Bool
 
     /// Checks the destination before any work starts: a known extension, no existing file unless
     /// `overwrite`, not one of the inputs, a folder that exists and can be written.
@@ -61,7 +63,7 @@ struct OutputFile: Sendable {
         default:
             throw .usage("\(path): \(Self.unknown(ext)); use .mov, .mp4, .m4v, .mkv or .webm")
         }
-        self.path = path
+        (self.path, self.overwrite) = (path, overwrite)
         let folder = OutputFile.folder(of: path)
         var st = stat()
         if stat(folder, &st) != 0 || (st.st_mode & S_IFMT) != S_IFDIR {
@@ -70,7 +72,8 @@ struct OutputFile: Sendable {
         if access(folder, W_OK) != 0 {
             throw .output(file: path, "the folder \(folder) is not writable")
         }
-        if stat(path, &st) == 0 {
+        // lstat: a link at OUT, even one to nothing, is there (replacing it needs -y too).
+        if lstat(path, &st) == 0 {
             for input in inputs where OutputFile.sameFile(path, input) {
                 throw .output(file: path, "is also an input (\(input)); choose another output")
             }
@@ -86,10 +89,18 @@ struct OutputFile: Sendable {
     /// whose PIDs they are when several machines write into one shared folder.
     static func temporaryPrefix(of path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
+        return "." + name + ".mixwrite-" + hostName + "-"
+    }
+
+    /// This machine's name, as a file name may hold it.
+    static var hostName: String {
         var host = [UInt8](repeating: 0, count: 256)
-        let hostName = gethostname(&host, host.count - 1) == 0 ? String(decoding: host.prefix { $0 != 0 }, as: UTF8.self) : "host"
-        let safe = hostName.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" ? $0 : "_" }
-        return "." + name + ".mixwrite-" + String(safe) + "-"
+        return safe(gethostname(&host, host.count - 1) == 0 ? String(decoding: host.prefix { $0 != 0 }, as: UTF8.self) : "host")
+    }
+
+    /// `text` with every character but letters, digits, `.` and `_` made `_`.
+    static func safe(_ text: String) -> String {
+        String(text.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" ? $0 : "_" })
     }
 
     /// Removes the temporary files that an earlier mixwrite on this machine left beside this output when it was
@@ -142,8 +153,10 @@ struct OutputFile: Sendable {
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
-    /// Writes `bytes` to the temporary file, then commits it.
+    /// Writes `bytes` to the temporary file, then commits it, the output claimed meanwhile.
     func write(_ bytes: [UInt8]) throws(MixWriteError) {
+        let claim = try OutputClaim.take(path)
+        defer { claim.release() }
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw .output(file: path, String(cString: strerror(errno)).lowercased()) }
         var offset = 0
@@ -171,6 +184,20 @@ struct OutputFile: Sendable {
             if synced != 0 {
                 discard()
                 throw .output(file: path, String(cString: strerror(e)).lowercased())
+            }
+        }
+        if !overwrite {
+            // Put in place only if nothing is there: a file that appeared while the job ran (another program wrote
+            // it) is kept. A hard link fails if OUT exists; a file system without them is checked, then renamed.
+            if link(temporaryPath, path) == 0 {
+                unlink(temporaryPath)
+                return
+            }
+            var st = stat()
+            if errno == EEXIST || lstat(path, &st) == 0 {
+                discard()
+                throw .output(file: path, "appeared while this job was writing it (another program wrote it): it is kept and this job's "
+                              + "output discarded; use -y to replace it")
             }
         }
         if rename(temporaryPath, path) != 0 {
