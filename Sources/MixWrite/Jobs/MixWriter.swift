@@ -71,10 +71,11 @@ public struct MixWriter: Sendable {
     }
 
     /// Removes the hidden temporary files a killed mixwrite left beside `output` (those whose process is gone on
-    /// this machine). Every render does it for its own output; a long-lived caller (the tuning page) does it when
-    /// it starts, so that a crash leaves nothing behind for long.
+    /// this machine), and its lock file if no one holds it. Every render does it for its own output; a long-lived
+    /// caller (the tuning page) does it when it starts, so that a crash leaves nothing behind for long.
     public static func removeStaleTemporaryFiles(for output: String) {
         OutputFile.removeStale(folder: OutputFile.folder(of: output), prefix: OutputFile.temporaryPrefix(of: output))
+        OutputClaim.removeStale(of: output)
     }
 
     /// Refuses a job whose output is one of its inputs (by path or by inode), as a render would, before a long-lived

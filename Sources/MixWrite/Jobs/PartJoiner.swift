@@ -50,30 +50,33 @@ struct PartJoiner {
         }
         let n = reference.record.parts
         var records: [PartRecord] = []
-        for k in 1...n {
-            let selection = PartSelection(index: k, count: n)
-            let movie = PartFolder.movie(selection, of: output)
-            guard let record = found.first(where: { $0.record.part == k })?.record else {
-                let why = FileManager.default.fileExists(atPath: movie) ? "is not finished (it has no record yet)" : "is missing"
-                throw .input(file: movie, "\(why): render it with --parts \(n) --part \(k)")
-            }
-            let size = PartRecord.size(of: movie)
-            guard size == record.bytes else {
-                throw .input(file: movie, size < 0 ? "is missing (its record is there): render it again with --parts \(n) --part \(k)"
-                             : "is \(size) bytes, its record says \(record.bytes): damaged or replaced; render it again")
-            }
-            if let digest = record.digest, PartRecord.digest(of: movie) != digest {
-                throw .input(file: movie, "is not the file its part wrote (its bytes changed since: damaged or replaced); "
-                             + "render it again with --parts \(n) --part \(k)")
-            }
-            records.append(record)
-        }
+        for k in 1...n { records.append(try Self.part(k, of: n, output: output, found: found.map(\.record))) }
         // Contiguous frames, as the parts were planned.
         for (a, b) in zip(records, records.dropFirst()) where a.firstFrame + a.frames != b.firstFrame {
             throw .input(file: PartFolder.movie(PartSelection(index: b.part, count: n), of: output),
                          "starts at frame \(b.firstFrame), not \(a.firstFrame + a.frames) where part \(a.part) ends")
         }
         self.records = records
+    }
+
+    /// Part `k` of `n`'s record among those `found`, its movie there, as long as the record says and with the bytes
+    /// its part wrote (a part damaged in place keeps its size), else named.
+    private static func part(_ k: Int, of n: Int, output: String, found: [PartRecord]) throws(MixWriteError) -> PartRecord {
+        let movie = PartFolder.movie(PartSelection(index: k, count: n), of: output)
+        guard let record = found.first(where: { $0.part == k }) else {
+            let why = FileManager.default.fileExists(atPath: movie) ? "is not finished (it has no record yet)" : "is missing"
+            throw .input(file: movie, "\(why): render it with --parts \(n) --part \(k)")
+        }
+        let size = PartRecord.size(of: movie)
+        guard size == record.bytes else {
+            throw .input(file: movie, size < 0 ? "is missing (its record is there): render it again with --parts \(n) --part \(k)"
+                         : "is \(size) bytes, its record says \(record.bytes): damaged or replaced; render it again")
+        }
+        if let digest = record.digest, PartRecord.digest(of: movie) != digest {
+            throw .input(file: movie, "is not the file its part wrote (its bytes changed since: damaged or replaced); "
+                         + "render it again with --parts \(n) --part \(k)")
+        }
+        return record
     }
 
     /// Copies every part's packets into OUT, then removes the parts unless `keepParts`.

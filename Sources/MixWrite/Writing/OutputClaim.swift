@@ -51,6 +51,19 @@ final class OutputClaim: Sendable {
         throw .output(file: output, "cannot be claimed for writing: its lock file \(lock) keeps changing")
     }
 
+    /// Removes `output`'s lock file if no process holds it (its writer was killed: the kernel dropped the lock, the file
+    /// stayed). One that a writer has just made and not yet locked may go too: that writer finds its file gone and makes
+    /// another (`take`'s check).
+    static func removeStale(of output: String) {
+        let lock = lockPath(of: output)
+        let fd = open(lock, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return }
+        var mine = stat(), there = stat()
+        if fstat(fd, &mine) == 0, stat(lock, &there) == 0, mine.st_dev == there.st_dev, mine.st_ino == there.st_ino { unlink(lock) }
+    }
+
     /// Who holds a lock, as its file says: "pid 812 on render-3".
     private static func holder(_ fd: Int32) -> String {
         var bytes = [UInt8](repeating: 0, count: 300)

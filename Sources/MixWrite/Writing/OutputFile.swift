@@ -82,6 +82,7 @@ struct OutputFile: Sendable {
         }
         let prefix = OutputFile.temporaryPrefix(of: path)
         OutputFile.removeStale(folder: folder, prefix: prefix)
+        OutputClaim.removeStale(of: path)   // a killed writer's lock file (its lock gone with it)
         temporaryPath = folder + "/" + prefix + "\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
     }
 
