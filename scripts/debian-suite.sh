@@ -151,10 +151,12 @@ allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonsche
 # hostile peer (HTTP framing and limits): the decoding, scaling and encoding they pass through is each release's in the
 # goldens, the blend, alpha, codec and colour tests that run here; the OTIO reader's fuzzing (JSON, not media); and smart
 # rendering's reasons, bad packets, an excerpt's spans and a layer on GOP boundaries (its own planning; the copies, their decoding
-# and seeking, a concat's, a render's and the parts' are tested here); and where the AAC segments end (the cutter's arithmetic).
+# and seeking, a concat's, a render's and the parts' are tested here); where the AAC segments end (the cutter's arithmetic);
+# job files fuzzed, writers racing for an output, hostile numbers, closed pipes and signals, a batch's order, a track's name
+# and bash's completion (the process's and the job file's logic, no FFmpeg of theirs).
 # The tuning page is not built here (above): its tests (the server, each kind's page, a render's) are the Debian 12
 # run's; the pictures it shows are the previews' and `--frame`'s code, whose renders run here.
-same_everywhere='CKeyKernelTests|SmartRenderTests/(reasons|excerpt|onBoundaries|badPackets)|AudioMixTests/endsInPostRoll|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests|OTIOFuzzTests|TuneServerTests|TuneKindsTests|TunePageTests|TuneLayerPageTests|RenderTests/page'
+same_everywhere='CKeyKernelTests|JobFileFuzzTests|AttackTests/(racingWriters|appearedMeanwhile|racingBatches|hostileNumbers|inflationBomb|pipesAndHangups|newlineInName)|NewUserTests/(missingTrack|dependentJobs|bashCompletionAsTyped)|SmartRenderTests/(reasons|excerpt|onBoundaries|badPackets)|AudioMixTests/endsInPostRoll|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests|OTIOFuzzTests|TuneServerTests|TuneKindsTests|TunePageTests|TuneLayerPageTests|RenderTests/page'
 case "${1:-}" in
     prepare) exit 0 ;;
     shell) inner=(bash -l) ;;

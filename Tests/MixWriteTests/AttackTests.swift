@@ -61,16 +61,19 @@ struct AttackTests {
         let clip = try ReliabilityTests.longClip.get()
         let dir = try Oracle.scratch()
         let out = dir + "/x.mp4"
-        // Slow enough (x264's veryslow) to be still writing when the second starts.
-        let first = try Running([Oracle.fixture("fx.mov"), clip, "-o", out, "--progress", "json", "--length", "6", "--preset", "veryslow"])
+        // The first held still (SIGSTOP) once it is writing, holding its claim, while the second tries.
+        let first = try Running([Oracle.fixture("fx.mov"), clip, "-o", out, "--progress", "json", "--length", "3"])
         #expect(first.wait { $0.contains("\"progress\"") }, "the first never started: \(first.stderr)")
+        kill(first.process.processIdentifier, SIGSTOP)
+        defer { kill(first.process.processIdentifier, SIGCONT) }
         // The same output spelt another way, with -y: still one output, still taken.
         let second = try Oracle.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", dir + "/../" + (dir as NSString).lastPathComponent + "/x.mp4", "-y"])
         #expect(second.status == 3 && second.stderr.contains("is being written by another mixwrite (pid \(first.process.processIdentifier) on "),
                 "\(second.stderr)")
         #expect(second.stderr.split(separator: "\n").count == 1)
+        kill(first.process.processIdentifier, SIGCONT)
         #expect(first.finish() == 0, "\(first.stderr)")
-        #expect(abs((try Oracle.probe(out).duration ?? 0) - 6) < 0.1, "the first's 6 s movie")
+        #expect(abs((try Oracle.probe(out).duration ?? 0) - 3) < 0.1, "the first's 3 s movie")
         #expect(try Oracle.listing(dir) == ["x.mp4"], "nothing left beside it")
     }
 
@@ -79,10 +82,13 @@ struct AttackTests {
         let clip = try ReliabilityTests.longClip.get()
         let dir = try Oracle.scratch()
         let out = dir + "/x.mp4"
-        let job = try Running([Oracle.fixture("fx.mov"), clip, "-o", out, "--progress", "json", "--length", "4"])
+        let job = try Running([Oracle.fixture("fx.mov"), clip, "-o", out, "--progress", "json", "--length", "3"])
         #expect(job.wait { $0.contains("\"progress\"") }, "\(job.stderr)")
+        // Held still while another program writes OUT, so that the file is there before the job ends.
+        kill(job.process.processIdentifier, SIGSTOP)
         let precious = Data("another program's file".utf8)
         #expect(FileManager.default.createFile(atPath: out, contents: precious))
+        kill(job.process.processIdentifier, SIGCONT)
         #expect(job.finish() == 3 && job.stderr.contains("appeared while this job was writing it"), "\(job.stderr)")
         #expect(FileManager.default.contents(atPath: out) == precious)
         #expect(try Oracle.listing(dir) == ["x.mp4"])
