@@ -324,10 +324,9 @@ private struct Reader {
     /// every EDL's (an EDL from 01:00:00:00: start −01:00:00:00, the track's own length): the track is then rendered
     /// whole from the timeline's start, as OTIO's `duration()` and editors have it. A range that starts later or lasts
     /// another length is a trim.
-    static func isRecordOffset(_ value: Any?, of items: [OTIOTimeline.Item], _ what: String) throws(Problem) -> Bool {
+    mutating func isRecordOffset(_ value: Any?, of items: [OTIOTimeline.Item], _ what: String) throws(Problem) -> Bool {
         guard let value, !(value is NSNull) else { return false }
-        var reader = Reader(folder: "")
-        let r = try reader.range(value, "\(what)'s source_range")
+        let r = try range(value, "\(what)'s source_range")
         let length = items.reduce(MediaTime.zero) { sum, item in
             switch item {
             case .clip(let c): sum + c.duration
@@ -366,7 +365,7 @@ private struct Reader {
             let title = (o["name"] as? String).map { OTIOTimeline.oneLine($0, limit: 80) }.flatMap { $0.isEmpty || $0 == name ? nil : $0 }.map { "\(name) '\($0)'" } ?? name
             guard o["enabled"] as? Bool ?? true else { continue }
             let items = try items(o["children"], track: title)
-            let offsetOnly = try Self.isRecordOffset(o["source_range"], of: items, "track \(title)")
+            let offsetOnly = try isRecordOffset(o["source_range"], of: items, "track \(title)")
             try refuseTrim(offsetOnly ? o.filter { $0.key != "source_range" } : o, "track \(title)")
             tracks.append(.init(name: title, kind: kind, items: items, markers: try markers(o["markers"], of: "track \(title)")))
         }

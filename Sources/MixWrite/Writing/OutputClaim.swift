@@ -39,8 +39,7 @@ final class OutputClaim: Sendable {
                 close(fd)
                 throw .output(file: output, "is being written by another mixwrite (\(holder)); wait for it to finish, or write another output")
             }
-            var mine = stat(), there = stat()
-            if fstat(fd, &mine) == 0, stat(lock, &there) == 0, mine.st_dev == there.st_dev, mine.st_ino == there.st_ino {
+            if isCurrent(fd, lock) {
                 let said = Array("\(OutputFile.hostName) \(getpid())\n".utf8)
                 _ = ftruncate(fd, 0)
                 _ = said.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
@@ -60,8 +59,13 @@ final class OutputClaim: Sendable {
         guard fd >= 0 else { return }
         defer { close(fd) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return }
+        if isCurrent(fd, lock) { unlink(lock) }
+    }
+
+    /// Whether the file open as `fd` is still the one at `lock` (not removed or replaced since it was opened).
+    private static func isCurrent(_ fd: Int32, _ lock: String) -> Bool {
         var mine = stat(), there = stat()
-        if fstat(fd, &mine) == 0, stat(lock, &there) == 0, mine.st_dev == there.st_dev, mine.st_ino == there.st_ino { unlink(lock) }
+        return fstat(fd, &mine) == 0 && stat(lock, &there) == 0 && mine.st_dev == there.st_dev && mine.st_ino == there.st_ino
     }
 
     /// Who holds a lock, as its file says: "pid 812 on render-3".
