@@ -5,4 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests
-MIXWRITE_FUZZ_CASES=${1:-100000} timeout 3600 swift test --skip-build --filter OTIOFuzzTests
+MIXWRITE_FUZZ_CASES=${1:-100000} timeout 3600 swift test --skip-build --filter "OTIOFuzzTests|JobFileFuzzTests"

@@ -8,8 +8,10 @@ public final class Decoder {
     public let streamIndex: Int
 
     /// Opens the decoder a stream names. The corresponding FFmpeg calls are `avcodec_find_decoder`,
-    /// `avcodec_parameters_to_context` and `avcodec_open2`.
-    public init(demuxer: Demuxer, streamIndex: Int, threads: Int = 0) throws(FFmpegError) {
+    /// `avcodec_parameters_to_context` and `avcodec_open2`. `checking`: a decoder that looks for damage rather than
+    /// pictures: every error FFmpeg detects is returned (`err_recognition` with `AV_EF_EXPLODE`) instead of concealed,
+    /// and the loop filter, which detects nothing, is skipped (`skip_loop_filter`), so its pictures are not shown.
+    public init(demuxer: Demuxer, streamIndex: Int, threads: Int = 0, checking: Bool = false) throws(FFmpegError) {
         let st = demuxer.stream(streamIndex)
         let par = st.pointee.codecpar!
         // VP9 with an alpha channel (WebM's alpha_mode): FFmpeg's own decoder ignores the alpha, libvpx's reads it.
@@ -27,6 +29,10 @@ public final class Decoder {
         try check(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context")
         ctx.pointee.pkt_timebase = st.pointee.time_base
         ctx.pointee.thread_count = Int32(threads)
+        if checking {
+            ctx.pointee.err_recognition |= AV_EF_CRCCHECK | AV_EF_BITSTREAM | AV_EF_BUFFER | AV_EF_EXPLODE
+            ctx.pointee.skip_loop_filter = AVDISCARD_ALL
+        }
         if par.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             ctx.pointee.framerate = av_guess_frame_rate(demuxer.context, st, nil)
         }

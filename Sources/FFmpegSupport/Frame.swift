@@ -34,6 +34,9 @@ public final class Frame {
         return t == mw_nopts_value() ? pts : t
     }
     public var width: Int { Int(pointer.pointee.width) }
+    /// The decoder found damage in this picture and concealed it, or marked it corrupt. The corresponding FFmpeg
+    /// fields are `AVFrame.decode_error_flags` and `AV_FRAME_FLAG_CORRUPT`.
+    public var isDamaged: Bool { pointer.pointee.decode_error_flags != 0 || pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 }
     public var height: Int { Int(pointer.pointee.height) }
     public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
     public var pixelFormat: PixelFormat { PixelFormat(rawValue: pointer.pointee.format) }
@@ -167,6 +170,20 @@ public final class Frame {
 }
 
 extension Frame {
+    /// `count` samples of planar-float silence at `sampleRate` in the usual layout of `channels`. The corresponding
+    /// FFmpeg calls are `av_frame_get_buffer` and `av_samples_set_silence`.
+    public static func silence(samples count: Int, sampleRate: Int, channels: Int) throws(FFmpegError) -> Frame {
+        let f = Frame()
+        let p = f.pointer
+        p.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        p.pointee.sample_rate = Int32(sampleRate)
+        p.pointee.nb_samples = Int32(count)
+        av_channel_layout_default(&p.pointee.ch_layout, Int32(channels))
+        try check(av_frame_get_buffer(p, 0), "av_frame_get_buffer")
+        try check(av_samples_set_silence(p.pointee.extended_data, 0, Int32(count), Int32(channels), AV_SAMPLE_FMT_FLTP), "av_samples_set_silence")
+        return f
+    }
+
     /// `count` samples of silence in this audio frame's sample format, layout and rate. The corresponding FFmpeg
     /// call is `av_samples_set_silence`.
     public func silence(samples count: Int) throws(FFmpegError) -> Frame {

@@ -3,6 +3,7 @@
 protocol SmartJob {
     /// nil (`auto`): copy the GOPs nothing touches where that is exact; true (`on`): insist; false (`off`): encode all.
     var smart: Bool? { get set }
+    var strict: Bool { get }
 }
 
 extension SmartJob {
@@ -19,8 +20,11 @@ extension SmartJob {
     }
 
     /// `plan`, unless `--smart on` and frames nothing touches are encoded all the same (or nothing is copied): then
-    /// refused, saying why.
+    /// refused, saying why; or `--strict` and a GOP was found damaged.
     func insisted(_ plan: SmartPlan) throws(MixWriteError) -> SmartPlan {
+        if strict, let d = plan.damaged.first {
+            throw .processing(file: d.file, "\(d.what) in its video stream (--strict stops at the first)")
+        }
         if smart == true, let why = plan.reason {
             throw .usage("--smart on: \(plan.copies ? "some frames nothing is laid over must be encoded" : "nothing can be copied"): \(why)")
         }

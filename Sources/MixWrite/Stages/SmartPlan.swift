@@ -46,6 +46,36 @@ struct SmartPlan: Sendable {
     /// stream has the same configuration record (every set), as the join needs.
     func writesTrack(of video: VideoPlan) -> Bool { copies || (eligible && video.encoding.stitchable) }
 
+    /// The GOPs not copied for their damage (`SmartCheck`, a packet that does not parse): each one's file, damaged
+    /// packets, the first one's time in the file, and what it is in words.
+    var damaged: [(file: String, packets: Int, at: MediaTime, what: String)] = []
+    var damagedPackets: Int { damaged.reduce(0) { $0 + $1.packets } }
+
+    /// Says the damaged GOPs' packets where a job's warnings collect them (`DamageLog`), when the render runs.
+    func recordDamage() {
+        for d in damaged { DamageLog.record(d.file, d.packets, at: d.at) }
+    }
+
+    /// The `candidates` (GOPs in order) whose packets decode clean (`SmartCheck`), adjacent ones of one source in one
+    /// span; a damaged one is counted, and the first said in `blocked`.
+    mutating func checked(_ candidates: [(frames: Range<Int>, source: Int, gop: SmartCheck.GOP)], video: VideoPlan,
+                          blocked: inout String?) -> [(frames: Range<Int>, source: Int)] {
+        let found = SmartCheck.damaged(candidates.map(\.gop), rate: video.frameRate, threads: video.encoding.threads)
+        var copied: [(frames: Range<Int>, source: Int)] = []
+        for c in candidates {
+            if let d = found[c.gop] {
+                let what = "a damaged picture at \(d.at.description) (\(d.packets) packet\(d.packets == 1 ? "" : "s") of its GOP)"
+                blocked = blocked ?? "\(sources[c.source].name) has \(what)"
+                damaged.append((c.gop.file.path, d.packets, d.at, what))
+            } else if let last = copied.last, last.source == c.source, last.frames.upperBound == c.frames.lowerBound {
+                copied[copied.count - 1].frames = last.frames.lowerBound..<c.frames.upperBound
+            } else {
+                copied.append((c.frames, c.source))
+            }
+        }
+        return copied
+    }
+
     /// Everything encoded, for `reason`.
     static func encodeAll(_ frames: Range<Int>, _ reason: String) -> SmartPlan {
         SmartPlan(spans: [.encode(frames)], reason: reason)
@@ -58,7 +88,7 @@ struct SmartPlan: Sendable {
     static func make(sources: [Source], video: VideoPlan, touched: [Range<Int>], converted: Set<Int> = []) -> SmartPlan {
         let frames = video.frames
         var plan = SmartPlan(spans: [], sources: sources)
-        var copied: [(frames: Range<Int>, source: Int)] = [], blocked: String?, open = 0
+        var candidates: [(frames: Range<Int>, source: Int, gop: SmartCheck.GOP)] = [], blocked: String?, open = 0
         var gopCount = 0
         // A file two clips take (a timeline cuts one often) is read once.
         var scans: [String: GOPScan] = [:]
@@ -80,14 +110,15 @@ struct SmartPlan: Sendable {
                 guard f.lowerBound >= max(frames.lowerBound, source.shown.lowerBound),
                       f.upperBound <= min(frames.upperBound, source.shown.upperBound),
                       !touched.contains(where: { $0.overlaps(f) }) else { continue }
-                if let why = gop.damage { blocked = blocked ?? "\(source.name) has \(why)"; continue }
-                if let last = copied.last, last.source == i, last.frames.upperBound == f.lowerBound {
-                    copied[copied.count - 1].frames = last.frames.lowerBound..<f.upperBound
-                } else {
-                    copied.append((f, i))
+                if let why = gop.damage {
+                    blocked = blocked ?? "\(source.name) has \(why.what)"
+                    plan.damaged.append((source.file.path, 1, why.at, why.what))
+                    continue
                 }
+                candidates.append((f, i, SmartCheck.GOP(file: source.file, frames: gop.frames)))
             }
         }
+        let copied = plan.checked(candidates, video: video, blocked: &blocked)
         guard let config = plan.config, let id = H264.freeID(besides: config) else {
             return encodeAll(frames, blocked ?? "the inputs' parameter sets take every id")
         }
@@ -192,8 +223,8 @@ struct SmartAccount: Sendable {
 struct GOPScan {
     struct GOP {
         var frames: Range<Int>
-        /// Why it cannot be copied as it is (a packet that does not parse), if so.
-        var damage: String?
+        /// Why it cannot be copied as it is (a packet that does not parse), if so, and where in the file.
+        var damage: (what: String, at: MediaTime)?
     }
     var config: AVCConfig
     var gops: [GOP]
@@ -216,7 +247,7 @@ struct GOPScan {
         guard let config = AVCConfig(record: parameters.extradata) else {
             return .failure(Refusal(text: "\(name)'s H.264 has no configuration record (Annex B, as in MPEG-TS)"))
         }
-        var frames: [Int] = [], idr: [Bool] = [], damaged: [Int: String] = [:], open = 0
+        var frames: [Int] = [], idr: [Bool] = [], damaged: [Int: (what: String, at: MediaTime)] = [:], open = 0
         let packet = Packet(), origin = file.origin, tolerance = MediaTime(ticks: 1, timeBase: stream.timeBase)
         while true {
             let more: Bool
@@ -236,7 +267,7 @@ struct GOPScan {
             }
             let bytes = packet.encoded.data
             guard let units = H264.units(bytes, lengthSize: config.lengthSize) else {
-                damaged[frames.count] = "a damaged packet at \(t.description)"
+                damaged[frames.count] = ("a damaged packet at \(t.description)", t)
                 frames.append(k); idr.append(false)
                 continue
             }
@@ -253,7 +284,7 @@ struct GOPScan {
     }
 
     /// The GOPs of pictures in decode order (`frames[n]`: packet n's frame), and the reorder depth.
-    static func gops(frames: [Int], idr: [Bool], damaged: [Int: String], name: String) -> Result<(gops: [GOP], delay: Int), Refusal> {
+    static func gops(frames: [Int], idr: [Bool], damaged: [Int: (what: String, at: MediaTime)], name: String) -> Result<(gops: [GOP], delay: Int), Refusal> {
         guard !frames.isEmpty, idr[0] else { return .failure(Refusal(text: "\(name) does not start with an IDR picture")) }
         guard Set(frames).count == frames.count, frames.min() == 0, frames.max() == frames.count - 1 else {
             return .failure(Refusal(text: "\(name)'s pictures are not one a frame (missing or repeated times)"))

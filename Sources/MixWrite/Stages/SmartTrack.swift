@@ -11,7 +11,8 @@ extension BlendStage {
             let output = try picture.compose(at: v.time(ofFrame: n))
             do { try frame.copyPlanes(from: output) } catch { throw MixWriteError.processing(error, file: nil) }
         })
-        return picture.damagedPackets
+        smart.recordDamage()
+        return picture.damagedPackets + smart.damagedPackets
     }
 }
 
@@ -24,7 +25,8 @@ extension SequenceStage {
         try await SmartTrack(plan: smart, video: p.video).run(into: input, seek: { _ throws(MixWriteError) in }) { n, frame throws(MixWriteError) in
             try readers.picture(ofFrame: n, into: frame)
         }
-        return readers.close()
+        smart.recordDamage()
+        return readers.close() + smart.damagedPackets
     }
 }
 
