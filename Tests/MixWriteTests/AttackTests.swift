@@ -232,6 +232,74 @@ struct AttackTests {
         #expect(try Oracle.listing(out + ".parts").count == 4, "the parts and their records kept")
     }
 
+    /// `base` with 32 bytes damaged mid-payload in its P or B picture shown at frame `frame` (a GOP's middle): a
+    /// packet that still parses, whose damage FFmpeg's decoder conceals (required: `-xerror` on one thread fails).
+    static func damaged(_ base: String, frame: Int, into out: String) throws {
+        let r = try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time,pos,size,flags",
+                                                     "-of", "csv=p=0", base])
+        let rows = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        let row = try #require(rows.first { abs((Double($0[0]) ?? -1) - Double(frame) / 30) < 0.01 })
+        let (pos, size) = (try #require(Int(row[2])), try #require(Int(row[1])))
+        try #require(!row[3].contains("K") && size > 200, "a picture with room to damage: \(row)")
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: base)))
+        for i in 0..<32 { bytes[pos + size / 2 + i] = UInt8((i * 37 + 11) & 0xFF) }
+        try Data(bytes).write(to: URL(fileURLWithPath: out))
+        let check = try Oracle.ffmpeg(["-v", "error", "-threads", "1", "-xerror", "-i", out, "-f", "null", "-"])
+        try #require(check.status != 0, "FFmpeg sees the damage")
+    }
+
+    @Test("smart rendering does not copy a GOP with a damaged picture: it is encoded and counted, the output decodes clean; --strict stops; concat the same")
+    func damagedGOP() throws {
+        let dir = try Oracle.scratch()
+        let (fx, base) = try SmartRenderTests.inputs(in: dir)
+        let bad = dir + "/bad.mp4"
+        // base's GOPs are 10 frames; fx covers frames 0…60; the damage is in GOP 80…89 (frame 83, a P picture: damage in
+        // a B picture no reference follows may decode without an error FFmpeg detects, and is then not found).
+        try Self.damaged(base, frame: 83, into: bad)
+        func clean(_ path: String) throws -> Bool {
+            try Oracle.ffmpeg(["-v", "error", "-threads", "1", "-xerror", "-i", path, "-f", "null", "-"]).status == 0
+        }
+        for (name, arguments) in [("blend", [fx, bad]), ("concat", ["concat", base, bad])] {
+            let out = dir + "/\(name).mp4"
+            let r = try Oracle.mixwrite(arguments + ["-o", out, "--json", "--progress", "none"])
+            let video = try SmartRenderTests.report(r)
+            let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+            let offset = name == "concat" ? 4.0 : 0
+            let copied = SmartRenderTests.spans(video, "copiedSpans")
+            #expect(!copied.contains { $0[0] < offset + 2.99 && $0[1] > offset + 2.67 }, "\(name): the damaged GOP not copied: \(copied)")
+            #expect((video["copiedFrames"] as? Int ?? 0) >= (name == "concat" ? 110 : 30), "\(name): the clean GOPs still copied")
+            #expect((report["damagedPackets"] as? Int ?? 0) > 0 && (video["smartReason"] as? String ?? "").contains("damaged picture at 2.767s"),
+                    "\(name): \(report["damagedPackets"] ?? "") \(video["smartReason"] ?? "")")
+            #expect(r.stderr.contains("bad.mp4: "), "\(name): the file named in a warning: \(r.stderr)")
+            #expect(try clean(out), "\(name): the output decodes without an error")
+            let strict = try Oracle.mixwrite(arguments + ["-o", dir + "/strict.mp4", "--strict", "--progress", "none"])
+            #expect(strict.status == 4 && strict.stderr.contains("error: \(bad): a damaged picture at 2.767s"), "\(name): \(strict.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/strict.mp4"))
+        }
+    }
+
+    @Test("a timeline of 50 one-frame clips cut from one file, end to end, is that file's sound to the sample (the clips read one after another on one lane of the mix)",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func clipsEndToEnd() throws {
+        let dir = try Oracle.scratch()
+        let source = dir + "/chirp.mov"
+        // A chirp: a sample's slip at any of the 49 cuts is a large difference.
+        try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=2", "-f", "lavfi", "-i",
+                             "aevalsrc=0.3*sin(2*PI*(200+900*t)*t)|0.3*sin(2*PI*(300+700*t)*t):s=48000:d=2",
+                             "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "pcm_s16le", source])
+        let tl = try RenderTests.timeline(dir, "cuts", """
+        v = track("V1", V); tl.tracks.append(v)
+        for k in range(50): v.append(clip(f"c{k}", "\(source)", k, 1))
+        """)
+        let out = dir + "/cuts.mov"
+        let r = try Oracle.mixwrite(["render", tl.path, "-o", out, "--audio-codec", "pcm", "--progress", "none"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let (a, b) = (try Oracle.decodeAudio(source), try Oracle.decodeAudio(out))
+        #expect(b.count == a.count, "2 s of stereo at 48 kHz")
+        let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 1
+        #expect(worst <= 2.0 / 32768, "the largest difference: \(worst * 32768) of 32768")
+    }
+
     @Test("a closed pipe does not stop a render, and its report's loss is said; SIGHUP stops one as SIGTERM does (exit 129)")
     func pipesAndHangups() throws {
         let clip = try ReliabilityTests.longClip.get()

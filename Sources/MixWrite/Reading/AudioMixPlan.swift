@@ -223,32 +223,66 @@ struct AudioMixPlan: Sendable {
         return p
     }
 
+    /// The sources in lanes for `LaneMixReader`: each lane the sources that follow one another on the output without
+    /// overlapping (a timeline's clips: two lanes over dissolves), in order. nil when the mix needs every source apart:
+    /// ducking keys by source, a stem is one, and averaging divides by the sources playing.
+    var lanes: [[Int]]? {
+        guard solo == nil, publishing.duck.isEmpty, mode == .sum else { return nil }
+        let places = sources.map(placement)
+        var lanes: [(members: [Int], end: Int64?)] = []
+        for i in sources.indices.sorted(by: { (places[$0].first, $0) < (places[$1].first, $1) }) {
+            if let l = lanes.firstIndex(where: { lane in lane.end.map { $0 <= places[i].first } ?? false }) {
+                lanes[l].members.append(i)
+                lanes[l].end = places[i].end
+            } else {
+                lanes.append(([i], places[i].end))
+            }
+        }
+        return lanes.map(\.members)
+    }
+
+    /// The mix's channel layout as filters name it.
+    var layoutName: String { channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels)c" }
+
     /// The filter description between the sources `[in0]…` and the sink `[out]`, for each source's real format.
     func graphDescription(inputFormats: [(channels: Int, sampleRate: Int)]) -> String {
-        let layout = channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels)c"
-        var chains = sources.indices.map { "[in\($0)]" + sourceFilters(sources[$0], channels: inputFormats[$0].channels, layout: layout) + "[m\($0)]" }
+        var chains = sources.indices.map { "[in\($0)]" + sourceFilters(sources[$0], channels: inputFormats[$0].channels, layout: layoutName) + "[m\($0)]" }
         chains += duckingChains()
         let entering = sources.indices.map { i in
             publishing.duck.isEmpty ? "[m\(i)]" : publishing.duck[i] == nil ? "[mm\(i)]" : "[d\(i)]"
         }
-        var tail: String
         if let solo {
             // The others only key the ducking: their way into the mix ends here.
             chains += entering.indices.filter { $0 != solo }.map { entering[$0] + "anullsink" }
-            tail = entering[solo] + "anull"
-        } else {
-            let normalize = mode == .average ? 1 : 0
-            var inputs = entering
-            if mode == .sum && inputs.count > 1 {
-                // amix drops what its first input still holds when that input ends (its later inputs are drained):
-                // padded to the whole length, the first input ends with the mix and loses nothing (the ffmpeg CLI's
-                // way of feeding hid it; pushing a whole file before pulling lost its last 16 ms).
-                chains.append(inputs[0] + "apad=whole_len=\(totalSamples + Int64(sampleRate))[first]")
-                inputs[0] = "[first]"
-            }
-            tail = "\(inputs.joined())amix=inputs=\(sources.count):duration=longest:dropout_transition=0:normalize=\(normalize)"
-            if outputGainDB != 0 { tail += ",volume=\(outputGainDB)dB" }
+            return (chains + [entering[solo] + "anull" + tail()]).joined(separator: ";")
         }
+        return mixed(entering, chains: chains)
+    }
+
+    /// The filter description of a mix read by lanes (`lanes`): `[in0]…` each a lane of sources already in the mix's
+    /// format and in place (`LaneMixReader`), summed.
+    func laneGraphDescription(lanes: Int) -> String {
+        mixed((0..<lanes).map { "[in\($0)]" }, chains: [])
+    }
+
+    /// `inputs` summed (or averaged) by amix, after `chains`, then the tail.
+    private func mixed(_ entering: [String], chains: [String]) -> String {
+        var chains = chains, inputs = entering
+        if mode == .sum && inputs.count > 1 {
+            // amix drops what its first input still holds when that input ends (its later inputs are drained):
+            // padded to the whole length, the first input ends with the mix and loses nothing (the ffmpeg CLI's
+            // way of feeding hid it; pushing a whole file before pulling lost its last 16 ms).
+            chains.append(inputs[0] + "apad=whole_len=\(totalSamples + Int64(sampleRate))[first]")
+            inputs[0] = "[first]"
+        }
+        var mix = "\(inputs.joined())amix=inputs=\(inputs.count):duration=longest:dropout_transition=0:normalize=\(mode == .average ? 1 : 0)"
+        if outputGainDB != 0 { mix += ",volume=\(outputGainDB)dB" }
+        return (chains + [mix + tail()]).joined(separator: ";")
+    }
+
+    /// What follows the sum: the limiter, the length, the fades, the excerpt's window, the measurement, the format.
+    private func tail() -> String {
+        var tail = ""
         /// The one limiter, at `ceiling` (linear).
         func limiter(_ ceiling: Double) -> String {
             ",alimiter=limit=\(ceiling):level=0:latency=1:attack=\(AudioMixPlan.limiterAttackMs):release=\(AudioMixPlan.limiterReleaseMs)"
@@ -268,13 +302,36 @@ struct AudioMixPlan: Sendable {
         if fadeOut > 0 { tail += ",afade=t=out:start_sample=\(max(0, totalSamples - fadeOut)):nb_samples=\(min(fadeOut, totalSamples))" }
         if let w = window { tail += ",atrim=start_sample=\(w.lowerBound):end_sample=\(w.upperBound),asetpts=PTS-STARTPTS" }
         if measure { tail += ",ebur128=metadata=1:peak=true" }
-        tail += ",aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)[out]"
-        return (chains + [tail]).joined(separator: ";")
+        tail += ",aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layoutName)[out]"
+        return tail
+    }
+
+    /// Where source `s` lies on the output, in samples of the mix: its samples cut before it (what is left out before
+    /// it, and what would lie before the output's start), the output sample of its first sample after them (its
+    /// delay: its input's place, its own start in its file, `--offset`), and how many it lasts (its span), if known.
+    struct Placement {
+        var cut: Int64
+        var delay: Int64
+        var count: Int64?
+        var lead: MediaTime
+        /// The output sample of its first sample heard, and of the one after its last (nil: it plays on to its end).
+        var first: Int64 { max(0, delay) }
+        var end: Int64? { count.map { first + $0 } }
+    }
+
+    func placement(_ s: AudioSource) -> Placement {
+        let rate = Rational(1, Int32(sampleRate))
+        // The track's own start less what is left out: silence before it (>= 0), or its samples cut (< 0).
+        let lead = s.startOffset - s.head
+        let delay = (s.timelineStart + max(lead, .zero)).ticks(in: rate) + Int64((s.offsetSeconds * Double(sampleRate)).rounded())
+        let cut = (lead < .zero ? (MediaTime.zero - lead).ticks(in: rate) : 0) + max(0, -delay)
+        return Placement(cut: cut, delay: delay, count: s.span.map { max(1, ($0 - max(lead, .zero)).ticks(in: rate)) }, lead: lead)
     }
 
     /// One source's way into the mix: to the mix's channels, its gain, the mix's format, its span (a layer's `--in` and
-    /// `--out`, a clip's end), then its place on the output's timeline and its `--offset`.
-    private func sourceFilters(_ s: AudioSource, channels inputChannels: Int, layout: String) -> String {
+    /// `--out`, a clip's end), then its place on the output's timeline and its `--offset`. `placed: false`: its samples
+    /// from its first heard (a lane of `LaneMixReader` places them), its fades counted on the output all the same.
+    func sourceFilters(_ s: AudioSource, channels inputChannels: Int, layout: String, placed: Bool = true) -> String {
         var filters: [String] = []
         if s.driftPPM != 0 {
             // The reader stamps the track's frames on the output's clock (AudioMixReader): aresample stretches the
@@ -289,22 +346,17 @@ struct AudioMixPlan: Sendable {
         if s.gainDB + s.matchGainDB != 0 { filters.append("volume=\(s.gainDB + s.matchGainDB)dB") }
         filters.append("aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)")
         let rate = Rational(1, Int32(sampleRate))
-        // The track's own start less what is left out: silence before it (>= 0), or its samples cut (< 0).
-        let lead = s.startOffset - s.head
-        let delaySamples = (s.timelineStart + max(lead, .zero)).ticks(in: rate) + Int64((s.offsetSeconds * Double(sampleRate)).rounded())
-        // What is left out before it, and what lies before the output's start (a source placed by its sound that began
-        // before the reference).
-        let cut = (lead < .zero ? (MediaTime.zero - lead).ticks(in: rate) : 0) + max(0, -delaySamples)
-        let end = s.span.map { "end_sample=\(cut + max(1, ($0 - max(lead, .zero)).ticks(in: rate)))" }
-        if cut > 0 {
-            filters.append("atrim=start_sample=\(cut)" + (end.map { ":" + $0 } ?? "") + ",asetpts=PTS-STARTPTS")
+        let p = placement(s)
+        let end = p.count.map { "end_sample=\(p.cut + $0)" }
+        if p.cut > 0 {
+            filters.append("atrim=start_sample=\(p.cut)" + (end.map { ":" + $0 } ?? "") + ",asetpts=PTS-STARTPTS")
         } else if let end {
             filters.append("atrim=" + end)
         }
-        if delaySamples > 0 { filters.append("adelay=delays=\(delaySamples)S:all=1") }
+        if placed && p.delay > 0 { filters.append("adelay=delays=\(p.delay)S:all=1") }
         if !s.fades.isEmpty {
-            // On the output's timeline: the samples counted from its start (adelay's silence included).
-            filters.append("asetpts=N/SR/TB")
+            // On the output's timeline: the samples counted from its start (adelay's silence, or the lane's, included).
+            filters.append(placed ? "asetpts=N/SR/TB" : "asetpts=(N+\(p.first))/SR/TB")
             for f in s.fades {
                 filters.append("afade=t=\(f.fadesIn ? "in" : "out"):curve=\(crossfadeCurve.rawValue)"
                                + ":start_sample=\(f.start.ticks(in: rate)):nb_samples=\(max(1, f.length.ticks(in: rate)))")

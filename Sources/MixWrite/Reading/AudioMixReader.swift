@@ -7,7 +7,7 @@ import FFmpegSupport
 /// from the container's header (HE-AAC, for one). The inputs are read in the order of the output's time, so a clip
 /// that comes late is read when the mix gets there: what waits in the graph is a packet or two a track, however long
 /// the output (not every later clip's sound decoded at the start and held).
-final class AudioMixReader {
+final class AudioMixReader: AudioMixReading {
     /// One input file and the decoders of its tracks in the mix.
     private final class Input {
         let path: String
@@ -213,25 +213,8 @@ final class AudioMixReader {
     /// track feeds (a reference each, numbered by that source's samples).
     private func deliver(_ frames: [Frame], of track: Track) throws(MixWriteError) {
         let sources = track.sources
-        var placed: [Frame] = []
-        do {
-            for decoded in frames where decoded.sampleCount > 0 {
-                switch track.clock.step(pts: decoded.bestEffortTimestamp, samples: decoded.sampleCount, sampleRate: decoded.sampleRate) {
-                case .play: placed.append(decoded)
-                case .drop: break
-                case .dropLeading(let n): placed.append(try decoded.droppingLeading(n))
-                case .silenceFirst(let n):
-                    // In blocks of a second: a long gap is many frames, none of them huge.
-                    var left = n
-                    while left > 0 {
-                        let count = min(left, max(1, decoded.sampleRate))
-                        placed.append(try decoded.silence(samples: count))
-                        left -= count
-                    }
-                    placed.append(decoded)
-                }
-            }
-        } catch {
+        let placed: [Frame]
+        do { placed = try track.clock.place(frames) } catch {
             throw .processing(file: plan.sources[sources[0]].path, "audio: \(error.description)")
         }
         for decoded in placed {

@@ -41,7 +41,7 @@ enum LoudnessMeter {
     static func measure(_ plan: AudioMixPlan) throws(MixWriteError) -> Loudness? {
         var p = plan
         p.measure = true
-        let reader = try AudioMixReader(plan: p, blockSize: 8192)
+        let reader = try AudioMix.reader(plan: p, blockSize: 8192)
         while try reader.next() != nil { try checkCancellation() }
         return Loudness(figures: reader.measurement)
     }

@@ -148,3 +148,28 @@ enum TimingLog {
         lines.add(path, line)
     }
 }
+
+extension TrackClock {
+    /// Decoded `frames` of the track placed by their timestamps (`step`): silence before a late one, the overlap of an
+    /// early one dropped.
+    mutating func place(_ frames: [Frame]) throws(FFmpegError) -> [Frame] {
+        var placed: [Frame] = []
+        for decoded in frames where decoded.sampleCount > 0 {
+            switch step(pts: decoded.bestEffortTimestamp, samples: decoded.sampleCount, sampleRate: decoded.sampleRate) {
+            case .play: placed.append(decoded)
+            case .drop: break
+            case .dropLeading(let n): placed.append(try decoded.droppingLeading(n))
+            case .silenceFirst(let n):
+                // In blocks of a second: a long gap is many frames, none of them huge.
+                var left = n
+                while left > 0 {
+                    let count = min(left, max(1, decoded.sampleRate))
+                    placed.append(try decoded.silence(samples: count))
+                    left -= count
+                }
+                placed.append(decoded)
+            }
+        }
+        return placed
+    }
+}

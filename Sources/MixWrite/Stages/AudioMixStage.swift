@@ -19,7 +19,7 @@ struct AudioMixStage: Sendable {
         }
         try await input.start(aac.parameters)
         let published = try publishedPlan()
-        let reader = try AudioMixReader(plan: published.plan, blockSize: SegmentedAAC.frameSize)
+        let reader = try AudioMix.reader(plan: published.plan, blockSize: SegmentedAAC.frameSize)
         if let share {
             try await aac.encode(reader.next, share: share) { try await input.append(share.local($0)) }
         } else {
@@ -48,7 +48,7 @@ struct AudioMixStage: Sendable {
         try await input.start(try encoder.codecParameters())
         let published = try publishedPlan()
         let block = encoder.frameSize > 0 ? encoder.frameSize : 1024
-        let reader = try AudioMixReader(plan: published.plan, blockSize: block)
+        let reader = try AudioMix.reader(plan: published.plan, blockSize: block)
         let format = encoder.sampleFormatName
         var sample: Int64 = 0
         func failed(_ error: FFmpegError) -> MixWriteError {
