@@ -37,8 +37,8 @@ for i in $(seq "$rounds"); do
             | tee -a "$work/render-clips.txt"
     done
 done
-# The 100,000 clips once (refused, or rendered: then its time and memory), with a guard of 30 minutes.
-big=$( { /usr/bin/time -f "%e %U %S %M" timeout 1800 "$bin" render "$work/cuts-100000.otio" -o "$work/cuts-100000.mp4" -y -q \
+# The 100,000 clips once (refused, or rendered: then its time and memory), with a guard of 15 minutes.
+big=$( { /usr/bin/time -f "%e %U %S %M" timeout 900 "$bin" render "$work/cuts-100000.otio" -o "$work/cuts-100000.mp4" -y -q \
          --preset ultrafast --smart off 2>&1 >/dev/null; echo "exit $?"; } | tail -3)
 echo "100000 clips: $big"
 python3 - "$work/render-clips.txt" <<'PY'

@@ -276,6 +276,9 @@ struct AttackTests {
             #expect(strict.status == 4 && strict.stderr.contains("error: \(bad): a damaged picture at 2.767s"), "\(name): \(strict.stderr)")
             #expect(!FileManager.default.fileExists(atPath: dir + "/strict.mp4"))
         }
+        // --trust-copies: not decoded first, the damaged GOP copied as it is (what it is for: a copy's speed).
+        let trusted = try SmartRenderTests.report(try Oracle.mixwrite([fx, bad, "-o", dir + "/trusted.mp4", "--trust-copies", "--json", "--progress", "none"]))
+        #expect(SmartRenderTests.spans(trusted, "copiedSpans").contains { $0[0] <= 2.67 && $0[1] >= 2.99 }, "\(trusted)")
     }
 
     @Test("a timeline of 50 one-frame clips cut from one file, end to end, is that file's sound to the sample (the clips read one after another on one lane of the mix)",

@@ -69,7 +69,7 @@ struct DescriptionTests {
         picture(&concat.picture)
         (concat.audio, concat.eventChapters, concat.strict, concat.overwrite) = (audio, true, true, true)
         concat.events = [ClipEvent(clip: 1, time: 0.5, name: "B")]
-        concat.smart = false
+        (concat.smart, concat.trustCopies) = (false, true)
         (concat.parts, concat.part) = (3, 1)
         (concat.start, concat.length) = (0.5, 1)   // described only: the job is never run (parts refuse --start)
         (concat.transition, concat.transitionsAt, concat.transitionCurve) = (Transition(kind: .fadeblack, seconds: 0.5),
@@ -84,7 +84,7 @@ struct DescriptionTests {
         (remix.audio, remix.strict, remix.overwrite) = (audio, true, true)
         var blend = ExcerptTests.busyJob(output: dir + "/blend.mov")
         (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
-        (blend.compositing, blend.keepHDR, blend.smart) = (.chroma, true, false)
+        (blend.compositing, blend.keepHDR, blend.smart, blend.trustCopies) = (.chroma, true, false, true)
         (blend.picture.codec, blend.picture.proresProfile, blend.audio.codec, blend.audio.stems) = (.hevc, .lt, .pcm, true)
         (blend.audio.autoOffsets, blend.audio.syncTo, blend.audio.correctsDrift) = (["fx:1"], "base", false)
         (blend.parts, blend.part) = (4, 2)   // described only: the job is never run (parts refuse --start)
@@ -110,7 +110,7 @@ struct DescriptionTests {
         var render = RenderJob(timeline: Oracle.fixture("base.mov"), output: dir + "/render.mp4")   // described only: never run
         picture(&render.picture)
         (render.audio, render.strict, render.overwrite, render.parts, render.part, render.smart) = (audio, true, true, 2, 2, true)
-        (render.start, render.length, render.transitionCurve, render.timelineName) = (0.5, 1, .qsin, "Cut 2")
+        (render.start, render.length, render.transitionCurve, render.timelineName, render.trustCopies) = (0.5, 1, .qsin, "Cut 2", true)
         return [blend, concat, still, remix, layer, render]
     }
 

@@ -39,6 +39,8 @@ public struct BlendJob: Sendable {
     /// exact; true (`on`) insists (refused, naming why, when base's packets cannot be copied or nothing is left to
     /// copy); false (`off`) encodes every frame.
     public var smart: Bool?
+    /// Copy GOPs without decoding them first (`--trust-copies`).
+    public var trustCopies = false
     public var audio = AudioOptions()
     /// Fail on a track that cannot be decoded or a damaged packet, instead of a warning.
     public var strict = false
@@ -86,7 +88,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
          .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm).")]
             + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) }
             + [.choice("duration", \.duration, default: blank.duration, help: "Which input sets the output length: base, fx, shortest or longest."),
-               smartOption]
+               smartOption, trustOption]
             + excerptOptions + [compositingOption, hdrOption] + keyOptions
             + LayerPlacement.options.map { $0.lifted(\.placement) } + [layersOption]
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
@@ -160,7 +162,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         let converted = plan.hdr != nil || !ColorManagement.conversions(of: [base]).isEmpty
         let source = SmartPlan.Source(file: base, shown: 0..<plan.video.wholeFrameCount, name: "base")
         plan.smart = try insisted(SmartPlan.make(sources: [source], video: plan.video, touched: SmartPlan.touched(by: plan.layers, video: plan.video),
-                                                 converted: converted ? [0] : []))
+                                                 converted: converted ? [0] : [], checked: !trustCopies))
     }
 
     /// Each layer as the report gives it: as asked, with the key it was laid by and its sound's tracks.

@@ -48,6 +48,8 @@ public struct ConcatJob: Sendable {
     /// Smart rendering (`--smart`): nil (`auto`) copies the clips' H.264 GOPs that no transition touches where that is
     /// exact; true (`on`) insists; false (`off`) encodes every frame.
     public var smart: Bool?
+    /// Copy GOPs without decoding them first (`--trust-copies`).
+    public var trustCopies = false
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -95,7 +97,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
                  + " an SDR clip placed at 203 cd/m², one of the other transfer converted by zscale."),
         ]
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + own + transitionOptions
-            + [smartOption] + excerptOptions
+            + [smartOption, trustOption] + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
@@ -228,7 +230,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
             try cutToPart(s, video: &plan.video, audio: &audioPlan, chapters: chapters)
         }
         if smart != false { plan.smart = try insisted(Self.smartPlan(plan, converted: kept != nil ? Set(files.indices)
-            : Set(files.indices.filter { !ColorManagement.conversions(of: [files[$0]]).isEmpty }))) }
+            : Set(files.indices.filter { !ColorManagement.conversions(of: [files[$0]]).isEmpty }), checked: !trustCopies)) }
         var prepared = PreparedJob(output: output, duration: plan.video.length, frameRate: plan.video.frameRate,
                                    video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings,
                                    conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
@@ -240,7 +242,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     /// Smart rendering's plan for the frames this render writes: each clip's GOPs that no transition touches, at its
     /// place on the output (`converted`: the pieces whose picture is changed on its way, never copied). A timeline's
     /// gap is black (touched, no file read); the clips are named `clip N` in order, gaps not counted.
-    static func smartPlan(_ plan: SequenceStage.Plan, converted: Set<Int>) -> SmartPlan {
+    static func smartPlan(_ plan: SequenceStage.Plan, converted: Set<Int>, checked: Bool) -> SmartPlan {
         guard plan.ticksPerFrame == 1, plan.lastFrameTicks == nil, plan.background == nil, plan.hdr == nil else {
             return .encodeAll(plan.video.frames, "the clips are drawn into the output (a still, HDR kept)")
         }
@@ -253,7 +255,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         var touched = plan.pieces.indices.compactMap { i in plan.pieces[i].crossing.map { _ in plan.starts[i + 1]..<(plan.starts[i] + plan.pieces[i].frames) } }
         touched += plan.pieces.indices.filter { plan.pieces[$0].isGap }.map { plan.starts[$0]..<(plan.starts[$0] + plan.pieces[$0].frames) }
         return SmartPlan.make(sources: sources, video: plan.video, touched: touched,
-                              converted: Set(clips.indices.filter { converted.contains(clips[$0]) }))
+                              converted: Set(clips.indices.filter { converted.contains(clips[$0]) }), checked: checked)
     }
 
     /// The highest frame rate of the clips, up to 60, unless `--fps` sets one: a slow or variable-rate clip (a phone's

@@ -134,7 +134,7 @@ struct OTIOExport {
     /// name to the render's `clipN`), `--audio` files left out (they are clips), as a job file's entry has them; a
     /// concat's `--smart` (the render copies the same GOPs).
     mutating func setOptions(picture: PictureSettings, audio: AudioOptions, names: [String: String],
-                             curve: FadeCurve = .tri, smart: Bool? = nil) throws(MixWriteError) {
+                             curve: FadeCurve = .tri, smart: Bool? = nil, trust: Bool = false) throws(MixWriteError) {
         var render = RenderJob(timeline: "", output: "")
         func renamed(_ name: String) -> String {
             let parts = name.split(separator: ":", maxSplits: 1).map(String.init)
@@ -146,7 +146,7 @@ struct OTIOExport {
         mix.offsets = Dictionary(audio.offsets.map { (renamed($0.key), $0.value) }) { $1 }
         mix.duck = Dictionary(audio.duck.map { (renamed($0.key), $0.value) }) { $1 }
         mix.mute = audio.mute.map(renamed)
-        (render.picture, render.audio, render.transitionCurve, render.smart) = (picture, mix, curve, smart)
+        (render.picture, render.audio, render.transitionCurve, render.smart, render.trustCopies) = (picture, mix, curve, smart, trust)
         let entry = try Self.entry(of: render)
         settings = entry.filter { !["kind", "timeline", "output"].contains($0.key) }
     }
@@ -260,7 +260,7 @@ extension ConcatJob {
         var names: [String: String] = [:]
         for (k, (label, _)) in extra.enumerated() { names[label] = "clip\(files.count + k + 1)" }
         export.addAudioFiles(extra, total: total)
-        try export.setOptions(picture: settings, audio: audio, names: names, curve: transitionCurve, smart: smart)
+        try export.setOptions(picture: settings, audio: audio, names: names, curve: transitionCurve, smart: smart, trust: trustCopies)
         export.chapterMarks = marks
         return export
     }

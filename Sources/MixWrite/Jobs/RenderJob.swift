@@ -30,6 +30,8 @@ public struct RenderJob: Sendable {
     /// Smart rendering (`--smart`): nil (`auto`) copies the bottom track's clips' H.264 GOPs that no transition, gap or
     /// upper track touches where that is exact; true (`on`) insists; false (`off`) encodes every frame.
     public var smart: Bool?
+    /// Copy GOPs without decoding them first (`--trust-copies`).
+    public var trustCopies = false
 
     public init(timeline: String, output: String) {
         self.timeline = timeline
@@ -56,7 +58,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         ]
         let curve: JobOption<Self> = .choice("transition-curve", \.transitionCurve, default: blank.transitionCurve,
                                              help: "The sound's cross-fade over a dissolve, by afade's curves: tri (linear, as OTIO's dissolve), qsin (equal power) …")
-        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve, smartOption] + excerptOptions
+        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve, smartOption, trustOption] + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
@@ -195,7 +197,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
             if smart == true { throw .usage("--smart on: nothing can be copied: \(timeline) lays clips over its bottom track") }
             return stage
         }
-        plan.smart = try insisted(ConcatJob.smartPlan(plan, converted: Set(plan.pieces.indices.filter { converted.contains(plan.pieces[$0].file.path) })))
+        plan.smart = try insisted(ConcatJob.smartPlan(plan, converted: Set(plan.pieces.indices.filter { converted.contains(plan.pieces[$0].file.path) }), checked: !trustCopies))
         return SequenceStage(plan: plan)
     }
 

@@ -3,6 +3,8 @@
 protocol SmartJob {
     /// nil (`auto`): copy the GOPs nothing touches where that is exact; true (`on`): insist; false (`off`): encode all.
     var smart: Bool? { get set }
+    /// Copy GOPs without decoding them first (`--trust-copies`).
+    var trustCopies: Bool { get set }
     var strict: Bool { get }
 }
 
@@ -17,6 +19,12 @@ extension SmartJob {
                              guard let i = words.firstIndex(of: word) else { throw input.problem("must be auto, on or off") }
                              j.smart = values[i]
                          }, write: { j in j.smart.map { .text($0 ? "on" : "off") } })
+    }
+
+    /// `--trust-copies`: the decode check of what a smart render copies (`SmartCheck`) left out.
+    static var trustOption: JobOption<Self> {
+        .flag("trust-copies", \.trustCopies,
+              help: "Smart rendering copies GOPs without decoding them first (as ffmpeg -c copy does): faster, but a damaged GOP is copied as it is.")
     }
 
     /// `plan`, unless `--smart on` and frames nothing touches are encoded all the same (or nothing is copied): then

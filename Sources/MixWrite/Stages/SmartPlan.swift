@@ -56,11 +56,12 @@ struct SmartPlan: Sendable {
         for d in damaged { DamageLog.record(d.file, d.packets, at: d.at) }
     }
 
-    /// The `candidates` (GOPs in order) whose packets decode clean (`SmartCheck`), adjacent ones of one source in one
-    /// span; a damaged one is counted, and the first said in `blocked`.
+    /// The `candidates` (GOPs in order) whose packets decode clean (`SmartCheck`; all of them without `decoding`:
+    /// `--trust-copies`), adjacent ones of one source in one span; a damaged one is counted, and the first said in
+    /// `blocked`.
     mutating func checked(_ candidates: [(frames: Range<Int>, source: Int, gop: SmartCheck.GOP)], video: VideoPlan,
-                          blocked: inout String?) -> [(frames: Range<Int>, source: Int)] {
-        let found = SmartCheck.damaged(candidates.map(\.gop), rate: video.frameRate, threads: video.encoding.threads)
+                          decoding: Bool, blocked: inout String?) -> [(frames: Range<Int>, source: Int)] {
+        let found = decoding ? SmartCheck.damaged(candidates.map(\.gop), rate: video.frameRate, threads: video.encoding.threads) : [:]
         var copied: [(frames: Range<Int>, source: Int)] = []
         for c in candidates {
             if let d = found[c.gop] {
@@ -85,7 +86,7 @@ struct SmartPlan: Sendable {
     /// nothing could be copied; `converted`: the sources whose picture is changed on their way (`--hdr keep`, tone
     /// mapping). A part of `--parts` copies the GOPs wholly inside it (a GOP the part's edge cuts is encoded on both
     /// sides).
-    static func make(sources: [Source], video: VideoPlan, touched: [Range<Int>], converted: Set<Int> = []) -> SmartPlan {
+    static func make(sources: [Source], video: VideoPlan, touched: [Range<Int>], converted: Set<Int> = [], checked: Bool = true) -> SmartPlan {
         let frames = video.frames
         var plan = SmartPlan(spans: [], sources: sources)
         var candidates: [(frames: Range<Int>, source: Int, gop: SmartCheck.GOP)] = [], blocked: String?, open = 0
@@ -118,7 +119,7 @@ struct SmartPlan: Sendable {
                 candidates.append((f, i, SmartCheck.GOP(file: source.file, frames: gop.frames)))
             }
         }
-        let copied = plan.checked(candidates, video: video, blocked: &blocked)
+        let copied = plan.checked(candidates, video: video, decoding: checked, blocked: &blocked)
         guard let config = plan.config, let id = H264.freeID(besides: config) else {
             return encodeAll(frames, blocked ?? "the inputs' parameter sets take every id")
         }
