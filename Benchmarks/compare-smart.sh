@@ -2,7 +2,8 @@
 # Smart rendering (issue 49): one 720p layer (a green-screen clip, keyed, placed) over a 1080p30 H.264 base with a
 # keyframe every 2 s, at 20–24 s. mixwrite as it is (`--smart auto`: base's GOPs the layer does not touch copied),
 # mixwrite `--smart off` (every frame encoded) and the ffmpeg CLI's chromakey + overlay + amix of the same job, in
-# turn, in one run: x264 veryfast crf 20 + AAC for all. Then the same layer over a base 10 times as long (10 minutes),
+# turn, in one run: x264 veryfast crf 20 + AAC for all; and mixwrite `--trust-copies` (the copied GOPs not decoded
+# first: `trusted`, `long-trusted`). Then the same layer over a base 10 times as long (10 minutes),
 # smart (`long`); and both bases and the layer without their sound (`short-video`, `long-video`: the video alone, whose
 # time is nearly flat in the base's length, copying being I/O; the sound is mixed and encoded in full, and is what a
 # longer base costs). Prints each run, the medians, the ratios,
@@ -30,6 +31,8 @@ place=(--at 20 --out 4 --place 320,180,1280,720)
 smart_cmd=("$bin" "$layer" "$base" -o "$work/smart-auto.mp4" -y -q "${place[@]}")
 off_cmd=("$bin" "$layer" "$base" -o "$work/smart-off.mp4" -y -q --smart off "${place[@]}")
 long_cmd=("$bin" "$layer" "$work/smart-base-10.mp4" -o "$work/smart-long.mp4" -y -q "${place[@]}")
+trusted_cmd=("$bin" "$layer" "$base" -o "$work/smart-trusted.mp4" -y -q --trust-copies "${place[@]}")
+long_trusted_cmd=("$bin" "$layer" "$work/smart-base-10.mp4" -o "$work/smart-long-trusted.mp4" -y -q --trust-copies "${place[@]}")
 for f in smart-base-1 smart-base-10 smart-layer; do
     ext=mp4; [ "$f" = smart-layer ] && ext=mov
     [ -f "$work/$f-video.$ext" ] || ff -i "$work/$f.$ext" -an -c copy "$work/$f-video.$ext"
@@ -47,6 +50,8 @@ for i in $(seq "$rounds"); do
     echo "off      $(measure "${off_cmd[@]}")" | tee -a "$work/smart-runs.txt"
     echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/smart-runs.txt"
     echo "long     $(measure "${long_cmd[@]}")" | tee -a "$work/smart-runs.txt"
+    echo "trusted  $(measure "${trusted_cmd[@]}")" | tee -a "$work/smart-runs.txt"
+    echo "long-trusted $(measure "${long_trusted_cmd[@]}")" | tee -a "$work/smart-runs.txt"
     echo "short-video $(measure "${short_video_cmd[@]}")" | tee -a "$work/smart-runs.txt"
     echo "long-video  $(measure "${long_video_cmd[@]}")" | tee -a "$work/smart-runs.txt"
 done
@@ -54,6 +59,9 @@ summarize "$work/smart-runs.txt" off smart
 summarize "$work/smart-runs.txt" ffmpeg smart | tail -1
 summarize "$work/smart-runs.txt" smart long | tail -1
 summarize "$work/smart-runs.txt" short-video long-video | tail -1
+summarize "$work/smart-runs.txt" trusted smart | tail -1
+summarize "$work/smart-runs.txt" ffmpeg trusted | tail -1
+summarize "$work/smart-runs.txt" long-trusted long | tail -1
 
 "$bin" "$layer" "$base" -o "$work/smart-auto.mp4" -y -q --json "${place[@]}" | python3 -c '
 import json, sys

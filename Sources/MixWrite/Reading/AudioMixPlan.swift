@@ -330,8 +330,9 @@ struct AudioMixPlan: Sendable {
 
     /// One source's way into the mix: to the mix's channels, its gain, the mix's format, its span (a layer's `--in` and
     /// `--out`, a clip's end), then its place on the output's timeline and its `--offset`. `placed: false`: its samples
-    /// from its first heard (a lane of `LaneMixReader` places them), its fades counted on the output all the same.
-    func sourceFilters(_ s: AudioSource, channels inputChannels: Int, layout: String, placed: Bool = true) -> String {
+    /// from its first heard (a lane of `LaneMixReader` places them), its fades counted on the output all the same;
+    /// `skipped`: samples of its start not read (a seek into its file: fewer cut).
+    func sourceFilters(_ s: AudioSource, channels inputChannels: Int, layout: String, placed: Bool = true, skipped: Int64 = 0) -> String {
         var filters: [String] = []
         if s.driftPPM != 0 {
             // The reader stamps the track's frames on the output's clock (AudioMixReader): aresample stretches the
@@ -346,7 +347,8 @@ struct AudioMixPlan: Sendable {
         if s.gainDB + s.matchGainDB != 0 { filters.append("volume=\(s.gainDB + s.matchGainDB)dB") }
         filters.append("aformat=sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layout)")
         let rate = Rational(1, Int32(sampleRate))
-        let p = placement(s)
+        var p = placement(s)
+        p.cut -= skipped
         let end = p.count.map { "end_sample=\(p.cut + $0)" }
         if p.cut > 0 {
             filters.append("atrim=start_sample=\(p.cut)" + (end.map { ":" + $0 } ?? "") + ",asetpts=PTS-STARTPTS")

@@ -28,6 +28,10 @@ final class LaneMixReader: AudioMixReading {
         let demuxer: Demuxer
         let decoder: Decoder
         var clock: TrackClock
+        /// Where its reading was sought to, on its stream's timeline (nil: read from its start); then the clock starts
+        /// at its first frame, and `skipped` samples of its start are not read.
+        var sought: Int64?
+        var skipped: Int64 = 0
         var graph: FilterGraph?
         var nextSample: Int64 = 0
         var position: MediaTime = .zero
@@ -148,15 +152,42 @@ final class LaneMixReader: AudioMixReading {
         }
     }
 
-    /// Source `s`'s file opened, its decoder and clock made.
+    /// Seconds of sound read before a source's first heard sample when its file is sought into: the decoder's
+    /// start after a seek (an AAC frame's overlap, an MP3 frame's bit reservoir, Opus's pre-roll) falls in them, and
+    /// they are cut.
+    static let seekLead = 0.5
+    /// Files read by sources that are done, kept open for the next source of the same file and track (a timeline cuts
+    /// a few files into many clips): opening a file and its decoder again costs more than a short clip's sound.
+    private var idle: [(key: String, demuxer: Demuxer, decoder: Decoder)] = []
+    static let idleFiles = 8
+
+    /// Source `s`'s file opened (or taken from `idle`), its decoder and clock made. A source whose first heard sample
+    /// lies more than twice `seekLead` into its file (a clip cut from its middle) is sought to `seekLead` before it,
+    /// where that is exact: its stream counts in samples of the mix's rate, so what the seek skips is a whole number
+    /// of the mix's samples. Only a source that is sought takes an idle file.
     private func open(_ s: Int, drop: Int64) throws(MixWriteError) -> Member {
-        let source = plan.sources[s]
+        let source = plan.sources[s], key = "\(source.streamIndex):\(source.path)"
+        let cut = Double(places[s].cut) / Double(plan.sampleRate)
+        let seeks = cut > 2 * Self.seekLead && source.driftPPM == 0 && source.sampleRate == plan.sampleRate
+        let exact = Rational(1, Int32(plan.sampleRate))
         do {
-            let demuxer = try Demuxer(url: source.path)
-            demuxer.keepOnly([source.streamIndex])
-            let decoder = try Decoder(demuxer: demuxer, streamIndex: source.streamIndex, threads: 1)
-            let clock = TrackClock(start: (demuxer.startTime ?? .zero) + source.startOffset, timeBase: decoder.timeBase)
-            return Member(source: s, demuxer: demuxer, decoder: decoder, clock: clock, drop: max(0, drop))
+            let demuxer: Demuxer, decoder: Decoder
+            if seeks, let i = idle.lastIndex(where: { $0.key == key && $0.decoder.timeBase == exact }) {
+                (demuxer, decoder) = (idle[i].demuxer, idle[i].decoder)
+                idle.remove(at: i)
+                decoder.flush()
+            } else {
+                demuxer = try Demuxer(url: source.path)
+                demuxer.keepOnly([source.streamIndex])
+                decoder = try Decoder(demuxer: demuxer, streamIndex: source.streamIndex, threads: 1)
+            }
+            let start = (demuxer.startTime ?? .zero) + source.startOffset
+            let m = Member(source: s, demuxer: demuxer, decoder: decoder, clock: TrackClock(start: start, timeBase: decoder.timeBase), drop: max(0, drop))
+            if seeks, decoder.timeBase == exact, let lead = MediaTime(seconds: cut - Self.seekLead) {
+                try demuxer.seek(to: start + lead, streamIndex: source.streamIndex)
+                m.sought = start.ticks(in: decoder.timeBase)
+            }
+            return m
         } catch {
             throw .input(file: source.path, "audio stream #\(source.streamIndex) (\(source.codec)) cannot be read: \(error.message.lowercased())")
         }
@@ -181,6 +212,12 @@ final class LaneMixReader: AudioMixReading {
         }
         DamageLog.record(source.path, damagedPackets - damagedBefore, at: m.position)
         do {
+            if let from = m.sought, let first = decoded.frames.first(where: { $0.sampleCount > 0 }), let pts = first.bestEffortTimestamp {
+                // The first frame after the seek: the clock starts with it, the samples before it are skipped.
+                m.skipped = max(0, min(Int64(places[m.source].cut), pts - from))
+                m.clock = TrackClock(start: MediaTime(ticks: from + m.skipped, timeBase: m.decoder.timeBase), timeBase: m.decoder.timeBase)
+                m.sought = nil
+            }
             for frame in try m.clock.place(decoded.frames) where !m.read {
                 let drift = source.driftPPM
                 frame.pts = drift == 0 ? m.nextSample : Int64((Double(m.nextSample) * (1 + drift / 1e6)).rounded())
@@ -203,15 +240,18 @@ final class LaneMixReader: AudioMixReading {
         let g = FilterGraph()
         try g.addAudioSource(matching: first)
         try g.addAudioSink(frameSize: nil)
-        try g.configure("[in0]" + plan.sourceFilters(plan.sources[m.source], channels: first.channelCount, layout: plan.layoutName, placed: false) + "[out]")
+        try g.configure("[in0]" + plan.sourceFilters(plan.sources[m.source], channels: first.channelCount, layout: plan.layoutName, placed: false,
+                                                     skipped: m.skipped) + "[out]")
         return g
     }
 
     /// `m` done: its corrections said, its file closed; its lane goes on to the next source.
     private func finish(_ m: Member, of lane: Lane) {
-        TimingLog.record(plan.sources[m.source].path, plan.sources[m.source], m.clock.corrections,
-                         origin: (m.demuxer.startTime ?? .zero).seconds)
+        let source = plan.sources[m.source]
+        TimingLog.record(source.path, source, m.clock.corrections, origin: (m.demuxer.startTime ?? .zero).seconds)
         lane.current = nil
+        idle.append(("\(source.streamIndex):\(source.path)", m.demuxer, m.decoder))
+        if idle.count > Self.idleFiles { idle.removeFirst() }
     }
 
     /// `frame` to the mix on `lane`, after what the lane had.
