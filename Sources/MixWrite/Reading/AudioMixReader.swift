@@ -125,16 +125,8 @@ final class AudioMixReader: AudioMixReading {
     /// A block from the graph's sink, if it has one ready.
     private func pull() throws(MixWriteError) -> [[Float]]? {
         guard let graph, !sinkEnded else { return nil }
-        let r: Receive<Void>
-        do { r = try graph.pull(into: mixed) } catch { throw .processing(file: nil, "mixing the audio: \(error.description)") }
-        switch r {
-        case .value:
-            defer { mixed.unref() }
-            if plan.measure {
-                let figures = mixed.metadata(prefix: "lavfi.r128.")
-                if !figures.isEmpty { measurement = figures }
-            }
-            return mixed.planarFloats()
+        switch try AudioMix.pull(graph, into: mixed, measuring: plan.measure, measurement: &measurement) {
+        case .value(let block): return block
         case .needsInput:
             return nil
         case .endOfStream:

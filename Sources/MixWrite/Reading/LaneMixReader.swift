@@ -8,6 +8,25 @@ protocol AudioMixReading: AnyObject {
 }
 
 enum AudioMix {
+    /// A block of mixed sound from `graph`'s sink into `frame` (planar floats), with the ebur128 filter's figures kept in
+    /// `measurement` when the plan measures; or that the graph needs input, or has ended.
+    static func pull(_ graph: FilterGraph, into frame: Frame, measuring: Bool,
+                     measurement: inout [String: String]) throws(MixWriteError) -> Receive<[[Float]]> {
+        let r: Receive<Void>
+        do { r = try graph.pull(into: frame) } catch { throw .processing(file: nil, "mixing the audio: \(error.description)") }
+        switch r {
+        case .value:
+            defer { frame.unref() }
+            if measuring {
+                let figures = frame.metadata(prefix: "lavfi.r128.")
+                if !figures.isEmpty { measurement = figures }
+            }
+            return .value(frame.planarFloats())
+        case .needsInput: return .needsInput
+        case .endOfStream: return .endOfStream
+        }
+    }
+
     /// The reader of `plan`: by lanes where the plan has them (`AudioMixPlan.lanes`), else every source its own input
     /// of the mix (`AudioMixReader`).
     static func reader(plan: AudioMixPlan, blockSize: Int) throws(MixWriteError) -> any AudioMixReading {
@@ -90,16 +109,8 @@ final class LaneMixReader: AudioMixReading {
 
     private func pull() throws(MixWriteError) -> [[Float]]? {
         guard !sinkEnded else { return nil }
-        let r: Receive<Void>
-        do { r = try graph.pull(into: mixed) } catch { throw .processing(file: nil, "mixing the audio: \(error.description)") }
-        switch r {
-        case .value:
-            defer { mixed.unref() }
-            if plan.measure {
-                let figures = mixed.metadata(prefix: "lavfi.r128.")
-                if !figures.isEmpty { measurement = figures }
-            }
-            return mixed.planarFloats()
+        switch try AudioMix.pull(graph, into: mixed, measuring: plan.measure, measurement: &measurement) {
+        case .value(let block): return block
         case .needsInput: return nil
         case .endOfStream:
             sinkEnded = true
