@@ -39,7 +39,8 @@ enum AudioMix {
 /// number of sources (a timeline of 1,000 clips is two lanes), and each lane is fed by the reader: silence up to its
 /// next source's place, then that source's samples, each source decoded and shaped (its channels, gain, format, span,
 /// fades: `AudioMixPlan.sourceFilters`) by a small graph of its own. A source's file is opened when its lane reaches
-/// it and closed at its end, so memory and open files do not grow with the sources, and no source's silence is mixed.
+/// it (or taken from the few kept open since an earlier source of it), so memory and open files do not grow with the
+/// sources, and no source's silence is mixed.
 final class LaneMixReader: AudioMixReading {
     /// One source being read: its file, decoder, clock and graph (made from its first frame).
     private final class Member {

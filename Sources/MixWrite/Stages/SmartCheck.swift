@@ -59,10 +59,25 @@ private final class GOPReader {
     /// The damage in the GOP of the file's frames `frames`, nil when every packet decodes to a clean picture.
     func damage(in frames: Range<Int>) -> SmartCheck.Damage? {
         let start = MediaTime(frames: Int64(frames.lowerBound), rate: rate)
-        decoder.flush()
-        guard (try? demuxer.seek(to: file.origin + start, streamIndex: stream.index)) != nil else {
-            return SmartCheck.Damage(packets: frames.count, at: start)
+        // To the keyframe at or before the GOP's IDR; from the file's start where that seek passes it (an index that
+        // does not mark the IDR a keyframe).
+        for from in [start, .zero] {
+            decoder.flush()
+            guard (try? demuxer.seek(to: file.origin + from, streamIndex: stream.index)) != nil else { continue }
+            switch decoded(frames) {
+            case .clean: return nil
+            case .damaged(let d): return d
+            case .notMet: continue
+            }
         }
+        return SmartCheck.Damage(packets: frames.count, at: start)
+    }
+
+    private enum Outcome { case clean, damaged(SmartCheck.Damage), notMet }
+
+    /// The GOP of frames `frames` decoded from where the demuxer stands, or that its IDR was not met.
+    private func decoded(_ frames: Range<Int>) -> Outcome {
+        let start = MediaTime(frames: Int64(frames.lowerBound), rate: rate)
         var sent = 0, clean = Set<Int>(), bad = 0, first: Int?
         func take(_ d: Decoder.Decoded, packetFrame: Int?) {
             if d.damaged > 0 { bad += 1; first = first ?? packetFrame ?? frames.lowerBound }
@@ -71,19 +86,25 @@ private final class GOPReader {
                 if f.isDamaged || k == nil { bad += 1; first = first ?? k ?? frames.lowerBound } else { clean.insert(k!) }
             }
         }
-        // Packets before the GOP's IDR (a seek lands on the keyframe at or before it) are not its own.
+        // Packets before the GOP's IDR (a seek lands on the keyframe at or before it) are not its own; one past it
+        // means the seek passed it.
         while sent < frames.count {
             guard (try? demuxer.read(into: packet)) == true else { break }
-            guard let k = frame(of: packet.pts), sent > 0 || k == frames.lowerBound else { continue }
+            guard let k = frame(of: packet.pts) else { continue }
+            if sent == 0 && k != frames.lowerBound {
+                if k > frames.lowerBound && packet.isKeyframe { return .notMet }
+                continue
+            }
             sent += 1
-            guard let d = try? decoder.decode(packet) else { return SmartCheck.Damage(packets: frames.count, at: start) }
+            guard let d = try? decoder.decode(packet) else { return .damaged(SmartCheck.Damage(packets: frames.count, at: start)) }
             take(d, packetFrame: k)
         }
+        guard sent > 0 else { return .notMet }
         if let d = try? decoder.decode(nil) { take(d, packetFrame: nil) }
         let missing = frames.filter { !clean.contains($0) }
-        guard bad > 0 || !missing.isEmpty else { return nil }
+        guard bad > 0 || !missing.isEmpty else { return .clean }
         let at = first ?? missing.first ?? frames.lowerBound
-        return SmartCheck.Damage(packets: max(bad, missing.count), at: MediaTime(frames: Int64(at), rate: rate))
+        return .damaged(SmartCheck.Damage(packets: max(bad, missing.count), at: MediaTime(frames: Int64(at), rate: rate)))
     }
 
     /// The file's frame (on the grid of `rate`, from its start) of a time on the stream's timeline.
