@@ -50,20 +50,6 @@ static inline uint8_t *mw_stream_new_side_data(AVStream *st, enum AVPacketSideDa
 #endif
 }
 
-/// Drops every side data entry of `type` from a packet. av_packet_side_data_remove from FFmpeg 6.1 (libavcodec
-/// 60.31); before, the same by hand.
-static inline void mw_packet_remove_side_data(AVPacket *pkt, enum AVPacketSideDataType type) {
-#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 31, 100)
-    av_packet_side_data_remove(pkt->side_data, &pkt->side_data_elems, type);
-#else
-    for (int i = pkt->side_data_elems - 1; i >= 0; i--) {
-        if (pkt->side_data[i].type != type) continue;
-        av_freep(&pkt->side_data[i].data);
-        pkt->side_data[i] = pkt->side_data[--pkt->side_data_elems];
-    }
-#endif
-}
-
 /// A scaler: `struct SwsContext` under a name that is an incomplete type in every version.
 typedef struct mw_sws mw_sws_t;
 

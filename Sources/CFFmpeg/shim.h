@@ -39,15 +39,12 @@ static inline int mw_averror_enospc(void) { return AVERROR(ENOSPC); }
 static inline int mw_averror_einval(void) { return AVERROR(EINVAL); }
 /// AV_NOPTS_VALUE is a cast expression Swift imports as nothing.
 static inline int64_t mw_nopts_value(void) { return AV_NOPTS_VALUE; }
-/// AV_TIME_BASE_Q is a compound literal.
-static inline AVRational mw_time_base_q(void) { return (AVRational){1, AV_TIME_BASE}; }
 /// AVERROR(e) for an errno value, to turn an OS error into FFmpeg's convention.
 static inline int mw_averror_from_errno(int e) { return AVERROR(e); }
-/// AVERROR_DECODER_NOT_FOUND, AVERROR_ENCODER_NOT_FOUND, AVERROR_FILTER_NOT_FOUND and AVERROR_INVALIDDATA
-/// are FFERRTAG expressions Swift cannot import.
+/// AVERROR_DECODER_NOT_FOUND, AVERROR_ENCODER_NOT_FOUND and AVERROR_INVALIDDATA are FFERRTAG expressions Swift
+/// cannot import.
 static inline int mw_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int mw_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
-static inline int mw_averror_filter_not_found(void) { return AVERROR_FILTER_NOT_FOUND; }
 static inline int mw_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 
 /// The stream's display matrix (rotation/reflection of phone recordings), or NULL.

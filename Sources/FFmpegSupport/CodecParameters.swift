@@ -89,7 +89,6 @@ public final class CodecParameters: @unchecked Sendable {
         avcodec_parameters_free(&p)
     }
 
-    public var isVideo: Bool { pointer.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
     /// The codec's name, for messages.
     public var codecName: String { avcodec_get_name(pointer.pointee.codec_id).map { String(cString: $0) } ?? "unknown" }
     public var extradata: [UInt8] {

@@ -29,8 +29,6 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
         public static var decoderNotFound: Code { Code(rawValue: mw_averror_decoder_not_found()) }
         /// `AVERROR_ENCODER_NOT_FOUND`.
         public static var encoderNotFound: Code { Code(rawValue: mw_averror_encoder_not_found()) }
-        /// `AVERROR_FILTER_NOT_FOUND`.
-        public static var filterNotFound: Code { Code(rawValue: mw_averror_filter_not_found()) }
         /// `AVERROR(errno)`: an operating-system error in FFmpeg's convention.
         public static func errno(_ e: Int32) -> Code { Code(rawValue: mw_averror_from_errno(e)) }
     }

@@ -154,6 +154,4 @@ public final class FilterGraph {
 
     /// The sink's negotiated time base (valid after `configure`).
     public var sinkTimeBase: Rational { Rational(av_buffersink_get_time_base(sink)) }
-    public var sinkSampleRate: Int { Int(av_buffersink_get_sample_rate(sink)) }
-    public var sinkChannels: Int { Int(av_buffersink_get_channels(sink)) }
 }

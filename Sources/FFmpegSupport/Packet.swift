@@ -45,14 +45,6 @@ public final class Packet {
         return moved
     }
 
-    /// Forgets the samples the demuxer said to skip at this packet's start or end (`AV_PKT_DATA_SKIP_SAMPLES`, which
-    /// FFmpeg 9.0's MOV demuxer derives from an edit list's end too, and its muxer turns into an edit list again):
-    /// for a packet copied into a new timeline whose ends the copier states itself. The corresponding FFmpeg call
-    /// is `av_packet_side_data_remove` (the shim's `mw_packet_remove_side_data`).
-    public func removeSkipSamples() {
-        mw_packet_remove_side_data(pointer, AV_PKT_DATA_SKIP_SAMPLES)
-    }
-
     /// The corresponding FFmpeg call is `av_packet_rescale_ts`.
     func rescaleTimestamps(from source: Rational, to destination: Rational) {
         av_packet_rescale_ts(pointer, source.av, destination.av)
