@@ -46,6 +46,12 @@ public struct AudioSource: Sendable, Codable {
 
     public var name: String { "\(label):\(track)" }
 
+    /// The timestamp of the track's sample `n` as a mix reader stamps it: `n`, or a drifting track's on the output's
+    /// clock (its chain stretches the samples to it).
+    func stamp(sample n: Int64) -> Int64 {
+        driftPPM == 0 ? n : Int64((Double(n) * (1 + driftPPM / 1e6)).rounded())
+    }
+
     /// Where the track's first sound is heard on the output: its input's place, its own start in the file less what is
     /// left out before it (never before the input's place), and `--offset`.
     var heardAt: MediaTime {

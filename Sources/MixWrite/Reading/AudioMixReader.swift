@@ -215,9 +215,7 @@ final class AudioMixReader: AudioMixReading {
                 if k == sources.count - 1 { frame = decoded } else {
                     do { frame = try decoded.reference() } catch { throw .processing(file: plan.sources[source].path, "audio: \(error.description)") }
                 }
-                // A drifting track's samples are stamped on the output's clock; its chain stretches them to it.
-                let drift = plan.sources[source].driftPPM
-                frame.pts = drift == 0 ? nextSample[source] : Int64((Double(nextSample[source]) * (1 + drift / 1e6)).rounded())
+                frame.pts = plan.sources[source].stamp(sample: nextSample[source])
                 nextSample[source] += Int64(frame.sampleCount)
                 delivered[source] += Double(frame.sampleCount) / Double(max(1, frame.sampleRate))
                 if let graph { try push(frame, to: source, in: graph) } else { pending[source].append(frame) }

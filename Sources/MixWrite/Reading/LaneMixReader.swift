@@ -103,7 +103,7 @@ final class LaneMixReader: AudioMixReading {
             if let block = try pull() { return block }
             if sinkEnded { return nil }
             // The lane furthest behind: the mix waits on it.
-            guard let lane = lanes.filter({ !$0.closed }).min(by: { $0.cursor < $1.cursor }) else { return try pull() }
+            guard let lane = lanes.lazy.filter({ !$0.closed }).min(by: { $0.cursor < $1.cursor }) else { return try pull() }
             try advance(lane)
         }
     }
@@ -231,8 +231,7 @@ final class LaneMixReader: AudioMixReading {
                 m.sought = nil
             }
             for frame in try m.clock.place(decoded.frames) where !m.read {
-                let drift = source.driftPPM
-                frame.pts = drift == 0 ? m.nextSample : Int64((Double(m.nextSample) * (1 + drift / 1e6)).rounded())
+                frame.pts = source.stamp(sample: m.nextSample)
                 m.nextSample += Int64(frame.sampleCount)
                 if m.graph == nil { m.graph = try graph(of: m, first: frame) }
                 // Its span is over: nothing more is read of it.
