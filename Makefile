@@ -5,7 +5,7 @@ OUT ?= out
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps build release demo test fixtures schema install uninstall deb clean
+.PHONY: deps build release demo test fixtures schema docs install uninstall deb clean
 
 deps:
 	@scripts/install-deps.sh
@@ -36,6 +36,10 @@ test:
 schema: deps
 	$(SWIFT) build --build-tests
 	MIXWRITE_RECORD=1 $(SWIFT) test --skip-build --filter DescriptionTests.schemaIsGenerated
+
+# Writes Docs/options.md, the option reference, from the commands' declarations (a test fails when it differs).
+docs: build
+	$$($(SWIFT) build --show-bin-path)/mixwrite ---options-reference > Docs/options.md
 
 # Installs the release binary and its shell completions under $(DESTDIR)$(PREFIX) (default /usr/local).
 # BIN=path installs that binary instead of building one (the Slurm test installs the build it tests).

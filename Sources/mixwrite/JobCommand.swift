@@ -184,6 +184,11 @@ extension JobCommand {
     }
     static var allOwn: [OptionDeclaration] { CommonOptions.declarations + own }
 
+    /// The command in the option reference (`---options-reference`).
+    static var referenceEntry: (name: String, abstract: String, job: any MixJob.Type, own: [OptionDeclaration]) {
+        (kindName, configuration.abstract, Job.self, allOwn)
+    }
+
     /// The configuration of the kind's command: its name, line of help and example (the kind's file's), its help
     /// written from the declarations.
     static var kindConfiguration: CommandConfiguration {

@@ -22,6 +22,12 @@ enum KindCommands {
 
     static func command<J: MixJob>(for type: J.Type) -> any JobCommand.Type { KindCommand<J>.self }
 
+    /// The option reference, `Docs/options.md`: every kind's command, then `tune`.
+    static var reference: String {
+        let entries = all.map { command in command.referenceEntry }
+        return CommandWords.reference(entries + [Tune.referenceEntry])
+    }
+
     /// The command named `name` (a kind's), if any.
     static func named(_ name: String) -> (any JobCommand.Type)? { all.first { $0.kindName == name } }
 }

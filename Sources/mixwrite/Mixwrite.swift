@@ -1,5 +1,5 @@
 import ArgumentParser
-import MixWrite
+@_spi(Tools) import MixWrite
 
 #if canImport(Glibc)
 import Glibc
@@ -12,29 +12,43 @@ struct Mixwrite: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mixwrite",
         abstract: "Write one movie from several sources without losing any of their sound.",
-        discussion: """
-        mixwrite FX BASE -o OUT keys the green screen of FX over BASE (GPUImage's chroma-key blend) and \
-        mixes every audio track of both into OUT.
-
-        Examples:
-          mixwrite fx.mov base.mov -o out.mov
-          mixwrite fx.mov base.mov --audio music.mp3 --gain fx=-6 -o out.mp4
-          mixwrite concat intro.mov talk.mp4 -o show.mp4
-          mixwrite still cover.jpg episode.mp3 -o episode.mp4
-          mixwrite remix phone.mov -o phone-mixed.mov
-          mixwrite probe phone.mov --json
-          mixwrite sync camera.mp4 lavalier.wav --json
-          mixwrite batch jobs.json --jobs 2
-          mixwrite fx.mov base.mov -o out.mov --parts 4 --part 2   (then: mixwrite join out.mov)
-          mixwrite tune fx.mov base.mov -o out.mov
-
-        Exit codes: 0 done, 1 bad usage, 2 bad input, 3 output problem, 4 processing failed, \
-        130 interrupted (SIGINT), 143 terminated (SIGTERM).
-        """,
+        discussion: discussion,
         version: "mixwrite 0.1.0\n" + MixWriter.ffmpegLibraries,
-        subcommands: KindCommands.all + [Probe.self, Sync.self, Batch.self, Join.self, Tune.self],
+        subcommands: KindCommands.all + otherCommands,
         defaultSubcommand: Blend.self
     )
+
+    /// The commands besides the kinds' (each kind's is `KindCommands.all`'s).
+    static let otherCommands: [any ParsableCommand.Type] = [Probe.self, Sync.self, Batch.self, Join.self, Tune.self]
+
+    /// The root help's text: an example of every kind of job (its own), then of the other commands.
+    static var discussion: String {
+        let kinds = JobFile.kindDescriptions.map { "  " + $0.example }
+        let others = ["  mixwrite probe phone.mov --json", "  mixwrite sync camera.mp4 lavalier.wav --json",
+                      "  mixwrite batch jobs.json --jobs 2",
+                      "  mixwrite fx.mov base.mov -o out.mov --parts 4 --part 2   (then: mixwrite join out.mov)",
+                      "  mixwrite tune fx.mov base.mov -o out.mov"]
+        return """
+            mixwrite FX BASE -o OUT keys the green screen of FX over BASE (GPUImage's chroma-key blend) and \
+            mixes every audio track of both into OUT.
+
+            Examples:
+
+            """ + (kinds + others).joined(separator: "\n") + """
+
+
+            Exit codes: 0 done, 1 bad usage, 2 bad input, 3 output problem, 4 processing failed, \
+            130 interrupted (SIGINT), 143 terminated (SIGTERM), 129 hung up (SIGHUP).
+            """
+    }
+
+    /// A bare `mixwrite`'s answer: how to call it, every command named.
+    static var usage: String {
+        let names = (KindCommands.all.map { $0.kindName }.filter { $0 != Blend.kindName } + otherCommands.map { $0._commandName })
+        return "usage: mixwrite FX BASE -o OUT [options]      (key FX over BASE, every audio track mixed)\n"
+            + "       mixwrite \(names.joined(separator: "|")) …\n"
+            + "mixwrite --help lists every command; mixwrite COMMAND --help its options.\n"
+    }
 
     /// Parses, runs, and turns every failure into one `mixwrite: error:` line and its documented exit code.
     static func main() async {
@@ -43,10 +57,13 @@ struct Mixwrite: AsyncParsableCommand {
         MixWriter.setLibraryLogging(false)
         if CommandLine.arguments.count == 1 {
             // A bare `mixwrite`: how to call it, not a complaint about its first missing word.
-            writeError("usage: mixwrite FX BASE -o OUT [options]      (key FX over BASE, every audio track mixed)\n"
-                       + "       mixwrite concat|still|remix|key|render|probe|sync|batch|join|tune …\n"
-                       + "mixwrite --help lists every command; mixwrite COMMAND --help its options.\n")
+            writeError(usage)
             Glibc.exit(1)
+        }
+        if CommandLine.arguments.dropFirst().first == "---options-reference" {
+            // `make docs`: Docs/options.md, from the declarations every command reads its words by.
+            print(KindCommands.reference, terminator: "")
+            Glibc.exit(0)
         }
         if let answer = Completion.answer(Array(CommandLine.arguments.dropFirst())) {
             print(answer, terminator: "")

@@ -23,6 +23,11 @@ struct Tune: AsyncParsableCommand {
     @Argument(parsing: .allUnrecognized, help: .hidden)
     var words: [String] = []
 
+    /// The command in the option reference: a blend's options and where the page is served.
+    static var referenceEntry: (name: String, abstract: String, job: any MixJob.Type, own: [OptionDeclaration]) {
+        ("tune", configuration.abstract, BlendJob.self, ServingOptions.declarations)
+    }
+
     /// A blend's words; the page's render writes `tuned.mov` unless `-o` says where.
     func run() async throws {
         let given = words.contains { $0 == "-o" || $0 == "--output" || $0.hasPrefix("--output=") }

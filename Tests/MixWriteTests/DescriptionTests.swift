@@ -35,6 +35,33 @@ struct DescriptionTests {
         }
     }
 
+    @Test("Docs/options.md is what the declarations write (make docs writes it), naming every command's every option")
+    func optionReference() throws {
+        let r = try Oracle.mixwrite(["---options-reference"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let committed = try String(contentsOf: Oracle.root.appendingPathComponent("Docs/options.md"), encoding: .utf8)
+        #expect(committed == r.stdoutText, "Docs/options.md was edited by hand or not regenerated: run make docs")
+        for kind in Self.kinds {
+            #expect(committed.contains("| `\(kind.name)` | `mixwrite "), "\(kind.name) has no usage line")
+            for (name, form) in zip(kind.options, kind.forms) where form != .positional {
+                let word = "`--" + (name == "layers" ? "layer" : name) + "`"
+                #expect(committed.contains(word), "\(kind.name): \(word) is not in Docs/options.md")
+            }
+        }
+    }
+
+    @Test("a bare mixwrite and the root help name every kind of the one list, render and key included")
+    func kindsNamed() throws {
+        let bare = try Oracle.mixwrite([])
+        let help = try Oracle.mixwrite(["--help"])
+        #expect(bare.status == 1 && help.status == 0)
+        let named = try #require(bare.stderr.split(separator: "\n").dropFirst().first).split(separator: " ")[1].split(separator: "|")
+        for kind in JobFile.kindDescriptions {
+            if kind.name != "blend" { #expect(named.contains(Substring(kind.name)), "the bare usage does not name \(kind.name)") }
+            #expect(help.stdoutText.contains(kind.example.prefix(30)), "--help has no example of \(kind.name)")
+        }
+    }
+
     @Test("every option the description writes on a command line is one the command accepts (--help)")
     func commandOptions() throws {
         for kind in Self.kinds {

@@ -113,6 +113,50 @@ public struct CommandWords: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// The option reference (`Docs/options.md`, written by `make docs`): each command's usage line, then every option
+    /// once, with the commands that take it, its value, default and help, as `--help` and the schema have them.
+    public static func reference(_ commands: [(name: String, abstract: String, job: any MixJob.Type, own: [OptionDeclaration])]) -> String {
+        var lines = ["# Options", "",
+                     "Every option of every command, written by `make docs` from the declarations the command line, `--help`,",
+                     "job files and `Schemas/jobs.schema.json` are read by (a test fails when this file differs: do not edit it).",
+                     "A job option is also a job file's key, without the dashes.", "", "| command | usage |", "| --- | --- |"]
+        var rows: [(key: String, cells: [String], commands: [String])] = []
+        for c in commands {
+            guard let described = c.job as? any DescribedJob.Type else { continue }
+            let inputs = described.declarations.filter { $0.form == .positional }
+            var line = usage(described, inputs: inputs)
+            if c.name != described.kind { line = "mixwrite \(c.name)" + line.dropFirst("mixwrite".count) }
+            lines.append("| `\(c.name)` | `\(line)`: \(c.abstract) |")
+            for (d, isOwn) in described.declarations.filter({ $0.form != .positional }).map({ ($0, false) }) + c.own.map({ ($0, true) }) {
+                let cells = reference(d, isOwn: isOwn)
+                let key = cells.joined(separator: "|")
+                if let i = rows.firstIndex(where: { $0.key == key }) { rows[i].commands.append(c.name) } else {
+                    rows.append((key, cells, [c.name]))
+                }
+            }
+        }
+        lines += ["", "| option | value | default | commands | what it does |", "| --- | --- | --- | --- | --- |"]
+        lines += rows.map { r in
+            let all = r.commands.count == commands.count ? "all" : r.commands.joined(separator: ", ")
+            return "| " + ([r.cells[0], r.cells[1], r.cells[2], all, r.cells[3]]).joined(separator: " | ") + " |"
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One option's cells in the reference: its name (`-o, --output`), value, default and help (a command's own
+    /// option marked so).
+    static func reference(_ d: OptionDeclaration, isOwn: Bool) -> [String] {
+        var name = "`--\(d.commandName)`"
+        if case .short(let s) = d.form { name = "`\(s)`, " + name }
+        var value = d.shownValue.map { "`\($0)`" } ?? ""
+        if let range = d.shape.range { value += " \(JobOption<Int>.format(range.lowerBound))…\(JobOption<Int>.format(range.upperBound))" }
+        if let unit = d.shape.unit { value += " \(unit)" }
+        var shownDefault = ""
+        if case .flag = d.shape { shownDefault = "off" } else if let v = d.defaultValue { shownDefault = "`\(v.shownText)`" }
+        let help = (isOwn ? "(the command's, not a job file's) " : "") + d.help
+        return [name, value, shownDefault, help].map { $0.replacingOccurrences(of: "|", with: "\\|") }
+    }
+
     /// Lines of at most `width` characters, broken between words.
     static func wrapped(_ text: String, width: Int) -> [String] {
         var lines: [String] = [], line = ""
