@@ -48,7 +48,7 @@ let package = Package(
         // The keyer's inner loops (edge map, edge pixels, rows' blend), compiled for plain x86-64, SSE4.2, AVX2 and
         // AVX-512 (see its header). Optimized in a debug build too: the suite's renders (and ASan's, and the other
         // Debians') spend their time here, and -O0 made the fine keyer's fixture blend 1.4x slower; the bytes are the
-        // same (the goldens; RESULTS, "CI's time").
+        // same (the goldens; CI's time: RESULTS).
         .target(name: "CKeyKernel", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         .target(
             name: "MixWrite",

@@ -8,8 +8,7 @@
 # screen alone filmed the same way), each round (their ratios to the default blend, of wall and of CPU time, are the
 # fine keyer's cost).
 # Each round starts one job later than the last, so every job takes each place in a round in turn: on a shared machine
-# the first run of a round was measured 7-8 % slower than the same binary run second (RESULTS, issue 46's fifteenth
-# sitting), which a fixed order puts on one job's median.
+# the first run of a round is slower than the same binary run second, which a fixed order puts on one job's median.
 set -euo pipefail
 rounds="${1:-3}"
 source "$(dirname "$0")/common.sh"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mixwrite sync against audio-offset-finder and syncstart (PyPI), on a truth set held out from the method's choices:
-#  1. accuracy: Benchmarks/sync-scores.py on the report half (even seeds) of scripts/sync-truth-set.py's seeds 101-112 (12-minute
+#  1. accuracy: Benchmarks/sync-scores.py on the report half (even seeds) of research/sync-truth-set.py's seeds 101-112 (12-minute
 #     recordings against a 13-minute camera, ±150 ppm clocks, 8 to 192 kHz, five codecs, partial overlaps);
 #  2. speed: one 12-minute camera file and three recorders, `mixwrite sync CAM A B C` against audio-offset-finder run
 #     on the three pairs, in turn, ROUNDS times (medians and their ratio);
@@ -13,7 +13,7 @@ python3 -m pip install -q audio-offset-finder syncstart 2>/dev/null || true
 truth=$work/sync-truth
 if [ ! -f "$truth/truth.json" ]; then
     # The report half only (even seeds): the method's constants were chosen on seeds 1 and 3.
-    python3 scripts/sync-truth-set.py "$truth" --seeds 102,104,106,108,110,112 --seconds 780 --file-seconds 720
+    python3 research/sync-truth-set.py "$truth" --seeds 102,104,106,108,110,112 --seconds 780 --file-seconds 720
 fi
 
 echo "== accuracy (report half: even seeds)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The keyers on the second truth set (scripts/key-truth-set.py: photographic subjects from scikit-image's sample
+# The keyers on the second truth set (research/key-truth-set.py: photographic subjects from scikit-image's sample
 # pictures, strands, translucent discs, smoke, motion blur, green and blue screens lit unevenly, H.264 at CRF 18 and
 # 28; 640×360, 24 frames), in its halves: `tune` (the fine keyer's steps were chosen on it) and `heldout` (other
 # seeds, other pictures: never looked at while choosing); `heldout2`, `heldout3` and `heldout4`, each made for one later
@@ -23,16 +23,16 @@ if [ $# -gt 0 ]; then halves=("$@"); else halves=(tune heldout); fi
 scenes=(portrait glass motion mixed)
 for half in "${halves[@]}"; do
     d="$work/truth-set-$half"
-    [ -f "$d/mixed/scene.json" ] || python3 scripts/key-truth-set.py make "$d" --half "$half"
+    [ -f "$d/mixed/scene.json" ] || python3 research/key-truth-set.py make "$d" --half "$half"
     for scene in "${scenes[@]}"; do
         for mode in fine plate; do
             extra=()
             [ "$mode" = plate ] && extra=(--clean-plate "$d/$scene/clean.mov")
             "$bin" key "$d/$scene/fx.mov" -o "$d/$scene-$mode.mov" --keyer fine --key-color auto -y -q --progress none "${extra[@]}"
-            python3 scripts/key-truth.py layer "$d" "$scene" "$d/$scene-$mode.mov" > "$d/$scene-$mode.json"
-            python3 scripts/key-truth-set.py checks "$d" "$scene" "$d/$scene-$mode.mov" > "$d/$scene-$mode-checks.json"
+            python3 research/key-truth.py layer "$d" "$scene" "$d/$scene-$mode.mov" > "$d/$scene-$mode.json"
+            python3 research/key-truth-set.py checks "$d" "$scene" "$d/$scene-$mode.mov" > "$d/$scene-$mode-checks.json"
         done
-        [ -s "$d/$scene-peers.json" ] || { python3 scripts/key-truth.py peers "$d" "$scene" > "$d/$scene-peers.tmp" && mv "$d/$scene-peers.tmp" "$d/$scene-peers.json"; }
+        [ -s "$d/$scene-peers.json" ] || { python3 research/key-truth.py peers "$d" "$scene" > "$d/$scene-peers.tmp" && mv "$d/$scene-peers.tmp" "$d/$scene-peers.json"; }
     done
 done
 python3 - "$work" "${halves[@]}" <<'PY'

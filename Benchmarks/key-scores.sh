@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The keyers against the ground truth (scripts/key-truth.py): the set made here (hair, motion, glass; 320×240, 25
+# The keyers against the ground truth (research/key-truth.py): the set made here (hair, motion, glass; 320×240, 25
 # frames; H.264 4:2:0 CRF 18 and ProRes 4:2:2), `mixwrite key --keyer fine --key-color auto` on each, and the peers
 # (GPUImage's formula, the ffmpeg CLI's chromakey + despill + overlay, OBS's chroma key v2) each at the best of its
 # full grid of settings given the true screen colour. Prints each one's scores and the fine keyer's ratios to the best
@@ -9,13 +9,13 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 size="${1:-320x240}" frames="${2:-25}"
 set_dir="$work/truth-$size-$frames"
-[ -d "$set_dir/hair" ] || python3 scripts/key-truth.py make "$set_dir" --size "$size" --frames "$frames"
+[ -d "$set_dir/hair" ] || python3 research/key-truth.py make "$set_dir" --size "$size" --frames "$frames"
 for scene in hair motion glass; do
     for input in fx fx-prores; do
         "$bin" key "$set_dir/$scene/$input.mov" -o "$set_dir/$scene-$input-fine.mov" --keyer fine --key-color auto -y -q --progress none
-        python3 scripts/key-truth.py layer "$set_dir" "$scene" "$set_dir/$scene-$input-fine.mov" > "$set_dir/$scene-$input-fine.json"
+        python3 research/key-truth.py layer "$set_dir" "$scene" "$set_dir/$scene-$input-fine.mov" > "$set_dir/$scene-$input-fine.json"
     done
-    [ -f "$set_dir/$scene-peers.json" ] || python3 scripts/key-truth.py peers "$set_dir" "$scene" > "$set_dir/$scene-peers.json"
+    [ -f "$set_dir/$scene-peers.json" ] || python3 research/key-truth.py peers "$set_dir" "$scene" > "$set_dir/$scene-peers.json"
 done
 python3 - "$set_dir" <<'PY'
 import json, sys

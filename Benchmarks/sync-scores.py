@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scores `mixwrite sync` and its peers on a truth set made by scripts/sync-truth-set.py.
+"""Scores `mixwrite sync` and its peers on a truth set made by research/sync-truth-set.py.
 
     sync-scores.py TRUTH_DIR MIXWRITE [--half report|choose|all]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The two reproductions of sound out of its time, made from the corpus (MIXWRITE_CORPUS, default
 # ../shared/corpus) and run through blend, concat, remix and render; where the speech is heard is read by
-# cross-correlation against the speech file itself (scripts/audio-place.py):
+# cross-correlation against the speech file itself (research/audio-place.py):
 #  - gap.mkv: a FLAC track whose timestamps jump 2 s at 3 s (the speech's 4.0 s should be heard at 6.0 s);
 #  - off7.mkv: a voice track placed 7 s in (its first packet at 7.025 s, the movie's video starting at 0.025 s),
 #    which FFmpeg states as starting at 0 (the voice's 1.0 s should be heard at 8.025 s).
@@ -41,7 +41,7 @@ PY
             concat) "$bin" concat Fixtures/base.mov "$dir/$name" --mute clip1 $(music clip2) -o "$out" -y --progress none -q; shift=$clip ;;
             render) "$bin" render "$dir/${name%.mkv}.otio" $(music clip1) -o "$out" -y --progress none -q ;;
         esac
-        read -r at score < <(python3 scripts/audio-place.py "$speech" "$out" --from "$from" --length 0.5 \
+        read -r at score < <(python3 research/audio-place.py "$speech" "$out" --from "$from" --length 0.5 \
             | python3 -c "import json,sys; p = json.load(sys.stdin); print(round(p['at'] - $shift, 4), round(p['score'], 3))")
         echo "$name $kind: the speech's $from s heard at $at s (expected $expected; correlation $score)"
     done

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-# Built without the tuning page (the TuningPage trait; README, "How it is built"): swift-nio and Hummingbird are not
+# Built without the tuning page (the TuningPage trait; ARCHITECTURE.md): swift-nio and Hummingbird are not
 # compiled under ASan, and the page's tests are the plain build's (below).
 swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --build-tests
 export MIXWRITE_BIN="$(swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --show-bin-path)/mixwrite"
@@ -18,7 +18,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 # ASan is the scheduler's and the shells' time; so are the fine keyer's scores, two minutes of numpy and the CLI's peers (its C runs here in
 # FineKeyerCheckTests and the other FineKeyerTests), and the twelve transition kinds against the CLI's xfade (285 s here,
 # most of it the CLI's own renders; the transitions' kernel runs here in every other TransitionTests test). Left out
-# too, to keep CI within its time (RESULTS: "CI's time"): what checks bytes, not memory, over work the rest repeats:
+# too, to keep CI within its time (RESULTS, "The house"): what checks bytes, not memory, over work the rest repeats:
 # every kernel level's whole pictures and recorded renders (the kernel's rows at every width, where a read past a row
 # would be, run here: KernelLevelTests' row ends, CKeyKernelTests), a 5-minute render's sync, the byte-identical reruns, the six ProRes profiles
 # (each codec runs here). And what measures the keyers' quality, not memory:

@@ -6,7 +6,7 @@
 # `install-deps.sh test` adds what only the tests use: Slurm's daemons and client (slurm-wlm), for the test
 # that runs a job array on a one-node cluster of this machine, and chromium with chromedriver (and curl to
 # speak to it), for the tuning page's test in a real browser, and python3's jsonschema (the job files' schema checked
-# by an independent validator) and numpy (the keyers' ground truth, scripts/key-truth.py), and zsh and fish (their
+# by an independent validator) and numpy (the keyers' ground truth, research/key-truth.py), and zsh and fish (their
 # completion scripts run in the real shells), and espeak-ng (the sync tests' speech), and OpenTimelineIO's Python library (the render tests' timelines). `install-deps.sh deb` needs nothing more (the
 # tuning page's server no longer brings Foundation's networking part, and with it libcurl, into the binary).
 set -euo pipefail
@@ -30,7 +30,7 @@ if [ "${1:-}" = test ] && ! python3 -c "import opentimelineio as o; o.adapters.f
     echo "installing: ${otio[*]} (PyPI)" >&2
     python3 -m pip install -q "${otio[@]}" 2>/dev/null || python3 -m pip install -q --user --break-system-packages "${otio[@]}"
 fi
-# The sync tests make their truth set (scripts/sync-truth-set.py) with numpy and scipy's filters, in the python3 that
+# The sync tests make their truth set (research/sync-truth-set.py) with numpy and scipy's filters, in the python3 that
 # `env` finds (the OTIO library's too).
 if [ "${1:-}" = test ] && ! python3 -c "import numpy, scipy.signal" 2>/dev/null; then
     echo "installing: numpy scipy (PyPI)" >&2

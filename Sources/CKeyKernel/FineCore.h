@@ -10,34 +10,39 @@
 
 #pragma clang fp contract(off)
 
-/// The tuned constants (scripts/key-fine-model.py's choices, then the C keyer's own scores; the detail, the bound's
-/// noise floor and luma's line chosen on the tune half of scripts/key-truth-set.py): how far off the screen →
-/// foreground line a colour may lie and still be read by its projection, the line's length at which it is trusted, the
-/// luma difference from which luma's own alpha is trusted (over what width; lighter than the screen, how far off that
-/// line) and the detail (a pixel's luma off its neighbourhood's) by which it is wholly, how much more it must find to
-/// be a thin strand's, the noise kneed off the bounds, the darkest a lit subject's luma is taken to be (the luma
-/// bound's far end: 0, black, until issue 46's fourteenth sitting), the matte's final stretch, and the alpha under which
-/// a pixel's colour leans to the foreground field's (0.3 until issue 46's thirteenth sitting: a smoke's or a grey disc's
-/// own colour, unmixed, is nearer the truth than the subject's beside it down to about 0.1).
+// The tuned constants, chosen on the tune half of research/key-truth-set.py. Colours are RGB in 0 … 1, luma 0 … 1.
+/// A colour this far (RGB distance) off the screen → foreground line is no longer read by its projection on it.
 #define FINE_RESIDUAL 0.1f
+/// A screen → foreground line this long (RGB distance) is trusted wholly; a shorter one in proportion.
 #define FINE_LINE 0.15f
+/// Luma's own alpha counts from this luma difference between the screen and the foreground (luma units) …
 #define FINE_LUMA_MIN 0.08f
+/// … and wholly this much (luma units) past it.
 #define FINE_LUMA_WIDTH 0.1f
+/// Lighter than the screen, luma's alpha counts only for a colour this near (RGB distance) the screen → foreground line.
 #define FINE_LUMA_RESIDUAL 0.2f
+/// Luma's alpha over the colour's by this much (alpha) begins to mark a thin strand, whose colour is the foreground's …
 #define FINE_THIN 0.15f
+/// … and wholly this much (alpha) past it.
 #define FINE_THIN_WIDTH 0.2f
+/// A pixel's luma this far off its neighbourhood's mean (luma units) is detail chroma cannot see: luma's alpha counts.
 #define FINE_DETAIL 0.04f
+/// The noise kneed off each bound's ends (a share of the bound's room).
 #define FINE_BOUND_NOISE 0.05f
+/// The darkest a lit subject's luma is taken to be (luma units): the luma bound's far end.
 #define FINE_DARK 0.07f
+/// The matte's final stretch: alpha up to this is 0 …
 #define FINE_LOW 0.05f
+/// … and from this, 1.
 #define FINE_HIGH 0.97f
+/// Under this alpha a pixel's colour leans to the foreground field's (a smoke's or a grey disc's own colour is kept
+/// over it).
 #define FINE_SHOWN 0.15f
 
 /// The other channels' bounds (`fine_alpha`) count wholly only where a pixel has lost at least this share of the
 /// screen's saturation (its channel over the others' mean), and not at all where it is as saturated as the screen or
-/// more: that is screen, whatever one channel says. A rendered effect's screen (the corpus's HUD clips, 1EDB00) has a
-/// channel at or near 0, and the codec's ringing beside a thin white line took it below the screen's: read as a subject
-/// there, every line had dark specks along it (issue 46's eighteenth sitting).
+/// more: that is screen, whatever one channel says (a rendered effect's screen has a channel at or near 0, and the
+/// codec's ringing beside a thin white line takes it below the screen's: read as a subject, the line gets dark specks).
 #define FINE_CHANNEL_GATE 0.1f
 /// No bound (`fine_bound`) divides by less room than this: within 0.1 of its end a channel cannot measure a share of it.
 #define FINE_ROOM 0.1f

@@ -17,17 +17,22 @@
 
 #pragma clang fp contract(off)
 
-/// The tuned constants (scripts/key-fine-model.py, then the C keyer's own scores; the last changes chosen on the tune
-/// half of scripts/key-truth-set.py): the screen field's reach (cells of CELL × CELL chroma samples, 8 × 8 pixels: 2
-/// reaches about 16 pixels) and the foreground's, what counts as clear screen (first against the key colour, by its
-/// colour difference and its saturation for its luma, then against the screen around it, which the light varies),
-/// opaque, the solid core's least matte and reach, the guided filters' ε (luma in 8-bit units against a matte or
-/// chroma) and the chroma line's tolerance (8, 8 and 0.02 until issue 46's thirteenth sitting re-chose them on the tune
-/// half: a small ε, so a window's line follows luma wherever luma varies at all), and how far a plain screen tile's luma
-/// may stray from the screen's.
-enum { CELL = 4, SCREEN_CELLS = 2, FORE_CELLS = 1, CORE_SAMPLES = 2 };
-static const float CLEAR_KEY = 0.65f, CLEAR_SATURATION = 0.8f, CLEAR_LOCAL = 0.95f, OPAQUE = 0.98f, CORE_LEAST = 0.75f;
-static const float MATTE_EPS = 0.5f, CHROMA_EPS = 0.25f, CHROMA_FIT = 0.04f, SCREEN_LUMA = 0.02f;
+// The tuned constants, chosen on the tune half of research/key-truth-set.py.
+enum {
+    CELL = 4,            ///< a field's cell: CELL × CELL chroma samples (8 × 8 pixels in 4:2:0)
+    SCREEN_CELLS = 2,    ///< the screen field's reach, in cells (about 16 pixels)
+    FORE_CELLS = 1,      ///< the foreground field's reach, in cells
+    CORE_SAMPLES = 2,    ///< the solid core's reach, in chroma samples
+};
+static const float CLEAR_KEY = 0.65f;         ///< clear screen: a colour difference at least this share of the key colour's
+static const float CLEAR_SATURATION = 0.8f;   ///< clear screen: a colour difference for its luma at least this share of the key's
+static const float CLEAR_LOCAL = 0.95f;       ///< clear screen, second pass: at least this share of the screen field's colour difference there
+static const float OPAQUE = 0.98f;            ///< a colour-difference matte from which a sample is opaque subject (alpha)
+static const float CORE_LEAST = 0.75f;        ///< the solid core's least matte (alpha)
+static const float MATTE_EPS = 0.5f;          ///< the matte's guided filter's ε (luma in 8-bit units, against alpha)
+static const float CHROMA_EPS = 0.25f;        ///< the chroma's guided filter's ε (luma in 8-bit units, against chroma)
+static const float CHROMA_FIT = 0.04f;        ///< a window's chroma follows luma's line where it fits within this (chroma units)
+static const float SCREEN_LUMA = 0.02f;       ///< a plain screen tile's luma strays at most this far from the screen's (luma units)
 
 /// A tile: TILE × TILE chroma samples, worked in a window APRON samples wider on each side (the guided filters' two
 /// box filters and the core's reach need them), WIN samples square; its pixels PIX × PIX at most.
@@ -184,8 +189,7 @@ struct MWFineSteady {
 };
 
 /// How far fx's 3 × 3 sums (of Y; of U and V at their samples) may change before a pixel is its own alone: their
-/// mean's change 0.04 of the range (chosen on the tune half of scripts/key-truth-set.py: RESULTS, "A step that looks
-/// back, taken").
+/// mean's change 0.04 of the range (chosen on the tune half of research/key-truth-set.py).
 enum { STEADY_SPAN = 92 };
 
 /// The absolute change of a plane (w × h) from its last picture's (`last`, rows of w), summed over the 3 × 3 samples

@@ -5,7 +5,7 @@ import TestSupport
 /// Every track's sound where its timestamps put it: a gap is silence of its length, a late track starts late, an
 /// overlap is dropped, jitter is left alone. The sources are white noise (every second of it unlike every other), made
 /// and re-timed by the ffmpeg CLI; where each second of it is heard in the output is read by cross-correlation against
-/// the noise itself (scripts/audio-place.py).
+/// the noise itself (research/audio-place.py).
 @Suite("audio placed by its timestamps")
 struct AudioTimingTests {
     /// 6 s of white noise, 48 kHz mono.

@@ -4,7 +4,7 @@ import FFmpegSupport
 import Testing
 import TestSupport
 
-/// `--keyer fine` against a ground truth (scripts/key-truth.py: hair, a motion-blurred disc, tinted glass over an
+/// `--keyer fine` against a ground truth (research/key-truth.py: hair, a motion-blurred disc, tinted glass over an
 /// uneven, noisy, spilling screen, H.264 4:2:0 CRF 18) and against the peers on the same pictures, each at the best of
 /// a grid of its own settings (GPUImage's formula, the CLI's chromakey + despill + overlay, OBS's chroma key v2); its
 /// controls (garbage matte, choke, feather) read back from the key layer's alpha by the CLI; its refusals.
@@ -12,7 +12,7 @@ import TestSupport
 struct FineKeyerTests {
     static let python = "/usr/bin/python3"
     static var hasNumpy: Bool { (try? Oracle.run(python, ["-c", "import numpy"]).status) == 0 }
-    static var script: String { Oracle.root.appendingPathComponent("scripts/key-truth.py").path }
+    static var script: String { Oracle.root.appendingPathComponent("research/key-truth.py").path }
 
     static func json(_ r: Oracle.Result) throws -> [String: Any] {
         try #require(r.status == 0, "\(r.stderr)")
@@ -60,13 +60,13 @@ struct FineKeyerTests {
         }
     }
 
-    /// The second truth set's generator (scripts/key-truth-set.py, its tune half's seeds, textures instead of photographs):
+    /// The second truth set's generator (research/key-truth-set.py, its tune half's seeds, textures instead of photographs):
     /// thin strands over the screen, spilled as a screen spills, read by the set's own check per colour.
     @Test("thin strands over the screen keep their alpha, whatever their colour: dark ones over green (spill fills their green), light ones over blue not more than they are",
           .enabled(if: hasNumpy, "python3-numpy is not installed (scripts/install-deps.sh test installs it)"), .hangGuard)
     func strandsKeepAlpha() throws {
         let dir = try Oracle.scratch()
-        let set = Oracle.root.appendingPathComponent("scripts/key-truth-set.py").path
+        let set = Oracle.root.appendingPathComponent("research/key-truth-set.py").path
         let made = try Oracle.run(Self.python, [set, "make", dir, "--half", "tune", "--size", "320x180", "--frames", "6",
                                                 "--scenes", "portrait,motion", "--no-photos"])
         try #require(made.status == 0, "\(made.stderr)")

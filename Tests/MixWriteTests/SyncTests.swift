@@ -3,8 +3,8 @@ import Testing
 import TestSupport
 
 /// `mixwrite sync`: recordings of one event, made apart, placed on a reference's timeline by their sound. The truth is
-/// how scripts/sync-truth-set.py made them (a far camera microphone in a reverberant room against a close recorder with
-/// its own rate, codec, noise, start, end and clock); the reference implementation (scripts/sync-reference.py:
+/// how research/sync-truth-set.py made them (a far camera microphone in a reverberant room against a close recorder with
+/// its own rate, codec, noise, start, end and clock); the reference implementation (research/sync-reference.py:
 /// waveform correlation of anchors, a line through them) reads the same pairs independently.
 @Suite("sync by sound")
 struct SyncTests {
@@ -16,7 +16,7 @@ struct SyncTests {
     /// Scenes made by the truth-set script: seeds 21 to 24 are not the ones the method's constants were chosen on
     /// (1 and 3), and give a 192 kHz PCM, a 22.05 kHz AAC, a 32 kHz MP3 and an 8 kHz PCM recorder.
     static func scenes(_ dir: String, seeds: String = "21-24", seconds: Double = 30) throws -> [Truth] {
-        let r = try Oracle.run("/usr/bin/env", ["python3", Oracle.root.path + "/scripts/sync-truth-set.py", dir, "--seeds", seeds,
+        let r = try Oracle.run("/usr/bin/env", ["python3", Oracle.root.path + "/research/sync-truth-set.py", dir, "--seeds", seeds,
                                                 "--seconds", "\(seconds)"])
         try #require(r.status == 0, "sync-truth-set.py: \(r.stderr)")
         return try JSONDecoder().decode([Truth].self, from: Data(contentsOf: URL(fileURLWithPath: dir + "/truth.json")))
@@ -45,7 +45,7 @@ struct SyncTests {
                     "\(t.name) (\(t.rate) Hz \(t.codec)): \(offset) s, \(drift) ppm; truth \(t.offsetSeconds) s, \(t.driftPPM) ppm: \(startError) ms at its start, \(endError) ms at its end")
             #expect((source["confidence"] as? Double ?? 0) >= 0.25)
             // The reference implementation, on the same pair, agrees with the truth (the oracle is sound) and so with mixwrite.
-            let ref = try Oracle.run("/usr/bin/python3", [Oracle.root.path + "/scripts/sync-reference.py", t.reference, t.file])
+            let ref = try Oracle.run("/usr/bin/python3", [Oracle.root.path + "/research/sync-reference.py", t.reference, t.file])
             let theirs = try Self.json(ref.stdout)["offsetSeconds"] as? Double
             #expect(theirs.map { abs($0 - t.offsetSeconds) < 0.002 } == true, "\(t.name): the reference implementation says \(String(describing: theirs))")
         }

@@ -36,7 +36,7 @@ public enum Oracle {
         (try? run("/usr/bin/env", ["python3", "-c", "import opentimelineio"]).status) == 0
     }()
 
-    /// Whether the sync truth set can be made: espeak-ng, and python3 with numpy and scipy (scripts/sync-truth-set.py).
+    /// Whether the sync truth set can be made: espeak-ng, and python3 with numpy and scipy (research/sync-truth-set.py).
     public static let hasSyncTruth: Bool = {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/espeak-ng")
             && (try? run("/usr/bin/env", ["python3", "-c", "import numpy, scipy.signal"]).status) == 0
@@ -67,7 +67,7 @@ public enum Oracle {
         p.executableURL = URL(fileURLWithPath: program)
         p.arguments = arguments
         // MIXWRITE_CPU_LOG=FILE: each program run through /usr/bin/time, its CPU seconds (user, system), wall and the
-        // test's name appended to FILE: where the suite's time goes (RESULTS, "CI's time, the third round"). Not for
+        // test's name appended to FILE: where the suite's time goes. Not for
         // the tests that signal the program's pid (it is time's then).
         if let log = ProcessInfo.processInfo.environment["MIXWRITE_CPU_LOG"] {
             let name = (Test.current?.name ?? "?").replacingOccurrences(of: "%", with: "%%")
@@ -251,11 +251,11 @@ public enum Oracle {
     }
 
     /// Where `ref`'s sound from `from` for `length` seconds (its own time) is heard in `file`: normalised
-    /// cross-correlation by numpy (scripts/audio-place.py), both decoded by the ffmpeg CLI; the correlation there, and
+    /// cross-correlation by numpy (research/audio-place.py), both decoded by the ffmpeg CLI; the correlation there, and
     /// the best one at least `length / 2` away.
     public static func place(_ ref: String, from: Double, length: Double = 1, in file: String,
                              stream: String = "0:a:0") throws -> (at: Double, score: Double, second: Double) {
-        let r = try run("/usr/bin/python3", [root.path + "/scripts/audio-place.py", ref, file, "--from", "\(from)",
+        let r = try run("/usr/bin/python3", [root.path + "/research/audio-place.py", ref, file, "--from", "\(from)",
                                              "--length", "\(length)", "--stream", stream])
         guard r.status == 0, let json = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Double],
               let at = json["at"], let score = json["score"], let second = json["second"] else {

@@ -1,5 +1,5 @@
 // `--keyer fine` (see FineKeyer in MixWrite): a keyer for real screens, chosen by its scores against a ground truth
-// (scripts/key-truth.py, scripts/key-fine-model.py; the last steps on the tune half of scripts/key-truth-set.py). A
+// (research/key-truth.py, research/key-fine-model.py; the last steps on the tune half of research/key-truth-set.py). A
 // picture at a time (but for step 6, which keeps the last one's matte and fx), 8-bit 4:2:0 in, straight colour and a
 // matte out (yuva420p):
 //  1. at chroma resolution, the colour difference D = S − max(O1, O2) (S the screen's channel, O the others);

@@ -5,8 +5,8 @@ import FFmpegSupport
 /// `--keyer fine`: a keyer for real screens (uneven, noisy, 4:2:0, spilling onto the subject), in C
 /// (`Sources/CKeyKernel/include/FineKeyer.h` says its steps). It makes fx's picture with its matte as alpha
 /// (yuva420p, straight colour: unmixed from the screen, its spill limited), which is laid over as an fx with its own
-/// alpha is. Its steps and constants were chosen by their scores against a ground truth (`scripts/key-truth.py`,
-/// `scripts/key-fine-model.py`; README, "Keyers").
+/// alpha is. Its steps and constants were chosen by their scores against a ground truth (`research/key-truth.py`,
+/// `research/key-fine-model.py`; Docs/blend-and-keys.md).
 final class FineKeyer {
     let settings: KeySettings
     let level: Int32

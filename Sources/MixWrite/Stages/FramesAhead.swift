@@ -3,7 +3,7 @@ import Foundation
 
 /// Pictures made ahead of their encoding: `make(n, frame)` fills the frames of `numbers`, in order, on a thread of its
 /// own while the stage's task encodes the one before. Made in turn, decoding sat between x264's calls and left its
-/// frame threads waiting (a render used 1.3 of 2 cores; RESULTS, "render against melt"). At most `buffers.count`
+/// frame threads waiting (a render used well under its 2 cores). At most `buffers.count`
 /// pictures are made and not yet encoded; the first error of `make` ends the run and is the next `next()`'s.
 final class FramesAhead: @unchecked Sendable {
     private let state = NSCondition()

@@ -10,7 +10,7 @@ import Foundation
 /// by GCC-PHAT (the cross-spectrum whitened, so the room's and the microphone's colour drop out and a sharp peak is
 /// left) with a parabola through its peak. A line fitted through the windows' places (outliers dropped) gives the
 /// offset at the file's start and its clock's drift; the reference implementation in the tests computes the same
-/// places independently (scripts/sync-reference.py). Tools' (`@_spi(Tools)`): the command line's `sync`.
+/// places independently (research/sync-reference.py). Tools' (`@_spi(Tools)`): the command line's `sync`.
 @_spi(Tools)
 public enum SoundSync {
     /// One file's place against the reference.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A second ground truth for keyers (issue 46), made another way than scripts/key-truth.py and split in halves: `tune`
+"""A second ground truth for keyers (issue 46), made another way than research/key-truth.py and split in halves: `tune`
 (where the fine keyer's steps may be chosen) and `heldout` (other seeds, other pictures: scored, never tuned on); and
 `heldout2`, made when `heldout` had been scored once, for the steps chosen after that; `heldout3`, made when `heldout2`
 had been scored once; `heldout4`, made when `heldout3` had been scored once; `heldout5` (the corpus's photographs),
@@ -8,16 +8,16 @@ the corpus's clips), made when `heldout5` had been scored once, for the guided f
 pixel keeps its own colour, re-chosen; `heldout7` to `heldout10` (more of the corpus's clips), each made when the last
 had been scored once, for the step tried after it.
 
-  scripts/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout10 [--size 640x360] [--frames 24]
+  research/key-truth-set.py make OUTDIR --half tune|heldout|…|heldout10 [--size 640x360] [--frames 24]
                            [--scenes A,B] [--no-photos]
       Writes OUTDIR/plate.mov (the new background, as key-truth.py's) and a folder for each scene with what
       key-truth.py's `score`, `layer` and `peers` read (fx.mov, alpha.npy, fg.npy, scene.json), the empty screen filmed
       the same way (clean.mov: a clean plate, its own noise, 12 frames) and the regions the set's own checks read
       (regions.npz: thin strands over the screen, all and by colour, translucent objects over the screen, each opaque
       subject 4 px inside its edge). `--no-photos`: procedural textures for the subjects (numpy alone; the tests').
-  scripts/key-truth-set.py peer-checks OUTDIR SCENE
+  research/key-truth-set.py peer-checks OUTDIR SCENE
       The same checks of the matte each peer makes at the settings its grid chose (SCENE-peers.json, key-truth.py's).
-  scripts/key-truth-set.py checks OUTDIR SCENE LAYER.mov
+  research/key-truth-set.py checks OUTDIR SCENE LAYER.mov
       The checks of a keyed layer on those regions, as JSON: the strands' alpha over their true alpha (1 keeps it; and
       by the strands' colour),
       the translucent objects' mean alpha error, and how far the opaque subject's colour moved from fx's own (levels, at

@@ -1,18 +1,18 @@
 #!/usr/bin/python3
 """A ground-truth set for keyers, and their scores against it (issue 38).
 
-  scripts/key-truth.py make OUTDIR [--size 320x240] [--frames 25]
+  research/key-truth.py make OUTDIR [--size 320x240] [--frames 25]
       Renders each scene (hair, motion, glass): a foreground with a known matte over a synthetic screen that is not
       pure green, lit unevenly (±15 %), noisy, spilling its colour onto the subject near its edges; writes it as
       H.264 4:2:0 at CRF 18 (SCENE/fx.mov) and ProRes 4:2:2 (SCENE/fx-prores.mov), the empty screen filmed the same
       way (SCENE/clean.mov: a clean plate, 8 frames of its own noise), a new plate (plate.mov, lossless),
       and the truth: the matte (SCENE/alpha.npy) and the unspilled foreground (SCENE/fg.npy), and the screen's colour
       (SCENE/scene.json).
-  scripts/key-truth.py score OUTDIR SCENE --matte MATTE.mov|npy --composite COMP.mov|npy
+  research/key-truth.py score OUTDIR SCENE --matte MATTE.mov|npy --composite COMP.mov|npy
       The scores of one keyer's matte (a `key` layer's alpha, or an array) and composite over the plate, as JSON.
-  scripts/key-truth.py layer OUTDIR SCENE LAYER.mov
+  research/key-truth.py layer OUTDIR SCENE LAYER.mov
       The scores of a keyed layer (`mixwrite key`'s: straight colour and its alpha), laid over the plate by its alpha.
-  scripts/key-truth.py peers OUTDIR SCENE [--grid full|test|quick]
+  research/key-truth.py peers OUTDIR SCENE [--grid full|test|quick]
       The peers on the scene, each given the true screen colour and the best (lowest edge-band error) of a grid of its
       own settings: GPUImage's formula, the ffmpeg CLI's chromakey + despill + overlay, OBS's chroma key v2 (its
       shader's formula, ported here). JSON: each peer's settings and scores. The full grid is the benchmark's; `test`

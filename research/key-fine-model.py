@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """The model of `--keyer fine` (issue 38), in numpy: the steps the C keyer is to take, chosen by their scores against
-the ground truth of scripts/key-truth.py. Not mixwrite's keyer (that is to be C with a scalar reference, as the GPUImage
+the ground truth of research/key-truth.py. Not mixwrite's keyer (that is to be C with a scalar reference, as the GPUImage
 kernel is); the figures it reaches are the bar the C keyer is held to.
 
-  scripts/key-fine-model.py TRUTHDIR ['{"param": value}'] [SCENE,SCENE]
+  research/key-fine-model.py TRUTHDIR ['{"param": value}'] [SCENE,SCENE]
 
 Steps: (1) the colour-difference matte at chroma resolution, G' − max(R', B') against a screen field learned from the
 clear screen around each pixel (normalized convolution: an uneven screen keys evenly); (2) brought to full resolution

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Where a keyed layer's frame-to-frame matte error (dtSSD) comes from, on a half of the second truth set
-(scripts/key-truth-set.py), and what two changes would do to the scores (issue 46). Run it on the `tune` half only:
+(research/key-truth-set.py), and what two changes would do to the scores (issue 46). Run it on the `tune` half only:
 the held-out half is for reporting a method once it is chosen.
 
-  scripts/key-dt-analysis.py SET [SUFFIX]
+  research/key-dt-analysis.py SET [SUFFIX]
       SET: a folder `key-truth-set.py make SET --half tune` wrote, with SET/SCENE-SUFFIX.mov beside each scene (a layer
       `mixwrite key SET/SCENE/fx.mov -o SET/SCENE-fine.mov --keyer fine --key-color auto` made; SUFFIX `fine`).
       Prints, a scene a line:
@@ -28,14 +28,14 @@ the held-out half is for reporting a method once it is chosen.
       - on the scenes with smoke, how far each reading follows the smoke's steps from frame to frame (the slope and
         correlation of its change against the truth's, over the picture's left 0.3 where the truth is 0.005 … 0.7):
         the layer's matte, the colour difference and luma (over the filmed colour's) read from fx.
-  scripts/key-dt-analysis.py SET --floors
+  research/key-dt-analysis.py SET --floors
       What the file itself leaves a keyer that reads a pixel at a time, with no layer (so it may be run on any half:
       it reads the truth and fx, never a keyer's choice): the edge-band error of the true matte with the true
       foreground as filmed (the set's spill in it: no keyer tells spill from a translucent colour) and of the true
       matte with the colour unmixed from fx by the clean plate's screen; and the dtSSD of the reading that knows the
       true colours (above); each to the best peer's when SET/SCENE-peers.json is there; and how much of the strands'
       alpha over the screen that reading keeps, by their colour (the set's checks' regions).
-  scripts/key-dt-analysis.py SET --still [SUFFIX …]
+  research/key-dt-analysis.py SET --still [SUFFIX …]
       The dt error split in two, where the true matte is still (it changes by at most 0.01 from the last frame) and
       where it moves: each frame's root mean square over the whole picture of that part's error, their mean (×10³; a
       frame's two parts' squares sum to its whole), for each layer SET/SCENE-SUFFIX.mov (default `fine`) and for each
@@ -46,20 +46,20 @@ the held-out half is for reporting a method once it is chosen.
       still too, with the part beside the strands where the truth is 0 in both frames; and, for each layer, how far fx
       is off the clean plate's screen where the layer reads alpha beside the strands and the truth is 0 (what the file
       itself shows there). It reads no keyer's choice beyond the layers scored, so it may be run on a held-out half.
-  scripts/key-dt-analysis.py SET --tinted [SUFFIX …]
+  research/key-dt-analysis.py SET --tinted [SUFFIX …]
       The tinted translucent disc (the set's orange one, found from the truth: alpha 0.3 … 0.6 where the true colour's
       channels span 0.3 or more, opened by 2 px so no strand or soft edge is in it): its true alpha, the colour-
       difference matte of fx over the clean plate's screen (the reading the solid core is made from, 0.75 and up), and
       each layer's and each peer's mean matte there; then each layer's edge-band error as it is and with that disc
       read right (the truth's alpha there, fx's colour unmixed by the clean plate's screen), to the best peer's. It
       reads no keyer's choice beyond the layers scored, so it may be run on a held-out half.
-  scripts/key-dt-analysis.py SET --glass [SUFFIX …]
+  research/key-dt-analysis.py SET --glass [SUFFIX …]
       The neutral disc over the screen alone (the set's checks' translucent region, its true colour neutral): its share
       of the edge band, its true alpha and colour and its colour as filmed (the set's spill in it: no keyer tells that
       from a darker glass), each layer's and each peer's mean matte there, each layer's colour there, and each layer's
       edge-band error as keyed, with the disc's colour the truth's and with it as filmed (the layer's matte kept), to the
       best peer's. It reads no keyer's choice beyond the layers scored, so it may be run on a held-out half.
-  scripts/key-dt-analysis.py SET --strands [SUFFIX …]
+  research/key-dt-analysis.py SET --strands [SUFFIX …]
       Where the thin strands' matte error lies (the tune half: it is for choosing): for each colour of strand, within
       2 px of that colour's strands over the screen (the others' left out), each layer's mean alpha and summed squared
       error by the true alpha (0, to 0.2, 0.5, 0.8, 1), beside the reading that knows the true colours (above; it reads
