@@ -97,5 +97,23 @@ public struct Report: Sendable, Codable {
     public var peakMemoryMB: Double
     /// The FFmpeg libraries the job ran on (`FFmpeg 7.1.5 (libavformat 61.7.103, …)`): encoders and defaults differ
     /// between versions, so a report says which made the file.
-    public var ffmpeg: String? = MixWriter.ffmpegLibraries
+    public var ffmpeg: String? = FFmpegLibraries.description
+}
+
+/// Where the clips and events landed on the output's timeline.
+public struct Timeline: Sendable, Codable {
+    public struct Clip: Sendable, Codable {
+        public var file: String
+        /// Where it first shows (a transition into it begins there).
+        public var start: Double
+        public var duration: Double
+        /// How the clip before gives way to it (`fade:1`); nil after a cut, and for the first.
+        public var transition: String?
+    }
+    public struct Event: Sendable, Codable {
+        public var name: String
+        public var time: Double
+    }
+    public var clips: [Clip]
+    public var events: [Event]
 }

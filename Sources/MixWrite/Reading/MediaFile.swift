@@ -188,8 +188,13 @@ extension MediaFile {
 }
 
 extension MediaFile {
+    /// How far a timestamp may lie from where the sound before it ends, in seconds, before the sound is moved to it:
+    /// the ffmpeg CLI's `aresample` `min_hard_comp` default. It is over AAC's priming at 44.1 and 48 kHz (2112 samples,
+    /// 48 ms at most) and a Matroska file's millisecond rounding, and under a dropout a listener hears.
+    static let timingTolerance = 0.1
+
     /// Where each of `streams` starts on the file's timeline (after its origin): the stream's stated start, or its first
-    /// packet's time where that lies later by more than `TrackClock.tolerance`. FFmpeg states the file's start for a
+    /// packet's time where that lies later by more than `timingTolerance`. FFmpeg states the file's start for a
     /// stream whose first packet comes after its probe window (a Matroska track that begins 5 s or more in), and the
     /// packets say where its sound is heard. The packets are read, not decoded, until each stream has shown one.
     func starts(of streams: [StreamInfo]) -> [Int: MediaTime] {
@@ -199,7 +204,7 @@ extension MediaFile {
         demuxer.keepOnly(Set(streams.map(\.index)))
         var unseen = Set(streams.map(\.index))
         let packet = Packet()
-        let tolerance = MediaTime(seconds: TrackClock.tolerance) ?? .zero
+        let tolerance = MediaTime(seconds: Self.timingTolerance) ?? .zero
         while !unseen.isEmpty {
             do { guard try demuxer.read(into: packet) else { break } } catch { break }
             guard unseen.remove(packet.streamIndex) != nil, let s = streams.first(where: { $0.index == packet.streamIndex }),

@@ -158,7 +158,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
                   video: VideoPlan) throws(MixWriteError) -> any VideoStage {
         let bottom = try sequence(tracks.first?.1 ?? [], media: &media, video: video, total: video.wholeFrameCount)
         var layers: [LayerPlan] = []
-        for (track, items) in tracks.dropFirst() { layers += try self.layers(track, items, media: &media, video: video) }
+        for (track, items) in tracks.dropFirst() { layers += try upperLayers(track, items, media: &media, video: video) }
         return layers.isEmpty ? SequenceStage(plan: bottom)
             : BlendStage(plan: BlendStage.Plan(layers: layers, base: reference, under: bottom, video: video))
     }
@@ -242,7 +242,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
 
     /// An upper video track's clips as layers over what is under them: each from its place on the track, from its
     /// in-point, for its duration; laid by its alpha (opaque without one) unless its `metadata.mixwrite` keys it.
-    func layers(_ track: OTIOTimeline.Track, _ items: [OTIOTimeline.Track.Placed], media: inout RenderMedia,
+    func upperLayers(_ track: OTIOTimeline.Track, _ items: [OTIOTimeline.Track.Placed], media: inout RenderMedia,
                 video: VideoPlan) throws(MixWriteError) -> [LayerPlan] {
         if let t = track.items.lazy.compactMap(\.transition).first {
             throw .usage("\(timeline): \(t.label): a transition on an upper video track (\(track.name)) is not rendered yet; only the bottom track's")

@@ -10,9 +10,8 @@ import FFmpegSupport
 /// as edit lists and priming have always placed it.
 struct TrackClock {
     /// How far a frame's timestamp may lie from the end of the sound before it, in seconds, before the sound is moved
-    /// to it: the ffmpeg CLI's `aresample` `min_hard_comp` default. It is over AAC's priming at 44.1 and 48 kHz (2112
-    /// samples, 48 ms at most) and a Matroska file's millisecond rounding, and under a dropout a listener hears.
-    static let tolerance = 0.1
+    /// to it (`MediaFile.timingTolerance`).
+    static let tolerance = MediaFile.timingTolerance
 
     /// What to do with a frame.
     enum Step: Equatable {

@@ -5,14 +5,6 @@ public enum DurationPolicy: String, Sendable, Codable, CaseIterable {
     case base, fx, shortest, longest
 }
 
-/// How fx is composited over base (`--key`): by its own alpha when it has one (`auto`), or always by the chroma key,
-/// or always by its alpha. ("Key" alone means the chroma key: its settings, `KeySettings`; its colour; its layer.)
-public enum Compositing: String, Sendable, Codable, CaseIterable {
-    case auto, chroma, alpha
-    /// No key: laid as it is, opaque (a picture-in-picture), at its opacity.
-    case none
-}
-
 /// Chroma-key blend `fx` over `base` and mix every audio track of both (and of `audio.files`).
 public struct BlendJob: Sendable {
     public var fx: String

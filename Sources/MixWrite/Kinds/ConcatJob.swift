@@ -1,19 +1,6 @@
 import Foundation
 import FFmpegSupport
 
-/// A moment inside one clip, to be found again on the output's timeline.
-public struct ClipEvent: Sendable, Codable {
-    /// 0-based clip index.
-    public var clip: Int
-    /// Seconds from the start of that clip.
-    public var time: Double
-    public var name: String
-
-    public init(clip: Int, time: Double, name: String) {
-        self.clip = clip; self.time = time; self.name = name
-    }
-}
-
 /// `concat`: clips end to end, video and every audio track of each; one chapter a clip.
 public struct ConcatJob: Sendable {
     public var clips: [String]
@@ -55,24 +42,6 @@ public struct ConcatJob: Sendable {
         self.clips = clips
         self.output = output
     }
-}
-
-/// Where the clips and events landed on the output's timeline.
-public struct Timeline: Sendable, Codable {
-    public struct Clip: Sendable, Codable {
-        public var file: String
-        /// Where it first shows (a transition into it begins there).
-        public var start: Double
-        public var duration: Double
-        /// How the clip before gives way to it (`fade:1`); nil after a cut, and for the first.
-        public var transition: String?
-    }
-    public struct Event: Sendable, Codable {
-        public var name: String
-        public var time: Double
-    }
-    public var clips: [Clip]
-    public var events: [Event]
 }
 
 extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob {
