@@ -120,10 +120,10 @@ final class BlendComposition: Composition {
 
     func audition(with settings: TuneSettings, start: Double, length: Double) throws(RequestError) -> any TunedJob {
         var j = try blendJob(settings)
-        (j.start, j.length) = (start, length)
+        (j.run.start, j.run.length) = (start, length)
         // The same blend and mix; x264's fastest preset, since it is heard and seen once (the file is larger).
         j.picture.preset = TuneSession.auditionPreset
-        j.keepHDR = false   // the browser plays H.264: the audition is the SDR picture
+        j.hdr = .sdr   // the browser plays H.264: the audition is the SDR picture
         return j
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 protocol TunedJob: MixJob {
     var output: String { get set }
     var audio: AudioOptions { get set }
-    var overwrite: Bool { get set }
+    var run: RunSettings { get set }
     func validate() throws(MixWriteError)
 }
 

@@ -35,9 +35,9 @@ extension SequenceComposition where Job == ConcatJob {
             }
             return j
         }, cut: { j, start, length in
-            (j.start, j.length) = (start, length)
+            (j.run.start, j.run.length) = (start, length)
             j.picture.preset = TuneSession.auditionPreset
-            j.keepHDR = false   // the browser plays H.264: the audition is the SDR picture
+            j.hdr = .sdr   // the browser plays H.264: the audition is the SDR picture
         }, preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
            describe: { info, settings, p, given in
             // Every clip given, its length as the output has it now (a removed one's as given).

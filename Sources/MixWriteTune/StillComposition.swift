@@ -15,7 +15,7 @@ extension SequenceComposition where Job == StillJob {
             return s
         }, tune: { (job, s, tracks) throws(RequestError) in
             try s.applyMix(to: try s.applyPicture(to: job, \.picture), \.audio, tracks: tracks)
-        }, cut: { j, start, length in (j.start, j.length) = (start, length); j.picture.preset = TuneSession.auditionPreset },
+        }, cut: { j, start, length in (j.run.start, j.run.length) = (start, length); j.picture.preset = TuneSession.auditionPreset },
            preview: { (j) throws(MixWriteError) in try SequencePreview(job: j) },
            describe: { info, _, _, _ in info.image = job.image })
     }

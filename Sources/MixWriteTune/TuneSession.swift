@@ -93,7 +93,7 @@ actor TuneSession {
         var j = try composition.audition(with: settings, start: start, length: length)
         let type = composition.auditionType
         j.output = FileManager.default.temporaryDirectory.appendingPathComponent("mixwrite-audition-\(UUID().uuidString).\(type)").path
-        j.overwrite = false
+        j.run.overwrite = false
         let (finalJob, measurements) = (j, self.measurements)
         let task = Task<[UInt8], any Error> {
             defer { try? FileManager.default.removeItem(atPath: finalJob.output) }
@@ -120,7 +120,7 @@ actor TuneSession {
         if FileManager.default.fileExists(atPath: j.output) && !overwrite {
             throw .conflict("\(j.output) exists; confirm to replace it")
         }
-        j.overwrite = overwrite
+        j.run.overwrite = overwrite
         render = RenderState(state: "running", progress: 0, error: nil, output: j.output)
         let (finalJob, measurements) = (j, self.measurements)
         renderTask = Task {

@@ -21,14 +21,14 @@ struct Blend: JobCommand {
         let (job, common, words) = try parse()
         MixWriter.setLibraryLogging(common.verbose)
         if words.flag("tune") {
-            if words.text("frame") != nil || job.start != nil || job.length != nil || job.parts != nil {
+            if words.text("frame") != nil || job.run.start != nil || job.run.length != nil || job.run.parts != nil {
                 throw MixWriteError.usage("--tune serves the page for the whole job: --frame, --start, --length and --parts do not go with it")
             }
             let tuned = job
             return try await TuneFlag(words).serve(job.output, quiet: common.quiet) { try await TuneServer(job: tuned, listen: $0, port: $1) }
         }
         if let frame = words.text("frame") {
-            if job.start != nil || job.length != nil { throw MixWriteError.usage("--frame writes one picture: --start and --length do not go with it") }
+            if job.run.start != nil || job.run.length != nil { throw MixWriteError.usage("--frame writes one picture: --start and --length do not go with it") }
             guard let t = MediaTime(seconds: frame) else {
                 throw MixWriteError.usage("--frame '\(frame)' is not a time in seconds (e.g. 1.5)")
             }

@@ -94,27 +94,27 @@ struct DescriptionTests {
         func picture(_ p: inout PictureSettings) { p = busy }
         var concat = ConcatJob(clips: [Oracle.fixture("base.mov"), Oracle.fixture("fx.mov")], output: dir + "/concat.mp4")
         picture(&concat.picture)
-        (concat.audio, concat.eventChapters, concat.strict, concat.overwrite) = (audio, true, true, true)
+        (concat.audio, concat.eventChapters, concat.run.strict, concat.run.overwrite) = (audio, true, true, true)
         concat.events = [ClipEvent(clip: 1, time: 0.5, name: "B")]
-        (concat.smart, concat.trustCopies) = (false, true)
-        (concat.parts, concat.part) = (3, 1)
-        (concat.start, concat.length) = (0.5, 1)   // described only: the job is never run (parts refuse --start)
+        (concat.run.smart, concat.run.trustCopies) = (.off, true)
+        (concat.run.parts, concat.run.part) = (3, 1)
+        (concat.run.start, concat.run.length) = (0.5, 1)   // described only: the job is never run (parts refuse --start)
         (concat.transition, concat.transitionsAt, concat.transitionCurve) = (Transition(kind: .fadeblack, seconds: 0.5),
                                                                              [1: Transition(kind: .wipeleft, seconds: 0.25)], .tri)
-        concat.keepHDR = true
+        concat.hdr = .keep
         var still = StillJob(image: Oracle.fixture("fx.mov"), audioFiles: [Oracle.fixture("tone.m4a")], output: dir + "/still.mov")
         picture(&still.picture)
-        (still.background, still.audio, still.overwrite, still.strict) = ([1, 0, 0.5], audio, true, true)
+        (still.background, still.audio, still.run.overwrite, still.run.strict) = ([1, 0, 0.5], audio, true, true)
         still.audio.files = []
-        (still.start, still.length) = (0.25, 0.5)
+        (still.run.start, still.run.length) = (0.25, 0.5)
         var remix = RemixJob(movie: Oracle.fixture("base.mov"), output: dir + "/remix.mkv")
-        (remix.audio, remix.strict, remix.overwrite) = (audio, true, true)
+        (remix.audio, remix.run.strict, remix.run.overwrite) = (audio, true, true)
         var blend = ExcerptTests.busyJob(output: dir + "/blend.mov")
-        (blend.autoKeyColor, blend.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
-        (blend.compositing, blend.keepHDR, blend.smart, blend.trustCopies) = (.chroma, true, false, true)
+        (blend.autoKeyColor, blend.run.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
+        (blend.compositing, blend.hdr, blend.run.smart, blend.run.trustCopies) = (.chroma, .keep, .off, true)
         (blend.picture.codec, blend.picture.proresProfile, blend.audio.codec, blend.audio.stems) = (.hevc, .lt, .pcm, true)
         (blend.audio.autoOffsets, blend.audio.syncTo, blend.audio.correctsDrift) = (["fx:1"], "base", false)
-        (blend.parts, blend.part) = (4, 2)   // described only: the job is never run (parts refuse --start)
+        (blend.run.parts, blend.run.part) = (4, 2)   // described only: the job is never run (parts refuse --start)
         (blend.placement.at, blend.placement.from, blend.placement.to) = (0.5, 0.25, 1.5)
         (blend.placement.place, blend.placement.opacity) = ([-10, 20, 100, 60], 0.75)
         var extra = Layer(fx: Oracle.fixture("edges.mov"))
@@ -133,11 +133,11 @@ struct DescriptionTests {
         (layer.key.threshold, layer.key.smoothing, layer.key.despill, layer.autoKeyColor) = (0.3, 0.05, true, true)
         (layer.key.keyer, layer.key.despillStrength, layer.key.garbage, layer.key.choke, layer.key.feather) = (.fine, 0.25, [[10, 10, 100, 60]], 1, 1)
         layer.key.cleanPlate = Oracle.fixture("fx.mov")
-        (layer.audio, layer.strict, layer.overwrite, layer.picture.proresProfile) = (audio, true, true, .standard)
+        (layer.audio, layer.run.strict, layer.run.overwrite, layer.picture.proresProfile) = (audio, true, true, .standard)
         var render = RenderJob(timeline: Oracle.fixture("base.mov"), output: dir + "/render.mp4")   // described only: never run
         picture(&render.picture)
-        (render.audio, render.strict, render.overwrite, render.parts, render.part, render.smart) = (audio, true, true, 2, 2, true)
-        (render.start, render.length, render.transitionCurve, render.timelineName, render.trustCopies) = (0.5, 1, .qsin, "Cut 2", true)
+        (render.audio, render.run.strict, render.run.overwrite, render.run.parts, render.run.part, render.run.smart) = (audio, true, true, 2, 2, .on)
+        (render.run.start, render.run.length, render.transitionCurve, render.timelineName, render.run.trustCopies) = (0.5, 1, .qsin, "Cut 2", true)
         return [blend, concat, still, remix, layer, render]
     }
 

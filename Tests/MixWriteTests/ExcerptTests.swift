@@ -96,7 +96,7 @@ struct ExcerptTests {
         (j.audio.loudness, j.audio.truePeak, j.audio.levelMatch) = (-20, -2, true)
         j.audio.duck = ["base": 9]
         (j.audio.fadeIn, j.audio.fadeOut) = (0.25, 0.5)
-        j.overwrite = true
+        j.run.overwrite = true
         return j
     }
 

@@ -14,7 +14,7 @@ struct LibraryTests {
         job.key.threshold = 0.35
         job.audio.files = [Oracle.fixture("tone.m4a")]
         job.audio.gains = ["audio1": -9]
-        job.length = 1
+        job.run.length = 1
         let report = try await MixWriter(job).run()
         #expect(report.audio?.sources.map(\.name) == ["fx:1", "fx:2", "base:1", "audio1:1"], "\(report.audio?.sources.map(\.name) ?? [])")
         let streams = try Oracle.probe(dir + "/out.mov").streams

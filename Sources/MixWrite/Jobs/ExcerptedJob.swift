@@ -3,34 +3,27 @@ import FFmpegSupport
 /// A job that can write only part of its output (`--start`, `--length`; the tuning page's audition): the pictures and
 /// the sound the whole movie has there (fades, offsets, ducking and the loudness gain as the whole has them).
 protocol ExcerptedJob {
-    /// From `start` seconds (nil: 0) for `length` (nil: to the end); both nil: the whole movie. Seconds, as the
-    /// command line and a job file give them (kept to the microsecond).
-    var start: Double? { get set }
-    var length: Double? { get set }
+    /// `run.start` and `run.length`: from `start` seconds (nil: 0) for `length` (nil: to the end).
+    var run: RunSettings { get set }
 }
 
 extension ExcerptedJob {
     /// The part asked for by `start` and `length`, if any (a time `validate` refuses reads as 0).
     var excerpt: Excerpt? {
         get {
-            guard start != nil || length != nil else { return nil }
-            return Excerpt(start: start.flatMap { MediaTime(seconds: $0) } ?? .zero, length: length.flatMap { MediaTime(seconds: $0) })
+            guard run.start != nil || run.length != nil else { return nil }
+            return Excerpt(start: run.start.flatMap { MediaTime(seconds: $0) } ?? .zero, length: run.length.flatMap { MediaTime(seconds: $0) })
         }
-        set { (start, length) = (newValue?.start.seconds, newValue?.length?.seconds) }
+        set { (run.start, run.length) = (newValue?.start.seconds, newValue?.length?.seconds) }
     }
 
-    /// `start` and `length`, in seconds.
-    static var excerptOptions: [JobOption<Self>] {
-        [.number("start", \.start, 0...86_400 * 366, unit: "seconds", valueName: "S",
-                 help: "Write only part of the output, from S seconds (picture and mix as the whole movie has them)."),
-         .number("length", \.length, 0...86_400 * 366, unit: "seconds", valueName: "S",
-                 help: "Write only S seconds of the output (from --start, or from 0).")]
-    }
+    /// `start` and `length`, lifted onto the job.
+    static var excerptOptions: [JobOption<Self>] { RunSettings.excerptOptions.map { $0.lifted(\.run) } }
 
     /// The ranges, and an excerpt never with `parts` (which split the whole movie).
-    func validateExcerpt(parts: Int? = nil) throws(MixWriteError) {
+    func validateExcerpt() throws(MixWriteError) {
         try Self.excerptOptions.checkRanges(self)
-        if parts != nil && excerpt != nil { throw .usage("--parts splits the whole movie: --start and --length do not go with it") }
+        if run.parts != nil && excerpt != nil { throw .usage("--parts splits the whole movie: --start and --length do not go with it") }
     }
 }
 

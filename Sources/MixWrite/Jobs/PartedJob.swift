@@ -11,36 +11,18 @@ import FFmpegSupport
 /// packets of that one AAC stream (`PartShare`). The join copies the packets back onto the whole timeline.
 protocol PartedJob: DescribedJob {
     var output: String { get }
-    var overwrite: Bool { get set }
-    /// `--parts N`: the job is rendered as N parts; nil: in one go.
-    var parts: Int? { get set }
-    /// `--part K` (1-based): the one part this run renders.
-    var part: Int? { get set }
+    /// `run.parts` (`--parts N`: the job is rendered as N parts; nil: in one go) and `run.part` (`--part K`, 1-based:
+    /// the one part this run renders).
+    var run: RunSettings { get set }
 }
 
 extension PartedJob {
-    /// `parts` and `part`: a job file usually gives only `parts` (batch hands out the parts as tasks).
-    static var partOptions: [JobOption<Self>] {
-        [.integer("parts", \.parts, 1...Double(PartSelection.counts.upperBound), valueName: "N",
-                  help: "Render the job as N parts (for a cluster), this run only --part K of them, into OUT.parts/; 'mixwrite join OUT' joins them."),
-         JobOption(OptionDeclaration("part", .text(pattern: "^([0-9]+|auto)$", orNumber: true), valueName: "K",
-                                     help: "Which part (1 to N), or auto: the Slurm array task's or Kubernetes Job's index (index mod N, plus 1)."),
-                   read: { (job, input) throws(JobProblem) in
-                       let text = try input.text("must be a part number or \"auto\"")
-                       if text == "auto" {
-                           guard let index = SchedulerTask.index else {
-                               throw input.problem("auto found neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX")
-                           }
-                           job.part = index % max(1, job.parts ?? 1) + 1
-                       } else {
-                           guard let k = Int(text) else { throw input.problem("'\(text)' is not a part number or auto") }
-                           job.part = k
-                       }
-                   }, write: { $0.part.map { .number(Double($0)) } })]
-    }
+    /// `parts` and `part`, lifted onto the job.
+    static var partOptions: [JobOption<Self>] { RunSettings.partOptions.map { $0.lifted(\.run) } }
 
     /// The checks of `--parts` and `--part`, before any file is opened.
     func validateParts() throws(MixWriteError) {
+        let (parts, part) = (run.parts, run.part)
         guard parts != nil || part != nil else { return }
         guard let parts, PartSelection.counts.contains(parts) else {
             throw .usage("--parts must be between 1 and \(PartSelection.counts.upperBound)")
@@ -50,12 +32,12 @@ extension PartedJob {
     }
 
     /// The part this run renders, if any.
-    var selection: PartSelection? { parts.flatMap { n in part.map { PartSelection(index: $0, count: n) } } }
+    var selection: PartSelection? { run.parts.flatMap { n in run.part.map { PartSelection(index: $0, count: n) } } }
 
     /// The job as every part of it has it: its entry without the part, `-y` or the threads.
     var sharedEntry: String {
         var j = self
-        (j.part, j.overwrite) = (nil, false)
+        (j.run.part, j.run.overwrite) = (nil, false)
         return j.jobEntry
     }
 }
@@ -66,7 +48,7 @@ struct PartSelection: Sendable, Equatable {
     var count: Int
 
     /// How many parts a job may have: each is a task, a file and a line of a join.
-    static let counts = 1...10_000
+    static let counts = RunSettings.partCounts
 
     /// Its output frames out of `total`: contiguous, equal to within one frame, together every frame once.
     func frames(of total: Int) throws(MixWriteError) -> Range<Int> {
@@ -228,7 +210,7 @@ extension PartedJob {
             frameRate: video.frameRate.description, sampleRate: audio?.sampleRate,
             audioFirst: share.flatMap { $0.keep.lowerBound == Int64.min ? nil : $0.keep.lowerBound }, audioEnd: nil,
             bytes: 0, packets: [], digest: nil, chapters: chapters.map { .init(title: $0.title, start: $0.start.seconds, end: $0.end.seconds) },
-            stems: audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [], overwrite: overwrite, report: nil)
+            stems: audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [], overwrite: run.overwrite, report: nil)
         return PartPlan(selection: selection, record: record, recordPath: PartFolder.record(selection, of: output), share: share)
     }
 }
@@ -250,14 +232,5 @@ extension PartPlan {
         do { data = try encoder.encode(r) } catch { throw .processing(file: recordPath, "cannot be written: \(error)") }
         let file = try OutputFile(path: recordPath, overwrite: true, inputs: [], kind: .record)
         try file.write(Array(data))
-    }
-}
-
-/// The task a scheduler runs this process as: a Slurm array task or a Kubernetes Indexed Job's pod.
-enum SchedulerTask {
-    /// `SLURM_ARRAY_TASK_ID`, else `JOB_COMPLETION_INDEX`.
-    static var index: Int? {
-        let env = ProcessInfo.processInfo.environment
-        return env["SLURM_ARRAY_TASK_ID"].flatMap(Int.init) ?? env["JOB_COMPLETION_INDEX"].flatMap(Int.init)
     }
 }

@@ -10,7 +10,8 @@ public struct BlendJob: Sendable {
     public var fx: String
     public var base: String
     public var output: String
-    public var overwrite = false
+    /// How it runs: `-y`, `--strict`, threads, an excerpt, parts, smart rendering (`RunSettings`).
+    public var run = RunSettings()
     /// The picture: size and rate (nil: base's), fit (GPUImage stretches), codec and quality.
     public var picture = PictureSettings(fit: .stretch)
     public var key = KeySettings()
@@ -23,30 +24,10 @@ public struct BlendJob: Sendable {
     public var placement = LayerPlacement()
     /// More fx over base, composited in order over fx (`--layer`, a job file's `layers`).
     public var layers: [Layer] = []
-    /// `--hdr keep`: an HDR base stays HDR (HEVC Main 10, BT.2020, its HLG or PQ), fx placed into it at 203 cd/m²;
-    /// false (`sdr`, the default): an HDR input is tone-mapped to SDR BT.709.
-    public var keepHDR = false
+    /// `--hdr`: `sdr` tone-maps an HDR input to SDR BT.709; `keep` keeps an HDR base HDR (HEVC Main 10, BT.2020, its HLG or PQ), fx placed into it at 203 cd/m².
+    public var hdr = HDRMode.sdr
     public var duration: DurationPolicy = .base
-    /// Smart rendering (`--smart`): nil (`auto`) copies base's H.264 GOPs that nothing is laid over where that is
-    /// exact; true (`on`) insists (refused, naming why, when base's packets cannot be copied or nothing is left to
-    /// copy); false (`off`) encodes every frame.
-    public var smart: Bool?
-    /// Copy GOPs without decoding them first (`--trust-copies`).
-    public var trustCopies = false
     public var audio = AudioOptions()
-    /// Fail on a track that cannot be decoded or a damaged packet, instead of a warning.
-    public var strict = false
-    /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
-    public var threads = 0
-    /// Write only part of the output (`--start`, `--length`; `tune`'s audition), from `start` (nil: 0) for `length`
-    /// (nil: to the end); both nil: the whole movie. The part's picture and mix are the whole movie's there:
-    /// loudness is measured on the whole mix, so the part sounds as it will in the movie.
-    /// Seconds, as the command line and a job file give them (kept to the microsecond).
-    public var start: Double?
-    public var length: Double?
-    /// `--parts N --part K`: render only part K of N equal parts into `OUT.parts/`, for `mixwrite join` (`PartedJob`).
-    public var parts: Int?
-    public var part: Int?
 
     public init(fx: String, base: String, output: String) {
         self.fx = fx
@@ -59,7 +40,7 @@ public struct BlendJob: Sendable {
         try picture.validate()
         try validateKey()
         try validateLayers()
-        try validateExcerpt(parts: parts)
+        try validateExcerpt()
         try validateParts()
         try audio.validate()
     }
@@ -71,7 +52,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
     static let abstract = "Key FX's green screen over BASE and mix every audio track of both (the default command)."
     static let example = "mixwrite fx.mov base.mov -o out.mov"
     static var blank: Self { BlendJob(fx: "", base: "", output: "") }
-    mutating func useThreads(_ threads: Int) { self.threads = threads }
+    mutating func useThreads(_ threads: Int) { run.threads = threads }
 
     /// `mixwrite FX BASE -o OUT` and every option of a blend.
     static var options: [JobOption<Self>] {
@@ -79,8 +60,8 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
          .path("base", \.base, help: "The clip shown where FX is keyed out."),
          .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm).")]
             + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) }
-            + [.choice("duration", \.duration, default: blank.duration, help: "Which input sets the output length: base, fx, shortest or longest."),
-               smartOption, trustOption]
+            + [.choice("duration", \.duration, default: blank.duration, help: "Which input sets the output length: base, fx, shortest or longest.")]
+            + smartOptions
             + excerptOptions + [compositingOption, hdrOption] + keyOptions
             + LayerPlacement.options.map { $0.lifted(\.placement) } + [layersOption]
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
@@ -94,7 +75,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
 
     /// `hdr`: `sdr` or `keep`.
     static var hdrOption: JobOption<Self> {
-        .hdr(\.keepHDR, help: "sdr: an HDR input tone-mapped to SDR BT.709; keep: an HDR base kept (HEVC Main 10, its HLG or PQ), fx placed at 203 cd/m².")
+        .choice("hdr", \.hdr, default: .sdr, help: "sdr: an HDR input tone-mapped to SDR BT.709; keep: an HDR base kept (HEVC Main 10, its HLG or PQ), fx placed at 203 cd/m².")
     }
 
     /// A job file's entry; one without `fx` whose `layers` give every layer takes the first of them as its fx.
@@ -119,8 +100,8 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         var (baseFile, videoPlan) = try planVideo()
         let wholeLength = videoPlan.length
         let extra = try audio.extraFiles()
-        var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        let codecs = try output.container.codecs(video: try picture.codec(keepingHDR: keepHDR), audio: audio.codec)
+        var output = try OutputFile(path: output, overwrite: run.overwrite, inputs: inputPaths)
+        let codecs = try output.container.codecs(video: try picture.codec(keepingHDR: hdr == .keep), audio: audio.codec)
         if let selection {
             _ = try selection.frames(of: videoPlan.video.wholeFrameCount)   // refused before the part's folder is made
             output = try partOutput(selection, final: output, video: codecs.video, audio: codecs.audio, inputs: inputPaths)
@@ -131,9 +112,9 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             ColorManagement.conversions(of: fxFiles) + fxFiles.map { "\($0.path): SDR placed in HDR (\(h.rawValue), bt2020) at 203 cd/m²" }
         } ?? ColorManagement.conversions(of: fxFiles + [baseFile])
         var warnings = conversions + videoPlan.layers.flatMap(\.notes) + offsetWarnings
-        let sources = try audioSources(videoPlan, base: baseFile, extra: extra, audio: audio, strict: strict, warnings: &warnings)
+        let sources = try audioSources(videoPlan, base: baseFile, extra: extra, audio: audio, strict: run.strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
-        audioPlan?.strict = strict
+        audioPlan?.strict = run.strict
         if let excerpt { try excerpt.cut(video: &videoPlan.video, audio: &audioPlan) }
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &videoPlan.video, audio: &audioPlan, chapters: [])
@@ -150,11 +131,11 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
 
     /// Smart rendering's plan (`--smart`) for the frames this render writes: base's GOPs under no layer.
     func planSmart(_ plan: inout BlendStage.Plan, base: MediaFile) throws(MixWriteError) {
-        guard smart != false else { return }
+        guard run.smart != .off else { return }
         let converted = plan.hdr != nil || !ColorManagement.conversions(of: [base]).isEmpty
         let source = SmartPlan.Source(file: base, shown: 0..<plan.video.wholeFrameCount, name: "base")
         plan.smart = try insisted(SmartPlan.make(sources: [source], video: plan.video, touched: SmartPlan.touched(by: plan.layers, video: plan.video),
-                                                 converted: converted ? [0] : [], checked: !trustCopies))
+                                                 converted: converted ? [0] : [], checked: !run.trustCopies))
     }
 
     /// Each layer as the report gives it: as asked, with the key it was laid by and its sound's tracks.
@@ -217,7 +198,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         case .longest: length = max(fxLength, baseLength)
         }
         guard length > .zero else { throw .input(file: base, "has no known duration") }
-        var video = try picture.videoPlan(reference: baseFile, length: length, strict: strict, threads: threads)
+        var video = try picture.videoPlan(reference: baseFile, length: length, strict: run.strict, threads: run.threads)
         let kept = try keptHDR(base: baseFile)
         if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
         var layerPlans: [LayerPlan] = []
@@ -283,7 +264,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
 
     /// `--hdr keep`'s transfer: base's HLG or PQ. Refused without an HDR base.
     func keptHDR(base: MediaFile) throws(MixWriteError) -> HDRTransfer? {
-        guard keepHDR else { return nil }
+        guard hdr == .keep else { return nil }
         guard let transfer = base.mainVideo?.hdr else {
             throw .usage("--hdr keep: \(base.path) is not HDR (HLG or PQ); without an HDR base there is nothing to keep")
         }
@@ -323,9 +304,9 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
     @_spi(Tools) public func renderFrame(at time: MediaTime) throws(MixWriteError) -> FrameReport {
         let started = ContinuousClock.now
         var sdr = self
-        sdr.keepHDR = false   // a PNG is SDR: the picture as `--hdr sdr` makes it
+        sdr.hdr = .sdr   // a PNG is SDR: the picture as `--hdr sdr` makes it
         let (_, plan) = try sdr.planVideo()
-        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths, kind: .picture)
+        let output = try OutputFile(path: output, overwrite: run.overwrite, inputs: inputPaths, kind: .picture)
         let length = plan.length
         guard time >= .zero, time < length else {
             throw .usage("--frame \(time.seconds) is outside the output (0 to \(length.seconds) s)")

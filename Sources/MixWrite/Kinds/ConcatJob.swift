@@ -5,7 +5,8 @@ import FFmpegSupport
 public struct ConcatJob: Sendable {
     public var clips: [String]
     public var output: String
-    public var overwrite = false
+    /// How it runs: `-y`, `--strict`, threads, an excerpt, parts, smart rendering (`RunSettings`).
+    public var run = RunSettings()
     /// The picture: size (nil: the first clip's, upright) and rate (nil: the first clip's), fit (letterboxed),
     /// codec and quality.
     public var picture = PictureSettings(fit: .fit)
@@ -13,30 +14,14 @@ public struct ConcatJob: Sendable {
     public var events: [ClipEvent] = []
     /// Also mark each event as a chapter (the clip's chapter is split at the event), so players show it.
     public var eventChapters = false
-    public var strict = false
-    /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
-    public var threads = 0
-    /// `--parts N --part K`: render only part K of N equal parts into `OUT.parts/`, for `mixwrite join` (`PartedJob`).
-    public var parts: Int?
-    public var part: Int?
-    /// Write only part of the output (`--start`, `--length`; the tuning page's audition): from `start` (nil: 0) for
-    /// `length` (nil: to the end), the pictures and the sound of the whole movie there (`ExcerptedJob`).
-    public var start: Double?
-    public var length: Double?
     /// How each clip gives way to the next (`--transition`): a cut, or a transition over which the two overlap.
     public var transition = Transition.cut
     /// The transition between clips K and K+1 (K from 1), instead of `transition` (`--transition-at K=KIND[:S]`).
     public var transitionsAt: [Int: Transition] = [:]
     /// The sound's cross-fade over a transition (`--transition-curve`).
     public var transitionCurve = FadeCurve.qsin
-    /// `--hdr keep`: HDR clips stay HDR (HEVC Main 10, BT.2020, the first HDR clip's HLG or PQ); an SDR clip is placed
-    /// in it at 203 cd/m², a clip of the other transfer converted by zscale. false (`sdr`): HDR tone-mapped to SDR.
-    public var keepHDR = false
-    /// Smart rendering (`--smart`): nil (`auto`) copies the clips' H.264 GOPs that no transition touches where that is
-    /// exact; true (`on`) insists; false (`off`) encodes every frame.
-    public var smart: Bool?
-    /// Copy GOPs without decoding them first (`--trust-copies`).
-    public var trustCopies = false
+    /// `--hdr`: `sdr` tone-maps an HDR input to SDR BT.709; `keep` keeps the HDR clips HDR (HEVC Main 10, BT.2020).
+    public var hdr = HDRMode.sdr
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -50,7 +35,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     static let abstract = "Put clips end to end, video and every audio track of each; one chapter a clip."
     static let example = "mixwrite concat intro.mov talk.mp4 outro.mov -o show.mp4 --events events.json"
     static var blank: Self { ConcatJob(clips: [], output: "") }
-    mutating func useThreads(_ threads: Int) { self.threads = threads }
+    mutating func useThreads(_ threads: Int) { run.threads = threads }
 
     /// `mixwrite concat CLIP… -o OUT` and every option of a concat. Events given in a job file have no
     /// command-line form but a file (`--events PATH`), so the command leaves them out.
@@ -62,11 +47,11 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         let own: [JobOption<Self>] = [
             .flag("event-chapters", \.eventChapters, help: "Also mark each event as a chapter (its clip's chapter is split there)."),
             eventsOption,
-            .hdr(\.keepHDR, help: "sdr: an HDR clip tone-mapped to SDR BT.709; keep: HDR clips kept (HEVC Main 10, the first HDR clip's HLG or PQ),"
+            .choice("hdr", \.hdr, default: .sdr, help: "sdr: an HDR clip tone-mapped to SDR BT.709; keep: HDR clips kept (HEVC Main 10, the first HDR clip's HLG or PQ),"
                  + " an SDR clip placed at 203 cd/m², one of the other transfer converted by zscale."),
         ]
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + own + transitionOptions
-            + [smartOption, trustOption] + excerptOptions
+            + smartOptions + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
@@ -145,7 +130,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
             let has = clips.count < 2 ? "one clip has none" : "\(clips.count) clips have boundaries 1 to \(clips.count - 1)"
             throw .usage("--transition-at \(k)=\(transition(at: k)): there is no boundary \(k) (\(has))")
         }
-        try validateExcerpt(parts: parts)
+        try validateExcerpt()
         try validateParts()
         try audio.validate()
     }
@@ -160,13 +145,13 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
             return f
         }
         let extra = try audio.extraFiles()
-        var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
-        let videoCodec = try picture.codec(keepingHDR: keepHDR)
+        var output = try OutputFile(path: output, overwrite: run.overwrite, inputs: inputPaths)
+        let videoCodec = try picture.codec(keepingHDR: hdr == .keep)
         let kept = try keptHDR(files)
         let codecs = try output.container.codecs(video: videoCodec, audio: audio.codec)
         var settings = picture
         let rateNote = Self.outputRate(files, settings: &settings)
-        var video = try settings.videoPlan(reference: files[0], length: nil, strict: strict, threads: threads)
+        var video = try settings.videoPlan(reference: files[0], length: nil, strict: run.strict, threads: run.threads)
         video.encoding.codec = codecs.video
         if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
         let (pieces, starts, spans) = try pieces(files, rate: video.frameRate)
@@ -180,7 +165,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         let conversions = kept.map { Self.conversions(of: files, into: $0) } ?? ColorManagement.conversions(of: files)
         var warnings = conversions + (rateNote.map { [$0] } ?? [])
         let labelled = files.enumerated().map { ("clip\($0.offset + 1)", $0.element) }
-        var sources = try audio.sources(from: labelled + extra, strict: strict, warnings: &warnings)
+        var sources = try audio.sources(from: labelled + extra, strict: run.strict, warnings: &warnings)
         // The clips come first among the inputs, so a source's input index below their count is its clip's.
         for i in sources.indices where sources[i].inputIndex < files.count {
             let c = sources[i].inputIndex
@@ -188,7 +173,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
             sources[i].fades = Self.fades(clip: c, pieces: pieces, starts: starts, rate: video.frameRate)
         }
         var audioPlan = try audio.plan(sources: sources, duration: plan.video.wholeLength, codec: codecs.audio)
-        audioPlan?.strict = strict
+        audioPlan?.strict = run.strict
         audioPlan?.crossfadeCurve = transitionCurve
         let timeline = try self.timeline(files, starts: starts, spans: spans, crossings: pieces.map(\.crossing), rate: video.frameRate)
         let chapters = chapters(files: files, marks: Self.fullyIn(pieces: pieces, starts: starts, rate: video.frameRate),
@@ -198,8 +183,8 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan.video, audio: &audioPlan, chapters: chapters)
         }
-        if smart != false { plan.smart = try insisted(Self.smartPlan(plan, converted: kept != nil ? Set(files.indices)
-            : Set(files.indices.filter { !ColorManagement.conversions(of: [files[$0]]).isEmpty }), checked: !trustCopies)) }
+        if run.smart != .off { plan.smart = try insisted(Self.smartPlan(plan, converted: kept != nil ? Set(files.indices)
+            : Set(files.indices.filter { !ColorManagement.conversions(of: [files[$0]]).isEmpty }), checked: !run.trustCopies)) }
         var prepared = PreparedJob(output: output, duration: plan.video.length, frameRate: plan.video.frameRate,
                                    video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings,
                                    conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
@@ -243,7 +228,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
 
     /// `--hdr keep`'s transfer: the first HDR clip's. Refused when no clip is HDR.
     func keptHDR(_ files: [MediaFile]) throws(MixWriteError) -> HDRTransfer? {
-        guard keepHDR else { return nil }
+        guard hdr == .keep else { return nil }
         guard let transfer = files.lazy.compactMap({ $0.mainVideo?.hdr }).first else {
             throw .usage("--hdr keep: no clip is HDR (HLG or PQ), so there is nothing to keep")
         }

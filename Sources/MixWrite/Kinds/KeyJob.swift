@@ -6,15 +6,14 @@ import FFmpegSupport
 public struct KeyJob: Sendable {
     public var fx: String
     public var output: String
-    public var overwrite = false
+    /// How it runs: `-y`, `--strict`, threads (`RunSettings`).
+    public var run = RunSettings()
     /// The picture: size and rate (nil: fx's), codec (nil: the container's: ProRes 4444 in .mov and .mkv, VP9 in
     /// .webm; ProRes keeps alpha in 4444 only), quality.
     public var picture = PictureSettings(fit: .stretch, proresProfile: .p4444)
     public var key = KeySettings()
     public var autoKeyColor = false
     public var audio = AudioOptions()
-    public var strict = false
-    public var threads = 0
 
     public init(fx: String, output: String) {
         self.fx = fx
@@ -28,7 +27,7 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
     static let abstract = "Write FX's picture with the key's matte as its alpha (a layer for an editor), and FX's audio mixed."
     static let example = "mixwrite key greenscreen.mov -o layer.mov   (ProRes 4444; .webm: VP9 with alpha)"
     static var blank: Self { KeyJob(fx: "", output: "") }
-    mutating func useThreads(_ threads: Int) { self.threads = threads }
+    mutating func useThreads(_ threads: Int) { run.threads = threads }
 
     /// `mixwrite key FX -o OUT` and every option of a key layer.
     static var options: [JobOption<Self>] {
@@ -76,11 +75,11 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         let fxFile = try MediaFile(path: fx)
         guard fxFile.mainVideo != nil else { throw .input(file: fx, "has no video stream; fx must be a movie") }
         let extra = try audio.extraFiles()
-        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        let output = try OutputFile(path: output, overwrite: run.overwrite, inputs: inputPaths)
         let codec = try Self.layerCodec(picture.codec, profile: picture.proresProfile, in: output.container, path: self.output)
         let audioCodec = try output.container.codecs(video: codec, audio: audio.codec).audio
         guard let length = fxFile.videoDuration, length > .zero else { throw .input(file: fx, "has no known duration") }
-        var video = try picture.videoPlan(reference: fxFile, length: length, strict: strict, threads: threads)
+        var video = try picture.videoPlan(reference: fxFile, length: length, strict: run.strict, threads: run.threads)
         video.encoding.codec = codec
         var warnings = idleKeyOptions(byAlpha: false).map { [$0] } ?? []
         let key = try keyPicked(for: fxFile, keyed: KeyColorPicker.Keyed(width: video.width, height: video.height, fit: video.fit),
@@ -90,9 +89,9 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
         let (rate, outLength) = (video.frameRate, video.length)
         let conversions = ColorManagement.conversions(of: [fxFile])
         warnings = conversions + warnings
-        let sources = try audio.sources(from: [("fx", fxFile)] + extra, strict: strict, warnings: &warnings)
+        let sources = try audio.sources(from: [("fx", fxFile)] + extra, strict: run.strict, warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: outLength, codec: audioCodec)
-        audioPlan?.strict = strict
+        audioPlan?.strict = run.strict
         var prepared = PreparedJob(output: output, duration: outLength, frameRate: rate, video: KeyLayerStage(plan: plan),
                                    audio: audioPlan, key: key, warnings: warnings, conversions: conversions)
         prepared.keyPicked = keyColorWasRead(key)

@@ -4,7 +4,7 @@ import FFmpegSupport
 extension MixJob {
     /// Writes the job as an OpenTimelineIO timeline to `path` (.otio), not replacing a file without the job's `-y`.
     @_spi(Tools) public func writeTimeline(to path: String) throws(MixWriteError) {
-        let overwrite = (self as? any CommonJob)?.overwrite ?? false
+        let overwrite = (self as? any CommonJob)?.run.overwrite ?? false
         let file = try OutputFile(path: path, overwrite: overwrite, inputs: inputPaths, kind: .timeline)
         try file.write([UInt8](try otioTimeline()))
     }
@@ -29,7 +29,7 @@ extension BlendJob {
     /// Base on V1 for the output's length; each layer on a track of its own above, at its place and span, its key
     /// (the one it was laid by: an `auto` colour as picked), place and opacity its clip's settings.
     func exported() throws(MixWriteError) -> OTIOExport {
-        guard !keepHDR else { throw .usage("--otio: --hdr keep has no timeline form yet") }
+        guard hdr != .keep else { throw .usage("--otio: --hdr keep has no timeline form yet") }
         let (baseFile, plan) = try planVideo()
         let (rate, total) = (plan.video.frameRate, plan.video.wholeLength)
         guard let baseLength = baseFile.videoDuration, baseLength.ticks(in: rate.inverted) >= plan.video.wholeFrameCount else {
@@ -78,7 +78,7 @@ extension ConcatJob {
     /// frames allow between the two clips' handles; a chapter marker where each clip is fully in, the events on their
     /// clips (chapters too with `--event-chapters`).
     func exported() throws(MixWriteError) -> OTIOExport {
-        guard !keepHDR else { throw .usage("--otio: --hdr keep has no timeline form yet") }
+        guard hdr != .keep else { throw .usage("--otio: --hdr keep has no timeline form yet") }
         try validate()
         let files = try clips.map { (path: String) throws(MixWriteError) -> MediaFile in try MediaFile(path: path) }
         var settings = picture
@@ -109,7 +109,7 @@ extension ConcatJob {
         var names: [String: String] = [:]
         for (k, (label, _)) in extra.enumerated() { names[label] = "clip\(files.count + k + 1)" }
         export.addAudioFiles(extra, total: total)
-        try export.setOptions(picture: settings, audio: audio, names: names, curve: transitionCurve, smart: smart, trust: trustCopies)
+        try export.setOptions(picture: settings, audio: audio, names: names, curve: transitionCurve, smart: run.smart, trust: run.trustCopies)
         export.chapterMarks = marks
         return export
     }
@@ -164,7 +164,7 @@ extension OTIOExport {
     /// name to the render's `clipN`), `--audio` files left out (they are clips), as a job file's entry has them; a
     /// concat's `--smart` (the render copies the same GOPs).
     mutating func setOptions(picture: PictureSettings, audio: AudioOptions, names: [String: String],
-                             curve: FadeCurve = .tri, smart: Bool? = nil, trust: Bool = false) throws(MixWriteError) {
+                             curve: FadeCurve = .tri, smart: SmartMode = .auto, trust: Bool = false) throws(MixWriteError) {
         var render = RenderJob(timeline: "", output: "")
         func renamed(_ name: String) -> String {
             let parts = name.split(separator: ":", maxSplits: 1).map(String.init)
@@ -176,7 +176,7 @@ extension OTIOExport {
         mix.offsets = Dictionary(audio.offsets.map { (renamed($0.key), $0.value) }) { $1 }
         mix.duck = Dictionary(audio.duck.map { (renamed($0.key), $0.value) }) { $1 }
         mix.mute = audio.mute.map(renamed)
-        (render.picture, render.audio, render.transitionCurve, render.smart, render.trustCopies) = (picture, mix, curve, smart, trust)
+        (render.picture, render.audio, render.transitionCurve, render.run.smart, render.run.trustCopies) = (picture, mix, curve, smart, trust)
         let entry = try Self.entry(of: render)
         settings = entry.filter { !["kind", "timeline", "output"].contains($0.key) }
     }

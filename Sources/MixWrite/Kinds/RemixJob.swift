@@ -7,9 +7,9 @@ import FFmpegSupport
 public struct RemixJob: Sendable {
     public var movie: String
     public var output: String
-    public var overwrite = false
+    /// How it runs: `-y`, `--strict`, threads (`RunSettings`).
+    public var run = RunSettings()
     public var audio = AudioOptions()
-    public var strict = false
     /// Only the sound of these seconds, without the video (the tuning page's audition, an .m4a; no command-line
     /// form: the video is copied, and a copy cannot start between keyframes).
     @_spi(Tools) public var excerpt: (start: Double, length: Double)?
@@ -53,7 +53,7 @@ extension RemixJob: DescribedJob, CommonJob {
         // A sound-only name (.m4a, .mka) asks for the sound alone, of a movie too.
         let soundOnly = ["m4a", "mka"].contains((output as NSString).pathExtension.lowercased())
         let video = excerpt == nil && !soundOnly ? file.mainVideo : nil
-        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths,
+        let output = try OutputFile(path: output, overwrite: run.overwrite, inputs: inputPaths,
                                     kind: video == nil ? .audioOnly : .movie)
         if let video, !video.fits(format: output.container.muxerName) || !MediaFile.headerAccepts(movie, video, muxerName: output.container.muxerName) {
             throw .input(file: movie, "its video (\(video.codec)) cannot be copied into a .\(output.path.split(separator: ".").last ?? "") file; use .mkv")
@@ -62,10 +62,10 @@ extension RemixJob: DescribedJob, CommonJob {
         let length = (file.mainVideo != nil ? file.videoDuration : file.totalDuration) ?? .zero
         guard length > .zero else { throw .input(file: movie, "has no known duration") }
         var warnings: [String] = []
-        let sources = try audio.sources(from: [("movie", file)] + extra, strict: strict, warnings: &warnings)
+        let sources = try audio.sources(from: [("movie", file)] + extra, strict: run.strict, warnings: &warnings)
         guard video != nil || !sources.isEmpty else { throw .input(file: movie, "has neither video nor audio to remix") }
         var audioPlan = try audio.plan(sources: sources, duration: length, codec: audioCodec)
-        audioPlan?.strict = strict
+        audioPlan?.strict = run.strict
         if let excerpt, let start = MediaTime(seconds: excerpt.start), let span = MediaTime(seconds: excerpt.length) {
             guard span > .zero, start < length else { throw .usage("the excerpt is outside the movie (0 to \(length.seconds) s)") }
             audioPlan?.cut(from: start, length: min(span, length - start))

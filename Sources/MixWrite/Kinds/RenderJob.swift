@@ -11,27 +11,14 @@ public struct RenderJob: Sendable {
     /// Which timeline of a file holding several (a Final Cut Pro X library's projects); "": the only one.
     public var timelineName = ""
     public var output: String
-    public var overwrite = false
+    /// How it runs: `-y`, `--strict`, threads, an excerpt, parts, smart rendering (`RunSettings`).
+    public var run = RunSettings()
     /// The picture: size (nil: the first video clip's, upright), rate (nil: the timeline's, else that clip's), fit
     /// (letterboxed), codec and quality.
     public var picture = PictureSettings(fit: .fit)
     public var audio = AudioOptions()
-    public var strict = false
-    /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
-    public var threads = 0
-    /// `--parts N --part K`: part K of N into `OUT.parts/`, for `mixwrite join` (`PartedJob`).
-    public var parts: Int?
-    public var part: Int?
-    /// `--start`, `--length`: only part of the output (`ExcerptedJob`).
-    public var start: Double?
-    public var length: Double?
     /// The sound's cross-fade over a dissolve (`--transition-curve`): linear, as OTIO's dissolve, unless told.
     public var transitionCurve = FadeCurve.tri
-    /// Smart rendering (`--smart`): nil (`auto`) copies the bottom track's clips' H.264 GOPs that no transition, gap or
-    /// upper track touches where that is exact; true (`on`) insists; false (`off`) encodes every frame.
-    public var smart: Bool?
-    /// Copy GOPs without decoding them first (`--trust-copies`).
-    public var trustCopies = false
 
     public init(timeline: String, output: String) {
         self.timeline = timeline
@@ -45,7 +32,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     static let abstract = "Render an OpenTimelineIO timeline (.otio): every video track composited, every audio track of every clip mixed."
     static let example = "mixwrite render cut.otio -o cut.mp4"
     static var blank: Self { RenderJob(timeline: "", output: "") }
-    mutating func useThreads(_ threads: Int) { self.threads = threads }
+    mutating func useThreads(_ threads: Int) { run.threads = threads }
 
     /// `mixwrite render TIMELINE -o OUT` and every option of a render.
     static var options: [JobOption<Self>] {
@@ -58,7 +45,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         ]
         let curve: JobOption<Self> = .choice("transition-curve", \.transitionCurve, default: blank.transitionCurve,
                                              help: "The sound's cross-fade over a dissolve, by afade's curves: tri (linear, as OTIO's dissolve), qsin (equal power) …")
-        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve, smartOption, trustOption] + excerptOptions
+        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve] + smartOptions + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + partOptions + commonOptions
     }
@@ -83,7 +70,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     /// Checks the options (ranges, names), without opening a file.
     public func validate() throws(MixWriteError) {
         try picture.validate()
-        try validateExcerpt(parts: parts)
+        try validateExcerpt()
         try validateParts()
         try audio.validate()
     }
@@ -117,14 +104,14 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         var settings = picture
         settings.frameRate = picture.frameRate ?? t.rate ?? settings.rate(of: reference.mainVideo)
         let rate = settings.frameRate!
-        var video = try settings.videoPlan(reference: reference, length: nil, strict: strict, threads: threads)
+        var video = try settings.videoPlan(reference: reference, length: nil, strict: run.strict, threads: run.threads)
         // The timeline's length: its longest track, in whole frames (OTIO's timeline.duration()).
         let total = laid.map { $0.1.last.map { Self.frame($0.start + $0.duration, rate) } ?? 0 }.max() ?? 0
         guard total > 0 else { throw .usage("\(timeline): the timeline lasts no time") }
         video.wholeFrameCount = total
         video.frames = 0..<total
 
-        var output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths + RenderMedia.allPaths(t))
+        var output = try OutputFile(path: output, overwrite: run.overwrite, inputs: inputPaths + RenderMedia.allPaths(t))
         let codecs = try output.container.codecs(video: try picture.codec(keepingHDR: false), audio: audio.codec)
         video.encoding.codec = codecs.video
         if let selection {
@@ -169,7 +156,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
                  codec: AudioCodec, warnings: inout [String]) throws(MixWriteError) -> AudioMixPlan? {
         var mix = audio
         let (inputs, places) = try sounds(tracks, media: &media, rate: video.frameRate, mix: &mix, warnings: &warnings)
-        var sources = try mix.sources(from: inputs + (try audio.extraFiles()), strict: strict, warnings: &warnings)
+        var sources = try mix.sources(from: inputs + (try audio.extraFiles()), strict: run.strict, warnings: &warnings)
         for i in sources.indices where sources[i].inputIndex < places.count {
             let p = places[sources[i].inputIndex]
             // A clip that lasts to the timeline's end is cut there with the mix, not by its span.
@@ -177,7 +164,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
             (sources[i].timelineStart, sources[i].head, sources[i].span, sources[i].fades) = (p.start, p.head, span, p.fades)
         }
         var plan = try mix.plan(sources: sources, duration: video.wholeLength, codec: codec)
-        plan?.strict = strict
+        plan?.strict = run.strict
         plan?.crossfadeCurve = transitionCurve
         return plan
     }
@@ -192,12 +179,12 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     /// `stage` copying the bottom track's GOPs nothing touches (`--smart`), as a concat's clips; with upper tracks, as
     /// it is (`--smart on` refused). `converted`: the files whose picture is changed on its way.
     func smartly(_ stage: any VideoStage, converted: Set<String>) throws(MixWriteError) -> any VideoStage {
-        guard smart != false else { return stage }
+        guard run.smart != .off else { return stage }
         guard var plan = (stage as? SequenceStage)?.plan else {
-            if smart == true { throw .usage("--smart on: nothing can be copied: \(timeline) lays clips over its bottom track") }
+            if run.smart == .on { throw .usage("--smart on: nothing can be copied: \(timeline) lays clips over its bottom track") }
             return stage
         }
-        plan.smart = try insisted(ConcatJob.smartPlan(plan, converted: Set(plan.pieces.indices.filter { converted.contains(plan.pieces[$0].file.path) }), checked: !trustCopies))
+        plan.smart = try insisted(ConcatJob.smartPlan(plan, converted: Set(plan.pieces.indices.filter { converted.contains(plan.pieces[$0].file.path) }), checked: !run.trustCopies))
         return SequenceStage(plan: plan)
     }
 

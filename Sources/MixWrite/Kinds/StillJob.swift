@@ -6,7 +6,8 @@ public struct StillJob: Sendable {
     /// The sound: audio files or movies, named audio1, audio2 …
     public var audioFiles: [String]
     public var output: String
-    public var overwrite = false
+    /// How it runs: `-y`, `--strict`, threads, an excerpt (`RunSettings`).
+    public var run = RunSettings()
     /// The picture: size (nil: the image's, within 1920 on its long side), frames a second (nil:
     /// `defaultFrameRate`), fit (bars), codec and quality.
     public var picture = PictureSettings(fit: .fit)
@@ -16,13 +17,6 @@ public struct StillJob: Sendable {
     /// `background` as RRGGBB (black if it is not three components).
     @_spi(Tools) public var backgroundHex: String { background.count == 3 ? OptionValue.hex((background[0], background[1], background[2])) : "000000" }
     public var audio = AudioOptions()
-    public var strict = false
-    /// x264 threads; 0: as many as the machine has (batch divides the cores between its jobs).
-    public var threads = 0
-    /// Write only part of the output (`--start`, `--length`; the tuning page's audition): from `start` (nil: 0) for
-    /// `length` (nil: to the end), whole frames of the picture and the sound there (`ExcerptedJob`).
-    public var start: Double?
-    public var length: Double?
 
     public init(image: String, audioFiles: [String], output: String) {
         self.image = image
@@ -37,7 +31,7 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
     static let abstract = "A movie of one picture, exactly as long as its audio (several audio files are mixed)."
     static let example = "mixwrite still cover.jpg episode.mp3 -o episode.mp4"
     static var blank: Self { StillJob(image: "", audioFiles: [], output: "") }
-    mutating func useThreads(_ threads: Int) { self.threads = threads }
+    mutating func useThreads(_ threads: Int) { run.threads = threads }
     /// Low, since nothing moves; 5 plays everywhere.
     static let defaultFrameRate = Rational(5, 1)
 
@@ -98,10 +92,10 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
             guard !f.audioStreams.isEmpty else { throw .input(file: path, "has no audio stream") }
             sounds.append(("audio\(i + 1)", f))
         }
-        let output = try OutputFile(path: output, overwrite: overwrite, inputs: inputPaths)
+        let output = try OutputFile(path: output, overwrite: run.overwrite, inputs: inputPaths)
         let codecs = try output.container.codecs(video: picture.codec, audio: audio.codec)
         var warnings: [String] = []
-        let sources = try audio.sources(from: sounds, strict: strict, warnings: &warnings)
+        let sources = try audio.sources(from: sounds, strict: run.strict, warnings: &warnings)
         guard !sources.isEmpty else { throw .input(file: audioFiles[0], "no audio track left to play") }
         let length = Self.length(of: sounds.map(\.1), sources: sources)
         guard length > .zero else { throw .input(file: audioFiles[0], "has no known duration") }
@@ -127,13 +121,13 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
         }
         let w = (width ?? Int(fw) + 1) & ~1, h = (height ?? Int(fh) + 1) & ~1
         let color = ColorDescription(matrix: h >= 720 ? .bt709 : .bt601, fullRange: false)
-        var video = picture.videoPlan(width: w, height: h, frameRate: frameRate, color: color, frameCount: frames, strict: strict,
-                                      threads: threads)
+        var video = picture.videoPlan(width: w, height: h, frameRate: frameRate, color: color, frameCount: frames, strict: run.strict,
+                                      threads: run.threads)
         (video.encoding.codec, video.encoding.keyframeInterval) = (codecs.video, max(1, Int(frameRate.doubleValue * 10)))
         var plan = SequenceStage.Plan(pieces: [.init(file: imageFile, frames: frames)], video: video, lastFrameTicks: max(1, last),
                                       ticksPerFrame: ticksPerFrame, background: (background[0], background[1], background[2]))
         var audioPlan = try audio.plan(sources: sources, duration: length, codec: codecs.audio)
-        audioPlan?.strict = strict
+        audioPlan?.strict = run.strict
         // An excerpt: whole frames of the picture, the sound cut to the same span (the last frame not cut short).
         if let excerpt { try excerpt.cut(video: &plan.video, audio: &audioPlan) }
         return PreparedJob(output: output, duration: excerpt == nil ? length : plan.video.length, frameRate: frameRate,

@@ -31,8 +31,8 @@ public struct AudioOptions: Sendable {
     public var mode: MixMode = .sum
     /// Output channels; nil: stereo if any source has two or more, else mono.
     public var channels: Int?
-    /// Output sample rate; nil: 48 kHz.
-    public var sampleRate: Int?
+    /// Output sample rate, Hz.
+    public var sampleRate = 48_000
     /// Every source track on its own after the mix (`--stems`), as it enters the mix.
     public var stems = false
     /// The audio codec; nil: the container's (AAC; a `.webm`'s Opus).
@@ -41,8 +41,10 @@ public struct AudioOptions: Sendable {
     public var bitRate: Int = 192_000
     /// Integrated loudness of the output, LUFS (`--loudness`); nil keeps the sources' own levels.
     public var loudness: Double?
-    /// True-peak ceiling with `loudness`, dBTP (`--true-peak`, default -1).
+    /// True-peak ceiling with `loudness`, dBTP (`--true-peak`); nil: not given, `defaultTruePeak`.
     public var truePeak: Double?
+    /// The true-peak ceiling when `--true-peak` is not given, dBTP.
+    static let defaultTruePeak = -1.0
     /// Every source brought to the loudness of the loudest before the mix (`--level-match`).
     public var levelMatch = false
     /// Sources (or tracks) lowered while the others play, by dB (`--duck audio1=15`).
@@ -83,8 +85,8 @@ public struct AudioOptions: Sendable {
                       }, write: { $0.correctsDrift ? nil : .text("off") }),
             .choice("mix", \.mode, default: initial.mode, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
             .integer("channels", \.channels, 1...2, help: "Output channels, 1 or 2 (default: stereo if any source has two or more)."),
-            .integer("sample-rate", \.sampleRate, 8000...384_000, valueName: "HZ",
-                     help: "Output sample rate in Hz (default 48000): AAC's and Opus's own rates; FLAC and PCM any."),
+            .integer("sample-rate", \.sampleRate, default: initial.sampleRate, 8000...384_000, valueName: "HZ",
+                     help: "Output sample rate in Hz: AAC's and Opus's own rates; FLAC and PCM any."),
             .choice("audio-codec", \.codec, help: "Audio codec: aac, opus, flac or pcm (default: aac; a .webm's opus)."),
             .flag("stems", \.stems, help: "After the mix, every source track on its own, as it enters the mix (not played by default)."),
             JobOption(OptionDeclaration("audio-bitrate", .text(pattern: "^[0-9]+k?$", orNumber: true), valueName: "RATE",
@@ -96,7 +98,8 @@ public struct AudioOptions: Sendable {
                       }, write: { $0.bitRate == initial.bitRate ? nil : .text(String($0.bitRate)) }),
             .number("loudness", \.loudness, -50 ... -5, unit: "LUFS", valueName: "LUFS",
                     help: "Integrated loudness of the output in LUFS (EBU R128), e.g. -16 (web, podcast), -23 (broadcast), -14 (streaming)."),
-            .number("true-peak", \.truePeak, -9...0, unit: "dBTP", valueName: "DBTP", help: "True-peak ceiling with --loudness, in dBTP (default -1)."),
+            .number("true-peak", \.truePeak, default: defaultTruePeak, -9...0, unit: "dBTP", valueName: "DBTP",
+                    help: "True-peak ceiling with --loudness, in dBTP."),
             .flag("level-match", \.levelMatch,
                   help: "Bring every source to the loudness of the loudest before the mix (--gain still applies)."),
             JobOption(OptionDeclaration("duck", .pairs(1...40, unit: "dB", bare: defaultDuckDB), valueName: "SOURCE[=DB]",
@@ -201,7 +204,7 @@ public struct AudioOptions: Sendable {
     /// The mix plan for these sources and an output of `duration`.
     func plan(sources: [AudioSource], duration: MediaTime, codec: AudioCodec = .aac) throws(MixWriteError) -> AudioMixPlan? {
         guard !sources.isEmpty else { return nil }
-        let rate = sampleRate ?? 48_000
+        let rate = sampleRate
         if let rates = codec.sampleRates, !rates.contains(rate) {
             throw .usage("--sample-rate \(rate): \(codec.rawValue) takes \(rates.map(String.init).joined(separator: ", ")) Hz")
         }
@@ -222,13 +225,13 @@ public struct AudioOptions: Sendable {
         plan.codec = codec
         plan.stems = stems
         plan.publishing = AudioMixPlan.Publishing(
-            loudness: loudness, truePeak: truePeak ?? -1, levelMatch: levelMatch,
+            loudness: loudness, truePeak: truePeak ?? Self.defaultTruePeak, levelMatch: levelMatch,
             duck: Dictionary(uniqueKeysWithValues: sources.indices.compactMap { i in
                 (duck[sources[i].name] ?? duck[sources[i].label]).map { (i, $0) }
             }),
             fadeIn: fadeIn, fadeOut: fadeOut)
         if let target = loudness {
-            let ceiling = truePeak ?? -1
+            let ceiling = truePeak ?? Self.defaultTruePeak
             for i in plan.sources.indices {
                 plan.sources[i].route = plan.sources[i].route.replacingOccurrences(
                     of: "limited at -1 dBFS", with: "mix brought to \(target) LUFS, true peak held at \(ceiling) dBTP")
@@ -276,8 +279,8 @@ public struct AudioOptions: Sendable {
     /// The declared ranges, and what a range cannot say.
     func validate() throws(MixWriteError) {
         try Self.options.checkRanges(self)
-        if let r = sampleRate, let codec, let rates = codec.sampleRates, !rates.contains(r) {
-            throw .usage("--sample-rate \(r): \(codec.rawValue) takes \(rates.map(String.init).joined(separator: ", ")) Hz")
+        if let codec, let rates = codec.sampleRates, !rates.contains(sampleRate) {
+            throw .usage("--sample-rate \(sampleRate): \(codec.rawValue) takes \(rates.map(String.init).joined(separator: ", ")) Hz")
         }
         if !(16_000...512_000).contains(bitRate) { throw .usage("--audio-bitrate must be between 16k and 512k") }
         if let both = autoOffsets.first(where: { offsets[$0] != nil }) {

@@ -207,11 +207,20 @@ extension JobOption {
              write: { $0[keyPath: path].map { .number($0) } })
     }
 
+    /// A number that may be left unset, whose value then is `value` (the declared default); given as that value it is
+    /// not written back.
+    static func number(_ name: String, _ path: WritableKeyPath<Job, Double?>, default value: Double, _ range: ClosedRange<Double>?,
+                       unit: String? = nil, valueName: String? = nil, help: String) -> Self {
+        Self(OptionDeclaration(name, .number(range, unit: unit), valueName: valueName, default: .number(value), help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value(Self.what(unit)) as Double },
+             write: { $0[keyPath: path].flatMap { $0 == value ? nil : .number($0) } })
+    }
+
     static func what(_ unit: String?) -> String { "must be a number" + (unit.map { " (\($0))" } ?? "") }
 
     static func integer(_ name: String, _ path: WritableKeyPath<Job, Int>, default value: Int, _ range: ClosedRange<Double>?,
-                        help: String) -> Self {
-        Self(OptionDeclaration(name, .integer(range), default: .number(Double(value)), help: help),
+                        valueName: String? = nil, help: String) -> Self {
+        Self(OptionDeclaration(name, .integer(range), valueName: valueName, default: .number(Double(value)), help: help),
              read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.value("must be a whole number") },
              write: { $0[keyPath: path] == value ? nil : .number(Double($0[keyPath: path])) })
     }

@@ -123,13 +123,10 @@ extension PictureSettings {
 
 /// The options every kind of job has: `-y` and `--strict`.
 protocol CommonJob {
-    var overwrite: Bool { get set }
-    var strict: Bool { get set }
+    /// How the job runs: `-y` and `--strict` are every kind's (`RunSettings`).
+    var run: RunSettings { get set }
 }
 
 extension CommonJob {
-    static var commonOptions: [JobOption<Self>] {
-        [.flag("overwrite", \.overwrite, form: .short("-y"), help: "Replace OUT if it exists."),
-         .flag("strict", \.strict, help: "Fail on an audio track that cannot be decoded or a damaged packet, instead of warning.")]
-    }
+    static var commonOptions: [JobOption<Self>] { RunSettings.commonOptions.map { $0.lifted(\.run) } }
 }

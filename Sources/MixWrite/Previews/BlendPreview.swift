@@ -49,7 +49,7 @@ public final class BlendPreview {
         everyTrack.mute = []
         var ignored: [String] = []
         var sdr = job
-        sdr.keepHDR = false   // the page's pictures are SDR JPEGs
+        sdr.hdr = .sdr   // the page's pictures are SDR JPEGs
         let (baseFile, plan) = try sdr.planVideo()
         tracks = try job.audioSources(plan, base: baseFile, extra: job.audio.extraFiles(), audio: everyTrack, strict: false, warnings: &ignored)
         self.plan = plan

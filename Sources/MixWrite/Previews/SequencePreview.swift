@@ -46,18 +46,25 @@ import FFmpegSupport
     /// What a JPEG shows: output frame n, or piece k's own frame n (which a crossing does not change).
     private enum Shown: Hashable { case output(Int, quality: Int), piece(Int, Int, quality: Int) }
     static let recentFrames = 120
+    /// How a preview's job runs: its output replaced, the whole movie, one piece (no parts), nothing copied (a preview
+    /// draws its pictures: reading every clip's packets for what to copy is not its work), as strict as the job.
+    static func previewRun(_ run: RunSettings) -> RunSettings {
+        var r = RunSettings()
+        (r.overwrite, r.strict, r.threads, r.smart) = (true, run.strict, run.threads, .off)
+        return r
+    }
+
 
     public convenience init(job: ConcatJob) throws(MixWriteError) {
         var j = job
-        (j.overwrite, j.parts, j.part, j.start, j.length, j.audio.mute, j.audio.duck) = (true, nil, nil, nil, nil, [], [:])
-        j.keepHDR = false   // a JPEG is SDR: the picture as `--hdr sdr` makes it
-        j.smart = false     // a preview draws its pictures: reading every clip's packets for what to copy is not its work
+        (j.run, j.audio.mute, j.audio.duck) = (Self.previewRun(job.run), [], [:])
+        j.hdr = .sdr        // a JPEG is SDR: the picture as `--hdr sdr` makes it
         try self.init(j.prepare())
     }
 
     public convenience init(job: StillJob) throws(MixWriteError) {
         var j = job
-        (j.overwrite, j.excerpt, j.audio.mute, j.audio.duck) = (true, nil, [], [:])
+        (j.run, j.audio.mute, j.audio.duck) = (Self.previewRun(job.run), [], [:])
         try self.init(j.prepare())
     }
 
@@ -65,7 +72,7 @@ import FFmpegSupport
     /// `width` and `height` 0, `pieces` empty).
     public convenience init(job: RemixJob) throws(MixWriteError) {
         var j = job
-        (j.overwrite, j.excerpt, j.audio.mute, j.audio.duck) = (true, nil, [], [:])
+        (j.run, j.audio.mute, j.audio.duck) = (Self.previewRun(job.run), [], [:])
         let prepared = try j.prepare()
         let file = try MediaFile(path: job.movie)
         guard file.mainVideo != nil else {
@@ -88,8 +95,7 @@ import FFmpegSupport
     /// composite of them all.
     public convenience init(job: RenderJob) throws(MixWriteError) {
         var j = job
-        (j.overwrite, j.parts, j.part, j.start, j.length, j.audio.mute, j.audio.duck) = (true, nil, nil, nil, nil, [], [:])
-        j.smart = false     // as a concat's preview
+        (j.run, j.audio.mute, j.audio.duck) = (Self.previewRun(job.run), [], [:])
         let prepared = try j.prepare()
         guard var layered = (prepared.video as? BlendStage)?.plan, let under = layered.under else {
             try self.init(prepared)

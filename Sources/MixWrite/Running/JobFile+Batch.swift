@@ -148,7 +148,7 @@ extension JobFile {
     public func join(_ indices: [Int]? = nil) async -> [BatchResult] {
         var results: [BatchResult] = []
         for i in indices ?? Array(jobs.indices) {
-            guard let job = jobs[i] as? any PartedJob, let n = job.parts else { continue }
+            guard let job = jobs[i] as? any PartedJob, let n = job.run.parts else { continue }
             let started = ContinuousClock.now
             var result = BatchResult(index: i, parts: n, joined: true, kind: job.kind, output: job.output, status: .done,
                                      error: nil, exitCode: nil, seconds: 0, report: nil)
@@ -159,7 +159,7 @@ extension JobFile {
                 continue
             }
             let joined: Result<Report, MixWriteError>
-            do { joined = .success(try await PartJoiner(output: job.output, job: job.sharedEntry).join(overwrite: job.overwrite, keepParts: false)) } catch {
+            do { joined = .success(try await PartJoiner(output: job.output, job: job.sharedEntry).join(overwrite: job.run.overwrite, keepParts: false)) } catch {
                 joined = .failure(error)
             }
             result.end(joined, started: started)
@@ -173,12 +173,12 @@ extension JobFile {
     @_spi(Tools) public var tasks: [BatchTask] {
         jobs.indices.flatMap { i -> [BatchTask] in
             // Parts out of their range make one task, which its check refuses (`validateParts`).
-            guard let job = jobs[i] as? any PartedJob, let n = job.parts, PartSelection.counts.contains(n), job.part == nil else {
+            guard let job = jobs[i] as? any PartedJob, let n = job.run.parts, PartSelection.counts.contains(n), job.run.part == nil else {
                 return [BatchTask(index: i, job: jobs[i])]
             }
             return (1...n).map { k in
                 var part = job
-                part.part = k
+                part.run.part = k
                 return BatchTask(index: i, job: part)
             }
         }

@@ -104,5 +104,5 @@ public struct KindDescription {
 
 extension MixJob {
     /// Whether the job is one part of several (`--parts N`).
-    @_spi(Tools) public var isParted: Bool { (self as? any PartedJob)?.parts != nil }
+    @_spi(Tools) public var isParted: Bool { (self as? any PartedJob)?.run.parts != nil }
 }
