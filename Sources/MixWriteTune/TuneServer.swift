@@ -26,7 +26,7 @@ public final class TuneServer: Sendable {
     private let port = Port()
     private let limits = HTTPLimits()
 
-    /// The page of a job whose kind has one (`TunableJob`: blend, concat, still, remix). Opens the job's inputs (a bad one
+    /// The page of a job whose kind has one (a `TunableJob`). Opens the job's inputs (a bad one
     /// fails here, before anything listens); `run` binds `listen`:`port` (port 0: a free one).
     public convenience init(job: any MixJob, listen: String = "127.0.0.1", port: UInt16 = 0) async throws {
         guard let tunable = job as? any TunableJob else { throw MixWriteError.usage("a \(job.kind) job has no tuning page") }

@@ -1,11 +1,11 @@
 import Foundation
 import FFmpegSupport
 
-/// A job mixwrite can run: one of the kinds `JobFile.kinds` lists (blend, concat, still, remix, key). Closed on
+/// A job mixwrite can run: one of the kinds `JobFile.kinds` lists. Closed on
 /// purpose: what a job does is planned inside the library (`prepare`, internal), so `MixWriter` runs those kinds and
 /// refuses any other type that conforms. Its `Codable` form is the job file's entry.
 public protocol MixJob: Sendable, Codable {
-    /// The job file's `kind`: `blend`, `concat`, `still`, `remix` or `key`.
+    /// The job file's `kind`: one of `JobFile.kinds`' names.
     var kind: String { get }
     var output: String { get }
     /// Every file the job reads (an output may not be one of them).

@@ -1,6 +1,6 @@
 import FFmpegSupport
 
-/// The picture a job encodes (blend, concat, still, key): its size, rate, fit, codec and quality. One group of
+/// The picture a job encodes (every kind that encodes one): its size, rate, fit, codec and quality. One group of
 /// options, held by each of those jobs as `picture`, declared, read, written and checked here alone.
 public struct PictureSettings: Sendable, Equatable {
     /// Output size; nil: the reference input's (base, the first clip, the picture, fx).

@@ -1,7 +1,7 @@
 import Foundation
 import FFmpegSupport
 
-/// A job file for `mixwrite batch`: `{"jobs": [ {"kind": "blend"|"concat"|"still"|"remix"|"key", "output": PATH, …} ]}`.
+/// A job file for `mixwrite batch`: `{"jobs": [ {"kind": KIND, "output": PATH, …} ]}`, KIND one of `kinds`.
 /// Each entry is its job's `Codable` form, read through the job's description (`JobOption`): inputs under `fx`,
 /// `base`, `clips`, `image`, `audio`, `movie`; every command-line option under its long name (`"threshold": 0.35`,
 /// `"size": "640x640"`, `"gain": {"fx": -6}`); a key the kind does not have is an error. Relative paths are
@@ -39,9 +39,15 @@ public struct JobFile: Sendable {
 
 
     /// Every kind of job, in the order the schema, the messages and the commands list them: the one list a new kind
-    /// joins (as mpv's `video_out_drivers[]`). The command line's commands, the job file, the schema, the tuning page
-    /// and the tests follow from it.
-    static let kinds: [any DescribedJob.Type] = [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self, KeyJob.self, RenderJob.self]
+    /// joins (as mpv's `video_out_drivers[]`). The command line's commands, the job file, the schema, the option
+    /// reference, the tuning page and the tests follow from it.
+    static var kinds: [any DescribedJob.Type] {
+        [BlendJob.self, ConcatJob.self, StillJob.self, RemixJob.self, KeyJob.self, RenderJob.self] + rehearsal
+    }
+
+    /// Kinds a test adds for the time of its run (`JobFile.$rehearsal.withValue([…])`), to show that a kind joins by
+    /// this list alone; always empty outside the tests.
+    @TaskLocal static var rehearsal: [any DescribedJob.Type] = []
 
     /// The kinds as the command line and the page see them: each one's name, line of help, example and type.
     @_spi(Tools) public static var kindDescriptions: [KindDescription] {
