@@ -46,10 +46,8 @@ INLINE void alpha_blend(const MWAlphaBlend *r, int level) {
 }
 COMPILED_AT_LEVELS(void, alpha_blend, (const MWAlphaBlend *r), r)
 
-int mw_alpha_blend(const MWAlphaBlend *r, int level) {
-    static void (*const blends[5])(const MWAlphaBlend *) = {mw_alpha_blend_1, mw_alpha_blend_1, mw_alpha_blend_2, mw_alpha_blend_3,
-                                                           mw_alpha_blend_4};
-    if (level < 0 || level > mw_key_best_level()) return -1;
-    blends[level](r);
-    return 0;
+const MWAlphaKernel *mw_alpha_kernel(int level) {
+    static const MWAlphaKernel kernels[5] = {{0, mw_alpha_blend_1}, {1, mw_alpha_blend_1}, {2, mw_alpha_blend_2},
+                                             {3, mw_alpha_blend_3}, {4, mw_alpha_blend_4}};
+    return level >= 0 && level <= mw_cpu_level() ? &kernels[level] : 0;
 }

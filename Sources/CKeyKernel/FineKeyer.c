@@ -15,9 +15,11 @@ COMPILED_AT_LEVELS(void, fine_grid, (MWFineKeyer *k, const MWFineParams *p, int 
 COMPILED_AT_LEVELS(void, fine_tiles, (MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out,
                                       MWFineCore core, int part, int parts), k, p, in, out, core, part, parts)
 
-MWFineCore mw_fine_core(int level) {
-    static const MWFineCore cores[5] = {mw_fine_core_ref, mw_fine_core_1, mw_fine_core_2, mw_fine_core_3, mw_fine_core_4};
-    return level >= 0 && level <= mw_key_best_level() ? cores[level] : 0;
+const MWFineKernel *mw_fine_kernel(int level) {
+#define FINE_LEVEL(n, suffix) {n, mw_fine_core_##suffix, mw_fine_rows_##suffix, mw_fine_grid_##suffix, mw_fine_tiles_##suffix}
+    static const MWFineKernel kernels[5] = {FINE_LEVEL(0, ref), FINE_LEVEL(1, 1), FINE_LEVEL(2, 2), FINE_LEVEL(3, 3), FINE_LEVEL(4, 4)};
+#undef FINE_LEVEL
+    return level >= 0 && level <= mw_cpu_level() ? &kernels[level] : 0;
 }
 
 MWFineKeyer *mw_fine_create(int width, int height) {
@@ -65,41 +67,34 @@ void mw_fine_free(MWFineKeyer *k) {
     free(k);
 }
 
-int mw_fine_rows(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level, int pass, int part, int parts) {
-    typedef void (*PassRows)(MWFineKeyer *, const MWFineParams *, const MWFineInput *, int, int, int);
-    static const PassRows rows[5] = {mw_fine_rows_ref, mw_fine_rows_1, mw_fine_rows_2, mw_fine_rows_3, mw_fine_rows_4};
-    if (level < 0 || level > mw_key_best_level() || pass < 0 || pass >= MW_FINE_PASSES || part < 0 || part >= parts || parts > WORKERS)
-        return -1;
-    rows[level](k, p, in, pass, part, parts);
+int mw_fine_rows(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineKernel *kernel, int pass, int part,
+                 int parts) {
+    if (!kernel || pass < 0 || pass >= MW_FINE_PASSES || part < 0 || part >= parts || parts > WORKERS) return -1;
+    kernel->rows(k, p, in, pass, part, parts);
     return 0;
 }
 
-int mw_fine_grid(MWFineKeyer *k, const MWFineParams *p, int level, int pass) {
-    typedef void (*PassGrid)(MWFineKeyer *, const MWFineParams *, int);
-    static const PassGrid grid[5] = {mw_fine_grid_ref, mw_fine_grid_1, mw_fine_grid_2, mw_fine_grid_3, mw_fine_grid_4};
-    if (level < 0 || level > mw_key_best_level() || pass < 0 || pass >= MW_FINE_PASSES) return -1;
-    grid[level](k, p, pass);
+int mw_fine_grid(MWFineKeyer *k, const MWFineParams *p, const MWFineKernel *kernel, int pass) {
+    if (!kernel || pass < 0 || pass >= MW_FINE_PASSES) return -1;
+    kernel->grid(k, p, pass);
     return 0;
 }
 
-int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level) {
+int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineKernel *kernel) {
     for (int pass = 0; pass < MW_FINE_PASSES; pass++)
-        if (mw_fine_rows(k, p, in, level, pass, 0, 1) != 0 || mw_fine_grid(k, p, level, pass) != 0) return -1;
+        if (mw_fine_rows(k, p, in, kernel, pass, 0, 1) != 0 || mw_fine_grid(k, p, kernel, pass) != 0) return -1;
     return 0;
 }
 
-int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level, int part,
-                  int parts) {
-    typedef void (*Tiles)(MWFineKeyer *, const MWFineParams *, const MWFineInput *, const MWFineOutput *, MWFineCore, int, int);
-    static const Tiles tiles[5] = {mw_fine_tiles_ref, mw_fine_tiles_1, mw_fine_tiles_2, mw_fine_tiles_3, mw_fine_tiles_4};
-    MWFineCore core = mw_fine_core(level);
-    if (!core || part < 0 || part >= WORKERS || parts > WORKERS || (out->base[0] && out->fullChroma)) return -1;
-    tiles[level](k, p, in, out, core, part, parts);
+int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, const MWFineKernel *kernel,
+                  int part, int parts) {
+    if (!kernel || part < 0 || part >= WORKERS || parts > WORKERS || (out->base[0] && out->fullChroma)) return -1;
+    kernel->tiles(k, p, in, out, kernel->core, part, parts);
     return 0;
 }
 
-int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level) {
-    if (mw_fine_prepare(k, p, in, level) != 0 || mw_fine_tiles(k, p, in, out, level, 0, 1) != 0) return -1;
+int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, const MWFineKernel *kernel) {
+    if (mw_fine_prepare(k, p, in, kernel) != 0 || mw_fine_tiles(k, p, in, out, kernel, 0, 1) != 0) return -1;
     if (!out->base[0]) {
         mw_fine_matte(p, out->plane[3], out->stride[3], k->w, k->h, k->line);
         if (mw_matte_feather(out->plane, out->stride, k->w, k->h, out->fullChroma ? 0 : 1, p->feather) != 0) return -1;

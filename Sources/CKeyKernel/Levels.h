@@ -24,8 +24,8 @@
 
 /// `mw_name_1` … `mw_name_4`: `name` (an INLINE function returning `ret`, taking `params` and last the level, a
 /// constant once inlined, for what differs between levels) compiled at each level and called with the arguments
-/// that follow and the level. Only x86-64 has levels 2 to 4 (`mw_key_kernel` never gives them elsewhere). Seen
-/// only by the table (Table.c), which `DECLARE_LEVELS` declares them for.
+/// that follow and the level. Only x86-64 has levels 2 to 4 (no family's table gives them elsewhere: `mw_cpu_level`).
+/// Seen only by the families' tables, which `DECLARE_LEVELS` declares them for.
 #define HIDDEN __attribute__((visibility("hidden")))
 #define COMPILED_AT_LEVELS(ret, name, params, ...)                                                \
     HIDDEN ret mw_##name##_1 params { return name(__VA_ARGS__, 1); }                              \

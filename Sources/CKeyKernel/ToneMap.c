@@ -143,8 +143,8 @@ static void mw_tone_rows_ref(const MWToneParams *p, const MWTonePicture *pic, lo
 #define TONE_PARAMS (const MWToneParams *p, const MWTonePicture *pic, long first, long end, float *scratch)
 COMPILED_AT_LEVELS(void, tone_rows, TONE_PARAMS, p, pic, first, end, scratch)
 
-MWToneRows mw_tone_rows(int level) {
-    static const MWToneRows levels[5] = {mw_tone_rows_ref, mw_tone_rows_1, mw_tone_rows_2, mw_tone_rows_3,
-                                         mw_tone_rows_4};
-    return level >= 0 && level <= mw_key_best_level() ? levels[level] : 0;
+const MWToneKernel *mw_tone_kernel(int level) {
+    static const MWToneKernel kernels[5] = {{0, mw_tone_rows_ref}, {1, mw_tone_rows_1}, {2, mw_tone_rows_2},
+                                            {3, mw_tone_rows_3}, {4, mw_tone_rows_4}};
+    return level >= 0 && level <= mw_cpu_level() ? &kernels[level] : 0;
 }

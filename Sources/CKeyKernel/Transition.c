@@ -91,6 +91,12 @@ static void NAME(MWTransitionKind kind, float progress, const MWTransitionPlane 
 TRANSITION_PLANE(uint8_t, plane8)
 TRANSITION_PLANE(uint16_t, plane16)
 
-void mw_transition_plane(MWTransitionKind kind, float progress, const MWTransitionPlane *plane) {
+static void transition_plane(MWTransitionKind kind, float progress, const MWTransitionPlane *plane) {
     if (plane->bytes == 2) plane16(kind, progress, plane); else plane8(kind, progress, plane);
+}
+
+const MWTransitionKernel *mw_transition_kernel(int level) {
+    static const MWTransitionKernel kernels[5] = {{0, transition_plane}, {1, transition_plane}, {2, transition_plane},
+                                                  {3, transition_plane}, {4, transition_plane}};
+    return level >= 0 && level <= mw_cpu_level() ? &kernels[level] : 0;
 }

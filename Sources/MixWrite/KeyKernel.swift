@@ -7,7 +7,7 @@ import Foundation
 /// same bytes.
 enum KeyKernel {
     /// The highest level this CPU runs (0 on other processors than x86-64: the reference alone).
-    static let best = mw_key_best_level()
+    static let best = mw_cpu_level()
 
     /// The level in use, or why the forced one cannot be.
     static let chosen: Result<Int32, MixWriteError> = chosen(forced: ProcessInfo.processInfo.environment["MIXWRITE_KERNEL_LEVEL"])

@@ -62,7 +62,7 @@ struct FineKeyerCheckTests {
     @Test("core: every pixel's matte and colour", .enabled(if: KeyKernel.best >= 1, "no vector level on this CPU"), arguments: levels)
     func core(level: Int32) throws {
         var rng = SplitMix64(seed: 0x6669_6e65 + UInt64(level))
-        let reference = try #require(mw_fine_core(0)), kernel = try #require(mw_fine_core(level))
+        let reference = try #require(mw_fine_kernel(0)?.pointee.core), kernel = try #require(mw_fine_kernel(level)?.pointee.core)
         for width in Array(1...40) + [64, 127, 1920] {
             let params = Self.params(despill: [0, 0.5, 1].randomElement(using: &rng)!)
             let want = Row(width: width, &rng), got = Row(copying: want)
@@ -108,6 +108,7 @@ struct FineKeyerCheckTests {
         for p in planes { p.initialize(repeating: 7) }
         let keyer = try #require(mw_fine_create(Int32(width), Int32(height)))
         defer { mw_fine_free(keyer) }
+        let kernel = try #require(mw_fine_kernel(level), "level \(level) is not in the family's table")
         var p = Self.params()
         var input = MWFineInput(), out = MWFineOutput()
         out.plane = (planes[0].baseAddress, planes[1].baseAddress, planes[2].baseAddress, base == nil ? planes[3].baseAddress : nil)
@@ -142,14 +143,14 @@ struct FineKeyerCheckTests {
         if let steady, base != nil { (out.steady, out.follows) = (steady, follows ? 1 : 0) }
         // The picture-wide steps whole, or in parts as the keyer runs them: each pass's rows of cells by part, then its grid.
         if parts == 1 {
-            try #require(mw_fine_prepare(keyer, &p, &input, level) == 0)
+            try #require(mw_fine_prepare(keyer, &p, &input, kernel) == 0)
         } else {
             for pass in 0..<Int32(MW_FINE_PASSES) {
-                for part in 0..<parts { try #require(mw_fine_rows(keyer, &p, &input, level, pass, part, parts) == 0) }
-                try #require(mw_fine_grid(keyer, &p, level, pass) == 0)
+                for part in 0..<parts { try #require(mw_fine_rows(keyer, &p, &input, kernel, pass, part, parts) == 0) }
+                try #require(mw_fine_grid(keyer, &p, kernel, pass) == 0)
             }
         }
-        for part in 0..<parts { try #require(mw_fine_tiles(keyer, &p, &input, &out, level, part, parts) == 0) }
+        for part in 0..<parts { try #require(mw_fine_tiles(keyer, &p, &input, &out, kernel, part, parts) == 0) }
         if let steady {
             if base == nil { mw_fine_steady(steady, &input, planes[3].baseAddress, width, follows ? 1 : 0) } else { mw_fine_steady_keep(steady, &input) }
         }
@@ -198,7 +199,7 @@ struct FineKeyerCheckTests {
         b.out = (outs[0], outs[1], outs[2])
         (b.fxStride, b.baseStride, b.outStride) = ((width, cw, cw, width), (width, cw, cw), (width, cw, cw))
         (b.width, b.height) = (Int32(width), Int32(height))
-        _ = mw_alpha_blend(&b, 1)
+        mw_alpha_kernel(1).pointee.blend(&b)
         return zip(outs, sizes).map { Array(UnsafeBufferPointer(start: $0, count: $1)) }
     }
 

@@ -113,6 +113,17 @@ struct KernelCheckTests {
         }
         #expect(mw_key_kernel(KeyKernel.best + 1) == nil && mw_key_kernel(-1) == nil)
     }
+
+    @Test("every family is one table a level (mw_xxx_kernel): an entry at each level this CPU runs, naming it; none past it")
+    func familyTables() {
+        for level in Int32(-1)...5 {
+            let runs = (0...KeyKernel.best).contains(level)
+            let named: [Int32?] = [mw_key_kernel(level)?.pointee.level, mw_alpha_kernel(level)?.pointee.level,
+                                   mw_tone_kernel(level)?.pointee.level, mw_fine_kernel(level)?.pointee.level,
+                                   mw_transition_kernel(level)?.pointee.level]
+            #expect(named.allSatisfy { $0 == (runs ? level : nil) }, "level \(level): \(named)")
+        }
+    }
 }
 
 // MARK: random rows

@@ -57,7 +57,7 @@ struct ToneMapCheckTests {
           arguments: levels)
     func toneRows(level: Int32) throws {
         var rng = SplitMix64(seed: 0x746f_6e65 + UInt64(level))
-        let reference = try #require(mw_tone_rows(0)), kernel = try #require(mw_tone_rows(level))
+        let reference = try #require(mw_tone_kernel(0)?.pointee.rows), kernel = try #require(mw_tone_kernel(level)?.pointee.rows)
         var checked = 0
         for transfer in [HDRTransfer.hlg, .pq] {
             for (primaries, matrix) in [("bt2020", "2020_ncl"), ("bt709", "709"), ("bt2020", "709")] {

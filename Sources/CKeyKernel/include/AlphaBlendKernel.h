@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "CpuLevel.h"
+
 typedef struct {
     /// fx (yuva420p: Y, U, V, A), base and the output (yuv420p), all width × height.
     const uint8_t *fx[4], *base[3];
@@ -16,7 +18,14 @@ typedef struct {
     const uint16_t *despill;
 } MWAlphaBlend;
 
-/// The blend at `level` (0 … 4 as `mw_key_kernel`'s); −1 for a level above this CPU's best.
-int mw_alpha_blend(const MWAlphaBlend *b, int level);
+/// The family's functions at one level (0 … 4 as `mw_key_kernel`'s; level 0, which has no reference of its own, runs
+/// plain x86-64's: the formula is integer arithmetic, the same bits at every level).
+typedef struct {
+    int level;
+    void (*blend)(const MWAlphaBlend *b);
+} MWAlphaKernel;
+
+/// The table of `level`, or NULL for a level this CPU cannot run (above `mw_cpu_level()`, or negative).
+const MWAlphaKernel *mw_alpha_kernel(int level);
 
 #endif

@@ -31,6 +31,8 @@
 
 #include <stdint.h>
 
+#include "CpuLevel.h"
+
 /// The pictures' colour and the key. Channels are permuted so that channel 1 is the screen's (green or blue):
 /// c[k] = (Y − lumaZero)·lumaScale + u·perU[k] + v·perV[k], with u = (U − 128)·chromaScale (likewise v).
 typedef struct {
@@ -64,9 +66,8 @@ typedef struct {
     long width;
 } MWFineRow;
 
-/// The core at `level` (0 the scalar reference, 1 … 4 as `mw_key_kernel`'s), or NULL above this CPU's best.
+/// The per-pixel core over one row.
 typedef void (*MWFineCore)(const MWFineParams *p, const MWFineRow *row);
-MWFineCore mw_fine_core(int level);
 
 /// A keyer's scratch for pictures of one size; step 6's state for a run of them.
 typedef struct MWFineKeyer MWFineKeyer;
@@ -74,7 +75,7 @@ typedef struct MWFineSteady MWFineSteady;
 MWFineKeyer *mw_fine_create(int width, int height);
 void mw_fine_free(MWFineKeyer *k);
 
-/// Keys one picture: luma and chroma planes in, yuva420p planes out (the picture's size), with the core of `level`.
+/// A picture in (luma and chroma planes) and out (yuva420p planes, the picture's size).
 typedef struct {
     const uint8_t *plane[3];
     long stride[3];
@@ -95,7 +96,24 @@ typedef struct {
     struct MWFineSteady *steady;
     int follows;
 } MWFineOutput;
-int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level);
+
+/// The family's functions at one level (0 each step's scalar reference, FineKeyerRef.c; 1 … 4 as `mw_key_kernel`'s):
+/// the core, and the steps `mw_fine_key` runs (`rows` and `grid` a pass of the picture-wide fields, `tiles` a part's
+/// tiles through `core`). Every level gives the same bits.
+typedef struct {
+    int level;
+    MWFineCore core;
+    void (*rows)(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int pass, int part, int parts);
+    void (*grid)(MWFineKeyer *k, const MWFineParams *p, int pass);
+    void (*tiles)(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, MWFineCore core,
+                  int part, int parts);
+} MWFineKernel;
+
+/// The table of `level`, or NULL for a level this CPU cannot run (above `mw_cpu_level()`, or negative).
+const MWFineKernel *mw_fine_kernel(int level);
+
+/// Keys one picture by `kernel`'s steps.
+int mw_fine_key(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, const MWFineKernel *kernel);
 
 /// A clean plate (`--clean-plate`): the empty screen as fx is filmed (yuv420p, the keyer's size; its pictures' mean),
 /// or NULL for none. With one, step 2's screen at each chroma sample is the plate's there (denoised over 3 × 3 samples)
@@ -106,13 +124,15 @@ int mw_fine_plate(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *plat
 /// The same in parts, for two threads: the picture-wide steps (`prepare`), then `tiles` for part 0 and part 1 of
 /// `parts` (1 or 2) at once (each its own rows of tiles and scratch), then `mw_fine_matte`. The picture-wide steps
 /// are themselves MW_FINE_PASSES passes, each `rows` for every part at once (each its own rows of cells and scratch),
-/// then `grid` (what `prepare` does in one part). Each at `level` as the core (every level and every number of parts
-/// gives the same bits; −1 for a level above this CPU's best).
+/// then `grid` (what `prepare` does in one part). Each by `kernel`'s steps (every level and every number of parts
+/// gives the same bits; −1 for no kernel or a part out of range).
 enum { MW_FINE_PASSES = 3 };
-int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level);
-int mw_fine_rows(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, int level, int pass, int part, int parts);
-int mw_fine_grid(MWFineKeyer *k, const MWFineParams *p, int level, int pass);
-int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, int level, int part,
+int mw_fine_prepare(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineKernel *kernel);
+int mw_fine_rows(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineKernel *kernel, int pass, int part,
+                 int parts);
+int mw_fine_grid(MWFineKeyer *k, const MWFineParams *p, const MWFineKernel *kernel, int pass);
+int mw_fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput *in, const MWFineOutput *out, const MWFineKernel *kernel,
+                  int part,
                   int parts);
 
 /// Step 6, for a run of pictures of one size: the last picture's matte (as step 5 made it) and its fx kept.

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "CpuLevel.h"
+
 /// What the keyer's settings and the pictures' colour description make of GPUImage's formula. Channel values
 /// are in 8-bit units (0 … 255) of the RGBA8 texture; chroma comes in 1/16 steps.
 typedef struct {
@@ -117,11 +119,8 @@ typedef struct {
     void (*mixRest)(const MWMixRow *row);
 } MWKeyKernel;
 
-/// The table of `level`, or NULL for a level this CPU cannot run (above `mw_key_best_level()`, or negative).
+/// The table of `level`, or NULL for a level this CPU cannot run (above `mw_cpu_level()`, or negative).
 const MWKeyKernel *mw_key_kernel(int level);
-
-/// The highest level this CPU runs (1 on an x86-64 without SSE4.2, 0 on other processors: the reference alone).
-int mw_key_best_level(void);
 
 /// Asks for the n bytes at p to be brought into the cache (for reading), a cache line (64 bytes) at a time.
 void mw_prefetch(const void *p, long n);

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "CpuLevel.h"
+
 /// The transfer table: E' (the HDR signal) from 0 to 2 in steps of 1 / MW_SIGNAL_STEPS, entry i for E' = i / steps
 /// (nearest: within an eighth of a 10-bit step). Above 1 for the colours 10-bit Y'CbCr holds beyond RGB's cube.
 #define MW_SIGNAL_STEPS 4096
@@ -46,8 +48,14 @@ typedef struct {
 /// floats.
 typedef void (*MWToneRows)(const MWToneParams *params, const MWTonePicture *picture, long first, long end, float *scratch);
 
-/// The tone mapper at `level` (0 is plain C as Swift compiles it, then the keyer's levels), NULL for a level this
-/// CPU cannot run.
-MWToneRows mw_tone_rows(int level);
+/// The family's functions at one level (0 the scalar reference, the same pixel function unvectorized; then the
+/// keyer's levels).
+typedef struct {
+    int level;
+    MWToneRows rows;
+} MWToneKernel;
+
+/// The table of `level`, or NULL for a level this CPU cannot run (above `mw_cpu_level()`, or negative).
+const MWToneKernel *mw_tone_kernel(int level);
 
 #endif

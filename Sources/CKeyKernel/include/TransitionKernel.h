@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "CpuLevel.h"
+
 /// The kinds, in Transition.Kind's order after `cut` (which has no shared frames).
 typedef enum {
     MW_FADE = 1, MW_FADEBLACK, MW_FADEWHITE, MW_WIPELEFT, MW_WIPERIGHT, MW_WIPEUP, MW_WIPEDOWN,
@@ -34,7 +36,15 @@ typedef struct {
     int bytes;
 } MWTransitionPlane;
 
-/// The plane at `progress` (1: all a, 0: all b).
-void mw_transition_plane(MWTransitionKind kind, float progress, const MWTransitionPlane *plane);
+/// The family's functions at one level. xfade's arithmetic is compiled once, plain C at the baseline as FFmpeg's own
+/// build (so luma is the CLI's to the bit): every level's table holds it.
+typedef struct {
+    int level;
+    /// The plane at `progress` (1: all a, 0: all b).
+    void (*plane)(MWTransitionKind kind, float progress, const MWTransitionPlane *plane);
+} MWTransitionKernel;
+
+/// The table of `level`, or NULL for a level this CPU cannot run (above `mw_cpu_level()`, or negative).
+const MWTransitionKernel *mw_transition_kernel(int level);
 
 #endif

@@ -23,7 +23,8 @@ enum AlphaBlend {
                                  baseStride: (base.stride(0), base.stride(1), base.stride(2)),
                                  outStride: (output.stride(0), output.stride(1), output.stride(2)),
                                  width: Int32(output.width), height: Int32(output.height), despill: table)
-            precondition(mw_alpha_blend(&b, level) == 0, "alpha blend level \(level) is above this CPU's")
+            guard let kernel = mw_alpha_kernel(level) else { preconditionFailure("alpha blend level \(level) is above this CPU's") }
+            kernel.pointee.blend(&b)
         }
         if let despill { despill.withUnsafeBufferPointer { run($0.baseAddress) } } else { run(nil) }
     }

@@ -112,19 +112,18 @@ final class FineKeyer {
             // The picture-wide steps' passes (each on both cores, each part its own rows of cells, then the grid's),
             // then the tiles on both cores (each part its own rows of tiles and scratch), then the matte's refinements.
             nonisolated(unsafe) let (k, p, i, o) = (keyer, params, input, output)
-            let level = level
+            guard let table = mw_fine_kernel(level) else { preconditionFailure("fine keyer level \(level) is above this CPU's") }
+            nonisolated(unsafe) let kernel = table   // a pointer to a constant table
             for pass in 0..<Int32(MW_FINE_PASSES) {
                 DispatchQueue.concurrentPerform(iterations: 2) { part in
                     var (p, i) = (p, i)
-                    let status = mw_fine_rows(k, &p, &i, level, pass, Int32(part), 2)
-                    precondition(status == 0, "fine keyer level \(level) is above this CPU's")
+                    precondition(mw_fine_rows(k, &p, &i, kernel, pass, Int32(part), 2) == 0, "fine keyer: a part out of range")
                 }
-                precondition(mw_fine_grid(keyer, &params, level, pass) == 0, "fine keyer level \(level) is above this CPU's")
+                precondition(mw_fine_grid(keyer, &params, kernel, pass) == 0, "fine keyer: a pass out of range")
             }
             DispatchQueue.concurrentPerform(iterations: 2) { part in
                 var (p, i, o) = (p, i, o)
-                let status = mw_fine_tiles(k, &p, &i, &o, level, Int32(part), 2)
-                precondition(status == 0, "fine keyer level \(level) is above this CPU's")
+                precondition(mw_fine_tiles(k, &p, &i, &o, kernel, Int32(part), 2) == 0, "fine keyer: a part out of range")
             }
             if base != nil, run != .alone { mw_fine_steady_keep(steady, &input) }
             if base == nil {

@@ -80,8 +80,8 @@ final class ToneMapKernel {
         case "bt709": inputPrimaries = .bt709
         default: return nil
         }
-        guard let rows = mw_tone_rows(level) else { return nil }
-        self.rows = rows
+        guard let kernel = mw_tone_kernel(level) else { return nil }
+        self.rows = kernel.pointee.rows
         // zimg 3.0's functions (colorspace/gamma.cpp), in doubles, linear light in units of 100 cd/m² (npl=100).
         // HLG's OOTF as FFmpeg 5.1's zscale has zimg apply it: a channel at a time, E^1.2, its 1000 cd/m² peak at 10
         // (measured against the chain: `ToneMapKernelTests`; BT.2100's OOTF on the luminance differs for colours).

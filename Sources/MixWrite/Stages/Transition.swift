@@ -73,6 +73,12 @@ struct Crossing: Sendable, Equatable {
     /// 1/frames a frame, in floats as xfade divides its timestamps.
     func progress(at k: Int) -> Float { 1 - Float(k) / Float(frames) }
 
+    /// xfade's arithmetic (CKeyKernel's transition family, the same function at every level).
+    static let kernel: MWTransitionKernel = {
+        guard let k = mw_transition_kernel(KeyKernel.level) else { preconditionFailure("no transition kernel at level \(KeyKernel.level)") }
+        return k.pointee
+    }()
+
     /// The output picture at shared frame `k`: `outgoing` giving way to `incoming` (both the output's size and format).
     func draw(_ outgoing: Frame, _ incoming: Frame, into out: Frame, at k: Int) {
         guard let c = kind.kernel else { return }
@@ -87,7 +93,7 @@ struct Crossing: Sendable, Equatable {
                 width: Int32(chroma ? (out.width + 1) / 2 : out.width), height: Int32(chroma ? (out.height + 1) / 2 : out.height),
                 shiftX: chroma ? 1 : 0, shiftY: chroma ? 1 : 0, frameWidth: Int32(out.width), frameHeight: Int32(out.height),
                 black: Int32(chroma ? top / 2 : 0), white: Int32(chroma ? top / 2 : top), bytes: Int32(bytes))
-            mw_transition_plane(c, p, &plane)
+            Self.kernel.plane(c, p, &plane)
         }
     }
 }
