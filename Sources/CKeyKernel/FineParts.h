@@ -65,13 +65,18 @@ typedef struct {
     float alpha[PIX_N], y[PIX_N], outU[PIX_N], outV[PIX_N];
 } Pixels;
 
-/// One thread's tiles' scratch: a window and its place, the tile's pixel planes, its luma and its place (pixels px0,
-/// py0 on, pn × pm).
+/// Where a tile is: its window (chroma samples wx, wy on, ww × wh) and its pixels (px0, py0 on, pn × pm).
 typedef struct {
+    int wx, wy, ww, wh, px0, py0, pn, pm;
+} Place;
+
+/// One thread's tiles' scratch: the tile's place, its window's planes, its pixel planes and its luma. Each step is
+/// handed the place and the planes it reads and writes, never the whole.
+typedef struct {
+    Place at;
     Window win;
     Pixels px;
     uint8_t luma[PIX_N];
-    int wx, wy, ww, wh, px0, py0, pn, pm;
 } Tile;
 
 /// One thread's scratch for the fields' rows of cells (FineFields.h): a row of sums per sample column (y, u, v, count;

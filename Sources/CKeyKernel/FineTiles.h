@@ -11,9 +11,9 @@
 #pragma clang fp contract(off)
 
 /// The window of tile (tx, ty): its samples and APRON more each side, within the picture.
-INLINE void place_window(MWFineKeyer *k, Tile *t, int tx, int ty) {
-    t->wx = clampi(TILE * tx - APRON, 0, k->cw), t->wy = clampi(TILE * ty - APRON, 0, k->ch);
-    t->ww = clampi(TILE * tx + TILE + APRON, 0, k->cw) - t->wx, t->wh = clampi(TILE * ty + TILE + APRON, 0, k->ch) - t->wy;
+INLINE void place_window(const MWFineKeyer *k, Place *at, int tx, int ty) {
+    at->wx = clampi(TILE * tx - APRON, 0, k->cw), at->wy = clampi(TILE * ty - APRON, 0, k->ch);
+    at->ww = clampi(TILE * tx + TILE + APRON, 0, k->cw) - at->wx, at->wh = clampi(TILE * ty + TILE + APRON, 0, k->ch) - at->wy;
 }
 
 enum { MIXED, SCREEN, SOLID };
@@ -21,11 +21,11 @@ enum { MIXED, SCREEN, SOLID };
 /// What a tile is: plain screen (its window's colour-difference matte 0 and every pixel's luma the screen's there),
 /// plain subject (its window's matte 1: each pixel farther than APRON samples from anything else, so its colour is
 /// its own, spill's limit acting only nearer the edge), or neither.
-INLINE int tile_kind(const MWFineKeyer *k, Tile *t, const MWFineParams *p, int tx, int ty) {
+INLINE int tile_kind(const MWFineKeyer *k, const Place *at, const MWFineParams *p, int tx, int ty) {
     // The cells over the window (a little more than it: a tile is called plain only when it surely is).
     int zero = 1, one = 1;
-    for (int gy = t->wy / CELL; gy <= (t->wy + t->wh - 1) / CELL; gy++)
-        for (int gx = t->wx / CELL; gx <= (t->wx + t->ww - 1) / CELL; gx++) {
+    for (int gy = at->wy / CELL; gy <= (at->wy + at->wh - 1) / CELL; gy++)
+        for (int gx = at->wx / CELL; gx <= (at->wx + at->ww - 1) / CELL; gx++) {
             long g = (long)gy * k->gw + gx;
             zero &= k->grid.matteHigh[g] <= 0.f, one &= k->grid.matteLow[g] >= 1.f;
         }
@@ -145,8 +145,8 @@ INLINE void fine_tiles(MWFineKeyer *k, const MWFineParams *p, const MWFineInput 
     Tile *t = &k->tiles[part];
     for (int ty = part; ty * TILE < k->ch; ty += parts)
         for (int tx = 0; tx * TILE < k->cw; tx++) {
-            place_window(k, t, tx, ty);
-            int kind = tile_kind(k, t, p, tx, ty);
+            place_window(k, &t->at, tx, ty);
+            int kind = tile_kind(k, &t->at, p, tx, ty);
             // With full chroma a subject's own tile is upsampled as any (its colour's resolution is the point).
             if (kind == MIXED || (kind != SCREEN && out->fullChroma)) mixed_tile(k, t, p, in, out, core, tx, ty);
             else plain_tile(k, in, out, kind, tx, ty);
