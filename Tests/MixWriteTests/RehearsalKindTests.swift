@@ -19,7 +19,6 @@ extension MixOnlyJob: DescribedJob, CommonJob {
     static let abstract = "Mix every audio track of the SOUND files into one sound file."
     static let example = "mixwrite mixonly a.m4a b.wav -o mix.m4a"
     static var blank: Self { MixOnlyJob(sounds: [], output: "") }
-    mutating func useThreads(_ threads: Int) { run.threads = threads }
 
     static var options: [JobOption<Self>] {
         [.paths("sounds", \.sounds, form: .positional, required: true, valueName: "SOUND", help: "The sound files, mixed."),

@@ -18,7 +18,6 @@ protocol DescribedJob: PlannedJob {
 
 extension DescribedJob {
     public var kind: String { Self.kind }
-    mutating func useThreads(_ threads: Int) {}
 
     /// Every option that is not at its default, in the description's order.
     var values: [(option: JobOption<Self>, value: JobValue)] {

@@ -52,7 +52,6 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
     static let abstract = "Key FX's green screen over BASE and mix every audio track of both (the default command)."
     static let example = "mixwrite fx.mov base.mov -o out.mov"
     static var blank: Self { BlendJob(fx: "", base: "", output: "") }
-    mutating func useThreads(_ threads: Int) { run.threads = threads }
 
     /// `mixwrite FX BASE -o OUT` and every option of a blend.
     static var options: [JobOption<Self>] {

@@ -35,7 +35,6 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     static let abstract = "Put clips end to end, video and every audio track of each; one chapter a clip."
     static let example = "mixwrite concat intro.mov talk.mp4 outro.mov -o show.mp4 --events events.json"
     static var blank: Self { ConcatJob(clips: [], output: "") }
-    mutating func useThreads(_ threads: Int) { run.threads = threads }
 
     /// `mixwrite concat CLIP… -o OUT` and every option of a concat. Events given in a job file have no
     /// command-line form but a file (`--events PATH`), so the command leaves them out.

@@ -27,7 +27,6 @@ extension KeyJob: DescribedJob, CommonJob, KeyedJob {
     static let abstract = "Write FX's picture with the key's matte as its alpha (a layer for an editor), and FX's audio mixed."
     static let example = "mixwrite key greenscreen.mov -o layer.mov   (ProRes 4444; .webm: VP9 with alpha)"
     static var blank: Self { KeyJob(fx: "", output: "") }
-    mutating func useThreads(_ threads: Int) { run.threads = threads }
 
     /// `mixwrite key FX -o OUT` and every option of a key layer.
     static var options: [JobOption<Self>] {

@@ -32,7 +32,6 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     static let abstract = "Render an OpenTimelineIO timeline (.otio): every video track composited, every audio track of every clip mixed."
     static let example = "mixwrite render cut.otio -o cut.mp4"
     static var blank: Self { RenderJob(timeline: "", output: "") }
-    mutating func useThreads(_ threads: Int) { run.threads = threads }
 
     /// `mixwrite render TIMELINE -o OUT` and every option of a render.
     static var options: [JobOption<Self>] {

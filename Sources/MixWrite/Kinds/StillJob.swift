@@ -31,7 +31,6 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
     static let abstract = "A movie of one picture, exactly as long as its audio (several audio files are mixed)."
     static let example = "mixwrite still cover.jpg episode.mp3 -o episode.mp4"
     static var blank: Self { StillJob(image: "", audioFiles: [], output: "") }
-    mutating func useThreads(_ threads: Int) { run.threads = threads }
     /// Low, since nothing moves; 5 plays everywhere.
     static let defaultFrameRate = Rational(5, 1)
 

@@ -129,4 +129,7 @@ protocol CommonJob {
 
 extension CommonJob {
     static var commonOptions: [JobOption<Self>] { RunSettings.commonOptions.map { $0.lifted(\.run) } }
+
+    /// The encoders' threads, which a batch gives each job.
+    mutating func useThreads(_ threads: Int) { run.threads = threads }
 }
