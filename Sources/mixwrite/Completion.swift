@@ -7,7 +7,7 @@ import ArgumentParser
 /// command takes the words when the first is not a command's name (`mixwrite fx.mov base.mov --keyer <TAB>`), which
 /// argument-parser's own scripts could not do: they offered the commands' names there, and options where a file goes.
 enum Completion {
-    static var commands: [String] { KindCommands.all.map { $0.kindName } + Mixwrite.otherCommands.map { $0._commandName } + ["help"] }
+    static var commands: [String] { Mixwrite.commandNames + ["help"] }
 
     /// What `mixwrite ARGUMENTS` prints instead of running, if it is a completion request: the script a shell installs
     /// (`--generate-completion-script SHELL`), or the candidates (`---complete INDEX WORDS…`, one a line).

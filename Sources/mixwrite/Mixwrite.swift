@@ -21,6 +21,9 @@ struct Mixwrite: AsyncParsableCommand {
     /// The commands besides the kinds' (each kind's is `KindCommands.all`'s).
     static let otherCommands: [any ParsableCommand.Type] = [Probe.self, Sync.self, Batch.self, Join.self, Tune.self]
 
+    /// Every command's name: the kinds' (the blend's first), then the others'.
+    static var commandNames: [String] { KindCommands.all.map { $0.kindName } + otherCommands.map { $0._commandName } }
+
     /// The root help's text: an example of every kind of job (its own), then of the other commands.
     static var discussion: String {
         let kinds = JobFile.kindDescriptions.map { "  " + $0.example }
@@ -44,7 +47,7 @@ struct Mixwrite: AsyncParsableCommand {
 
     /// A bare `mixwrite`'s answer: how to call it, every command named.
     static var usage: String {
-        let names = (KindCommands.all.map { $0.kindName }.filter { $0 != Blend.kindName } + otherCommands.map { $0._commandName })
+        let names = commandNames.filter { $0 != Blend.kindName }
         return "usage: mixwrite FX BASE -o OUT [options]      (key FX over BASE, every audio track mixed)\n"
             + "       mixwrite \(names.joined(separator: "|")) …\n"
             + "mixwrite --help lists every command; mixwrite COMMAND --help its options.\n"

@@ -88,7 +88,7 @@ struct DescriptionTests {
         (audio.channels, audio.sampleRate, audio.bitRate) = (1, 44100, 96_000)
         (audio.loudness, audio.truePeak, audio.levelMatch, audio.fadeIn, audio.fadeOut) = (-20, -2, true, 0.25, 0.5)
         (audio.codec, audio.stems) = (.pcm, true)
-        (audio.autoOffsets, audio.syncTo, audio.correctsDrift) = (["base:1"], "audio1", false)
+        (audio.autoOffsets, audio.syncTo, audio.drift) = (["base:1"], "audio1", .off)
         var busy = PictureSettings(fit: .fill, proresProfile: .lt)
         (busy.width, busy.height, busy.frameRate, busy.crf, busy.preset, busy.codec) = (160, 96, Rational(12, 1), 30, "ultrafast", .prores)
         func picture(_ p: inout PictureSettings) { p = busy }
@@ -113,7 +113,7 @@ struct DescriptionTests {
         (blend.autoKeyColor, blend.run.strict, blend.audio.tracks, blend.audio.mode) = (true, true, .first, .average)
         (blend.compositing, blend.hdr, blend.run.smart, blend.run.trustCopies) = (.chroma, .keep, .off, true)
         (blend.picture.codec, blend.picture.proresProfile, blend.audio.codec, blend.audio.stems) = (.hevc, .lt, .pcm, true)
-        (blend.audio.autoOffsets, blend.audio.syncTo, blend.audio.correctsDrift) = (["fx:1"], "base", false)
+        (blend.audio.autoOffsets, blend.audio.syncTo, blend.audio.drift) = (["fx:1"], "base", .off)
         (blend.run.parts, blend.run.part) = (4, 2)   // described only: the job is never run (parts refuse --start)
         (blend.placement.at, blend.placement.from, blend.placement.to) = (0.5, 0.25, 1.5)
         (blend.placement.place, blend.placement.opacity) = ([-10, 20, 100, 60], 0.75)

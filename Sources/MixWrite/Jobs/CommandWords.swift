@@ -101,12 +101,7 @@ public struct CommandWords: Sendable {
         var lines = ["USAGE: " + usage(described, inputs: inputs), "", "ARGUMENTS:"]
         lines += inputs.map { row($0.shownInput, $0) }
         func rows(_ list: [OptionDeclaration]) -> [String] {
-            list.map { d in
-                var left = "--\(d.commandName)"
-                if case .short(let s) = d.form { left = "\(s), " + left }
-                if let v = d.shownValue { left += " \(v)" }
-                return row(left, d)
-            }
+            list.map { d in row(d.shownNames.joined(separator: ", ") + (d.shownValue.map { " " + $0 } ?? ""), d) }
         }
         lines += ["", "JOB OPTIONS (each is also a job file's key, without the dashes):"] + rows(named)
         if !own.isEmpty { lines += ["", "COMMAND OPTIONS:"] + rows(own) }
@@ -146,8 +141,7 @@ public struct CommandWords: Sendable {
     /// One option's cells in the reference: its name (`-o, --output`), value, default and help (a command's own
     /// option marked so).
     static func reference(_ d: OptionDeclaration, isOwn: Bool) -> [String] {
-        var name = "`--\(d.commandName)`"
-        if case .short(let s) = d.form { name = "`\(s)`, " + name }
+        let name = d.shownNames.map { "`\($0)`" }.joined(separator: ", ")
         var value = d.shownValue.map { "`\($0)`" } ?? ""
         if let range = d.shape.range { value += " \(JobOption<Int>.format(range.lowerBound))…\(JobOption<Int>.format(range.upperBound))" }
         if let unit = d.shape.unit { value += " \(unit)" }
@@ -174,6 +168,12 @@ public struct CommandWords: Sendable {
 }
 
 extension OptionDeclaration {
+    /// Its names as the help shows them: `-o` and `--output`, or `--size` alone.
+    var shownNames: [String] {
+        if case .short(let s) = form { return [s, "--" + commandName] }
+        return ["--" + commandName]
+    }
+
     /// An input as the usage line shows it: `FX`, `CLIP...`.
     var shownInput: String {
         let n = valueName ?? name.uppercased()

@@ -44,12 +44,12 @@ extension AudioOptions {
                 }
                 found[key] = m
                 warnings.append("\(s.shownPath): placed by its sound at \(String(format: "%+.4f", offset)) s on \(reference)'s timeline"
-                                + (correctsDrift ? String(format: ", its clock %+.1f ppm", m.driftPPM ?? 0) : "")
+                                + (drift == .auto ? String(format: ", its clock %+.1f ppm", m.driftPPM ?? 0) : "")
                                 + String(format: " (confidence %.2f)", m.confidence))
             }
             guard let m = found[key], let offset = m.offsetSeconds else { continue }
             sources[i].sync = (offset, reference)
-            sources[i].driftPPM = correctsDrift ? m.driftPPM ?? 0 : 0
+            sources[i].driftPPM = drift == .auto ? m.driftPPM ?? 0 : 0
         }
     }
 }

@@ -1,6 +1,12 @@
 import Foundation
 import FFmpegSupport
 
+/// A source placed by its sound (`--drift`): `auto` also measures its clock's drift and resamples it to the reference's;
+/// `off` places its start alone.
+public enum DriftMode: String, Sendable, Codable, CaseIterable {
+    case auto, off
+}
+
 /// What goes into the audio mix, shared by every kind of job.
 public struct AudioOptions: Sendable {
     public enum Tracks: String, Sendable, Codable, CaseIterable {
@@ -27,7 +33,7 @@ public struct AudioOptions: Sendable {
     public var syncTo: String?
     /// Whether a source placed by its sound also has its clock's drift measured and corrected (`--drift auto`; `off`:
     /// its start placed, its clock taken as the reference's).
-    public var correctsDrift = true
+    public var drift = DriftMode.auto
     public var mode: MixMode = .sum
     /// Output channels; nil: stereo if any source has two or more, else mono.
     public var channels: Int?
@@ -76,13 +82,8 @@ public struct AudioOptions: Sendable {
                                         help: "The source whose sound --offset SOURCE=auto places the others against (default: base, else the first)."),
                       read: { (a, input) throws(JobProblem) in a.syncTo = try input.value("must be a source's name") as String },
                       write: { $0.syncTo.map { .text($0) } }),
-            JobOption(OptionDeclaration("drift", .choice(["auto", "off"]), default: .text("auto"),
-                                        help: "With --offset SOURCE=auto: auto measures how fast its clock runs and resamples it so its end stays in sync; off places its start only."),
-                      read: { (a, input) throws(JobProblem) in
-                          let text: String = try input.value("must be \"auto\" or \"off\"")
-                          guard text == "auto" || text == "off" else { throw input.problem("'\(text)' is not one of auto, off") }
-                          a.correctsDrift = text == "auto"
-                      }, write: { $0.correctsDrift ? nil : .text("off") }),
+            .choice("drift", \.drift, default: initial.drift,
+                    help: "With --offset SOURCE=auto: auto measures how fast its clock runs and resamples it so its end stays in sync; off places its start only."),
             .choice("mix", \.mode, default: initial.mode, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
             .integer("channels", \.channels, 1...2, help: "Output channels, 1 or 2 (default: stereo if any source has two or more)."),
             .integer("sample-rate", \.sampleRate, default: initial.sampleRate, 8000...384_000, valueName: "HZ",
