@@ -18,6 +18,8 @@ public struct StreamInfo: Sendable {
     /// The stream's own duration, if the container says.
     public var duration: MediaTime?
     public var language: String?
+    /// Its name (`title`; MOV's handler name unless it is a generic one, `SoundHandler`).
+    public var title: String?
     /// A cover picture stored as a video stream (mp3 artwork): not a video track.
     public var isAttachedPicture: Bool
     public var bitRate: Int64
@@ -199,6 +201,12 @@ public final class Demuxer {
         if let tag = av_dict_get(st.pointee.metadata, "language", nil, 0), let v = tag.pointee.value {
             language = String(cString: v)
         }
+        var title: String? = nil
+        for key in ["title", "handler_name"] {
+            guard title == nil, let tag = av_dict_get(st.pointee.metadata, key, nil, 0), let v = tag.pointee.value else { continue }
+            let text = String(cString: v)
+            if !text.isEmpty && !(key == "handler_name" && (text.hasSuffix("Handler") || text.hasPrefix("Core Media"))) { title = text }
+        }
         let avg = Rational(st.pointee.avg_frame_rate)
         let real = Rational(st.pointee.r_frame_rate)
         // The container's pixel aspect (mov 'pasp') wins over the codec's, as FFmpeg's tools decide.
@@ -214,7 +222,7 @@ public final class Demuxer {
         }
         return StreamInfo(
             index: index, kind: kind, codec: codec, profile: profile, timeBase: tb,
-            start: start, duration: duration, language: language,
+            start: start, duration: duration, language: language, title: title,
             isAttachedPicture: st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
             bitRate: par.bit_rate,
             width: Int(par.width), height: Int(par.height),

@@ -42,6 +42,8 @@ struct PreparedJob: Sendable {
     /// How inputs' pictures were changed to reach the output's colour (HDR tone-mapped), in words.
     var conversions: [String] = []
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
+    /// The subtitle tracks written (the inputs' and `--captions`'), and the captions drawn into the picture.
+    var subtitles = SubtitlePlan()
     var timeline: Timeline?
     /// A blend's layers, for the report.
     var layers: [Report.LaidLayer]?

@@ -60,6 +60,15 @@ public struct Report: Sendable, Codable {
         public var tracks: [String]
     }
     /// One stem: its track's title (`fx:1`) and how the source reaches it (its route into the mix, up to the mix).
+    /// A subtitle track written: its codec, language, title, how many cues (a picture track's: packets), and the input
+    /// or caption file it came from.
+    public struct Subtitle: Sendable, Codable {
+        public var codec: String
+        public var language: String?
+        public var title: String?
+        public var cues: Int
+        public var source: String
+    }
     public struct Stem: Sendable, Codable {
         public var name: String
         public var route: String
@@ -83,6 +92,8 @@ public struct Report: Sendable, Codable {
     public var kernelLevel: Int?
     /// Where each clip and event landed (`concat`).
     public var timeline: Timeline?
+    /// The subtitle tracks written (the inputs' retimed, the caption files'); nil: none.
+    public var subtitles: [Subtitle]?
     /// Packets that could not be read or decoded and were skipped.
     public var damagedPackets: Int
     /// Tracks left out and other things a user should know; empty when all went as planned.

@@ -28,6 +28,8 @@ public struct BlendJob: Sendable {
     public var hdr = HDRMode.sdr
     public var duration: DurationPolicy = .base
     public var audio = AudioOptions()
+    /// Caption files added as tracks or drawn into the picture (`--captions`, `--burn-captions`).
+    public var captions = CaptionSettings()
 
     public init(fx: String, base: String, output: String) {
         self.fx = fx
@@ -43,10 +45,11 @@ public struct BlendJob: Sendable {
         try validateExcerpt()
         try validateParts()
         try audio.validate()
+        try captions.validate()
     }
 }
 
-extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, SmartJob {
+extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, SmartJob, CaptionedJob {
     static let kind = "blend"
     static let command = ["mixwrite"]
     static let abstract = "Key FX's green screen over BASE and mix every audio track of both (the default command)."
@@ -64,7 +67,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             + excerptOptions + [compositingOption, hdrOption] + keyOptions
             + LayerPlacement.options.map { $0.lifted(\.placement) } + [layersOption]
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
-            + partOptions + commonOptions
+            + captionOptions + partOptions + commonOptions
     }
 
     static var compositingOption: JobOption<Self> {
@@ -124,6 +127,10 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
         prepared.keyPicked = keyColorWasRead(videoPlan)
         prepared.part = part
+        let placements = videoPlan.layers.enumerated().map { (i, l) in
+            SubtitlePlacement(file: l.fx, label: layerLabel(i), start: l.start, from: l.from, length: l.length)
+        }
+        prepared.subtitles = try subtitles(placements + [SubtitlePlacement(file: baseFile, label: "base")], output: output, video: videoPlan.video)
         prepared.layers = laidLayers(videoPlan.layers, sources: audioPlan?.sources ?? [])
         return prepared
     }

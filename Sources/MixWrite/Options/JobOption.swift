@@ -68,9 +68,12 @@ public struct OptionDeclaration: Sendable {
     public var valueName: String?
     /// Its default as a job file writes it; nil: none, or decided from the inputs (the help says which).
     public var defaultValue: JobValue?
+    /// Its name on the command line when not the rule's (`--captions`, a list one a word kept plural as users write it).
+    public var commandWord: String?
 
     public init(_ name: String, _ shape: OptionShape, form: OptionForm = .named, required: Bool = false,
-                valueName: String? = nil, default value: JobValue? = nil, help: String) {
+                valueName: String? = nil, default value: JobValue? = nil, commandWord: String? = nil, help: String) {
+        self.commandWord = commandWord
         self.name = name
         self.form = form
         self.required = required
@@ -83,6 +86,7 @@ public struct OptionDeclaration: Sendable {
     /// Its name on the command line: the job file's key, but a list of objects one a word under the singular
     /// (`--layer` for `layers`).
     public var commandName: String {
+        if let commandWord { return commandWord }
         if case .layers = shape, name.hasSuffix("s") { return String(name.dropLast()) }
         return name
     }

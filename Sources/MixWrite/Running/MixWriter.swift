@@ -70,11 +70,13 @@ public struct MixWriter: Sendable {
         var kinds: [AssetWriter.TrackKind] = []
         if plan.video != nil { kinds.append(.video) }
         if let audio = plan.audio { kinds += Array(repeating: .audio, count: audio.stems ? 1 + audio.sources.count : 1) }
+        kinds += Array(repeating: .subtitle, count: plan.subtitles.tracks.count)
         // MIXWRITE_WRITER_QUEUE shrinks the hand-over, so that tests make the stages wait on each other often.
         let queue = ProcessInfo.processInfo.environment["MIXWRITE_WRITER_QUEUE"].flatMap(Int.init).map { max(1, $0) }
             ?? AssetWriter.defaultQueueLimit
         let writer = try AssetWriter(output: plan.output, tracks: kinds, chapters: plan.chapters, queueLimit: queue,
-                                     progress: reporter, stems: plan.audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [])
+                                     progress: reporter, stems: plan.audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [],
+                                     subtitles: plan.subtitles.tracks.map { ($0.language, $0.title) })
 
         let finished: FinishedOutput
         let totals: StageTotals
@@ -178,6 +180,11 @@ public struct MixWriter: Sendable {
                     }
                 }
             }
+            for (track, input) in zip(plan.subtitles.tracks, writer.inputs.filter { $0.kind == .subtitle }) {
+                group.addTask {
+                    try await MixWriter.stage(writer, name: "subtitles \(track.source)") { try await SubtitleStage(track: track).run(into: input) }
+                }
+            }
             var totals = StageTotals()
             for try await result in group {
                 totals.damaged += result.outcome.damaged
@@ -233,8 +240,13 @@ extension Report {
                              codec: $0.codec.rawValue,
                              stems: $0.stems ? $0.sources.map { Report.Stem(name: $0.name, route: $0.route) } : nil)
             },
-            key: plan.key, keyPicked: plan.keyPicked, layers: plan.layers, timeline: plan.timeline, damagedPackets: damaged,
-            warnings: plan.warnings,
+            key: plan.key, keyPicked: plan.keyPicked, layers: plan.layers, timeline: plan.timeline,
+            subtitles: plan.subtitles.tracks.isEmpty ? nil : plan.subtitles.tracks.map {
+                Report.Subtitle(codec: $0.codec ?? $0.sourceCodec, language: $0.language, title: $0.title,
+                                cues: $0.codec == nil ? $0.packets.count : $0.cues.count, source: $0.source)
+            },
+            damagedPackets: damaged,
+            warnings: plan.warnings + plan.subtitles.notes,
             seconds: seconds, stageSeconds: stageSeconds, peakMemoryMB: MixWrite.peakMemoryMB())
     }
 }

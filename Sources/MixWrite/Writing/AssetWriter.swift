@@ -5,13 +5,15 @@ import FFmpegSupport
 /// interleaves them by decode time. `append` suspends while the appending track is far ahead of a track
 /// that has nothing queued, so memory stays bounded (as `AVAssetWriterInput.isReadyForMoreMediaData`).
 actor AssetWriter {
-    enum TrackKind: Sendable { case video, audio }
+    enum TrackKind: Sendable { case video, audio, subtitle }
 
     private struct Track {
         var kind: TrackKind
         /// A stem's name (`fx:1`), and whether a player plays the track by default; nil: the muxer's choice.
         var title: String?
         var isDefault: Bool?
+        /// ISO 639-2, as the container tags it (a subtitle track's).
+        var language: String?
         var encoderTimeBase = Rational(1, 1)
         var parameters: CodecParameters?
         var streamIndex: Int?
@@ -54,9 +56,10 @@ actor AssetWriter {
 
     /// Opens the temporary output file, with one input for each of `tracks` (in the file, in this order).
     /// `stems`: titles of audio tracks after the first (the mix), which is then the default and they are not.
+    /// `subtitles`: each subtitle track's language and title, in their order.
     init(output: OutputFile, tracks: [TrackKind], chapters: [(title: String, start: MediaTime, end: MediaTime)] = [],
                 queueLimit: Int = AssetWriter.defaultQueueLimit, progress: ProgressReporter? = nil,
-                stems: [String] = []) throws(MixWriteError) {
+                stems: [String] = [], subtitles: [(language: String?, title: String?)] = []) throws(MixWriteError) {
         claim = try OutputClaim.take(output.path)
         do {
             muxer = try Muxer(path: output.temporaryPath, format: output.container.muxerName)
@@ -72,6 +75,9 @@ actor AssetWriter {
             for (n, title) in stems.enumerated() where mix + 1 + n < tracks.count {
                 (self.tracks[mix + 1 + n].title, self.tracks[mix + 1 + n].isDefault) = (title, false)
             }
+        }
+        for (n, i) in tracks.indices.filter({ tracks[$0] == .subtitle }).enumerated() where n < subtitles.count {
+            (self.tracks[i].language, self.tracks[i].title) = subtitles[n]
         }
         kinds = tracks
         self.chapters = chapters
@@ -92,7 +98,8 @@ actor AssetWriter {
             do {
                 // Streams in slot order (video first), whichever stage registered first.
                 for i in tracks.indices {
-                    tracks[i].streamIndex = try muxer.addStream(tracks[i].parameters!, title: tracks[i].title, isDefault: tracks[i].isDefault)
+                    tracks[i].streamIndex = try muxer.addStream(tracks[i].parameters!, language: tracks[i].language, title: tracks[i].title,
+                                                                    isDefault: tracks[i].isDefault)
                 }
                 for (i, c) in chapters.enumerated() {
                     try muxer.addChapter(id: i + 1, start: c.start, end: c.end, title: c.title)
