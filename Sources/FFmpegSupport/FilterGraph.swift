@@ -66,8 +66,8 @@ public final class FilterGraph {
     /// Adds a `buffer` source for pictures of this size and format (their colour tags travel with each frame);
     /// returns its index. The corresponding FFmpeg call is `avfilter_graph_create_filter`.
     @discardableResult
-    public func addVideoSource(width: Int, height: Int, pixelFormat: PixelFormat) throws(FFmpegError) -> Int {
-        let args = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat.rawValue):time_base=1/1:pixel_aspect=1/1"
+    public func addVideoSource(width: Int, height: Int, pixelFormat: PixelFormat, timeBase: Rational = Rational(1, 1)) throws(FFmpegError) -> Int {
+        let args = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat.rawValue):time_base=\(timeBase.num)/\(timeBase.den):pixel_aspect=1/1"
         let ctx = try create("buffer", name: "in\(sources.count)", args: args)
         sources.append(ctx)
         return sources.count - 1

@@ -47,7 +47,7 @@ struct SubtitleTrackPlan: Sendable {
 struct SubtitlePlan: Sendable {
     var tracks: [SubtitleTrackPlan] = []
     /// The caption files drawn into the picture (`--burn-captions`), their times the output's.
-    var burned: [Caption] = []
+    var burn: BurnedCaptions?
     var notes: [String] = []
 
     /// The encoder a container holds text in: mov_text (MOV, MP4), WebVTT (WebM); Matroska keeps a caption file's
@@ -83,7 +83,11 @@ struct SubtitlePlan: Sendable {
                 plan.notes.append("\(caption.file): \(past) \(past == 1 ? "cue runs" : "cues run") past the movie's end "
                                   + "(\(NumberText.milliseconds(duration.seconds)) s), cut there")
             }
-            if captions.burn { plan.burned.append(caption); continue }
+            if captions.burn {
+                let spans = file.cues.map { $0.start..<max($0.start, min($0.end, duration)) }.filter { !$0.isEmpty }
+                plan.burn = BurnedCaptions(files: (plan.burn?.files ?? []) + [caption], spans: (plan.burn?.spans ?? []) + spans)
+                continue
+            }
             plan.tracks.append(try Self.captionTrack(caption, file, muxer: muxer, duration: duration))
         }
         if let window { plan.cut(to: window) }

@@ -121,16 +121,16 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &videoPlan.video, audio: &audioPlan, chapters: [])
         }
+        let placements = videoPlan.layers.enumerated().map { (i, l) in
+            SubtitlePlacement(file: l.fx, label: layerLabel(i), start: l.start, from: l.from, length: l.length)
+        } + [SubtitlePlacement(file: baseFile, label: "base")]
+        let subtitles = try subtitles(placements, output: output, video: &videoPlan.video)
         try planSmart(&videoPlan, base: baseFile)
         var prepared = PreparedJob(output: output, duration: videoPlan.length, frameRate: videoPlan.video.frameRate,
                                    video: BlendStage(plan: videoPlan), audio: audioPlan,
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
         prepared.keyPicked = keyColorWasRead(videoPlan)
-        prepared.part = part
-        let placements = videoPlan.layers.enumerated().map { (i, l) in
-            SubtitlePlacement(file: l.fx, label: layerLabel(i), start: l.start, from: l.from, length: l.length)
-        }
-        prepared.subtitles = try subtitles(placements + [SubtitlePlacement(file: baseFile, label: "base")], output: output, video: videoPlan.video)
+        (prepared.part, prepared.subtitles) = (part, subtitles)
         prepared.layers = laidLayers(videoPlan.layers, sources: audioPlan?.sources ?? [])
         return prepared
     }

@@ -22,6 +22,8 @@ public struct ConcatJob: Sendable {
     public var transitionCurve = FadeCurve.qsin
     /// `--hdr`: `sdr` tone-maps an HDR input to SDR BT.709; `keep` keeps the HDR clips HDR (HEVC Main 10, BT.2020).
     public var hdr = HDRMode.sdr
+    /// Caption files added as tracks or drawn into the picture (`--captions`, `--burn-captions`).
+    public var captions = CaptionSettings()
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -29,7 +31,7 @@ public struct ConcatJob: Sendable {
     }
 }
 
-extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob {
+extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob, CaptionedJob {
     static let kind = "concat"
     static let command = ["mixwrite", "concat"]
     static let abstract = "Put clips end to end, video and every audio track of each; one chapter a clip."
@@ -52,7 +54,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + own + transitionOptions
             + smartOptions + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
-            + partOptions + commonOptions
+            + captionOptions + partOptions + commonOptions
     }
 
     /// `events`: an array of `{"clip", "time", "name"}`, or the path of a file holding one.
@@ -132,6 +134,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         try validateExcerpt()
         try validateParts()
         try audio.validate()
+        try captions.validate()
     }
 
     public var inputPaths: [String] { clips + audio.files }
@@ -182,13 +185,16 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan.video, audio: &audioPlan, chapters: chapters)
         }
+        let subtitles = try subtitles(files.indices.map {
+            SubtitlePlacement(file: files[$0], label: "clip\($0 + 1)", start: starts[$0], length: spans[$0], group: "clips")
+        }, output: output, video: &plan.video)
         if run.smart != .off { plan.smart = try insisted(Self.smartPlan(plan, converted: kept != nil ? Set(files.indices)
             : Set(files.indices.filter { !ColorManagement.conversions(of: [files[$0]]).isEmpty }), checked: !run.trustCopies)) }
         var prepared = PreparedJob(output: output, duration: plan.video.length, frameRate: plan.video.frameRate,
                                    video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings,
                                    conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
                                    timeline: excerpt == nil ? timeline : nil)
-        prepared.part = part
+        (prepared.part, prepared.subtitles) = (part, subtitles)
         return prepared
     }
 

@@ -13,6 +13,8 @@ public struct RemixJob: Sendable {
     /// Only the sound of these seconds, without the video (the tuning page's audition, an .m4a; no command-line
     /// form: the video is copied, and a copy cannot start between keyframes).
     @_spi(Tools) public var excerpt: (start: Double, length: Double)?
+    /// Caption files added as subtitle tracks (`--captions`; the picture is copied, so none is drawn into it).
+    public var captions = CaptionSettings()
 
     public init(movie: String, output: String) {
         self.movie = movie
@@ -20,7 +22,7 @@ public struct RemixJob: Sendable {
     }
 }
 
-extension RemixJob: DescribedJob, CommonJob {
+extension RemixJob: DescribedJob, CommonJob, CaptionedJob {
     static let kind = "remix"
     static let command = ["mixwrite", "remix"]
     static let abstract = "Mix every audio track of MOVIE (and of --audio files) into one; the video is copied untouched."
@@ -33,7 +35,7 @@ extension RemixJob: DescribedJob, CommonJob {
          .path("output", \.output, form: .short("-o"), help: "The file to write (.mov, .mp4, .mkv; .m4a or .mka for sound only)."),
          AudioOptions.filesOption.lifted(\.audio)]
             + AudioOptions.options.map { $0.lifted(\.audio) }
-            + commonOptions
+            + captionTrackOptions + commonOptions
     }
 
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
@@ -42,6 +44,8 @@ extension RemixJob: DescribedJob, CommonJob {
     /// Checks the options (ranges, names), without opening a file.
     public func validate() throws(MixWriteError) {
         try audio.validate()
+        try captions.validate()
+        if captions.burn { throw .usage("--burn-captions draws into the picture, which remix copies untouched; --captions adds a track") }
     }
 
     public var inputPaths: [String] { [movie] + audio.files }
@@ -72,8 +76,13 @@ extension RemixJob: DescribedJob, CommonJob {
             return PreparedJob(output: output, duration: min(span, length - start), frameRate: nil, video: nil, audio: audioPlan,
                                key: nil, warnings: warnings)
         }
-        return PreparedJob(output: output, duration: length, frameRate: nil,
-                           video: video.map { CopyStage(plan: CopyStage.Plan(file: file, stream: $0)) },
-                           audio: audioPlan, key: nil, warnings: warnings)
+        var prepared = PreparedJob(output: output, duration: length, frameRate: nil,
+                                   video: video.map { CopyStage(plan: CopyStage.Plan(file: file, stream: $0)) },
+                                   audio: audioPlan, key: nil, warnings: warnings)
+        if video != nil {
+            prepared.subtitles = try SubtitlePlan.make(placements: [SubtitlePlacement(file: file, label: "movie")], captions: captions,
+                                                       muxer: output.container.muxerName, duration: length)
+        }
+        return prepared
     }
 }

@@ -19,6 +19,8 @@ public struct RenderJob: Sendable {
     public var audio = AudioOptions()
     /// The sound's cross-fade over a dissolve (`--transition-curve`): linear, as OTIO's dissolve, unless told.
     public var transitionCurve = FadeCurve.tri
+    /// Caption files added as tracks or drawn into the picture (`--captions`, `--burn-captions`).
+    public var captions = CaptionSettings()
 
     public init(timeline: String, output: String) {
         self.timeline = timeline
@@ -26,7 +28,7 @@ public struct RenderJob: Sendable {
     }
 }
 
-extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob {
+extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob, CaptionedJob {
     static let kind = "render"
     static let command = ["mixwrite", "render"]
     static let abstract = "Render an OpenTimelineIO timeline (.otio): every video track composited, every audio track of every clip mixed."
@@ -46,7 +48,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
                                              help: "The sound's cross-fade over a dissolve, by afade's curves: tri (linear, as OTIO's dissolve), qsin (equal power) …")
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve] + smartOptions + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
-            + partOptions + commonOptions
+            + captionOptions + partOptions + commonOptions
     }
 
     /// The timeline's own settings (`metadata.mixwrite` of the Timeline, as `--otio` writes a job's) read over this
@@ -69,6 +71,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
     /// Checks the options (ranges, names), without opening a file.
     public func validate() throws(MixWriteError) {
         try picture.validate()
+        try captions.validate()
         try validateExcerpt()
         try validateParts()
         try audio.validate()
@@ -130,13 +133,33 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob 
         let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan, audio: &audioPlan, chapters: chapters)
         }
+        let subtitles = try subtitles(try subtitlePlacements(videoTracks, media: &media, rate: rate), output: output, video: &plan)
         let cut = try smartly(Self.cut(stage, to: plan), converted: Set(media.opened.filter { !ColorManagement.conversions(of: [$0]).isEmpty }.map(\.path)))
         var prepared = PreparedJob(output: output, duration: plan.length, frameRate: rate, video: cut, audio: audioPlan, key: nil,
                                    warnings: warnings, conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
                                    timeline: excerpt == nil ? Self.report(laid, marks: marks, rate: rate) : nil)
         prepared.part = part
         prepared.media = media.opened.map(\.path)
+        prepared.subtitles = subtitles
         return prepared
+    }
+
+    /// Where each video clip's subtitle tracks land: at its place on its track from its in point, cut at its cuts (a
+    /// transition's middle is the cut in OpenTimelineIO's model); a track's clips share its subtitle tracks.
+    func subtitlePlacements(_ tracks: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], media: inout RenderMedia,
+                            rate: Rational) throws(MixWriteError) -> [SubtitlePlacement] {
+        var placements: [SubtitlePlacement] = []
+        for (k, (_, items)) in tracks.enumerated() {
+            for item in items {
+                guard let clip = item.clip else { continue }
+                let file = try media.file(clip)
+                guard file.streams.contains(where: { $0.kind == .subtitle }) else { continue }
+                let start = Self.timed(item.start, rate)
+                placements.append(SubtitlePlacement(file: file, label: MediaPath.shown(clip.path), start: start, from: clip.inPoint,
+                                                    length: Self.timed(item.start + item.duration, rate) - start, group: "V\(k + 1)"))
+            }
+        }
+        return placements
     }
 
     /// The picture's stage: the bottom video track as a sequence, alone or under the upper tracks' clips as layers.

@@ -17,6 +17,8 @@ public struct StillJob: Sendable {
     /// `background` as RRGGBB (black if it is not three components).
     @_spi(Tools) public var backgroundHex: String { background.count == 3 ? OptionValue.hex((background[0], background[1], background[2])) : "000000" }
     public var audio = AudioOptions()
+    /// Caption files added as tracks or drawn into the picture (`--captions`, `--burn-captions`).
+    public var captions = CaptionSettings()
 
     public init(image: String, audioFiles: [String], output: String) {
         self.image = image
@@ -25,7 +27,7 @@ public struct StillJob: Sendable {
     }
 }
 
-extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
+extension StillJob: DescribedJob, CommonJob, ExcerptedJob, CaptionedJob {
     static let kind = "still"
     static let command = ["mixwrite", "still"]
     static let abstract = "A movie of one picture, exactly as long as its audio (several audio files are mixed)."
@@ -51,7 +53,7 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
             }, write: { job in job.background == blank.background ? nil : .text(job.backgroundHex) })
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [background]
             + excerptOptions + AudioOptions.options.map { $0.lifted(\.audio) }
-            + commonOptions
+            + captionOptions + commonOptions
     }
 
     /// Every sound file, `audioFiles` and then `audio.files` (the command line's `--audio`): named audio1 … in
@@ -73,6 +75,7 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
         try picture.validate()
         try validateExcerpt()
         try audio.validate()
+        try captions.validate()
     }
 
     public var inputPaths: [String] { [image] + audioFiles + audio.files }
@@ -129,8 +132,11 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob {
         audioPlan?.strict = run.strict
         // An excerpt: whole frames of the picture, the sound cut to the same span (the last frame not cut short).
         if let excerpt { try excerpt.cut(video: &plan.video, audio: &audioPlan) }
-        return PreparedJob(output: output, duration: excerpt == nil ? length : plan.video.length, frameRate: frameRate,
-                           video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings)
+        let subtitles = try subtitles([], output: output, video: &plan.video)
+        var prepared = PreparedJob(output: output, duration: excerpt == nil ? length : plan.video.length, frameRate: frameRate,
+                                   video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings)
+        prepared.subtitles = subtitles
+        return prepared
     }
 
     /// As long as the longest sound that is played, offsets included.

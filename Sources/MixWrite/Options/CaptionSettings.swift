@@ -53,14 +53,18 @@ protocol CaptionedJob {
 
 extension CaptionedJob {
     static var captionOptions: [JobOption<Self>] { CaptionSettings.options.map { $0.lifted(\.captions) } }
+    /// `captions` alone, for a kind that copies its picture (remix: nothing to draw into).
+    static var captionTrackOptions: [JobOption<Self>] { captionOptions.filter { $0.name == "captions" } }
 }
 
 extension CaptionedJob {
     /// The output's subtitle tracks: `placements`' inputs' retimed and the caption files', cut to the frames `video`
-    /// writes (an excerpt's, a part's).
-    func subtitles(_ placements: [SubtitlePlacement], output: OutputFile, video: VideoPlan) throws(MixWriteError) -> SubtitlePlan {
+    /// writes (an excerpt's, a part's); the captions to burn given to `video`, before its stage and smart plan are made.
+    func subtitles(_ placements: [SubtitlePlacement], output: OutputFile, video: inout VideoPlan) throws(MixWriteError) -> SubtitlePlan {
         let start = video.time(ofFrame: video.firstFrame)
-        return try SubtitlePlan.make(placements: placements, captions: captions, muxer: output.container.muxerName,
-                                     duration: video.wholeLength, window: start..<(start + video.length))
+        let plan = try SubtitlePlan.make(placements: placements, captions: captions, muxer: output.container.muxerName,
+                                         duration: video.wholeLength, window: start..<(start + video.length))
+        video.burned = plan.burn
+        return plan
     }
 }

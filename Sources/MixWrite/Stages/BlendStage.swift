@@ -41,10 +41,11 @@ struct BlendStage: VideoStage {
         // The pictures are composed a picture or two ahead, beside x264's threads (FramesAhead), each copied out of the
         // compositor's own frame.
         let buffers = try (0..<3).map { _ in try Frame(width: v.width, height: v.height, pixelFormat: VideoPlan.pictureFormat(hdr: p.hdr)) }
-        let ahead = FramesAhead(0..<v.frameCount, buffers: buffers) { n, frame throws(MixWriteError) in
-            let output = try picture.compose(at: v.time(ofFrame: v.firstFrame + n))
+        let first = v.firstFrame
+        let ahead = FramesAhead(0..<v.frameCount, buffers: buffers, make: v.drawingCaptions({ n, frame throws(MixWriteError) in
+            let output = try picture.compose(at: v.time(ofFrame: first + n))
             do { try frame.copyPlanes(from: output) } catch { throw MixWriteError.processing(error, file: nil) }
-        }
+        }, whole: { first + $0 }))
         defer { ahead.stop() }
         try await ahead.encodeAll(with: encoder, pts: { $0 }) { try await input.append($0.lastingOneTickAtLeast) }
         try await input.finish()

@@ -123,3 +123,17 @@ final class FramesAhead: @unchecked Sendable {
         waiter?.resume()
     }
 }
+
+extension VideoPlan {
+    /// `make`, then the burned captions (`--burn-captions`) drawn on the picture it made; `make` itself without any.
+    /// `whole`: the whole output's frame number of the maker's `n` (a stage counting from the frames written).
+    func drawingCaptions(_ make: @escaping (Int, Frame) throws(MixWriteError) -> Void,
+                         whole: @escaping @Sendable (Int) -> Int = { $0 }) -> (Int, Frame) throws(MixWriteError) -> Void {
+        guard let burned else { return make }
+        let burner = CaptionBurner(burned), rate = frameRate
+        return { n, frame throws(MixWriteError) in
+            try make(n, frame)
+            try burner.draw(on: frame, at: MediaTime(frames: Int64(whole(n)), rate: rate))
+        }
+    }
+}

@@ -97,7 +97,9 @@ struct SequenceStage: VideoStage {
         // The pieces are read and drawn a picture or two ahead, beside x264's threads (FramesAhead).
         let buffers = try (0..<3).map { _ in try Frame(width: p.video.width, height: p.video.height, pixelFormat: p.pixelFormat) }
         let readers = PieceReaders(plan: p)
-        let ahead = FramesAhead(p.video.frames, buffers: buffers) { n, frame throws(MixWriteError) in try readers.picture(ofFrame: n, into: frame) }
+        let ahead = FramesAhead(p.video.frames, buffers: buffers, make: p.video.drawingCaptions { n, frame throws(MixWriteError) in
+            try readers.picture(ofFrame: n, into: frame)
+        })
         defer { ahead.stop() }
         try await ahead.encodeAll(with: encoder, pts: { $0 * p.ticksPerFrame }) { try await input.append(timed($0)) }
         try await input.finish()

@@ -88,6 +88,8 @@ struct SmartPlan: Sendable {
     /// sides).
     static func make(sources: [Source], video: VideoPlan, touched: [Range<Int>], converted: Set<Int> = [], checked: Bool = true) -> SmartPlan {
         let frames = video.frames
+        // Burned captions touch the frames they show on.
+        let touched = touched + (video.burned?.frames(rate: video.frameRate) ?? [])
         var plan = SmartPlan(spans: [], sources: sources)
         var candidates: [(frames: Range<Int>, source: Int, gop: SmartCheck.GOP)] = [], blocked: String?, open = 0
         var gopCount = 0

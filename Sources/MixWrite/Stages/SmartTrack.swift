@@ -65,7 +65,7 @@ struct SmartTrack {
                 let encoder = try fresh ?? VideoEncoder(settings)
                 fresh = nil
                 try seek(frames.lowerBound)
-                let ahead = FramesAhead(frames, buffers: buffers, make: make)
+                let ahead = FramesAhead(frames, buffers: buffers, make: video.drawingCaptions(make))
                 defer { ahead.stop() }
                 let first = Int64(frames.lowerBound)
                 try await ahead.encodeAll(with: encoder, pts: { first + $0 }) { packet in

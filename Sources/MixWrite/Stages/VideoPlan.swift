@@ -13,6 +13,8 @@ struct VideoPlan: Sendable {
     var wholeFrameCount: Int
     /// The frames this render writes: all of them, or an excerpt's or a part's (`cut(to:)`).
     var frames: Range<Int>
+    /// Caption files drawn into the pictures (`--burn-captions`).
+    var burned: BurnedCaptions?
 
     /// `frameCount` frames of the picture `encoding` describes, all of them written.
     init(encoding: Encoder.VideoSettings, fit: Fit, strict: Bool, frameCount: Int) {
