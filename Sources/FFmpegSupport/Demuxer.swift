@@ -71,6 +71,15 @@ public struct StreamInfo: Sendable {
     public var isRealVideo: Bool { kind == .video && !isAttachedPicture }
 }
 
+/// A chapter of a file: its title and span on the file's timeline.
+public struct FileChapter: Sendable, Equatable {
+    public var title: String
+    public var start: MediaTime
+    public var end: MediaTime
+
+    public init(title: String, start: MediaTime, end: MediaTime) { (self.title, self.start, self.end) = (title, start, end) }
+}
+
 /// An open input file. Owns its `AVFormatContext`; `deinit` closes it.
 public final class Demuxer {
     public let url: String
@@ -115,6 +124,35 @@ public final class Demuxer {
     public var duration: MediaTime? {
         let d = context.pointee.duration
         return d == mw_nopts_value() || d <= 0 ? nil : MediaTime(value: d, timescale: AV_TIME_BASE)
+    }
+
+    /// The container's chapters, in order: title (empty when it has none), start and end on the file's timeline.
+    /// The corresponding FFmpeg field is `AVFormatContext.chapters`.
+    public var chapters: [FileChapter] {
+        (0..<Int(context.pointee.nb_chapters)).compactMap { i in
+            guard let ch = context.pointee.chapters[i] else { return nil }
+            let tb = Rational(ch.pointee.time_base)
+            guard tb.isValid else { return nil }
+            let title = av_dict_get(ch.pointee.metadata, "title", nil, 0).map { String(cString: $0.pointee.value) } ?? ""
+            return FileChapter(title: title, start: MediaTime(ticks: ch.pointee.start, timeBase: tb), end: MediaTime(ticks: ch.pointee.end, timeBase: tb))
+        }
+    }
+
+    /// The container's tags (`creation_time`, `title`, `location`, `com.apple.quicktime.make` …). The
+    /// corresponding FFmpeg field is `AVFormatContext.metadata`.
+    public var metadata: [String: String] { Demuxer.tags(context.pointee.metadata) }
+
+    /// A stream's tags (`timecode` of a tmcd track, `language`, `title`).
+    public func metadata(ofStream index: Int) -> [String: String] { Demuxer.tags(stream(index).pointee.metadata) }
+
+    static func tags(_ dict: OpaquePointer?) -> [String: String] {
+        var out: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let e = av_dict_get(dict, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            out[String(cString: e.pointee.key)] = String(cString: e.pointee.value)
+            entry = e
+        }
+        return out
     }
 
     /// The container's first timestamp, when known.
@@ -178,6 +216,15 @@ public final class Demuxer {
                              contentLight: data(AV_PKT_DATA_CONTENT_LIGHT_LEVEL, as: AVContentLightMetadata.self))
     }
 
+    /// A stream's name: its `title`, else MOV's handler name unless it is a generic one (`SoundHandler`, `Core Media
+    /// Video`).
+    static func title(of st: UnsafeMutablePointer<AVStream>) -> String? {
+        let tags = Demuxer.tags(st.pointee.metadata)
+        if let t = tags["title"], !t.isEmpty { return t }
+        guard let h = tags["handler_name"], !h.isEmpty, !h.hasSuffix("Handler"), !h.hasPrefix("Core Media") else { return nil }
+        return h
+    }
+
     static func describe(_ st: UnsafeMutablePointer<AVStream>, index: Int, in ctx: UnsafeMutablePointer<AVFormatContext>) -> StreamInfo {
         let par = st.pointee.codecpar!.pointee
         let kind: MediaKind
@@ -201,12 +248,6 @@ public final class Demuxer {
         if let tag = av_dict_get(st.pointee.metadata, "language", nil, 0), let v = tag.pointee.value {
             language = String(cString: v)
         }
-        var title: String? = nil
-        for key in ["title", "handler_name"] {
-            guard title == nil, let tag = av_dict_get(st.pointee.metadata, key, nil, 0), let v = tag.pointee.value else { continue }
-            let text = String(cString: v)
-            if !text.isEmpty && !(key == "handler_name" && (text.hasSuffix("Handler") || text.hasPrefix("Core Media"))) { title = text }
-        }
         let avg = Rational(st.pointee.avg_frame_rate)
         let real = Rational(st.pointee.r_frame_rate)
         // The container's pixel aspect (mov 'pasp') wins over the codec's, as FFmpeg's tools decide.
@@ -222,7 +263,7 @@ public final class Demuxer {
         }
         return StreamInfo(
             index: index, kind: kind, codec: codec, profile: profile, timeBase: tb,
-            start: start, duration: duration, language: language, title: title,
+            start: start, duration: duration, language: language, title: title(of: st),
             isAttachedPicture: st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
             bitRate: par.bit_rate,
             width: Int(par.width), height: Int(par.height),

@@ -70,9 +70,15 @@ struct Probe: ParsableCommand {
             if let hdr = s.hdr { parts.append("HDR \(hdr) (\(s.primaries ?? "unknown"))") }
             if s.alpha == true { parts.append("alpha") }
             if let l = s.language { parts.append("[\(l)]") }
+            if let t = s.title { parts.append("\"\(t)\"") }
+            if let c = s.cues { parts.append("\(c) cue\(c == 1 ? "" : "s")") }
             if s.attachedPicture == true { parts.append("cover art") }
             if s.kind == "audio" && s.channels == 0 { parts.append("NOT USABLE: no channels") } else if !s.decodable { parts.append("NOT DECODABLE") }
             print(parts.joined(separator: "  "))
+        }
+        if let t = r.timecode { print("  timecode \(t)") }
+        for c in r.chapters ?? [] {
+            print(String(format: "  chapter %.3f–%.3f s  ", c.start, c.end) + (c.title.isEmpty ? "(untitled)" : c.title))
         }
         print("")
     }

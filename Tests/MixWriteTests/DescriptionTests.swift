@@ -92,6 +92,13 @@ struct DescriptionTests {
         var busy = PictureSettings(fit: .fill, proresProfile: .lt)
         (busy.width, busy.height, busy.frameRate, busy.crf, busy.preset, busy.codec) = (160, 96, Rational(12, 1), 30, "ultrafast", .prores)
         func picture(_ p: inout PictureSettings) { p = busy }
+        let srt = dir + "/captions.srt"
+        try? "1\n00:00:00,100 --> 00:00:00,400\nHi\n".write(toFile: srt, atomically: true, encoding: .utf8)
+        var captions = CaptionSettings()
+        (captions.files, captions.burn) = ([Caption(file: srt, language: "eng", title: "English")], true)
+        captions.files[0].encoding = "latin1"
+        var tracks = captions
+        tracks.burn = false
         var concat = ConcatJob(clips: [Oracle.fixture("base.mov"), Oracle.fixture("fx.mov")], output: dir + "/concat.mp4")
         picture(&concat.picture)
         (concat.audio, concat.eventChapters, concat.run.strict, concat.run.overwrite) = (audio, true, true, true)
@@ -138,6 +145,7 @@ struct DescriptionTests {
         picture(&render.picture)
         (render.audio, render.run.strict, render.run.overwrite, render.run.parts, render.run.part, render.run.smart) = (audio, true, true, 2, 2, .on)
         (render.run.start, render.run.length, render.transitionCurve, render.timelineName, render.run.trustCopies) = (0.5, 1, .qsin, "Cut 2", true)
+        (blend.captions, concat.captions, still.captions, remix.captions, render.captions) = (captions, captions, captions, tracks, captions)
         return [blend, concat, still, remix, layer, render]
     }
 

@@ -16,6 +16,11 @@ struct MediaFile: Sendable {
     /// The time every stream of the file is measured from (the container's start time, else 0).
     let origin: MediaTime
     let streams: [StreamInfo]
+    /// Its chapters, on the file's own clock (as its streams' timestamps: less `origin` on the file's timeline).
+    let chapters: [FileChapter]
+    /// The container's tags, and its start timecode (a tmcd track's or the container's `timecode` tag).
+    let metadata: [String: String]
+    let timecode: String?
 
     /// Opens `path` and reads its streams; a clear `MixWriteError.input` when it cannot.
     init(path: String, scanVideo: Bool = true) throws(MixWriteError) {
@@ -32,6 +37,9 @@ struct MediaFile: Sendable {
         format = demuxer.formatName
         duration = demuxer.duration
         origin = demuxer.startTime ?? .zero
+        chapters = demuxer.chapters
+        metadata = demuxer.metadata
+        timecode = metadata["timecode"] ?? demuxer.streams.lazy.compactMap { demuxer.metadata(ofStream: $0.index)["timecode"] }.first
         var streams = demuxer.streams
         let still = format == "image2" || format.hasSuffix("_pipe")
         if scanVideo, !still, let i = streams.firstIndex(where: \.isRealVideo), let grid = FrameGrid.measure(demuxer, streams[i]) {

@@ -1,7 +1,13 @@
 import FFmpegSupport
 
-/// What `mixwrite probe` tells of a file: its container and every stream.
+/// What `mixwrite probe` tells of a file: its container, every stream, its chapters and start timecode.
 public struct ProbeReport: Sendable, Codable {
+    public struct Chapter: Sendable, Codable {
+        public var title: String
+        public var start: Double
+        public var end: Double
+    }
+
     public struct Stream: Sendable, Codable {
         public var index: Int
         public var kind: String
@@ -21,6 +27,10 @@ public struct ProbeReport: Sendable, Codable {
         public var rotation: Int?
         public var reflected: Bool?
         public var language: String?
+        /// Its name (a track's title; MOV's handler name unless a generic one).
+        public var title: String?
+        /// A subtitle track's cues (a picture track's: its packets); nil for others.
+        public var cues: Int?
         public var attachedPicture: Bool?
         /// The YUV matrix the picture is read by (`bt709`, `bt601`, `bt2020`; an untagged HD stream as BT.709).
         public var matrix: String?
@@ -37,6 +47,10 @@ public struct ProbeReport: Sendable, Codable {
     public var format: String?
     public var duration: Double?
     public var streams: [Stream]
+    /// Its chapters: title, start and end in seconds on the file's timeline.
+    public var chapters: [Chapter]?
+    /// The start timecode (`01:00:00:00`), a tmcd track's or the container's.
+    public var timecode: String?
     /// Why the file could not be read; the other fields are then empty.
     public var error: String?
 
@@ -45,7 +59,7 @@ public struct ProbeReport: Sendable, Codable {
         let file: MediaFile
         // The video read as a job reads it: its rate the grid its frames are on.
         do { file = try MediaFile(path: path) } catch {
-            return ProbeReport(file: path, format: nil, duration: nil, streams: [], error: error.description)
+            return ProbeReport(file: path, format: nil, duration: nil, streams: [], chapters: nil, timecode: nil, error: error.description)
         }
         let streams = file.streams.map { s -> Stream in
             let video = s.kind == .video, audio = s.kind == .audio
@@ -58,11 +72,19 @@ public struct ProbeReport: Sendable, Codable {
                 sampleRate: audio ? s.sampleRate : nil, channels: audio ? s.channels : nil,
                 layout: audio ? s.layout : nil, duration: s.duration?.seconds,
                 rotation: video ? s.rotation : nil, reflected: video && s.reflected ? true : nil,
-                language: s.language, attachedPicture: s.isAttachedPicture ? true : nil,
+                language: s.language, title: s.title, cues: s.kind == .subtitle ? cueCount(path, s.index) : nil, attachedPicture: s.isAttachedPicture ? true : nil,
                 matrix: video ? s.color.matrix.rawValue : nil, hdr: video ? s.hdr?.rawValue : nil,
                 primaries: video ? s.primaries : nil, alpha: video && s.hasAlpha ? true : nil,
                 decodable: s.hasDecoder && !(audio && s.channels == 0))
         }
-        return ProbeReport(file: path, format: file.format, duration: file.totalDuration?.seconds, streams: streams, error: nil)
+        let chapters = file.chapters.map { Chapter(title: $0.title, start: $0.start.seconds, end: $0.end.seconds) }
+        return ProbeReport(file: path, format: file.format, duration: file.totalDuration?.seconds, streams: streams,
+                           chapters: chapters.isEmpty ? nil : chapters, timecode: file.timecode, error: nil)
+    }
+
+    /// A subtitle track's cues, as a job reads them (nil when they cannot be read).
+    static func cueCount(_ path: String, _ index: Int) -> Int? {
+        guard let contents = try? Demuxer(url: path).subtitles(of: index) else { return nil }
+        return contents.isPictures ? contents.packets.count : contents.cues.count
     }
 }
