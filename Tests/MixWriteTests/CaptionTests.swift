@@ -126,6 +126,27 @@ struct CaptionTests {
         #expect(try LayerTests.pictures(remixed) == LayerTests.pictures(base), "remix copies the picture")
     }
 
+    @Test("three parts and their join carry the same cues as one render (a cue a part's edge cuts made one again), in Matroska's codecs")
+    func partsJoin() throws {
+        let dir = try Oracle.scratch()
+        let base = try Self.withSubtitles(Oracle.fixture("base.mov"), Self.baseCues, language: "fra", in: dir, name: "base")
+        let captions = try Self.write(Self.captionCues, dir + "/en.srt")
+        let (joined, whole) = (dir + "/joined.mkv", dir + "/whole.mkv")
+        let job = [Oracle.fixture("fx.mov"), base, "--captions", captions + ":lang=eng"]
+        for k in 1...3 {
+            let r = try LayerTests.mixwrite(job + ["-o", joined, "--parts", "3", "--part", "\(k)"])
+            try #require(r.status == 0, "\(r.stderr)")
+        }
+        var r = try Oracle.mixwrite(["join", joined])
+        try #require(r.status == 0, "\(r.stderr)")
+        r = try LayerTests.mixwrite(job + ["-o", whole])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(try Self.subtitleStreams(joined).map(\.codec) == ["ass", "subrip"])
+        for t in 0..<2 { #expect(try Self.cues(joined, track: t) == Self.cues(whole, track: t), "track \(t)") }
+        // The parts cut at 0.64 s and 1.32 s: both tracks have a cue across the first cut.
+        #expect(try Self.cues(joined, track: 1).first == Cue(start: 0.5, end: 1.2, text: "Hello <i>there</i>"))
+    }
+
     @Test("a bad caption file: one line naming the file and its line, exit 2, nothing written")
     func badCaptionFiles() throws {
         let dir = try Oracle.scratch()

@@ -66,9 +66,11 @@ struct SubtitlePlan: Sendable {
     }
 
     /// Plans the tracks of `placements`' inputs and the caption files of `captions` for an output of `duration` in the
-    /// muxer named `muxer`, cut to `window` (an excerpt's or a part's span of the whole output) when given.
+    /// muxer named `muxer`, cut to `window` (an excerpt's or a part's span of the whole output) when given. A part
+    /// (`inPart`) keeps a track the whole movie has cues in, even with none in its span: every part lists the same
+    /// tracks for the join; a picture track is not carried through parts.
     static func make(placements: [SubtitlePlacement], captions: CaptionSettings, muxer: String, duration: MediaTime,
-                     window: Range<MediaTime>? = nil) throws(MixWriteError) -> SubtitlePlan {
+                     window: Range<MediaTime>? = nil, inPart: Bool = false) throws(MixWriteError) -> SubtitlePlan {
         var plan = SubtitlePlan()
         var groups: [String: [SubtitlePlacement]] = [:], order: [String] = []
         for p in placements {
@@ -90,10 +92,16 @@ struct SubtitlePlan: Sendable {
             }
             plan.tracks.append(try Self.captionTrack(caption, file, muxer: muxer, duration: duration))
         }
+        if inPart {
+            for t in plan.tracks where t.copied != nil {
+                plan.notes.append("\(t.source): its subtitle track (\(t.sourceCodec)) is pictures, which --parts does not carry; left out")
+            }
+            plan.tracks.removeAll { $0.copied != nil || $0.isEmpty }
+        }
         if let window { plan.cut(to: window) }
         plan.tracks.removeAll { track in
-            if track.isEmpty { plan.notes.append("\(track.source): no subtitle within the output; its track is left out") }
-            return track.isEmpty
+            if track.isEmpty && !inPart { plan.notes.append("\(track.source): no subtitle within the output; its track is left out") }
+            return track.isEmpty && !inPart
         }
         return plan
     }

@@ -107,6 +107,9 @@ struct PartRecord: Codable, Sendable {
     /// The whole movie's chapters and stem titles.
     var chapters: [Chapter]
     var stems: [String]
+    /// The part's span of each of the movie's text subtitle tracks (its cues on the part's time, in microseconds),
+    /// which the join encodes into one track each; nil in a record an older mixwrite wrote.
+    var subtitles: [PartSubtitles]?
     /// The job replaces an existing output (`-y`).
     var overwrite: Bool
     /// The part's own report (nil until it is written).
@@ -160,6 +163,36 @@ struct PartRecord: Codable, Sendable {
 }
 
 /// A part being rendered: where it goes and what its record will say.
+/// A subtitle track's cues within one part, as its record keeps them for the join.
+struct PartSubtitles: Codable, Sendable {
+    struct Cue: Codable, Sendable {
+        var start: Int64
+        var end: Int64
+        var events: [String]
+    }
+    var codec: String
+    var header: String
+    var language: String?
+    var title: String?
+    var source: String
+    var cues: [Cue]
+
+    static let timeBase = Rational(1, 1_000_000)
+
+    init(_ t: SubtitleTrackPlan) {
+        (codec, header, language, title, source) = (t.codec ?? t.sourceCodec, t.header, t.language, t.title, t.source)
+        cues = t.cues.map { Cue(start: $0.start.ticks(in: Self.timeBase), end: $0.end.ticks(in: Self.timeBase), events: $0.events) }
+    }
+
+    /// The track's plan, its cues moved by `shift` (the part's place in the whole movie).
+    func track(shiftedBy shift: MediaTime) -> SubtitleTrackPlan {
+        var t = SubtitleTrackPlan(codec: codec, header: header, language: language, title: title, source: source, sourceCodec: codec)
+        t.cues = cues.map { SubtitleCue(start: MediaTime(ticks: $0.start, timeBase: Self.timeBase) + shift,
+                                        end: MediaTime(ticks: $0.end, timeBase: Self.timeBase) + shift, events: $0.events) }
+        return t
+    }
+}
+
 struct PartPlan: Sendable {
     var selection: PartSelection
     var record: PartRecord
@@ -210,7 +243,7 @@ extension PartedJob {
             frameRate: video.frameRate.description, sampleRate: audio?.sampleRate,
             audioFirst: share.flatMap { $0.keep.lowerBound == Int64.min ? nil : $0.keep.lowerBound }, audioEnd: nil,
             bytes: 0, packets: [], digest: nil, chapters: chapters.map { .init(title: $0.title, start: $0.start.seconds, end: $0.end.seconds) },
-            stems: audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [], overwrite: run.overwrite, report: nil)
+            stems: audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [], subtitles: nil, overwrite: run.overwrite, report: nil)
         return PartPlan(selection: selection, record: record, recordPath: PartFolder.record(selection, of: output), share: share)
     }
 }

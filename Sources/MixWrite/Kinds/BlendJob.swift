@@ -118,13 +118,13 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
         audioPlan?.strict = run.strict
         if let excerpt { try excerpt.cut(video: &videoPlan.video, audio: &audioPlan) }
-        let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
+        var part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &videoPlan.video, audio: &audioPlan, chapters: [])
         }
         let placements = videoPlan.layers.enumerated().map { (i, l) in
             SubtitlePlacement(file: l.fx, label: layerLabel(i), start: l.start, from: l.from, length: l.length)
         } + [SubtitlePlacement(file: baseFile, label: "base")]
-        let subtitles = try subtitles(placements, output: output, video: &videoPlan.video)
+        let subtitles = try subtitles(placements, output: output, video: &videoPlan.video, part: &part)
         try planSmart(&videoPlan, base: baseFile)
         var prepared = PreparedJob(output: output, duration: videoPlan.length, frameRate: videoPlan.video.frameRate,
                                    video: BlendStage(plan: videoPlan), audio: audioPlan,

@@ -182,12 +182,12 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
                                 starts: starts, spans: spans, total: plan.video.wholeLength)
         if let excerpt { try excerpt.cut(video: &plan.video, audio: &audioPlan) }
         // A part's chapters are the joined movie's, in its record.
-        let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
+        var part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan.video, audio: &audioPlan, chapters: chapters)
         }
         let subtitles = try subtitles(files.indices.map {
             SubtitlePlacement(file: files[$0], label: "clip\($0 + 1)", start: starts[$0], length: spans[$0], group: "clips")
-        }, output: output, video: &plan.video)
+        }, output: output, video: &plan.video, part: &part)
         if run.smart != .off { plan.smart = try insisted(Self.smartPlan(plan, converted: kept != nil ? Set(files.indices)
             : Set(files.indices.filter { !ColorManagement.conversions(of: [files[$0]]).isEmpty }), checked: !run.trustCopies)) }
         var prepared = PreparedJob(output: output, duration: plan.video.length, frameRate: plan.video.frameRate,

@@ -130,10 +130,10 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         let chapters = Self.chapters(marks.filter(\.chapter), name: t.name, total: video.wholeLength)
         var plan = video
         if let excerpt { try excerpt.cut(video: &plan, audio: &audioPlan) }
-        let part = try selection.map { (s: PartSelection) throws(MixWriteError) in
+        var part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan, audio: &audioPlan, chapters: chapters)
         }
-        let subtitles = try subtitles(try subtitlePlacements(videoTracks, media: &media, rate: rate), output: output, video: &plan)
+        let subtitles = try subtitles(try subtitlePlacements(videoTracks, media: &media, rate: rate), output: output, video: &plan, part: &part)
         let cut = try smartly(Self.cut(stage, to: plan), converted: Set(media.opened.filter { !ColorManagement.conversions(of: [$0]).isEmpty }.map(\.path)))
         var prepared = PreparedJob(output: output, duration: plan.length, frameRate: rate, video: cut, audio: audioPlan, key: nil,
                                    warnings: warnings, conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],

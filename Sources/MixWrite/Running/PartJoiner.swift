@@ -89,9 +89,11 @@ struct PartJoiner {
         // chapters, written by the writer every render writes through (queueing without a limit: one task appends).
         let chapters = first.chapters.map { c in (title: c.title, start: MediaTime(seconds: String(c.start)) ?? .zero,
                                                   end: MediaTime(seconds: String(c.end)) ?? .zero) }
-        let writer = try AssetWriter(output: final, tracks: part1.kinds, chapters: chapters, queueLimit: .max, stems: first.stems)
+        let subtitles = subtitleTracks()
+        let writer = try AssetWriter(output: final, tracks: part1.kinds + subtitles.map { _ in .subtitle }, chapters: chapters,
+                                     queueLimit: .max, stems: first.stems, subtitles: subtitles.map { ($0.language, $0.title) })
         do {
-            try await Self.start(writer, part1.parameters)
+            try await Self.start(writer, part1.parameters, subtitles: subtitles)
             let timeBases = part1.parameters.map(\.timeBase)
             try await part1.copy(into: writer.inputs, timeBases: timeBases)
             // One part open at a time, as it is copied (a join of a hundred parts holds one demuxer, not a hundred).
@@ -100,7 +102,7 @@ struct PartJoiner {
                 try part.check(against: part1)
                 try await part.copy(into: writer.inputs, timeBases: timeBases)
             }
-            for input in writer.inputs { try await input.finish() }
+            for input in writer.inputs.prefix(part1.kinds.count) { try await input.finish() }
             _ = try await writer.finish()
         } catch {
             await writer.abandon(error)
@@ -114,14 +116,44 @@ struct PartJoiner {
             }
             rmdir(PartFolder.path(of: output))
         }
-        return report(started: started)
+        var report = report(started: started)
+        report.subtitles = subtitles.isEmpty ? nil : subtitles.map {
+            Report.Subtitle(codec: $0.codec ?? $0.sourceCodec, language: $0.language, title: $0.title, cues: $0.cues.count, source: $0.source)
+        }
+        return report
     }
 
-    /// Starts every track at once (the header is written when the last one registers).
-    private static func start(_ writer: AssetWriter, _ parameters: [CodecParameters]) async throws {
+    /// Starts every track at once (the header is written when the last one registers); the subtitle tracks are encoded
+    /// from the parts' records whole, beside.
+    private static func start(_ writer: AssetWriter, _ parameters: [CodecParameters], subtitles: [SubtitleTrackPlan]) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (input, p) in zip(writer.inputs, parameters) { group.addTask { try await input.start(p) } }
+            for (input, track) in zip(writer.inputs.dropFirst(parameters.count), subtitles) {
+                group.addTask { _ = try await SubtitleStage(track: track).run(into: input) }
+            }
             try await group.waitForAll()
+        }
+    }
+
+    /// Each subtitle track of the whole movie from its parts' records: every part's cues moved to its place, a cue
+    /// a part's edge cut in two made one again.
+    private func subtitleTracks() -> [SubtitleTrackPlan] {
+        guard let first = records[0].subtitles else { return [] }
+        return first.indices.map { t in
+            var track = first[t].track(shiftedBy: .zero)
+            track.cues = []
+            for r in records {
+                guard let own = r.subtitles, t < own.count else { continue }
+                let rate = Rational(parsing: r.frameRate) ?? Rational(30, 1)
+                for cue in own[t].track(shiftedBy: MediaTime(frames: Int64(r.firstFrame), rate: rate)).cues {
+                    if let last = track.cues.last, last.end == cue.start, last.events == cue.events {
+                        track.cues[track.cues.count - 1].end = cue.end
+                    } else {
+                        track.cues.append(cue)
+                    }
+                }
+            }
+            return track
         }
     }
 

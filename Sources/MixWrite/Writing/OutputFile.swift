@@ -1,3 +1,4 @@
+import Foundation
 import FFmpegSupport
 
 #if canImport(Glibc)
@@ -16,6 +17,17 @@ struct OutputFile: Sendable {
         case json
         /// An OpenTimelineIO timeline (`--otio`).
         case otio
+
+        /// The container a movie named `path` is written in, by its extension; nil for another.
+        static func named(_ path: String) -> Container? {
+            switch (path as NSString).pathExtension.lowercased() {
+            case "mov": .mov
+            case "mp4", "m4v", "m4a": .mp4
+            case "mkv", "mka": .matroska
+            case "webm": .webm
+            default: nil
+            }
+        }
 
         /// The muxer that writes it, by FFmpeg's name.
         var muxerName: String { rawValue }
