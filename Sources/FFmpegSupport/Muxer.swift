@@ -38,8 +38,9 @@ public final class Muxer {
     /// The corresponding FFmpeg call is `avformat_new_stream`.
     /// `title` names the stream; `isDefault` false marks it as one a player does not play by default (a stem beside
     /// the mix; the container's `enabled`/default flag), true as the one it does.
+    /// `frameRate`: a video stream's, which MOV and MP4 time a tmcd track by.
     public func addStream(_ parameters: CodecParameters, language: String? = nil, title: String? = nil,
-                          isDefault: Bool? = nil) throws(FFmpegError) -> Int {
+                          isDefault: Bool? = nil, frameRate: Rational? = nil) throws(FFmpegError) -> Int {
         guard let st = avformat_new_stream(context, nil) else {
             throw FFmpegError(.noMemory, call: "avformat_new_stream")
         }
@@ -58,6 +59,7 @@ public final class Muxer {
             st.pointee.codecpar.pointee.codec_tag = parameters.pointer.pointee.codec_tag
         }
         st.pointee.time_base = parameters.timeBase.av
+        if let frameRate, st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO { st.pointee.avg_frame_rate = frameRate.av }
         if let m = parameters.displayMatrix {
             try check(m.withUnsafeBufferPointer { mw_stream_set_display_matrix(st, $0.baseAddress!) }, "av_stream_new_side_data")
         }
@@ -90,6 +92,12 @@ public final class Muxer {
         context.pointee.nb_chapters += 1
     }
 
+    /// Sets the file's tags (`creation_time`, `title`, `location`, `make`, `timecode`: MOV and MP4 write a tmcd track for
+    /// it, Matroska a tag). The corresponding FFmpeg field is `AVFormatContext.metadata`.
+    public func setMetadata(_ tags: [String: String]) {
+        for (k, v) in tags.sorted(by: { $0.key < $1.key }) { av_dict_set(&context.pointee.metadata, k, v, 0) }
+    }
+
     /// The time base the muxer chose for a stream (valid after `writeHeader`).
     public func timeBase(ofStream i: Int) -> Rational { Rational(context.pointee.streams[i]!.pointee.time_base) }
 
@@ -97,11 +105,15 @@ public final class Muxer {
     public func writeHeader(fastStart: Bool) throws(FFmpegError) {
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
-        if fastStart { av_dict_set(&options, "movflags", "+faststart", 0) }
+        // MOV and MP4 keep a camera's make and model, and Apple's keys, only as QuickTime metadata keys ('mdta').
+        let keys = Demuxer.tags(context.pointee.metadata).keys
+        let format = String(cString: context.pointee.oformat.pointee.name)
+        let mdta = keys.contains { $0.hasPrefix("com.") } || (format == "mp4" && keys.contains { $0 == "make" || $0 == "model" })
+        let flags = (fastStart ? ["+faststart"] : []) + ((format == "mov" || format == "mp4") && mdta ? ["+use_metadata_tags"] : [])
+        if !flags.isEmpty { av_dict_set(&options, "movflags", flags.joined(), 0) }
         // MOV and MP4 state each track's length (its edit list) in the movie's timescale, by default 1000 a second: a
         // sound of 41,000 samples at 48 kHz read back 40,992 long (0.854 s). The movie's timescale is made the audio's
         // (below), in which every sound's length is whole.
-        let format = String(cString: context.pointee.oformat.pointee.name)
         if format == "mov" || format == "mp4", let scale = movieTimescale() {
             av_dict_set(&options, "movie_timescale", String(scale), 0)
         }

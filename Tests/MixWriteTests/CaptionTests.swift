@@ -249,6 +249,87 @@ struct CaptionTests {
         #expect(mine[60] != theirs[60] && mine[68] != theirs[68], "the cue is drawn on its frames")
     }
 
+    /// base.mov with two chapters, a 01:00:00:00 timecode, a title, creation time, place and camera, and a subtitle
+    /// track: what a phone or an editor writes.
+    static func richBase(in dir: String) throws -> String {
+        let srt = try write(baseCues, dir + "/rich.srt")
+        let meta = try write(";FFMETADATA1\ntitle=Base film\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=Opening\n"
+                             + "[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=2000\ntitle=Close\n", dir + "/rich.txt")
+        let movie = dir + "/rich.mov"
+        try LayerTests.make(["-i", Oracle.fixture("base.mov"), "-i", srt, "-i", meta, "-map", "0", "-map", "1", "-map_metadata", "2",
+                             "-map_chapters", "2", "-c", "copy", "-c:s", "mov_text", "-metadata:s:s:0", "language=eng", "-timecode", "01:00:00:00",
+                             "-metadata", "creation_time=2024-05-01T10:00:00Z", "-metadata", "location=+48.8577+002.2950/",
+                             "-metadata", "make=Apple", "-metadata", "model=iPhone 12", movie])
+        return movie
+    }
+
+    /// ffprobe's format tags, the tmcd track's timecode and the chapters of `file`.
+    static func tags(_ file: String) throws -> (format: [String: String], tmcd: String?, chapters: [String]) {
+        let r = try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format_tags:stream=codec_tag_string:stream_tags=timecode",
+                                                    "-show_chapters", "-of", "json", file])
+        let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let format = ((json["format"] as? [String: Any])?["tags"] as? [String: String] ?? [:])
+            .reduce(into: [String: String]()) { $0[$1.key.lowercased()] = $1.value }
+        let tmcd = (json["streams"] as? [[String: Any]] ?? []).first { $0["codec_tag_string"] as? String == "tmcd" }
+        let chapters = (json["chapters"] as? [[String: Any]] ?? []).map { c in
+            "\((c["tags"] as? [String: String])?["title"] ?? "") \(c["start_time"] as? String ?? "")–\(c["end_time"] as? String ?? "")"
+        }
+        return (format, (tmcd?["tags"] as? [String: String])?["timecode"], chapters)
+    }
+
+    @Test("base's chapters, timecode (a tmcd track, moved on by --start), title, creation time, place and camera are kept; --title and --timecode set them")
+    func metadataCarried() throws {
+        let dir = try Oracle.scratch()
+        let base = try Self.richBase(in: dir)
+        let (whole, late, titled, joined) = (dir + "/whole.mp4", dir + "/late.mov", dir + "/titled.mkv", dir + "/joined.mov")
+        for (out, extra) in [(whole, [String]()), (late, ["--start", "0.4"]), (titled, ["--title", "Cut 3", "--timecode", "10:00:00:00"])] {
+            let r = try LayerTests.mixwrite([Oracle.fixture("fx.mov"), base, "-o", out] + extra)
+            try #require(r.status == 0, "\(r.stderr)")
+        }
+        var t = try Self.tags(whole)
+        #expect(t.tmcd == "01:00:00:00" && t.format["title"] == "Base film", "\(t)")
+        #expect(t.format["creation_time"]?.hasPrefix("2024-05-01T10:00:00") == true && t.format["location"] == "+48.8577+002.2950/", "\(t)")
+        #expect(t.format["make"] == "Apple" && t.format["model"] == "iPhone 12", "\(t)")
+        #expect(t.chapters == ["Opening 0.000000–1.000000", "Close 1.000000–2.000000"], "\(t.chapters)")
+        // 0.4 s at 25 fps is 10 frames on; an excerpt writes no chapters (as a concat's excerpt).
+        t = try Self.tags(late)
+        #expect(t.tmcd == "01:00:00:10" && t.chapters.isEmpty, "\(t)")
+        t = try Self.tags(titled)
+        #expect(t.format["title"] == "Cut 3" && t.format["timecode"] == "10:00:00:00", "Matroska's tags: \(t.format)")
+        // Parts carry the whole movie's tags to the join.
+        for k in 1...2 {
+            let r = try LayerTests.mixwrite([Oracle.fixture("fx.mov"), base, "-o", joined, "--parts", "2", "--part", "\(k)"])
+            try #require(r.status == 0, "\(r.stderr)")
+        }
+        let r = try Oracle.mixwrite(["join", joined])
+        try #require(r.status == 0, "\(r.stderr)")
+        t = try Self.tags(joined)
+        #expect(t.tmcd == "01:00:00:00" && t.format["make"] == "Apple" && t.chapters.count == 2, "\(t)")
+        let bad = try LayerTests.mixwrite([Oracle.fixture("fx.mov"), base, "-o", dir + "/bad.mp4", "--timecode", "1:00:00"])
+        #expect(bad.status == 1 && bad.stderr.contains("--timecode"), "\(bad.stderr)")
+    }
+
+    @Test("a concat splits each clip's chapter at the clip's own chapters; each stem keeps its track's language and title, the mix is titled Mix")
+    func chaptersAndStems() throws {
+        let dir = try Oracle.scratch()
+        let base = try Self.richBase(in: dir)
+        let fx = dir + "/fx.mkv"
+        try LayerTests.make(["-i", Oracle.fixture("fx.mov"), "-map", "0", "-c", "copy", "-metadata:s:a:0", "language=eng",
+                             "-metadata:s:a:0", "title=Boom mic", "-metadata:s:a:1", "language=fra", "-metadata:s:a:1", "title=Lav", fx])
+        let (cat, stems) = (dir + "/cat.mkv", dir + "/stems.mkv")
+        var r = try LayerTests.mixwrite(["concat", Oracle.fixture("fx.mov"), base, "-o", cat])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(try Self.tags(cat).chapters == ["fx.mov 0.000000–2.000000", "rich.mov: Opening 2.000000–3.000000", "rich.mov: Close 3.000000–4.000000"])
+        r = try LayerTests.mixwrite([fx, base, "-o", stems, "--stems"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let p = try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream_tags=language,title",
+                                                    "-of", "json", stems])
+        let json = try #require(try JSONSerialization.jsonObject(with: p.stdout) as? [String: Any])
+        let rows = (json["streams"] as? [[String: Any]] ?? []).map { ($0["tags"] as? [String: String]) ?? [:] }
+        #expect(rows.map { $0["title"] } == ["Mix", "fx:1 Boom mic", "fx:2 Lav", "base:1"], "\(rows)")
+        #expect(rows.map { $0["language"] } == [nil, "eng", "fra", nil], "\(rows)")
+    }
+
     @Test("probe lists subtitle tracks with their cues, chapters and the start timecode")
     func probeLists() throws {
         let dir = try Oracle.scratch()

@@ -146,6 +146,9 @@ struct DescriptionTests {
         (render.audio, render.run.strict, render.run.overwrite, render.run.parts, render.run.part, render.run.smart) = (audio, true, true, 2, 2, .on)
         (render.run.start, render.run.length, render.transitionCurve, render.timelineName, render.run.trustCopies) = (0.5, 1, .qsin, "Cut 2", true)
         (blend.captions, concat.captions, still.captions, remix.captions, render.captions) = (captions, captions, captions, tracks, captions)
+        var tags = MovieTags()
+        (tags.title, tags.timecode) = ("A title", "01:00:00;02")
+        (blend.tags, concat.tags, still.tags, remix.tags, render.tags) = (tags, tags, tags, tags, tags)
         return [blend, concat, still, remix, layer, render]
     }
 

@@ -44,6 +44,8 @@ struct PreparedJob: Sendable {
     var chapters: [(title: String, start: MediaTime, end: MediaTime)] = []
     /// The subtitle tracks written (the inputs' and `--captions`'), and the captions drawn into the picture.
     var subtitles = SubtitlePlan()
+    /// The file's tags: the reference input's creation time, place and camera, the title and start timecode.
+    var metadata: [String: String] = [:]
     var timeline: Timeline?
     /// A blend's layers, for the report.
     var layers: [Report.LaidLayer]?

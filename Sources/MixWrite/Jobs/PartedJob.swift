@@ -107,9 +107,13 @@ struct PartRecord: Codable, Sendable {
     /// The whole movie's chapters and stem titles.
     var chapters: [Chapter]
     var stems: [String]
+    /// Each stem's language (nil in a record an older mixwrite wrote).
+    var stemLanguages: [String?]?
     /// The part's span of each of the movie's text subtitle tracks (its cues on the part's time, in microseconds),
     /// which the join encodes into one track each; nil in a record an older mixwrite wrote.
     var subtitles: [PartSubtitles]?
+    /// The whole movie's tags (its title, start timecode, creation time …), which the join writes; a part's movie has none.
+    var metadata: [String: String]?
     /// The job replaces an existing output (`-y`).
     var overwrite: Bool
     /// The part's own report (nil until it is written).
@@ -243,7 +247,8 @@ extension PartedJob {
             frameRate: video.frameRate.description, sampleRate: audio?.sampleRate,
             audioFirst: share.flatMap { $0.keep.lowerBound == Int64.min ? nil : $0.keep.lowerBound }, audioEnd: nil,
             bytes: 0, packets: [], digest: nil, chapters: chapters.map { .init(title: $0.title, start: $0.start.seconds, end: $0.end.seconds) },
-            stems: audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [], subtitles: nil, overwrite: run.overwrite, report: nil)
+            stems: audio.map { $0.stems ? $0.sources.map(\.stemTitle) : [] } ?? [],
+            stemLanguages: audio.map { $0.stems ? $0.sources.map(\.language) : [] }, subtitles: nil, overwrite: run.overwrite, report: nil)
         return PartPlan(selection: selection, record: record, recordPath: PartFolder.record(selection, of: output), share: share)
     }
 }

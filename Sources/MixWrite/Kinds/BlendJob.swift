@@ -30,6 +30,8 @@ public struct BlendJob: Sendable {
     public var audio = AudioOptions()
     /// Caption files added as tracks or drawn into the picture (`--captions`, `--burn-captions`).
     public var captions = CaptionSettings()
+    /// The movie's title and start timecode (`--title`, `--timecode`).
+    public var tags = MovieTags()
 
     public init(fx: String, base: String, output: String) {
         self.fx = fx
@@ -49,7 +51,7 @@ public struct BlendJob: Sendable {
     }
 }
 
-extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, SmartJob, CaptionedJob {
+extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, SmartJob, CaptionedJob, TaggedJob {
     static let kind = "blend"
     static let command = ["mixwrite"]
     static let abstract = "Key FX's green screen over BASE and mix every audio track of both (the default command)."
@@ -67,7 +69,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             + excerptOptions + [compositingOption, hdrOption] + keyOptions
             + LayerPlacement.options.map { $0.lifted(\.placement) } + [layersOption]
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
-            + captionOptions + partOptions + commonOptions
+            + captionOptions + tagOptions + partOptions + commonOptions
     }
 
     static var compositingOption: JobOption<Self> {
@@ -118,8 +120,9 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         var audioPlan = try audio.plan(sources: sources, duration: wholeLength, codec: codecs.audio)
         audioPlan?.strict = run.strict
         if let excerpt { try excerpt.cut(video: &videoPlan.video, audio: &audioPlan) }
+        let chapters = excerpt == nil ? Self.carriedChapters(of: baseFile, length: wholeLength) : []
         var part = try selection.map { (s: PartSelection) throws(MixWriteError) in
-            try cutToPart(s, video: &videoPlan.video, audio: &audioPlan, chapters: [])
+            try cutToPart(s, video: &videoPlan.video, audio: &audioPlan, chapters: chapters)
         }
         let placements = videoPlan.layers.enumerated().map { (i, l) in
             SubtitlePlacement(file: l.fx, label: layerLabel(i), start: l.start, from: l.from, length: l.length)
@@ -130,7 +133,8 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
                                    video: BlendStage(plan: videoPlan), audio: audioPlan,
                                    key: videoPlan.byAlpha ? nil : videoPlan.key, warnings: warnings, conversions: conversions)
         prepared.keyPicked = keyColorWasRead(videoPlan)
-        (prepared.part, prepared.subtitles) = (part, subtitles)
+        (prepared.part, prepared.subtitles, prepared.chapters) = (part, subtitles, part == nil ? chapters : [])
+        prepared.metadata = try tags.metadata(of: baseFile, firstFrame: part == nil ? videoPlan.video.firstFrame : 0, rate: videoPlan.video.frameRate)
         prepared.layers = laidLayers(videoPlan.layers, sources: audioPlan?.sources ?? [])
         return prepared
     }

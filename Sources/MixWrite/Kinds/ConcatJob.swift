@@ -24,6 +24,8 @@ public struct ConcatJob: Sendable {
     public var hdr = HDRMode.sdr
     /// Caption files added as tracks or drawn into the picture (`--captions`, `--burn-captions`).
     public var captions = CaptionSettings()
+    /// The movie's title and start timecode (`--title`, `--timecode`).
+    public var tags = MovieTags()
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -31,7 +33,7 @@ public struct ConcatJob: Sendable {
     }
 }
 
-extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob, CaptionedJob {
+extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob, CaptionedJob, TaggedJob {
     static let kind = "concat"
     static let command = ["mixwrite", "concat"]
     static let abstract = "Put clips end to end, video and every audio track of each; one chapter a clip."
@@ -54,7 +56,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + own + transitionOptions
             + smartOptions + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
-            + captionOptions + partOptions + commonOptions
+            + captionOptions + tagOptions + partOptions + commonOptions
     }
 
     /// `events`: an array of `{"clip", "time", "name"}`, or the path of a file holding one.
@@ -195,6 +197,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
                                    conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
                                    timeline: excerpt == nil ? timeline : nil)
         (prepared.part, prepared.subtitles) = (part, subtitles)
+        prepared.metadata = try tags.metadata(of: files[0], firstFrame: part == nil ? plan.video.firstFrame : 0, rate: plan.video.frameRate)
         return prepared
     }
 
@@ -338,8 +341,16 @@ extension ConcatJob {
     /// one an event with `eventChapters`; each lasts until the next mark (an event splits its clip's chapter).
     func chapters(files: [MediaFile], marks clipMarks: [MediaTime], starts: [MediaTime], spans: [MediaTime],
                   total: MediaTime) -> [(title: String, start: MediaTime, end: MediaTime)] {
-        var marks: [(title: String, start: MediaTime)] = files.enumerated().map { (i, f) in
-            (String(f.path.split(separator: "/").last ?? Substring(f.path)), clipMarks[i])
+        var marks: [(title: String, start: MediaTime)] = []
+        for (i, f) in files.enumerated() {
+            let name = String(f.path.split(separator: "/").last ?? Substring(f.path))
+            // The clip's own chapters split its chapter where they start inside it, each named with the clip.
+            let own = f.chapters.enumerated().map { (n, c) in (title: c.title.isEmpty ? "Chapter \(n + 1)" : c.title, at: c.start - f.origin) }
+                .filter { $0.at < spans[i] }
+            let inset = clipMarks[i] - starts[i]
+            let current = own.last { $0.at <= inset }
+            marks.append((current.map { "\(name): \($0.title)" } ?? name, clipMarks[i]))
+            for c in own where c.at > inset { marks.append(("\(name): \(c.title)", starts[i] + c.at)) }
         }
         if eventChapters {
             for e in events {
@@ -347,7 +358,7 @@ extension ConcatJob {
                 marks.append((e.name, at))
             }
         }
-        marks.sort { $0.start < $1.start }
+        marks = marks.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
         return marks.enumerated().map { (i, m) in
             (title: m.title, start: m.start, end: i + 1 < marks.count ? marks[i + 1].start : total)
         }.filter { $0.start < $0.end }

@@ -15,6 +15,8 @@ public struct RemixJob: Sendable {
     @_spi(Tools) public var excerpt: (start: Double, length: Double)?
     /// Caption files added as subtitle tracks (`--captions`; the picture is copied, so none is drawn into it).
     public var captions = CaptionSettings()
+    /// The movie's title and start timecode (`--title`, `--timecode`).
+    public var tags = MovieTags()
 
     public init(movie: String, output: String) {
         self.movie = movie
@@ -22,7 +24,7 @@ public struct RemixJob: Sendable {
     }
 }
 
-extension RemixJob: DescribedJob, CommonJob, CaptionedJob {
+extension RemixJob: DescribedJob, CommonJob, CaptionedJob, TaggedJob {
     static let kind = "remix"
     static let command = ["mixwrite", "remix"]
     static let abstract = "Mix every audio track of MOVIE (and of --audio files) into one; the video is copied untouched."
@@ -35,7 +37,7 @@ extension RemixJob: DescribedJob, CommonJob, CaptionedJob {
          .path("output", \.output, form: .short("-o"), help: "The file to write (.mov, .mp4, .mkv; .m4a or .mka for sound only)."),
          AudioOptions.filesOption.lifted(\.audio)]
             + AudioOptions.options.map { $0.lifted(\.audio) }
-            + captionTrackOptions + commonOptions
+            + captionTrackOptions + tagOptions + commonOptions
     }
 
     public init(from decoder: any Swift.Decoder) throws { try self.init(describedBy: decoder) }
@@ -79,6 +81,8 @@ extension RemixJob: DescribedJob, CommonJob, CaptionedJob {
         var prepared = PreparedJob(output: output, duration: length, frameRate: nil,
                                    video: video.map { CopyStage(plan: CopyStage.Plan(file: file, stream: $0)) },
                                    audio: audioPlan, key: nil, warnings: warnings)
+        prepared.metadata = try tags.metadata(of: file, firstFrame: 0, rate: video?.frameRate ?? Rational(25, 1))
+        prepared.chapters = Self.carriedChapters(of: file, length: length)
         if video != nil {
             prepared.subtitles = try SubtitlePlan.make(placements: [SubtitlePlacement(file: file, label: "movie")], captions: captions,
                                                        muxer: output.container.muxerName, duration: length)

@@ -21,6 +21,8 @@ public struct RenderJob: Sendable {
     public var transitionCurve = FadeCurve.tri
     /// Caption files added as tracks or drawn into the picture (`--captions`, `--burn-captions`).
     public var captions = CaptionSettings()
+    /// The movie's title and start timecode (`--title`, `--timecode`).
+    public var tags = MovieTags()
 
     public init(timeline: String, output: String) {
         self.timeline = timeline
@@ -28,7 +30,7 @@ public struct RenderJob: Sendable {
     }
 }
 
-extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob, CaptionedJob {
+extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob, CaptionedJob, TaggedJob {
     static let kind = "render"
     static let command = ["mixwrite", "render"]
     static let abstract = "Render an OpenTimelineIO timeline (.otio): every video track composited, every audio track of every clip mixed."
@@ -48,7 +50,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
                                              help: "The sound's cross-fade over a dissolve, by afade's curves: tri (linear, as OTIO's dissolve), qsin (equal power) …")
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve] + smartOptions + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
-            + captionOptions + partOptions + commonOptions
+            + captionOptions + tagOptions + partOptions + commonOptions
     }
 
     /// The timeline's own settings (`metadata.mixwrite` of the Timeline, as `--otio` writes a job's) read over this
@@ -141,6 +143,8 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         prepared.part = part
         prepared.media = media.opened.map(\.path)
         prepared.subtitles = subtitles
+        let start = t.globalStart.flatMap { Timecode.advanced("00:00:00:00", by: Int($0.ticks(in: rate.inverted)), rate: rate) }
+        prepared.metadata = try tags.metadata(of: nil, firstFrame: part == nil ? plan.firstFrame : 0, rate: rate, timelineStart: start)
         return prepared
     }
 

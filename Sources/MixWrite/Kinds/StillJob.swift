@@ -19,6 +19,8 @@ public struct StillJob: Sendable {
     public var audio = AudioOptions()
     /// Caption files added as tracks or drawn into the picture (`--captions`, `--burn-captions`).
     public var captions = CaptionSettings()
+    /// The movie's title and start timecode (`--title`, `--timecode`).
+    public var tags = MovieTags()
 
     public init(image: String, audioFiles: [String], output: String) {
         self.image = image
@@ -27,7 +29,7 @@ public struct StillJob: Sendable {
     }
 }
 
-extension StillJob: DescribedJob, CommonJob, ExcerptedJob, CaptionedJob {
+extension StillJob: DescribedJob, CommonJob, ExcerptedJob, CaptionedJob, TaggedJob {
     static let kind = "still"
     static let command = ["mixwrite", "still"]
     static let abstract = "A movie of one picture, exactly as long as its audio (several audio files are mixed)."
@@ -53,7 +55,7 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob, CaptionedJob {
             }, write: { job in job.background == blank.background ? nil : .text(job.backgroundHex) })
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [background]
             + excerptOptions + AudioOptions.options.map { $0.lifted(\.audio) }
-            + captionOptions + commonOptions
+            + captionOptions + tagOptions + commonOptions
     }
 
     /// Every sound file, `audioFiles` and then `audio.files` (the command line's `--audio`): named audio1 … in
@@ -136,6 +138,7 @@ extension StillJob: DescribedJob, CommonJob, ExcerptedJob, CaptionedJob {
         var prepared = PreparedJob(output: output, duration: excerpt == nil ? length : plan.video.length, frameRate: frameRate,
                                    video: SequenceStage(plan: plan), audio: audioPlan, key: nil, warnings: warnings)
         prepared.subtitles = subtitles
+        prepared.metadata = try tags.metadata(of: nil, firstFrame: plan.video.firstFrame, rate: frameRate)
         return prepared
     }
 

@@ -45,6 +45,11 @@ public struct AudioSource: Sendable, Codable {
     var fades: [SourceFade] = []
 
     public var name: String { "\(label):\(track)" }
+    /// The track's language and title in its file, which its stem keeps.
+    var language: String?
+    var title: String?
+    /// Its stem's title: its name, and its own title after it (`fx:1 Boom mic`).
+    var stemTitle: String { title.map { "\(name) \($0)" } ?? name }
 
     /// The timestamp of the track's sample `n` as a mix reader stamps it: `n`, or a drifting track's on the output's
     /// clock (its chain stretches the samples to it).

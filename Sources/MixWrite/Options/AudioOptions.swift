@@ -162,12 +162,14 @@ public struct AudioOptions: Sendable {
                     warnings.append("\(file.path): \(what); left out of the mix")
                     continue
                 }
-                result.append(AudioSource(
+                var source = AudioSource(
                     label: label, path: file.path, streamIndex: s.index, track: n + 1, codec: s.codec,
                     sampleRate: s.sampleRate, channels: s.channels, layout: s.layout,
                     gainDB: (gains[label] ?? 0) + (gains[name] ?? 0),
                     offsetSeconds: (offsets[name] ?? offsets[label]) ?? 0,
-                    startOffset: starts[s.index] ?? .zero, inputIndex: inputIndex))
+                    startOffset: starts[s.index] ?? .zero, inputIndex: inputIndex)
+                (source.language, source.title) = (s.language.flatMap { $0 == "und" ? nil : $0 }, s.title)
+                result.append(source)
             }
         }
         if !autoOffsets.isEmpty { try placeBySound(&result, inputs: inputs, warnings: &warnings) }

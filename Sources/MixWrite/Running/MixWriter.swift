@@ -64,6 +64,8 @@ public struct MixWriter: Sendable {
             throw .usage("\(type(of: job)) is not one of mixwrite's jobs (\(JobFile.kinds.map { $0.kind }.joined(separator: ", ")))")
         }
         var plan = try job.prepare()
+        // A part's movie carries no tags (a timecode would add a track the join does not expect): its record does.
+        if plan.part != nil { (plan.part!.record.metadata, plan.metadata) = (plan.metadata, [:]) }
         let logs = InputLogs(job: job, plan: plan)
         plan.audio?.measurements = measurements
         let reporter = progress.map { ProgressReporter(total: plan.duration, frameRate: plan.frameRate, handler: $0) }
@@ -75,8 +77,9 @@ public struct MixWriter: Sendable {
         let queue = ProcessInfo.processInfo.environment["MIXWRITE_WRITER_QUEUE"].flatMap(Int.init).map { max(1, $0) }
             ?? AssetWriter.defaultQueueLimit
         let writer = try AssetWriter(output: plan.output, tracks: kinds, chapters: plan.chapters, queueLimit: queue,
-                                     progress: reporter, stems: plan.audio.map { $0.stems ? $0.sources.map(\.name) : [] } ?? [],
-                                     subtitles: plan.subtitles.tracks.map { ($0.language, $0.title) })
+                                     progress: reporter, stems: plan.audio.map { $0.stems ? $0.sources.map { ($0.stemTitle, $0.language) } : [] } ?? [],
+                                     subtitles: plan.subtitles.tracks.map { ($0.language, $0.title) }, metadata: plan.metadata,
+                                     frameRate: plan.frameRate ?? plan.video.flatMap { Rational(parsing: $0.written.frameRate) })
 
         let finished: FinishedOutput
         let totals: StageTotals

@@ -91,7 +91,10 @@ struct PartJoiner {
                                                   end: MediaTime(seconds: String(c.end)) ?? .zero) }
         let subtitles = subtitleTracks()
         let writer = try AssetWriter(output: final, tracks: part1.kinds + subtitles.map { _ in .subtitle }, chapters: chapters,
-                                     queueLimit: .max, stems: first.stems, subtitles: subtitles.map { ($0.language, $0.title) })
+                                     queueLimit: .max,
+                                     stems: first.stems.enumerated().map { ($1, first.stemLanguages?[$0] ?? nil) }, subtitles: subtitles.map { ($0.language, $0.title) },
+                                     metadata: first.metadata ?? [:],
+                                     frameRate: Rational(parsing: first.frameRate))
         do {
             try await Self.start(writer, part1.parameters, subtitles: subtitles)
             let timeBases = part1.parameters.map(\.timeBase)

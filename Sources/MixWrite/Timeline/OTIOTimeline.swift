@@ -71,6 +71,8 @@ struct OTIOTimeline: Sendable {
     var settings: Data?
     /// The rate of the first clip's source_range (snapped: 23.976 is 24000/1001), the timeline's own.
     var rate: FFmpegSupport.Rational?
+    /// The timeline's `global_start_time` (an editor's 01:00:00:00), where its first frame's timecode starts.
+    var globalStart: MediaTime?
 
     /// The farthest a RationalTime may lie from 0, in seconds (about 11.6 days: past any medium's timecode).
     static let longestTime = 1_000_000.0
@@ -130,6 +132,7 @@ struct OTIOTimeline: Sendable {
         do throws(Reader.Problem) {
             let root = try reader.timeline(try reader.object(json, "the file", schema: "Timeline", "SerializableCollection"), named: named)
             name = root["name"] as? String ?? ""
+            if let g = root["global_start_time"], !(g is NSNull) { globalStart = try reader.time(g, "the timeline's global_start_time") }
             settings = ((root["metadata"] as? [String: Any])?["mixwrite"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
             let stack = try reader.object(root["tracks"] as Any, "the timeline's tracks", schema: "Stack")
             try reader.refuseTrim(stack, "the timeline's stack")

@@ -36,6 +36,8 @@ actor AssetWriter {
     private var failure: MixWriteError?
     private var headerWaiters: [CheckedContinuation<Void, any Error>] = []
     private let chapters: [(title: String, start: MediaTime, end: MediaTime)]
+    /// The video's rate, which a timecode counts in.
+    private let frameRate: Rational?
     /// How many packets a track may queue ahead of a lagging track before `append` waits.
     private let queueLimit: Int
     private let progress: ProgressReporter?
@@ -55,11 +57,13 @@ actor AssetWriter {
     nonisolated func input(_ kind: TrackKind) -> AssetWriterInput? { inputs.first { $0.kind == kind } }
 
     /// Opens the temporary output file, with one input for each of `tracks` (in the file, in this order).
-    /// `stems`: titles of audio tracks after the first (the mix), which is then the default and they are not.
+    /// `stems`: titles and languages of audio tracks after the first (the mix, then titled so, in their language when
+    /// they share one), which is then the default and they are not.
     /// `subtitles`: each subtitle track's language and title, in their order.
     init(output: OutputFile, tracks: [TrackKind], chapters: [(title: String, start: MediaTime, end: MediaTime)] = [],
                 queueLimit: Int = AssetWriter.defaultQueueLimit, progress: ProgressReporter? = nil,
-                stems: [String] = [], subtitles: [(language: String?, title: String?)] = []) throws(MixWriteError) {
+                stems: [(title: String, language: String?)] = [], subtitles: [(language: String?, title: String?)] = [],
+                metadata: [String: String] = [:], frameRate: Rational? = nil) throws(MixWriteError) {
         claim = try OutputClaim.take(output.path)
         do {
             muxer = try Muxer(path: output.temporaryPath, format: output.container.muxerName)
@@ -68,13 +72,17 @@ actor AssetWriter {
             throw .output(file: output.path, error.isNoSpace ? "no space left on device" : "cannot be created (\(error.message.lowercased()))")
         }
         self.output = output
+        muxer.setMetadata(metadata)
+        self.frameRate = frameRate
         self.tracks = tracks.map { Track(kind: $0) }
         if !stems.isEmpty, let mix = tracks.firstIndex(of: .audio) {
             self.tracks[mix].isDefault = true
             if let video = tracks.firstIndex(of: .video) { self.tracks[video].isDefault = true }
-            for (n, title) in stems.enumerated() where mix + 1 + n < tracks.count {
-                (self.tracks[mix + 1 + n].title, self.tracks[mix + 1 + n].isDefault) = (title, false)
+            for (n, stem) in stems.enumerated() where mix + 1 + n < tracks.count {
+                (self.tracks[mix + 1 + n].title, self.tracks[mix + 1 + n].language, self.tracks[mix + 1 + n].isDefault) = (stem.title, stem.language, false)
             }
+            let languages = Set(stems.map(\.language))
+            (self.tracks[mix].title, self.tracks[mix].language) = ("Mix", languages.count == 1 ? languages.first! : nil)
         }
         for (n, i) in tracks.indices.filter({ tracks[$0] == .subtitle }).enumerated() where n < subtitles.count {
             (self.tracks[i].language, self.tracks[i].title) = subtitles[n]
@@ -99,7 +107,7 @@ actor AssetWriter {
                 // Streams in slot order (video first), whichever stage registered first.
                 for i in tracks.indices {
                     tracks[i].streamIndex = try muxer.addStream(tracks[i].parameters!, language: tracks[i].language, title: tracks[i].title,
-                                                                    isDefault: tracks[i].isDefault)
+                                                                    isDefault: tracks[i].isDefault, frameRate: frameRate)
                 }
                 for (i, c) in chapters.enumerated() {
                     try muxer.addChapter(id: i + 1, start: c.start, end: c.end, title: c.title)
