@@ -233,6 +233,42 @@ struct CaptionTests {
         }
     }
 
+    @Test("a style's font fontconfig does not have: burned in its fallback, which a warning names")
+    func fontFallback() throws {
+        let dir = try Oracle.scratch()
+        let ass = try Self.write(Self.styled.replacingOccurrences(of: "Default,DejaVu Sans", with: "Default,No Such Font Family"), dir + "/odd.ass")
+        let r = try LayerTests.mixwrite([Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"), "-o", dir + "/odd.mp4", "--captions", ass, "--burn-captions"])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("odd.ass: the font 'No Such Font Family' is not on this machine; fontconfig draws it in '"), "\(r.stderr)")
+        #expect(!r.stderr.contains("'DejaVu Sans' is not"), "a font that is here is not named")
+    }
+
+    @Test("a picture subtitle track (DVB, from the corpus) is copied into Matroska as it is, and said and left out of MP4",
+          .enabled(if: Oracle.corpus != nil, "MIXWRITE_CORPUS is not set: the DVB subtitles come from the corpus"))
+    func pictureSubtitles() throws {
+        let dir = try Oracle.scratch()
+        let wtv = try #require(Oracle.corpus).appending("/corrupt/wtv_partial_2audio.wtv")
+        let (dvb, base) = (dir + "/dvb.mkv", dir + "/base.mkv")
+        try LayerTests.make(["-i", wtv, "-map", "0:s", "-c", "copy", dvb])
+        try LayerTests.make(["-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=3", "-i", dvb, "-map", "0:v", "-map", "1:s", "-c:v", "libx264",
+                             "-pix_fmt", "yuv420p", "-c:s", "copy", "-t", "3", base])
+        func packets(_ file: String) throws -> [String] {
+            try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries", "packet=pts_time,size", "-of", "csv=p=0", file])
+                .stdoutText.split(separator: "\n").map(String.init)
+        }
+        let (mkv, mp4) = (dir + "/out.mkv", dir + "/out.mp4")
+        var r = try LayerTests.mixwrite([Oracle.fixture("fx.mov"), base, "-o", mkv])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(try Self.subtitleStreams(mkv).map(\.codec) == ["dvb_subtitle"])
+        let source = try packets(base)
+        let copied = try packets(mkv)
+        #expect(!source.isEmpty && copied == source, "the same packets at the same times")
+        r = try LayerTests.mixwrite([Oracle.fixture("fx.mov"), base, "-o", mp4])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("dvb_subtitle, pictures a .mp4 cannot hold; left out (a .mkv keeps it)"), "\(r.stderr)")
+        #expect(try Self.subtitleStreams(mp4).isEmpty)
+    }
+
     @Test("smart rendering with a burned cue: GOPs the cue does not touch copied bit for bit, the cue's GOPs encoded with it")
     func smartBurn() throws {
         let dir = try Oracle.scratch()

@@ -12,6 +12,8 @@ struct CaptionFile: Sendable {
     let format: Format
     /// Each cue's times on the file's own clock, in the file's order.
     let cues: [(start: MediaTime, end: MediaTime)]
+    /// The fonts an ASS file's styles name (none for SubRip and WebVTT, drawn in FFmpeg's default style).
+    let fonts: [String]
 
     /// Reads `path`; `encoding` (an iconv name, `latin1`) when its text is not UTF-8.
     init(path: String, encoding: String? = nil) throws(MixWriteError) {
@@ -36,6 +38,7 @@ struct CaptionFile: Sendable {
         case .srt, .vtt: cues = try Self.timedBlocks(lines, path: path, webVTT: format == .vtt)
         case .ass: cues = try Self.dialogues(lines, path: path)
         }
+        fonts = format == .ass ? Self.styleFonts(lines) : []
         if cues.isEmpty { throw .input(file: path, "has no cue") }
     }
 
@@ -161,6 +164,37 @@ struct CaptionFile: Sendable {
             throw .input(file: path, "has no [Events] section")
         }
         return cues
+    }
+
+    /// The `Fontname` of each `Style:` line, by its section's `Format:`, once each.
+    static func styleFonts(_ lines: [String]) -> [String] {
+        var format: [String] = [], fonts: [String] = []
+        for raw in lines {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[") { format = [] }
+            if line.hasPrefix("Format:") { format = line.dropFirst(7).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
+            guard line.hasPrefix("Style:"), let n = format.firstIndex(of: "fontname") else { continue }
+            let fields = line.dropFirst(6).split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            if n < fields.count, !fields[n].isEmpty, !fonts.contains(fields[n]) { fonts.append(fields[n]) }
+        }
+        return fonts
+    }
+
+    /// What fontconfig draws `fonts` in where it has not one of them: `(asked, given)`; none when `fc-match` is not here.
+    static func substitutes(_ fonts: [String]) -> [(asked: String, given: String)] {
+        fonts.compactMap { font in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/fc-match")
+            p.arguments = ["-f", "%{family}", font]
+            let out = Pipe()
+            (p.standardOutput, p.standardError, p.standardInput) = (out, FileHandle.nullDevice, FileHandle.nullDevice)
+            guard (try? p.run()) != nil else { return nil }
+            let given = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            let families = given.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard p.terminationStatus == 0, !families.isEmpty, !families.contains(font.lowercased()) else { return nil }
+            return (font, given.split(separator: ",").first.map(String.init) ?? given)
+        }
     }
 
     /// ASS's `H:MM:SS.cc` (hundredths).

@@ -86,6 +86,9 @@ struct SubtitlePlan: Sendable {
                                   + "(\(NumberText.milliseconds(duration.seconds)) s), cut there")
             }
             if captions.burn {
+                for (asked, given) in CaptionFile.substitutes(file.fonts) {
+                    plan.notes.append("\(caption.file): the font '\(asked)' is not on this machine; fontconfig draws it in '\(given)'")
+                }
                 let spans = file.cues.map { $0.start..<max($0.start, min($0.end, duration)) }.filter { !$0.isEmpty }
                 plan.burn = BurnedCaptions(files: (plan.burn?.files ?? []) + [caption], spans: (plan.burn?.spans ?? []) + spans)
                 continue
