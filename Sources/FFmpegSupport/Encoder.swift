@@ -235,7 +235,7 @@ public final class Encoder {
         context = ctx
         ctx.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
         ctx.pointee.sample_rate = Int32(aacSampleRate)
-        av_channel_layout_default(&ctx.pointee.ch_layout, Int32(channels))
+        ChannelLayout.set(&ctx.pointee.ch_layout, channels: channels)
         ctx.pointee.bit_rate = Int64(bitRate)
         ctx.pointee.time_base = AVRational(num: 1, den: Int32(aacSampleRate))
         if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
@@ -261,7 +261,7 @@ public final class Encoder {
         ctx.pointee.sample_fmt = codec == .opus ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_S32
         if codec != .opus { ctx.pointee.bits_per_raw_sample = 24 }
         ctx.pointee.sample_rate = Int32(sampleRate)
-        av_channel_layout_default(&ctx.pointee.ch_layout, Int32(channels))
+        ChannelLayout.set(&ctx.pointee.ch_layout, channels: channels)
         if codec == .opus { ctx.pointee.bit_rate = Int64(bitRate) }
         ctx.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
         if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }

@@ -51,7 +51,7 @@ public final class FilterGraph {
             _ = av_channel_layout_copy(&l, &copy)
         } else {
             // An unspecified order ("6 channels") is read as the usual layout of that many channels.
-            av_channel_layout_default(&l, Int32(channels))
+            ChannelLayout.set(&l, channels: channels)
         }
         defer { av_channel_layout_uninit(&l) }
         var buffer = [CChar](repeating: 0, count: 256)

@@ -178,7 +178,7 @@ extension Frame {
         p.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
         p.pointee.sample_rate = Int32(sampleRate)
         p.pointee.nb_samples = Int32(count)
-        av_channel_layout_default(&p.pointee.ch_layout, Int32(channels))
+        ChannelLayout.set(&p.pointee.ch_layout, channels: channels)
         try check(av_frame_get_buffer(p, 0), "av_frame_get_buffer")
         try check(av_samples_set_silence(p.pointee.extended_data, 0, Int32(count), Int32(channels), AV_SAMPLE_FMT_FLTP), "av_samples_set_silence")
         return f
@@ -226,7 +226,7 @@ extension Frame {
         pointer.pointee.format = (integer ? AV_SAMPLE_FMT_S32 : AV_SAMPLE_FMT_FLT).rawValue
         pointer.pointee.nb_samples = Int32(count)
         pointer.pointee.sample_rate = Int32(sampleRate)
-        av_channel_layout_default(&pointer.pointee.ch_layout, Int32(channels.count))
+        ChannelLayout.set(&pointer.pointee.ch_layout, channels: channels.count)
         try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
         let n = channels.count
         let data = UnsafeMutableRawPointer(pointer.pointee.data.0!)
@@ -251,7 +251,7 @@ extension Frame {
         pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
         pointer.pointee.nb_samples = Int32(count)
         pointer.pointee.sample_rate = Int32(sampleRate)
-        av_channel_layout_default(&pointer.pointee.ch_layout, Int32(channels.count))
+        ChannelLayout.set(&pointer.pointee.ch_layout, channels: channels.count)
         try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
         for (c, samples) in channels.enumerated() {
             let plane = pointer.pointee.extended_data[c]!

@@ -58,7 +58,7 @@ struct CommonOptions {
             if verbose, let layers = report.layers { printLayers(layers) }
             if verbose, let video = report.video { printSmart(video) }
             if verbose, let audio = report.audio {
-                writeError("mixwrite: mix plan: \(audio.sources.count) tracks → \((audio.codec ?? "aac").uppercased()) \(audio.sampleRate) Hz, \(audio.channels == 1 ? "mono" : "stereo")\n")
+                writeError("mixwrite: mix plan: \(audio.sources.count) tracks → \((audio.codec ?? "aac").uppercased()) \(audio.sampleRate) Hz, \([1: "mono", 2: "stereo", 6: "5.1", 8: "7.1"][audio.channels] ?? "\(audio.channels) channels")\n")
                 for s in audio.sources {
                     writeError("  \(s.name)  \(s.shownPath) #\(s.streamIndex)  \(s.codec) \(s.sampleRate) Hz \(s.layout)  → \(s.route)\n")
                 }

@@ -223,6 +223,8 @@ struct AudioMixPlan: Sendable {
     /// The stem of source `i`: the sources it needs (itself, and with ducking every source, which keys it), solo.
     func stem(_ i: Int) -> AudioMixPlan {
         var p = self
+        // A surround mix's stems keep their sources' own layouts (a stereo track's stem stays stereo).
+        if channels > 2 { p.channels = [1: 1, 2: 2, 7: 8, 8: 8][sources[i].channels] ?? (sources[i].channels > 8 ? 8 : 6) }
         p.measure = false
         p.measurements = nil
         if publishing.duck.isEmpty {
@@ -253,7 +255,7 @@ struct AudioMixPlan: Sendable {
     }
 
     /// The mix's channel layout as filters name it.
-    var layoutName: String { channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels)c" }
+    var layoutName: String { ChannelLayout.name(channels) }
 
     /// The filter description between the sources `[in0]…` and the sink `[out]`, for each source's real format.
     func graphDescription(inputFormats: [(channels: Int, sampleRate: Int)]) -> String {

@@ -35,7 +35,8 @@ public struct AudioOptions: Sendable {
     /// its start placed, its clock taken as the reference's).
     public var drift = DriftMode.auto
     public var mode: MixMode = .sum
-    /// Output channels; nil: stereo if any source has two or more, else mono.
+    /// Output channels: 1, 2, 6 (5.1) or 8 (7.1); 0: the widest layout among the sources (`auto`); nil: stereo if any
+    /// source has two or more, else mono (every surround source folded down).
     public var channels: Int?
     /// Output sample rate, Hz.
     public var sampleRate = 48_000
@@ -85,7 +86,7 @@ public struct AudioOptions: Sendable {
             .choice("drift", \.drift, default: initial.drift,
                     help: "With --offset SOURCE=auto: auto measures how fast its clock runs and resamples it so its end stays in sync; off places its start only."),
             .choice("mix", \.mode, default: initial.mode, help: "sum: each source at its own level, limited at -1 dBFS; average: ffmpeg's 1/N."),
-            .integer("channels", \.channels, 1...2, help: "Output channels, 1 or 2 (default: stereo if any source has two or more)."),
+            channelsOption,
             .integer("sample-rate", \.sampleRate, default: initial.sampleRate, 8000...384_000, valueName: "HZ",
                      help: "Output sample rate in Hz: AAC's and Opus's own rates; FLAC and PCM any."),
             .choice("audio-codec", \.codec, help: "Audio codec: aac, opus, flac or pcm (default: aac; a .webm's opus)."),
@@ -211,7 +212,7 @@ public struct AudioOptions: Sendable {
         if let rates = codec.sampleRates, !rates.contains(rate) {
             throw .usage("--sample-rate \(rate): \(codec.rawValue) takes \(rates.map(String.init).joined(separator: ", ")) Hz")
         }
-        let ch = channels ?? (sources.contains { $0.channels >= 2 } ? 2 : 1)
+        let ch = outputChannels(sources)
         let total = duration.ticks(in: Rational(1, Int32(rate)))
         var routed = placed(sources)
         // An offset that puts a source after the output's end would leave it out without a word (as `--at` past the
@@ -246,6 +247,35 @@ public struct AudioOptions: Sendable {
         return plan
     }
 
+    /// `channels`: 1, 2, `5.1`, `7.1` or `auto` (a job file's number or string).
+    static var channelsOption: JobOption<Self> {
+        JobOption(OptionDeclaration("channels", .text(pattern: "^(1|2|mono|stereo|5\\.1|7\\.1|auto)$", orNumber: true), valueName: "LAYOUT",
+                                    help: "The mix's layout: 1 (mono), 2 (stereo), 5.1, 7.1, or auto (the widest among the sources); "
+                                        + "default: stereo if any source has two or more channels, else mono."),
+                  read: { (a, input) throws(JobProblem) in
+                      let text = try input.text("must be 1, 2, 5.1, 7.1 or auto")
+                      guard let n = ["1": 1, "mono": 1, "2": 2, "stereo": 2, "5.1": 6, "7.1": 8, "auto": 0][text] else {
+                          throw input.problem("'\(text)' is not one of 1, 2, 5.1, 7.1, auto")
+                      }
+                      a.channels = n
+                  },
+                  write: { a in a.channels.map { n in n <= 2 ? .number(Double(n)) : .text(n == 0 ? "auto" : n == 6 ? "5.1" : "7.1") } })
+    }
+
+    /// The mix's channels for `sources`: as asked, the widest of theirs for `auto` (5.1 for 3 to 6 channels, 7.1 past),
+    /// else stereo if any has two or more.
+    func outputChannels(_ sources: [AudioSource]) -> Int {
+        let widest = sources.map(\.channels).max() ?? 1
+        switch channels {
+        case 0?: return widest <= 2 ? widest : widest <= 6 ? 6 : 8
+        case let n?: return n
+        case nil: return widest >= 2 ? 2 : 1
+        }
+    }
+
+    /// A layout's name for messages: mono, stereo, 5.1, 7.1.
+    static func layoutWord(_ channels: Int) -> String { [1: "mono", 2: "stereo", 6: "5.1", 8: "7.1"][channels] ?? "\(channels) channels" }
+
     /// How a track reaches the output, in words, for the report.
     static func route(_ s: AudioSource, rate: Int, channels: Int, mode: MixMode) -> String {
         var steps: [String] = ["\(s.codec) decoded"]
@@ -253,10 +283,16 @@ public struct AudioOptions: Sendable {
         let layout = s.layout.isEmpty ? "\(s.channels) channels" : s.layout
         if s.channels == 1 && channels == 2 {
             steps.append("mono to both channels at its own level")
+        } else if s.channels == 1 && channels > 2 {
+            steps.append("mono to the centre")
+        } else if s.channels == 2 && channels > 2 {
+            steps.append("stereo to the front pair")
         } else if s.channels > channels {
-            steps.append("\(layout) downmixed to \(channels == 1 ? "mono" : "stereo") (standard matrix)")
+            steps.append("\(layout) downmixed to \(Self.layoutWord(channels)) (standard matrix)")
         } else if s.channels == 2 && channels == 1 {
             steps.append("stereo downmixed to mono")
+        } else if channels > 2 {
+            steps.append("\(layout) to \(Self.layoutWord(channels))'s places")
         }
         if s.gainDB != 0 { steps.append("gain \(s.gainDB) dB") }
         if s.driftPPM != 0 { steps.append(String(format: "its clock's drift (%+.1f ppm) corrected", s.driftPPM)) }
