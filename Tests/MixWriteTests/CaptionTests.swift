@@ -147,6 +147,32 @@ struct CaptionTests {
         #expect(try Self.cues(joined, track: 1).first == Cue(start: 0.5, end: 1.2, text: "Hello <i>there</i>"))
     }
 
+    @Test("a render: a clip's subtitle track by its source range, a clip's caption file in its media's time, a track's in the timeline's",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func renderTimeline() throws {
+        let dir = try Oracle.scratch()
+        let base = try Self.withSubtitles(Oracle.fixture("base.mov"), Self.baseCues, language: "fra", in: dir, name: "base")
+        _ = try Self.write(Self.captionCues, dir + "/media.srt")
+        _ = try Self.write("1\n00:00:00,100 --> 00:00:00,500\nTimeline says\n", dir + "/whole.srt")
+        // base from its 0.6 s for 1.2 s (30 frames), then fx from its 0.2 s for 1 s, its own caption file beside it.
+        let (otio, _) = try RenderTests.timeline(dir, "captions", """
+        v = track("V1", V); tl.tracks.append(v)
+        v.metadata["mixwrite"] = {"captions": [{"file": "whole.srt", "lang": "eng"}]}
+        v.extend([clip("a", "\(base)", 15, 30), clip("b", "\(Oracle.fixture("fx.mov"))", 5, 25, {"captions": [{"file": "media.srt"}]})])
+        """)
+        let out = dir + "/render.mkv"
+        let r = try Oracle.mixwrite(["render", otio, "-o", out, "--progress", "none"], timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        let streams = try Self.subtitleStreams(out)
+        // The inputs' tracks (base's, then the clips' caption files as one), then the caption files of the output's time.
+        #expect(streams.map(\.language) == ["fra", nil, "eng"], "\(streams)")
+        // base's cues from its 0.6 s: 0.3–0.9 is 0–0.3 here, 1.0–1.8 is 0.4–1.2 (cut at the clip's end).
+        #expect(try Self.cues(out, track: 0) == [Cue(start: 0, end: 0.3, text: "Base says one"), Cue(start: 0.4, end: 1.2, text: "Base says two")])
+        #expect(try Self.cues(out, track: 2) == [Cue(start: 0.1, end: 0.5, text: "Timeline says")])
+        // media.srt from fx's 0.2 s at 1.2 s: 0.5–1.2 is 1.5–2.2 (cut at 2.2, the clip's end), 1.5–2.4 is past it.
+        #expect(try Self.cues(out, track: 1) == [Cue(start: 1.5, end: 2.2, text: "Hello <i>there</i>")])
+    }
+
     @Test("a bad caption file: one line naming the file and its line, exit 2, nothing written")
     func badCaptionFiles() throws {
         let dir = try Oracle.scratch()

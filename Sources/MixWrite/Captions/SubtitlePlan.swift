@@ -13,6 +13,9 @@ struct SubtitlePlacement: Sendable {
     /// Inputs of one group share the output's tracks, the K-th subtitle track of each in the K-th (a concat's clips,
     /// a timeline's): each input's cues from where it takes over to where the next does (a transition's middle).
     var group: String
+    /// A caption file of the input's own time that stands for its subtitle tracks (a timeline clip's
+    /// `metadata.mixwrite.captions`).
+    var caption: Caption?
 
     init(file: MediaFile, label: String, start: MediaTime = .zero, from: MediaTime = .zero, length: MediaTime? = nil,
          group: String? = nil) {
@@ -77,7 +80,14 @@ struct SubtitlePlan: Sendable {
             if groups[p.group] == nil { order.append(p.group) }
             groups[p.group, default: []].append(p)
         }
-        for g in order { plan.tracks += plan.inputTracks(Self.takingOver(groups[g]!), muxer: muxer, duration: duration) }
+        for g in order {
+            let group = Self.takingOver(groups[g]!)
+            if group.contains(where: { $0.caption != nil }) {
+                plan.tracks.append(try Self.captionTrack(group, muxer: muxer, duration: duration))
+            } else {
+                plan.tracks += plan.inputTracks(group, muxer: muxer, duration: duration)
+            }
+        }
         for caption in captions.files {
             let file = try CaptionFile(path: caption.file, encoding: caption.encoding.isEmpty ? nil : caption.encoding)
             let past = file.cues.filter { $0.end > duration }.count
@@ -197,8 +207,22 @@ struct SubtitlePlan: Sendable {
         return out
     }
 
-    /// A `--captions` file as a track: read by FFmpeg's demuxer and decoder (its markup made ASS events), cut at the end.
-    static func captionTrack(_ caption: Caption, _ file: CaptionFile, muxer: String, duration: MediaTime) throws(MixWriteError) -> SubtitleTrackPlan {
+    /// A group's caption files (each of its input's own time) as one track, each placed where its input is.
+    static func captionTrack(_ group: [SubtitlePlacement], muxer: String, duration: MediaTime) throws(MixWriteError) -> SubtitleTrackPlan {
+        var track: SubtitleTrackPlan?
+        for p in group {
+            guard let caption = p.caption else { continue }
+            let file = try CaptionFile(path: caption.file, encoding: caption.encoding.isEmpty ? nil : caption.encoding)
+            let own = try captionTrack(caption, file, muxer: muxer, duration: nil)
+            if track == nil { (track, track!.cues) = (own, []) } else { track!.source += ", " + caption.file }
+            track!.cues += own.cues.compactMap { placed($0, p, origin: .zero, duration: duration) }
+        }
+        return track!
+    }
+
+    /// A `--captions` file as a track: read by FFmpeg's demuxer and decoder (its markup made ASS events), cut at
+    /// `duration` (nil: not cut).
+    static func captionTrack(_ caption: Caption, _ file: CaptionFile, muxer: String, duration: MediaTime?) throws(MixWriteError) -> SubtitleTrackPlan {
         let contents: SubtitleTrackContents
         do {
             let demuxer = try Demuxer(url: caption.file)
@@ -215,7 +239,7 @@ struct SubtitlePlan: Sendable {
                                       source: caption.file, sourceCodec: file.format.rawValue)
         track.cues = contents.cues.compactMap { cue in
             var c = cue
-            c.end = min(c.end, duration)
+            if let duration { c.end = min(c.end, duration) }
             return c.end > c.start ? c : nil
         }
         return track

@@ -135,7 +135,10 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         var part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan, audio: &audioPlan, chapters: chapters)
         }
-        let subtitles = try subtitles(try subtitlePlacements(videoTracks, media: &media, rate: rate), output: output, video: &plan, part: &part)
+        var captioned = self
+        for (track, _) in laid { captioned.captions.files += try captionFiles(track.settings, of: "track \(track.name)") }
+        let subtitles = try captioned.subtitles(try subtitlePlacements(videoTracks + audioTracks, media: &media, rate: rate), output: output,
+                                                video: &plan, part: &part)
         let cut = try smartly(Self.cut(stage, to: plan), converted: Set(media.opened.filter { !ColorManagement.conversions(of: [$0]).isEmpty }.map(\.path)))
         var prepared = PreparedJob(output: output, duration: plan.length, frameRate: rate, video: cut, audio: audioPlan, key: nil,
                                    warnings: warnings, conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
@@ -153,17 +156,45 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
     func subtitlePlacements(_ tracks: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], media: inout RenderMedia,
                             rate: Rational) throws(MixWriteError) -> [SubtitlePlacement] {
         var placements: [SubtitlePlacement] = []
-        for (k, (_, items)) in tracks.enumerated() {
+        for (track, items) in tracks {
             for item in items {
                 guard let clip = item.clip else { continue }
+                let captions = try captionFiles(clip.settings, of: clip.label)
+                guard track.kind == .video || !captions.isEmpty else { continue }
                 let file = try media.file(clip)
-                guard file.streams.contains(where: { $0.kind == .subtitle }) else { continue }
                 let start = Self.timed(item.start, rate)
-                placements.append(SubtitlePlacement(file: file, label: MediaPath.shown(clip.path), start: start, from: clip.inPoint,
-                                                    length: Self.timed(item.start + item.duration, rate) - start, group: "V\(k + 1)"))
+                var p = SubtitlePlacement(file: file, label: MediaPath.shown(clip.path), start: start, from: clip.inPoint,
+                                          length: Self.timed(item.start + item.duration, rate) - start, group: track.name)
+                if track.kind == .video && file.streams.contains(where: { $0.kind == .subtitle }) { placements.append(p) }
+                // A clip's own caption files, in its media's time: a track of the clip's track's.
+                p.group = track.name + " captions"
+                for c in captions {
+                    p.caption = c
+                    placements.append(p)
+                }
             }
         }
         return placements
+    }
+
+    /// The caption files a clip's or a track's `metadata.mixwrite.captions` names (as `--captions` is written in a job
+    /// file), read by the job file's readers, each path from the timeline's folder.
+    func captionFiles(_ settings: Data?, of what: String) throws(MixWriteError) -> [Caption] {
+        guard let data = settings, let all = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let value = all["captions"] else {
+            return []
+        }
+        let folder = URL(fileURLWithPath: timeline).deletingLastPathComponent().path
+        do throws(MixWriteError) {
+            let read = try RenderJob(timeline: "", output: "").applying(["captions": value]).captions
+            try read.validate()
+            return read.files.map { c in
+                var c = c
+                if !c.file.hasPrefix("/") { c.file = folder + "/" + c.file }
+                return c
+            }
+        } catch {
+            throw .usage("\(timeline): \(what): metadata.mixwrite: \(error.description)")
+        }
     }
 
     /// The picture's stage: the bottom video track as a sequence, alone or under the upper tracks' clips as layers.
@@ -294,7 +325,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
     /// gives): by the job file's reader, so a bad value is refused in its words, naming the clip.
     static func layer(_ clip: OTIOTimeline.Clip, file: MediaFile, timeline: String) throws(MixWriteError) -> Layer {
         var entry = clip.settings.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any] ?? [:]
-        for key in ["gain", "offset"] { entry[key] = nil }   // the sound's, read with it
+        for key in ["gain", "offset", "captions"] { entry[key] = nil }   // the sound's and the captions', read with them
         let timeKeys = ["fx", "at", "in", "out"]
         if let k = entry.keys.sorted().first(where: timeKeys.contains) {
             throw .usage("\(timeline): \(clip.label): metadata.mixwrite.\(k) is the timeline's to say (the clip's place and source_range)")

@@ -58,6 +58,8 @@ struct OTIOTimeline: Sendable {
     struct Track: Sendable {
         var name: String
         var kind: TrackKind
+        /// `metadata.mixwrite`: mixwrite's own settings for the track (a caption file in the timeline's time), as JSON.
+        var settings: Data? = nil
         var items: [Item]
         var markers: [Marker]
     }
@@ -370,7 +372,9 @@ private struct Reader {
             let items = try items(o["children"], track: title)
             let offsetOnly = try isRecordOffset(o["source_range"], of: items, "track \(title)")
             try refuseTrim(offsetOnly ? o.filter { $0.key != "source_range" } : o, "track \(title)")
-            tracks.append(.init(name: title, kind: kind, items: items, markers: try markers(o["markers"], of: "track \(title)")))
+            var track = OTIOTimeline.Track(name: title, kind: kind, items: items, markers: try markers(o["markers"], of: "track \(title)"))
+            track.settings = ((o["metadata"] as? [String: Any])?["mixwrite"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+            tracks.append(track)
         }
         return tracks
     }
