@@ -73,8 +73,10 @@ struct CommonOptions {
                     writeError("  loudness of the output: \(line(l.output))\n")
                 }
             }
-            let tracks = report.audio?.sources.count ?? 0
-            writeError("mixwrite: wrote \(report.output) (\(formatSeconds(report.duration)), \(tracks) audio \(tracks == 1 ? "track" : "tracks") mixed)\n")
+            if verbose { for c in report.carried ?? [] { writeError("  carried: \(c)\n") } }
+            let tracks = report.audio?.sources.count ?? 0, subtitles = report.subtitles?.count ?? 0
+            writeError("mixwrite: wrote \(report.output) (\(formatSeconds(report.duration)), \(tracks) audio \(tracks == 1 ? "track" : "tracks") mixed"
+                       + (subtitles > 0 ? ", \(subtitles) subtitle \(subtitles == 1 ? "track" : "tracks")" : "") + ")\n")
         }
     }
 }

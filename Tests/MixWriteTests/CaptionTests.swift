@@ -309,6 +309,12 @@ struct CaptionTests {
         try #require(mine.count == 120)
         for k in Array(0..<10) + Array(30..<60) + Array(70..<120) { #expect(mine[k] == theirs[k], "copied frame \(k)") }
         #expect(mine[60] != theirs[60] && mine[68] != theirs[68], "the cue is drawn on its frames")
+        // Muxed, the cue touches no frame: the layer's GOPs alone are encoded, and the track is there.
+        let muxed = dir + "/muxed.mp4"
+        let kept = try SmartRenderTests.report(try LayerTests.mixwrite([fx, base, "-o", muxed, "--at", "0.5", "--out", "0.5",
+                                                                         "--place", "0,0,80,60", "--captions", cue, "--json"]))
+        #expect(SmartRenderTests.spans(kept, "encodedSpans") == [[0.333, 1]] && kept["copiedFrames"] as? Int == 100, "\(kept)")
+        #expect(try Self.cues(muxed, track: 0) == [Cue(start: 2, end: 2.3, text: "Middle")])
     }
 
     /// base.mov with two chapters, a 01:00:00:00 timecode, a title, creation time, place and camera, and a subtitle

@@ -94,6 +94,9 @@ public struct Report: Sendable, Codable {
     public var timeline: Timeline?
     /// The subtitle tracks written (the inputs' retimed, the caption files'); nil: none.
     public var subtitles: [Subtitle]?
+    /// What the inputs carried besides their sound and picture, in words: the subtitle tracks, chapters, start timecode
+    /// and tags written (what was left out is in `warnings`); nil: nothing.
+    public var carried: [String]?
     /// Packets that could not be read or decoded and were skipped.
     public var damagedPackets: Int
     /// Tracks left out and other things a user should know; empty when all went as planned.
@@ -127,4 +130,19 @@ public struct Timeline: Sendable, Codable {
     }
     public var clips: [Clip]
     public var events: [Event]
+}
+
+extension Report {
+    /// `carried` for an output with these subtitle tracks, chapters and tags.
+    static func carried(subtitles: [Subtitle]?, chapters: Int, metadata: [String: String]) -> [String]? {
+        var said: [String] = []
+        for s in subtitles ?? [] {
+            said.append("subtitles from \(s.source): \(s.codec), \(s.cues) cue\(s.cues == 1 ? "" : "s")" + (s.language.map { " [\($0)]" } ?? ""))
+        }
+        if chapters > 0 { said.append("\(chapters) chapter\(chapters == 1 ? "" : "s")") }
+        if let tc = metadata["timecode"] { said.append("timecode \(tc)") }
+        let tags = metadata.keys.filter { $0 != "timecode" }.sorted()
+        if !tags.isEmpty { said.append("tags: " + tags.joined(separator: ", ")) }
+        return said.isEmpty ? nil : said
+    }
 }

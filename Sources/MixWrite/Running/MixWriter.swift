@@ -106,6 +106,7 @@ public struct MixWriter: Sendable {
         var report = Report(plan, finished: finished, damaged: totals.damaged, seconds: (ContinuousClock.now - started).seconds,
                             stageSeconds: totals.stageSeconds)
         report.warnings += logs.warnings(damaged: totals.damaged) + warnings
+        report.carried = Report.carried(subtitles: report.subtitles, chapters: plan.chapters.count, metadata: plan.metadata)
         report.audio?.loudness = loudness
         if plan.key != nil { report.kernelLevel = Int(KeyKernel.level) }
         report.compositing = plan.video?.compositing
