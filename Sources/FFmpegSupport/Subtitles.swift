@@ -11,18 +11,6 @@ public struct SubtitleCue: Sendable, Equatable {
     public init(start: MediaTime, end: MediaTime, events: [String]) {
         (self.start, self.end, self.events) = (start, end, events)
     }
-
-    /// The text of its events, their override tags (`{\i1}`) left out and `\N` made a line break.
-    public var text: String {
-        events.map { event in
-            let text = event.split(separator: ",", maxSplits: 8, omittingEmptySubsequences: false).dropFirst(8).first.map(String.init) ?? ""
-            var out = "", inTag = false
-            for c in text {
-                if c == "{" { inTag = true } else if c == "}" { inTag = false } else if !inTag { out.append(c) }
-            }
-            return out.replacingOccurrences(of: "\\N", with: "\n").replacingOccurrences(of: "\\n", with: "\n")
-        }.joined(separator: "\n")
-    }
 }
 
 /// A subtitle track's contents: its cues decoded to ASS events (a text track), or its packets as they are (a picture

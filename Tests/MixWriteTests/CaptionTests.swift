@@ -156,6 +156,7 @@ struct CaptionTests {
         _ = try Self.write("1\n00:00:00,100 --> 00:00:00,500\nTimeline says\n", dir + "/whole.srt")
         // base from its 0.6 s for 1.2 s (30 frames), then fx from its 0.2 s for 1 s, its own caption file beside it.
         let (otio, _) = try RenderTests.timeline(dir, "captions", """
+        tl.global_start_time = T(90000)
         v = track("V1", V); tl.tracks.append(v)
         v.metadata["mixwrite"] = {"captions": [{"file": "whole.srt", "lang": "eng"}]}
         v.extend([clip("a", "\(base)", 15, 30), clip("b", "\(Oracle.fixture("fx.mov"))", 5, 25, {"captions": [{"file": "media.srt"}]})])
@@ -171,6 +172,8 @@ struct CaptionTests {
         #expect(try Self.cues(out, track: 2) == [Cue(start: 0.1, end: 0.5, text: "Timeline says")])
         // media.srt from fx's 0.2 s at 1.2 s: 0.5–1.2 is 1.5–2.2 (cut at 2.2, the clip's end), 1.5–2.4 is past it.
         #expect(try Self.cues(out, track: 1) == [Cue(start: 1.5, end: 2.2, text: "Hello <i>there</i>")])
+        // The timeline's global_start_time (an hour at 25 fps) is the output's start timecode.
+        #expect(try Self.tags(out).format["timecode"] == "01:00:00:00")
     }
 
     @Test("a bad caption file: one line naming the file and its line, exit 2, nothing written")

@@ -133,8 +133,8 @@ struct LayerTests {
         #expect(names == ["fx1:1", "fx1:2", "fx2:1", "fx2:2", "base:1"], "\(names)")
         let titles = try Oracle.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream_tags=title",
                                                           "-of", "csv=p=0", byWords]).stdoutText.split(separator: "\n").map(String.init)
-        // The mix (untitled) first, then a stem a track.
-        #expect(titles.filter { !$0.isEmpty } == ["fx1:1", "fx1:2", "fx2:1", "fx2:2", "base:1"], "\(titles)")
+        // The mix (titled so) first, then a stem a track.
+        #expect(titles == ["Mix", "fx1:1", "fx1:2", "fx2:1", "fx2:2", "base:1"], "\(titles)")
 
         let jobs = dir + "/jobs.json"
         let entry = """

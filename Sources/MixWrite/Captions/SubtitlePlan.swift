@@ -148,8 +148,8 @@ struct SubtitlePlan: Sendable {
                     guard let t = Self.newTrack(s, contents, label: p.label, muxer: muxer, notes: &notes) else { break }
                     track = t
                 } else if contents.isPictures != (track!.copied != nil) {
-                    notes.append("\(p.file.path): its subtitle track \(k + 1) (\(s.codec)) is not of the kind of the tracks before "
-                                 + "it in its place; left out")
+                    notes.append("\(p.file.path): its subtitle stream #\(s.index) (\(s.codec)) is not of the kind of the tracks "
+                                 + "before it in its place; left out")
                     continue
                 } else {
                     track!.source += ", " + p.label
@@ -165,7 +165,7 @@ struct SubtitlePlan: Sendable {
     /// A stream's cues, or nil with a note when it cannot be read.
     private mutating func read(_ s: StreamInfo, of p: SubtitlePlacement) -> SubtitleTrackContents? {
         do { return try Demuxer(url: p.file.path).subtitles(of: s.index) } catch {
-            notes.append("\(p.file.path): its subtitle track \(s.index) (\(s.codec)) cannot be read (\(error.message.lowercased())); left out")
+            notes.append("\(p.file.path): its subtitle stream #\(s.index) (\(s.codec)) cannot be read (\(error.message.lowercased())); left out")
             return nil
         }
     }
@@ -175,7 +175,7 @@ struct SubtitlePlan: Sendable {
                                  notes: inout [String]) -> SubtitleTrackPlan? {
         if let parameters = contents.parameters {
             guard s.fits(format: muxer) else {
-                notes.append("\(label)'s subtitle track \(s.index) is \(s.codec), pictures a .\(muxer == "matroska" ? "mkv" : muxer) cannot hold; "
+                notes.append("\(label)'s subtitle stream #\(s.index) is \(s.codec), pictures a .\(muxer == "matroska" ? "mkv" : muxer) cannot hold; "
                              + "left out (a .mkv keeps it)")
                 return nil
             }
@@ -214,7 +214,12 @@ struct SubtitlePlan: Sendable {
             guard let caption = p.caption else { continue }
             let file = try CaptionFile(path: caption.file, encoding: caption.encoding.isEmpty ? nil : caption.encoding)
             let own = try captionTrack(caption, file, muxer: muxer, duration: nil)
-            if track == nil { (track, track!.cues) = (own, []) } else { track!.source += ", " + caption.file }
+            if track == nil {
+                track = own
+                track!.cues = []
+            } else {
+                track!.source += ", " + caption.file
+            }
             track!.cues += own.cues.compactMap { placed($0, p, origin: .zero, duration: duration) }
         }
         return track!

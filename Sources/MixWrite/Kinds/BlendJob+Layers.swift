@@ -19,17 +19,9 @@ extension BlendJob {
 
     /// `layers`: a job file's array of layer objects; `--layer FILE[:NAME=VALUE]...` on the command line, repeatable.
     static var layersOption: JobOption<Self> {
-        JobOption(OptionDeclaration("layers", .layers(Layer.declarations), valueName: "FILE[:NAME=VALUE...]",
-                                    help: "Another fx over base, laid over FX and the layers before it; repeatable (--layer). "
-                                        + "NAME: at, in, out, place (X,Y,W,H), opacity, key-color, threshold, smoothing, despill, keyer, despill-strength, garbage, choke, feather, key."),
-                  read: { (job, input) throws(JobProblem) in
-                      job.layers = try input.objects(Layer(fx: ""), Layer.options) { "layer fx\($0 + 2)" }
-                  },
-                  write: { job in
-                      job.layers.isEmpty ? nil : .layers(job.layers.map { layer in
-                          Layer.options.compactMap { o in o.write(layer).map { (o.name, $0) } }
-                      })
-                  })
+        .objects("layers", \.layers, blank: Layer(fx: ""), options: Layer.options, label: { "layer fx\($0 + 2)" },
+                 help: "Another fx over base, laid over FX and the layers before it; repeatable (--layer). "
+                    + "NAME: at, in, out, place (X,Y,W,H), opacity, key-color, threshold, smoothing, despill, keyer, despill-strength, garbage, choke, feather, key.")
     }
 
     /// Every layer's placement and key checked, a message naming the layer (`layer fx2 (b.mov): --at -1: …`).

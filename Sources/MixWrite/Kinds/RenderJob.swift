@@ -135,10 +135,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         var part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan, audio: &audioPlan, chapters: chapters)
         }
-        var captioned = self
-        for (track, _) in laid { captioned.captions.files += try captionFiles(track.settings, of: "track \(track.name)") }
-        let subtitles = try captioned.subtitles(try subtitlePlacements(videoTracks + audioTracks, media: &media, rate: rate), output: output,
-                                                video: &plan, part: &part)
+        let subtitles = try timelineSubtitles(laid, media: &media, output: output, video: &plan, part: &part)
         let cut = try smartly(Self.cut(stage, to: plan), converted: Set(media.opened.filter { !ColorManagement.conversions(of: [$0]).isEmpty }.map(\.path)))
         var prepared = PreparedJob(output: output, duration: plan.length, frameRate: rate, video: cut, audio: audioPlan, key: nil,
                                    warnings: warnings, conversions: conversions, chapters: excerpt == nil && part == nil ? chapters : [],
@@ -149,6 +146,16 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         let start = t.globalStart.flatMap { Timecode.advanced("00:00:00:00", by: Int($0.ticks(in: rate.inverted)), rate: rate) }
         prepared.metadata = try tags.metadata(of: nil, firstFrame: part == nil ? plan.firstFrame : 0, rate: rate, timelineStart: start)
         return prepared
+    }
+
+    /// The timeline's subtitle tracks: its clips' (their media's tracks and caption files), the caption files of its
+    /// tracks and of the command line, in the output's time.
+    func timelineSubtitles(_ laid: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], media: inout RenderMedia, output: OutputFile,
+                           video: inout VideoPlan, part: inout PartPlan?) throws(MixWriteError) -> SubtitlePlan {
+        var captioned = self
+        for (track, _) in laid { captioned.captions.files += try captionFiles(track.settings, of: "track \(track.name)") }
+        let placements = try subtitlePlacements(laid, media: &media, rate: video.frameRate)
+        return try captioned.subtitles(placements, output: output, video: &video, part: &part)
     }
 
     /// Where each video clip's subtitle tracks land: at its place on its track from its in point, cut at its cuts (a

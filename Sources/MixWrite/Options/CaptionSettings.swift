@@ -24,18 +24,10 @@ extension Caption {
 extension CaptionSettings {
     /// `captions` and `burn-captions`: the kinds that write a picture.
     static var options: [JobOption<Self>] {
-        [JobOption(OptionDeclaration("captions", .layers(Caption.options.map(\.declaration)), valueName: "FILE[:NAME=VALUE...]",
-                                     commandWord: "captions",
-                                     help: "A caption file (SubRip, WebVTT, ASS/SSA) in the output's time, added as a subtitle track (mov_text in "
-                                        + "MOV/MP4, WebVTT in WebM, its own format in Matroska); repeatable. NAME: lang, title, charenc."),
-                   read: { (settings, input) throws(JobProblem) in
-                       settings.files = try input.objects(Caption(file: ""), Caption.options) { "caption file \($0 + 1)" }
-                   },
-                   write: { settings in
-                       settings.files.isEmpty ? nil : .layers(settings.files.map { caption in
-                           Caption.options.compactMap { o in o.write(caption).map { (o.name, $0) } }
-                       })
-                   }),
+        [.objects("captions", \.files, blank: Caption(file: ""), options: Caption.options, commandWord: "captions",
+                  label: { "caption file \($0 + 1)" },
+                  help: "A caption file (SubRip, WebVTT, ASS/SSA) in the output's time, added as a subtitle track (mov_text in "
+                    + "MOV/MP4, WebVTT in WebM, its own format in Matroska); repeatable. NAME: lang, title, charenc."),
          .flag("burn-captions", \.burn,
                help: "Draw the --captions files into the picture (libass: their styles, positions and fonts) instead of adding them as tracks.")]
     }

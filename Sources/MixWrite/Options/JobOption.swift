@@ -297,6 +297,20 @@ extension JobOption {
              write: { .path($0[keyPath: path]) })
     }
 
+    /// A list of objects (a blend's layers, the caption files): a job file's array of objects, each read by `options`
+    /// into a copy of `blank`; on the command line one word an object, `FILE[:NAME=VALUE]...`, repeatable. `label`
+    /// names an object in a message by its index.
+    static func objects<T>(_ name: String, _ path: WritableKeyPath<Job, [T]>, blank: T, options: [JobOption<T>], commandWord: String? = nil,
+                           label: @escaping @Sendable (Int) -> String, help: String) -> Self {
+        Self(OptionDeclaration(name, .layers(options.map(\.declaration)), valueName: "FILE[:NAME=VALUE...]", commandWord: commandWord, help: help),
+             read: { (job, input) throws(JobProblem) in job[keyPath: path] = try input.objects(blank, options, label: label) },
+             write: { job in
+                 job[keyPath: path].isEmpty ? nil : .layers(job[keyPath: path].map { object in
+                     options.compactMap { o in o.write(object).map { (o.name, $0) } }
+                 })
+             })
+    }
+
     /// Input files; `required`: at least one.
     static func paths(_ name: String, _ path: WritableKeyPath<Job, [String]>, form: OptionForm = .named, required: Bool = false,
                       valueName: String? = nil, help: String) -> Self {
