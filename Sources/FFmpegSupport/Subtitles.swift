@@ -123,7 +123,7 @@ public final class SubtitleEncoder {
         codecName = codec
         ctx.pointee.time_base = Self.timeBase.av
         let bytes = Array(header.utf8)
-        if let h = av_mallocz(bytes.count + 1)?.assumingMemoryBound(to: UInt8.self) {
+        if !bytes.isEmpty, let h = av_mallocz(bytes.count + 1)?.assumingMemoryBound(to: UInt8.self) {
             bytes.withUnsafeBufferPointer { h.update(from: $0.baseAddress!, count: bytes.count) }
             ctx.pointee.subtitle_header = h
             ctx.pointee.subtitle_header_size = Int32(bytes.count)
