@@ -10,11 +10,12 @@
 # completion scripts run in the real shells), and espeak-ng (the sync tests' speech), and OpenTimelineIO's Python library (the render tests' timelines). `install-deps.sh deb` needs nothing more (the
 # tuning page's server no longer brings Foundation's networking part, and with it libcurl, into the binary).
 set -euo pipefail
-# fontconfig and DejaVu: the fonts burned captions are drawn in (libass finds them by fontconfig; fc-match names a
-# style's font that is not here). The tests add a CJK font (fonts-wqy-microhei) for a burned CJK line.
+# fontconfig, DejaVu and WenQuanYi Micro Hei: the fonts burned captions are drawn in (libass finds them by fontconfig,
+# fc-match names a style's font that is not here; DejaVu has Latin, Greek, Cyrillic, Arabic and Hebrew, Micro Hei the
+# CJK scripts, so a caption in any of them is drawn, not boxes).
 need=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev zlib1g-dev
-      fontconfig fonts-dejavu-core)
-if [ "${1:-}" = test ]; then need+=(slurm-wlm chromium chromium-driver curl python3-jsonschema python3-numpy zsh fish espeak-ng fonts-wqy-microhei); fi
+      fontconfig fonts-dejavu-core fonts-wqy-microhei)
+if [ "${1:-}" = test ]; then need+=(slurm-wlm chromium chromium-driver curl python3-jsonschema python3-numpy zsh fish espeak-ng); fi
 missing=()
 for p in "${need[@]}"; do
     [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
