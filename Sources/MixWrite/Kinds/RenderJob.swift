@@ -158,8 +158,9 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         return try captioned.subtitles(placements, output: output, video: &video, part: &part)
     }
 
-    /// Where each video clip's subtitle tracks land: at its place on its track from its in point, cut at its cuts (a
-    /// transition's middle is the cut in OpenTimelineIO's model); a track's clips share its subtitle tracks.
+    /// Where each clip's subtitles land: at its place on its track from its in point, cut at its cuts (a transition's
+    /// middle is the cut in OpenTimelineIO's model). A video clip's media's subtitle tracks, a track's clips sharing
+    /// them; a clip's own caption files (`metadata.mixwrite.captions`, in its media's time), a track's in one more.
     func subtitlePlacements(_ tracks: [(OTIOTimeline.Track, [OTIOTimeline.Track.Placed])], media: inout RenderMedia,
                             rate: Rational) throws(MixWriteError) -> [SubtitlePlacement] {
         var placements: [SubtitlePlacement] = []
@@ -173,7 +174,6 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
                 var p = SubtitlePlacement(file: file, label: MediaPath.shown(clip.path), start: start, from: clip.inPoint,
                                           length: Self.timed(item.start + item.duration, rate) - start, group: track.name)
                 if track.kind == .video && file.streams.contains(where: { $0.kind == .subtitle }) { placements.append(p) }
-                // A clip's own caption files, in its media's time: a track of the clip's track's.
                 p.group = track.name + " captions"
                 for c in captions {
                     p.caption = c
