@@ -80,12 +80,14 @@ struct SubtitlePlan: Sendable {
             if groups[p.group] == nil { order.append(p.group) }
             groups[p.group, default: []].append(p)
         }
+        // A file several placements show (a timeline's clips of one recording) is read once a stream.
+        var read: [String: SubtitleTrackContents?] = [:]
         for g in order {
             let group = Self.takingOver(groups[g]!)
             if group.contains(where: { $0.caption != nil }) {
                 plan.tracks.append(try Self.captionTrack(group, muxer: muxer, duration: duration))
             } else {
-                plan.tracks += plan.inputTracks(group, muxer: muxer, duration: duration)
+                plan.tracks += plan.inputTracks(group, muxer: muxer, duration: duration, read: &read)
             }
         }
         for caption in captions.files {
@@ -134,7 +136,9 @@ struct SubtitlePlan: Sendable {
     }
 
     /// The K-th subtitle track of each input of a group as the output's K-th track of the group.
-    mutating func inputTracks(_ group: [SubtitlePlacement], muxer: String, duration: MediaTime) -> [SubtitleTrackPlan] {
+    /// `read`: the streams read so far, by file and index (nil: one that cannot be read, said once).
+    mutating func inputTracks(_ group: [SubtitlePlacement], muxer: String, duration: MediaTime,
+                              read: inout [String: SubtitleTrackContents?]) -> [SubtitleTrackPlan] {
         let count = group.map { $0.file.streams.filter { $0.kind == .subtitle }.count }.max() ?? 0
         var tracks: [SubtitleTrackPlan] = []
         for k in 0..<count {
@@ -143,7 +147,9 @@ struct SubtitlePlan: Sendable {
                 let streams = p.file.streams.filter { $0.kind == .subtitle }
                 guard k < streams.count else { continue }
                 let s = streams[k]
-                guard let contents = read(s, of: p) else { continue }
+                let key = "\(s.index) \(p.file.path)"
+                if read[key] == nil { read[key] = .some(contents(s, of: p)) }
+                guard let contents = read[key]! else { continue }
                 if track == nil {
                     guard let t = Self.newTrack(s, contents, label: p.label, muxer: muxer, notes: &notes) else { break }
                     track = t
@@ -163,7 +169,7 @@ struct SubtitlePlan: Sendable {
     }
 
     /// A stream's cues, or nil with a note when it cannot be read.
-    private mutating func read(_ s: StreamInfo, of p: SubtitlePlacement) -> SubtitleTrackContents? {
+    private mutating func contents(_ s: StreamInfo, of p: SubtitlePlacement) -> SubtitleTrackContents? {
         do { return try Demuxer(url: p.file.path).subtitles(of: s.index) } catch {
             notes.append("\(p.file.path): its subtitle stream #\(s.index) (\(s.codec)) cannot be read (\(error.message.lowercased())); left out")
             return nil

@@ -68,6 +68,12 @@ public struct Report: Sendable, Codable {
         public var title: String?
         public var cues: Int
         public var source: String
+
+        /// A track as it was written: a picture track's packets counted as its cues.
+        init(_ t: SubtitleTrackPlan) {
+            (codec, language, title, source) = (t.codec ?? t.sourceCodec, t.language, t.title, t.source)
+            cues = t.codec == nil ? t.packets.count : t.cues.count
+        }
     }
     public struct Stem: Sendable, Codable {
         public var name: String

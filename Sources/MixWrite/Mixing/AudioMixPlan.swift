@@ -224,7 +224,7 @@ struct AudioMixPlan: Sendable {
     func stem(_ i: Int) -> AudioMixPlan {
         var p = self
         // A surround mix's stems keep their sources' own layouts (a stereo track's stem stays stereo).
-        if channels > 2 { p.channels = [1: 1, 2: 2, 7: 8, 8: 8][sources[i].channels] ?? (sources[i].channels > 8 ? 8 : 6) }
+        if channels > 2 { p.channels = Self.layoutChannels(holding: sources[i].channels) }
         p.measure = false
         p.measurements = nil
         if publishing.duck.isEmpty {
@@ -256,6 +256,9 @@ struct AudioMixPlan: Sendable {
 
     /// The mix's channel layout as filters name it.
     var layoutName: String { ChannelLayout.name(channels) }
+
+    /// The channels of the layout a mix writes `n` channels in, none dropped: mono, stereo, 5.1 for 3 to 6, 7.1 past.
+    static func layoutChannels(holding n: Int) -> Int { n <= 2 ? n : n <= 6 ? 6 : 8 }
 
     /// The filter description between the sources `[in0]…` and the sink `[out]`, for each source's real format.
     func graphDescription(inputFormats: [(channels: Int, sampleRate: Int)]) -> String {

@@ -267,14 +267,11 @@ public struct AudioOptions: Sendable {
     func outputChannels(_ sources: [AudioSource]) -> Int {
         let widest = sources.map(\.channels).max() ?? 1
         switch channels {
-        case 0?: return widest <= 2 ? widest : widest <= 6 ? 6 : 8
+        case 0?: return AudioMixPlan.layoutChannels(holding: widest)
         case let n?: return n
         case nil: return widest >= 2 ? 2 : 1
         }
     }
-
-    /// A layout's name for messages: mono, stereo, 5.1, 7.1.
-    static func layoutWord(_ channels: Int) -> String { [1: "mono", 2: "stereo", 6: "5.1", 8: "7.1"][channels] ?? "\(channels) channels" }
 
     /// How a track reaches the output, in words, for the report.
     static func route(_ s: AudioSource, rate: Int, channels: Int, mode: MixMode) -> String {
@@ -288,11 +285,11 @@ public struct AudioOptions: Sendable {
         } else if s.channels == 2 && channels > 2 {
             steps.append("stereo to the front pair")
         } else if s.channels > channels {
-            steps.append("\(layout) downmixed to \(Self.layoutWord(channels)) (standard matrix)")
+            steps.append("\(layout) downmixed to \(ChannelLayout.name(channels)) (standard matrix)")
         } else if s.channels == 2 && channels == 1 {
             steps.append("stereo downmixed to mono")
         } else if channels > 2 {
-            steps.append("\(layout) to \(Self.layoutWord(channels))'s places")
+            steps.append("\(layout) to \(ChannelLayout.name(channels))'s places")
         }
         if s.gainDB != 0 { steps.append("gain \(s.gainDB) dB") }
         if s.driftPPM != 0 { steps.append(String(format: "its clock's drift (%+.1f ppm) corrected", s.driftPPM)) }

@@ -245,10 +245,7 @@ extension Report {
                              stems: $0.stems ? $0.sources.map { Report.Stem(name: $0.name, route: $0.route) } : nil)
             },
             key: plan.key, keyPicked: plan.keyPicked, layers: plan.layers, timeline: plan.timeline,
-            subtitles: plan.subtitles.tracks.isEmpty ? nil : plan.subtitles.tracks.map {
-                Report.Subtitle(codec: $0.codec ?? $0.sourceCodec, language: $0.language, title: $0.title,
-                                cues: $0.codec == nil ? $0.packets.count : $0.cues.count, source: $0.source)
-            },
+            subtitles: plan.subtitles.tracks.isEmpty ? nil : plan.subtitles.tracks.map(Report.Subtitle.init),
             damagedPackets: damaged,
             warnings: plan.warnings + plan.subtitles.notes,
             seconds: seconds, stageSeconds: stageSeconds, peakMemoryMB: MixWrite.peakMemoryMB())

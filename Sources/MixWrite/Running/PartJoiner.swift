@@ -120,9 +120,7 @@ struct PartJoiner {
             rmdir(PartFolder.path(of: output))
         }
         var report = report(started: started)
-        report.subtitles = subtitles.isEmpty ? nil : subtitles.map {
-            Report.Subtitle(codec: $0.codec ?? $0.sourceCodec, language: $0.language, title: $0.title, cues: $0.cues.count, source: $0.source)
-        }
+        report.subtitles = subtitles.isEmpty ? nil : subtitles.map(Report.Subtitle.init)
         report.carried = Report.carried(subtitles: report.subtitles, chapters: records[0].chapters.count, metadata: records[0].metadata ?? [:])
         return report
     }
