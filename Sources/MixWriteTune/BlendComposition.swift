@@ -34,13 +34,14 @@ final class BlendComposition: Composition {
         var info = TuneInfo(kind: kind, parts: parts, output: blend.output, duration: preview.duration, width: preview.width, height: preview.height,
                             frameRate: preview.frameRate.doubleValue, settings: initial, tracks: preview.tracks)
         (info.fx, info.base, info.fxDuration, info.layers) = (blend.fx, blend.base, preview.fxDuration, layerFiles)
+        info.describeCaptions(of: blend, burns: true)
         return info
     }
 
-    /// The preview of the layers `settings` place: the one held while they stay.
+    /// The preview of the layers `settings` place and the captions it burns: the one held while they stay.
     private func preview(for settings: TuneSettings) throws(RequestError) -> BlendPreview {
         let j = try blendJob(settings)
-        if j.allLayers.map(\.placement) != preview.job.allLayers.map(\.placement) {
+        if j.allLayers.map(\.placement) != preview.job.allLayers.map(\.placement) || j.captions.drawn != preview.job.captions.drawn {
             preview = try requesting { () throws(MixWriteError) in try BlendPreview(job: j) }
         }
         return preview

@@ -6,6 +6,7 @@ protocol TunedJob: MixJob {
     var output: String { get set }
     var audio: AudioOptions { get set }
     var run: RunSettings { get set }
+    var captions: CaptionSettings { get set }
     func validate() throws(MixWriteError)
 }
 
@@ -105,6 +106,12 @@ struct TuneInfo: Encodable, Sendable {
     var events: [Timeline.Event]?
     /// A still's picture, a remix's movie.
     var image, movie: String?
+    /// The command line's caption files (`--captions`), by place: what the page keeps, tags or burns.
+    struct CaptionFile: Encodable, Sendable {
+        var index: Int
+        var file: String
+    }
+    var captionFiles: [CaptionFile]?
 
     init(kind: String, parts: [String], output: String, duration: Double, width: Int, height: Int, frameRate: Double,
          settings: TuneSettings, tracks: [AudioSource]) {
@@ -112,6 +119,16 @@ struct TuneInfo: Encodable, Sendable {
         (self.frameRate, self.settings) = (frameRate, settings)
         self.tracks = tracks.map { Track(name: $0.name, source: $0.label, codec: $0.codec, channels: $0.channels,
                                          file: ($0.path as NSString).lastPathComponent) }
+    }
+}
+
+extension TuneInfo {
+    /// `job`'s caption files and the page's parts for them: `captions` when the command line gave any, and `burn`
+    /// (drawing them into the picture) where the kind's picture is drawn (`burns`: a remix copies its own).
+    mutating func describeCaptions(of job: some TunedJob, burns: Bool) {
+        guard !job.captions.files.isEmpty else { return }
+        captionFiles = job.captions.files.enumerated().map { CaptionFile(index: $0.offset, file: $0.element.file) }
+        parts += burns ? ["captions", "burn"] : ["captions"]
     }
 }
 

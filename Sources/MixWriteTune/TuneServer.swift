@@ -193,8 +193,8 @@ public final class TuneServer: Sendable {
         }
     }
 
-    /// The picture settings of a request (the key; a concat's clips and frame; a still's frame): the job's, with
-    /// what the query changes. `clips` is a comma-separated list of the clips' places on the command line.
+    /// The picture settings of a request (the key; a concat's clips and frame; a still's frame; the captions): the
+    /// job's, with what the query changes. `clips` is a comma-separated list of the clips' places on the command line.
     static func settings(from query: [String: String], session: TuneSession) async throws(RequestError) -> TuneSettings {
         var s = await session.initial
         if let text = query["key"] {
@@ -216,6 +216,16 @@ public final class TuneServer: Sendable {
         if let text = query["layerKeys"] {
             // The other layers' keys, each as the FX's.
             s.layerKeys = try key(text, "layerKeys must be a JSON array of keys, each a job file's key options")
+        }
+        if let text = query["captions"] {
+            // The command line's caption files kept, as the settings write them: a JSON array of {index, lang, title}.
+            do { s.captions = try JSONDecoder().decode([TuneSettings.CaptionChoice].self, from: Data(text.utf8)) } catch {
+                throw .bad("captions must be a JSON array of {\"index\", \"lang\", \"title\"}")
+            }
+        }
+        if let burn = query["burn-captions"] {
+            guard burn == "0" || burn == "1" else { throw .bad("burn-captions must be 0 or 1") }
+            s.burnCaptions = burn == "1"
         }
         if let text = query["layers"] {
             // A blend's layers as the settings write them: a JSON array of {at, in, out, place, opacity}.

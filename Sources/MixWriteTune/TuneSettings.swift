@@ -2,7 +2,7 @@ import Foundation
 @_spi(Tools) import MixWrite
 
 /// What the page can change: the key (a blend), the picture (a concat's clips, order and frame; a still's frame),
-/// and the mix. Read and written as declared here (a field left out of a request is its blank value, as a job file
+/// the command line's caption files (kept, tagged, burned), and the mix. Read and written as declared here (a field left out of a request is its blank value, as a job file
 /// leaves out an option at its default: no gain, none muted, GPUImage's key). Everything else stays as the command line gave it. The mix is by the job's own track names (a
 /// concat's `clip2:1` is the second clip the command line gave, wherever the page moves it).
 struct TuneSettings: Codable, Sendable, Equatable {
@@ -33,6 +33,18 @@ struct TuneSettings: Codable, Sendable, Equatable {
     var layers: [LayerPlacement]?
     /// A blend's other layers' keys, in order (the FX's is `key`).
     var layerKeys: [KeySettings]?
+    /// The command line's caption files the movie carries (`--captions`), in its order, each by its place on the
+    /// command line (0-based) with the language and title its track gets; one left out is dropped. nil: as given.
+    var captions: [CaptionChoice]?
+    /// Whether those are drawn into the picture (`--burn-captions`) instead of added as tracks; nil: as given.
+    var burnCaptions: Bool?
+
+    /// A caption file of the command line kept: which, and its track's tags.
+    struct CaptionChoice: Codable, Sendable, Equatable {
+        var index: Int
+        var lang: String
+        var title: String
+    }
 
     /// A track's offset as the page and the job file write it: seconds, or "auto".
     enum Offset: Codable, Sendable, Hashable {
@@ -85,13 +97,14 @@ struct TuneSettings: Codable, Sendable, Equatable {
         self.key = key
         layers = job.allLayers.map(\.placement)
         self.layerKeys = layerKeys
+        showCaptions(of: job)
     }
 
     /// The job file's names where the job file has the option (`gain`, `offset`, `level-match`, `key`'s own); the
     /// page's own for what it alone says (a concat's clips by place, its transitions by boundary, the layers' keys).
     enum CodingKeys: String, CodingKey {
         case key, clips, transitions, fit, size, fps, background, gains = "gain", mute, offsets = "offset", loudness, duck
-        case levelMatch = "level-match", layers, layerKeys
+        case levelMatch = "level-match", layers, layerKeys, captions, burnCaptions = "burn-captions"
     }
 
     /// The mix's values are numbers and name tracks the job has: a request's checks before the job's own.
@@ -187,7 +200,36 @@ struct TuneSettings: Codable, Sendable, Equatable {
             guard layerKeys.count == job.layers.count else { throw .bad("layerKeys must give each of the \(job.layers.count) layers' keys") }
             for i in j.layers.indices { (j.layers[i].key, j.layers[i].autoKeyColor) = (layerKeys[i], false) }
         }
-        return try applyMix(to: j, \.audio, tracks: tracks)
+        return try applyMix(to: try applyCaptions(to: j), \.audio, tracks: tracks)
+    }
+
+    /// The command line's caption files of `job`, each kept with its tags, and whether they are burned: the page's
+    /// starting captions.
+    mutating func showCaptions(of job: some TunedJob) {
+        captions = job.captions.files.indices.map { i in
+            CaptionChoice(index: i, lang: job.captions.files[i].language, title: job.captions.files[i].title)
+        }
+        burnCaptions = job.captions.burn
+    }
+
+    /// The caption files kept, in the page's order, with its tags, and burned or not: `job`'s own files (the page
+    /// never names a path, only the command line's by place), checked by the job's own rules afterwards (a language
+    /// that is no ISO 639-2 code, burning with no file: a 400 in the option's words).
+    func applyCaptions<J: TunedJob>(to job: J) throws(RequestError) -> J {
+        var j = job
+        if let captions {
+            let given = job.captions.files
+            guard Set(captions.map(\.index)).count == captions.count, captions.allSatisfy({ given.indices.contains($0.index) }) else {
+                throw .bad("captions must name each of the command line's \(given.count) caption files at most once, by place (0 …)")
+            }
+            j.captions.files = captions.map { c in
+                var file = given[c.index]
+                (file.language, file.title) = (c.lang, c.title)
+                return file
+            }
+        }
+        if let burnCaptions { j.captions.burn = burnCaptions }
+        return j
     }
 
     /// A job's `fit` and `size` as the page shows them (the size `WxH`, empty for the input's): what `applyPicture`

@@ -137,11 +137,13 @@ struct TuneHardeningTests {
         let values = ["1e300", "-1e300", "NaN", "1e19"]
         var answers: [(String, Int)] = []
         for value in values {
-            for (path, parameters) in [("/api/picture", ["t", "threshold", "smoothing"]), ("/api/pick", ["t", "x", "y"]), ("/api/screen", ["layer"])] {
+            for (path, parameters) in [("/api/picture", ["t", "threshold", "smoothing", "captions"]), ("/api/pick", ["t", "x", "y"]), ("/api/screen", ["layer"])] {
                 for name in parameters {
                     var query = ["t": "1", "x": "10", "y": "10"]
-                    // The key's numbers go in the key's JSON, as the page sends them.
-                    if name == "threshold" || name == "smoothing" { query["key"] = #"{"\#(name)":\#(value)}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics) } else { query[name] = value }
+                    // The key's numbers go in the key's JSON, as the page sends them; a caption file's place in its list.
+                    if name == "threshold" || name == "smoothing" { query["key"] = #"{"\#(name)":\#(value)}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics) }
+                    else if name == "captions" { query[name] = #"[{"index":\#(value),"lang":"","title":""}]"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics) }
+                    else { query[name] = value }
                     let text = query.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
                     answers.append(("GET \(path) \(name)=\(value)", try RawHTTP.get(port: port, "\(path)?token=\(token)&\(text)").status))
                 }
@@ -153,7 +155,8 @@ struct TuneHardeningTests {
                           #""threshold": 0.4, "smoothing": 0.1}, "gain": {"fx:1": V}"#,
                           #""threshold": 0.4, "smoothing": 0.1}, "offset": {"base": V}"#,
                           #""threshold": 0.4, "smoothing": 0.1}, "loudness": V"#,
-                          #""threshold": 0.4, "smoothing": 0.1}, "duck": {"fx": V}"#]
+                          #""threshold": 0.4, "smoothing": 0.1}, "duck": {"fx": V}"#,
+                          #""threshold": 0.4, "smoothing": 0.1}, "captions": [{"index": V, "lang": "", "title": ""}]"#]
             for body in bodies {
                 let json = #"{"key": {"key-color": "00FF00", "# + body.replacingOccurrences(of: "V", with: value) + "}"
                 for path in ["/api/command", "/api/render", "/api/audition?t=1"] {
@@ -162,7 +165,7 @@ struct TuneHardeningTests {
                 }
             }
         }
-        #expect(answers.count == 4 * (7 + 1 + 18))
+        #expect(answers.count == 4 * (8 + 1 + 21))
         for (what, status) in answers { #expect(status == 400, "\(what): \(status)") }
         #expect(try RawHTTP.get(port: port, "/api/info?token=\(token)").status == 200, "still serving")
         #expect(tune.process.isRunning)

@@ -47,9 +47,12 @@ final class CaptionBurner {
         return escape(escape(text, "\\':"), "\\'[],;")
     }
 
+    /// Whether a caption shows at `time` (the whole output's).
+    func shows(at time: MediaTime) -> Bool { captions.spans.contains { $0.contains(time) } }
+
     /// Draws the captions showing at `time` (the whole output's) onto `frame`, in place.
     func draw(on frame: Frame, at time: MediaTime) throws(MixWriteError) {
-        guard captions.spans.contains(where: { $0.contains(time) }) else { return }
+        guard shows(at: time) else { return }
         do throws(FFmpegError) {
             if shape == nil || shape! != (frame.width, frame.height, frame.pixelFormat) {
                 let g = FilterGraph()

@@ -42,6 +42,8 @@ public final class BlendPreview {
     /// The key's alpha, for the matte.
     private let keyAlpha: KeyAlpha
     private let pictures: JPEGPictures
+    /// The caption files drawn into the composite (`--burn-captions`).
+    private let captions: PreviewCaptions
 
     public init(job: BlendJob) throws(MixWriteError) {
         self.job = job
@@ -69,6 +71,7 @@ public final class BlendPreview {
             throw .processing(file: nil, "the preview's pictures: \(error.description)")
         }
         pictures = try JPEGPictures(width: width, height: height, color: plan.video.color)
+        captions = PreviewCaptions(try job.burnedCaptions(duration: plan.video.wholeLength), rate: frameRate)
     }
 
     /// The key the job starts with (`--key-color auto` already picked).
@@ -77,10 +80,16 @@ public final class BlendPreview {
     public var initialLayerKeys: [KeySettings] { plan.layers.dropFirst().map(\.key) }
 
     /// The picture at `seconds` (0 ≤ t < duration) with key `settings`, as JPEG bytes (quality 2 … 31, lower is better).
-    /// `layerKeys`: the other layers' keys, in order (none given: as the job has them).
+    /// `layerKeys`: the other layers' keys, in order (none given: as the job has them). The composite has the job's
+    /// burned captions drawn, as the render draws them on the frame `seconds` falls in.
     public func picture(at seconds: Double, key settings: KeySettings, layerKeys: [KeySettings] = [], view: View,
                         quality: Int = 3) throws(MixWriteError) -> [UInt8] {
-        try pictures.jpeg(try shown(at: seconds, key: settings, layerKeys: layerKeys, view: view), quality: quality)
+        var picture = try shown(at: seconds, key: settings, layerKeys: layerKeys, view: view)
+        if view == .composite {
+            let frame = Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: frameRate.inverted, roundingUp: false))
+            picture = try captions.drawn(on: picture, frame: frame)
+        }
+        return try pictures.jpeg(picture, quality: quality)
     }
 
     /// The picture `picture(at:key:layerKeys:view:)` makes a JPEG of: one of the preview's own frames, valid until the

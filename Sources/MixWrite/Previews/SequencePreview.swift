@@ -42,6 +42,8 @@ import FFmpegSupport
     /// back over them (a reader cannot step back without seeking to a keyframe and decoding on) shows them at once.
     private var recent: [Shown: [UInt8]] = [:]
     private var recentOrder: [Shown] = []
+    /// The caption files drawn into the output's pictures (`--burn-captions`; a piece's own picture has none).
+    private let captions: PreviewCaptions
 
     /// What a JPEG shows: output frame n, or piece k's own frame n (which a crossing does not change).
     private enum Shown: Hashable { case output(Int, quality: Int), piece(Int, Int, quality: Int) }
@@ -124,6 +126,7 @@ import FFmpegSupport
         }
         events = prepared.timeline?.events ?? []
         pictures = p.pieces.isEmpty ? nil : try JPEGPictures(width: p.video.width, height: p.video.height, color: p.video.color)
+        captions = PreviewCaptions((layered?.video ?? p.video).burned, rate: p.video.frameRate)
     }
 
     /// The picture at output time `seconds` (0 ≤ t < duration), as JPEG bytes.
@@ -133,7 +136,9 @@ import FFmpegSupport
             throw .usage("time \(seconds) is outside the output (0 to \(duration) s)")
         }
         let frame = min(plan.wholeFrameCount - 1, Int((MediaTime(seconds: seconds) ?? .zero).ticks(in: plan.video.frameRate.inverted)))
-        return try jpeg(.output(frame, quality: quality)) { () throws(MixWriteError) in try shown(frame: frame) }
+        return try jpeg(.output(frame, quality: quality)) { () throws(MixWriteError) in
+            try captions.drawn(on: try shown(frame: frame), frame: frame)
+        }
     }
 
     /// The output's picture `frame` as `picture(at:quality:)` shows it: one of the preview's own frames, valid until the

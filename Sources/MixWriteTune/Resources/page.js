@@ -22,6 +22,7 @@ function frameParams() {
   if (has("fps")) p.fps = settings.fps;
   if (has("frame")) { p.fit = settings.fit; p.size = settings.size; }
   if (has("background")) p.background = settings.background;
+  if (has("captions")) { p.captions = JSON.stringify(settings.captions); p["burn-captions"] = settings["burn-captions"] ? "1" : "0"; }
   return p;
 }
 function pictureParams(view) {
@@ -369,6 +370,51 @@ function bindKey() {
   });
 }
 
+// The command line's caption files, in its order: each kept (a track, or drawn with --burn-captions) or dropped, with
+// its track's language and title. The server checks a change (a language that is no ISO 639-2 code, burning with none
+// kept) before the picture is asked for with it: one it refuses is said, and the last good captions put back.
+function bindCaptions() {
+  if (!has("captions")) return;
+  let good = JSON.stringify([settings.captions, settings["burn-captions"]]);
+  const list = $("captions");
+  const read = () => {
+    settings.captions = info.captionFiles.filter(f => $("caption" + f.index + "keep").checked).map(f =>
+      ({ index: f.index, lang: $("caption" + f.index + "lang").value.trim(), title: $("caption" + f.index + "title").value }));
+    settings["burn-captions"] = $("burnCaptions").checked;
+  };
+  const show = () => {
+    const [kept, burn] = JSON.parse(good);
+    for (const f of info.captionFiles) {
+      const c = kept.find(k => k.index === f.index);
+      $("caption" + f.index + "keep").checked = !!c;
+      if (c) { $("caption" + f.index + "lang").value = c.lang; $("caption" + f.index + "title").value = c.title; }
+    }
+    $("burnCaptions").checked = burn;
+    $("burnCaptions").disabled = kept.length === 0 && !burn;
+  };
+  const changed = async () => {
+    read();
+    const r = await post("/api/command", {}, settings);
+    if (!r.ok) { [settings.captions, settings["burn-captions"]] = JSON.parse(good); show(); return error(r.body.error); }
+    good = JSON.stringify([settings.captions, settings["burn-captions"]]);
+    show();
+    $("command").value = r.body.command; $("job").value = r.body.job; valid(); refresh();
+  };
+  for (const f of info.captionFiles) {
+    const row = document.createElement("div");
+    row.className = "caption"; row.dataset.caption = f.index;
+    row.innerHTML = `<label><input type="checkbox" id="caption${f.index}keep"><span class="name"></span></label>
+      <label><span>language</span><input id="caption${f.index}lang" size="4" placeholder="none"></label>
+      <label><span>title</span><input id="caption${f.index}title" placeholder="none"></label>`;
+    row.querySelector(".name").textContent = f.file.split("/").pop();
+    row.title = f.file;
+    list.append(row);
+    for (const field of ["keep", "lang", "title"]) $("caption" + f.index + field).addEventListener("change", changed);
+  }
+  $("burnCaptions").addEventListener("change", changed);
+  show();
+}
+
 // The mix: a row a track (its gain, mute, offset and duck depth, made from the kind's `gain`, `offset` and `duck`
 // options: their ranges are the job file's), then the loudness and level match, made from theirs.
 function bindMix() {
@@ -499,6 +545,7 @@ async function start() {
   if (has("key")) bindKey();
   if (has("layers")) drawLayers();
   bindFrame();
+  bindCaptions();
   bindMix();
   drawTimeline();
   drawClips();
