@@ -132,6 +132,16 @@ public struct MediaTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return MediaTime(value: op(a.ticks(in: ns), b.ticks(in: ns)), timescale: Int64(1_000_000_000))
     }
 
+    /// This time times `factor` (num/den, num ≥ 0), exactly while the terms fit 64 bits, else to the nanosecond: a span
+    /// of output at a speed, as media. The corresponding FFmpeg call past 64 bits is `av_rescale`.
+    public func scaled(by factor: Rational) -> MediaTime {
+        let (v, o1) = value.multipliedReportingOverflow(by: Int64(factor.num))
+        let (t, o2) = timescale.multipliedReportingOverflow(by: Int64(max(1, factor.den)))
+        if !(o1 || o2) { return MediaTime(value: v, timescale: t).reduced }
+        let ns = av_rescale(ticks(in: Rational(1, 1_000_000_000)), Int64(factor.num), Int64(max(1, factor.den)))
+        return MediaTime(value: ns, timescale: Int64(1_000_000_000))
+    }
+
     /// A time in seconds to the nearest microsecond; nil when not finite or beyond ±2^53 µs.
     public init?(seconds x: Double) {
         let us = (x * 1_000_000).rounded()

@@ -213,9 +213,10 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
             SmartPlan.Source(file: plan.pieces[i].file, offset: plan.starts[i] - Int(plan.pieces[i].inPoint.ticks(in: plan.video.frameRate.inverted)),
                              shown: plan.starts[i]..<(plan.starts[i] + plan.pieces[i].frames), name: "clip \(n + 1)")
         }
-        // A transition's frames, and a gap's.
+        // A transition's frames, a gap's, and a clip's whose time is changed (its frames are not its file's in order).
         var touched = plan.pieces.indices.compactMap { i in plan.pieces[i].crossing.map { _ in plan.starts[i + 1]..<(plan.starts[i] + plan.pieces[i].frames) } }
-        touched += plan.pieces.indices.filter { plan.pieces[$0].isGap }.map { plan.starts[$0]..<(plan.starts[$0] + plan.pieces[$0].frames) }
+        touched += plan.pieces.indices.filter { plan.pieces[$0].isGap || plan.pieces[$0].retime != nil }
+            .map { plan.starts[$0]..<(plan.starts[$0] + plan.pieces[$0].frames) }
         return SmartPlan.make(sources: sources, video: plan.video, touched: touched,
                               converted: Set(clips.indices.filter { converted.contains(clips[$0]) }), checked: checked)
     }

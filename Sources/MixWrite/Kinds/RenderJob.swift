@@ -224,8 +224,9 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         for i in sources.indices where sources[i].inputIndex < places.count {
             let p = places[sources[i].inputIndex]
             // A clip that lasts to the timeline's end is cut there with the mix, not by its span.
-            let span = p.span.flatMap { p.start + $0 >= video.wholeLength ? nil : $0 }
+            let span = p.span.flatMap { p.start + $0 >= video.wholeLength && p.retime == nil ? nil : $0 }
             (sources[i].timelineStart, sources[i].head, sources[i].span, sources[i].fades) = (p.start, p.head, span, p.fades)
+            sources[i].retime = p.retime
         }
         var plan = try mix.plan(sources: sources, duration: video.wholeLength, codec: codec)
         plan?.strict = run.strict
@@ -269,10 +270,12 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
             var piece: SequenceStage.Piece
             if let clip = item.clip {
                 let file = try media.file(clip)
-                try media.check(clip, file, from: clip.inPoint - MediaTime(frames: Int64(head), rate: rate),
-                                to: clip.inPoint + clip.duration + MediaTime(frames: Int64(tail), rate: rate), picture: true, rate: rate)
-                piece = .init(file: file, frames: endFrame - startFrame + head + tail)
-                piece.inPoint = clip.inPoint - MediaTime(frames: Int64(head), rate: rate)
+                let frames = endFrame - startFrame + head + tail
+                let used = Self.mediaSpan(clip, head: MediaTime(frames: Int64(head), rate: rate), tail: MediaTime(frames: Int64(tail), rate: rate),
+                                          length: MediaTime(frames: Int64(frames), rate: rate), rate: rate)
+                try media.check(clip, file, from: used.from, to: used.to, picture: true, rate: rate)
+                piece = .init(file: file, frames: frames)
+                (piece.inPoint, piece.retime) = (used.from, clip.retime)
             } else {
                 piece = .init(file: media.opened[0], frames: endFrame - startFrame + head + tail)
                 piece.isGap = true
@@ -291,6 +294,16 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         return SequenceStage.Plan(pieces: pieces, video: video)
     }
 
+    /// The media a clip uses, shown with `head` before it and `tail` after it on the output (its transitions' handles),
+    /// `length` in all: from its in-point less the head at its speed (a reversed clip's handle before it is media after
+    /// its end, so less the tail), for `length` at its speed (a freeze: one frame).
+    static func mediaSpan(_ clip: OTIOTimeline.Clip, head: MediaTime, tail: MediaTime, length: MediaTime,
+                          rate: Rational) -> (from: MediaTime, to: MediaTime) {
+        guard let r = clip.retime else { return (clip.inPoint - head, clip.inPoint - head + length) }
+        let from = clip.inPoint - r.media(r.reversed ? tail : head)
+        return (from, from + max(r.media(length), MediaTime(frames: 1, rate: rate)))
+    }
+
     /// An upper video track's clips as layers over what is under them: each from its place on the track, from its
     /// in-point, for its duration; laid by its alpha (opaque without one) unless its `metadata.mixwrite` keys it.
     func upperLayers(_ track: OTIOTimeline.Track, _ items: [OTIOTimeline.Track.Placed], media: inout RenderMedia,
@@ -301,6 +314,10 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         var plans: [LayerPlan] = []
         for item in items {
             guard let clip = item.clip else { continue }
+            if let r = clip.retime {
+                throw .usage("\(timeline): \(clip.label): a change of time (\(r.description)) on an upper video track (\(track.name)) is not rendered "
+                             + "yet; on the bottom track it is")
+            }
             let file = try media.file(clip)
             try media.check(clip, file, from: clip.inPoint, to: clip.inPoint + clip.duration, picture: true, rate: video.frameRate)
             var layer = try Self.layer(clip, file: file, timeline: timeline)
@@ -381,6 +398,8 @@ extension RenderJob {
         /// track's last frame, is its own).
         var span: MediaTime?
         var fades: [SourceFade]
+        /// Its clip's change of time: `head` is where the media it uses starts.
+        var retime: Retime?
     }
 
     /// Every clip's sound, named `clipN` in order (the video tracks' clips bottom to top, then the audio tracks'): a
@@ -407,9 +426,8 @@ extension RenderJob {
                 let frames = track.kind == .video ? rate : nil
                 let (start, duration) = (Self.timed(item.start, frames), Self.timed(item.start + item.duration, frames) - Self.timed(item.start, frames))
                 let (head, tail) = (Self.timed(item.head, frames), Self.timed(item.tail, frames))
-                if track.kind == .audio {
-                    try media.check(clip, file, from: clip.inPoint - head, to: clip.inPoint + clip.duration + tail, picture: false, rate: rate)
-                }
+                let used = Self.mediaSpan(clip, head: head, tail: tail, length: head + duration + tail, rate: rate)
+                if track.kind == .audio { try media.check(clip, file, from: used.from, to: used.to, picture: false, rate: rate) }
                 var fades: [SourceFade] = []
                 if let t = item.incoming { fades.append(SourceFade(fadesIn: true, start: start - head, length: head + Self.timed(t.outOffset, frames))) }
                 if let t = item.outgoing {
@@ -418,8 +436,10 @@ extension RenderJob {
                 }
                 try Self.readSound(clip, label: label, into: &mix, given: audio, timeline: timeline)
                 inputs.append((label, file))
-                let toItsEnd = file.totalDuration.map { clip.inPoint + clip.duration + tail >= $0 } ?? false
-                places.append(SoundPlace(start: start - head, head: clip.inPoint - head, span: toItsEnd ? nil : head + duration + tail, fades: fades))
+                // A retimed clip's sound is always cut to its span (its stretcher's output is made exactly that long).
+                let toItsEnd = clip.retime == nil && (file.totalDuration.map { used.to >= $0 } ?? false)
+                places.append(SoundPlace(start: start - head, head: used.from, span: toItsEnd ? nil : head + duration + tail, fades: fades,
+                                         retime: clip.retime))
             }
         }
         return (inputs, places)
@@ -555,6 +575,11 @@ struct RenderMedia {
         }
         guard !(picture && file.isStillImage), let length = picture ? file.videoDuration : file.totalDuration else { return }
         let slack = MediaTime(value: Int64(rate.den), timescale: 2 * Int64(rate.num))
+        if let r = clip.retime, to > length + slack {
+            throw .usage("\(timeline): \(clip.label): at \(r.description) it uses its media (\(name)) from \(NumberText.milliseconds(from.seconds)) "
+                         + "to \(NumberText.milliseconds(to.seconds)) s, \(NumberText.milliseconds((to - length).seconds)) s past its end "
+                         + "(\(NumberText.milliseconds(length.seconds)) s)")
+        }
         guard to <= length + slack else {
             throw .usage("\(timeline): \(clip.label): its source_range\(to > clip.inPoint + clip.duration ? " with its transition's handle" : "") ends at "
                          + "\(NumberText.milliseconds(to.seconds)) s, past its media's end (\(name): \(NumberText.milliseconds(length.seconds)) s)")

@@ -43,6 +43,10 @@ public struct AudioSource: Sendable, Codable {
     /// Its fades on the output's timeline (a concat clip's transitions: in where it overlaps the clip before, out where
     /// it overlaps the next), by the plan's `crossfadeCurve`.
     var fades: [SourceFade] = []
+    /// Its clip's time changed (a speed, a reverse, a freeze): `head` is then where the media it uses starts, and
+    /// `span` its length on the output; `stretchDelay` the stretcher's own offset at its speed (`Stretch`).
+    var retime: Retime?
+    var stretchDelay: Int64 = 0
 
     public var name: String { "\(label):\(track)" }
     /// The track's language and title in its file, which its stem keeps.
@@ -365,11 +369,10 @@ struct AudioMixPlan: Sendable {
         let rate = Rational(1, Int32(sampleRate))
         var p = placement(s)
         p.cut -= skipped
-        let end = p.count.map { "end_sample=\(p.cut + $0)" }
-        if p.cut > 0 {
-            filters.append("atrim=start_sample=\(p.cut)" + (end.map { ":" + $0 } ?? "") + ",asetpts=PTS-STARTPTS")
-        } else if let end {
-            filters.append("atrim=" + end)
+        if let r = s.retime, let count = p.count {
+            filters += retimed(r, cut: p.cut, count: count, delay: s.stretchDelay)
+        } else {
+            trim(cut: p.cut, count: p.count, into: &filters)
         }
         if placed && p.delay > 0 { filters.append("adelay=delays=\(p.delay)S:all=1") }
         if !s.fades.isEmpty {
@@ -381,6 +384,42 @@ struct AudioMixPlan: Sendable {
             }
         }
         return filters.joined(separator: ",")
+    }
+
+    /// `count` samples from sample `cut` of a source (to its end when nil), from the first kept.
+    private func trim(cut: Int64, count: Int64?, into filters: inout [String]) {
+        let end = count.map { "end_sample=\(cut + $0)" }
+        if cut > 0 {
+            filters.append("atrim=start_sample=\(cut)" + (end.map { ":" + $0 } ?? "") + ",asetpts=PTS-STARTPTS")
+        } else if let end {
+            filters.append("atrim=" + end)
+        }
+    }
+
+    /// A retimed source's `count` samples of output from its media at sample `cut`: the media they use at its speed,
+    /// reversed with its picture, silent under a freeze; stretched with its pitch kept (`Stretch`), fed `Stretch.preroll`
+    /// of what comes before (its own sound where it has it, else silence) and that and the stretcher's `delay` taken
+    /// off its output; exactly `count` samples.
+    private func retimed(_ r: Retime, cut: Int64, count: Int64, delay: Int64) -> [String] {
+        let rate = Rational(1, Int32(sampleRate))
+        let used = max(1, r.media(MediaTime(ticks: count, timeBase: rate)).ticks(in: rate))
+        guard !r.isFreeze else {
+            var filters: [String] = []
+            trim(cut: cut, count: count, into: &filters)
+            return filters + ["volume=0", "apad=whole_len=\(count)", "atrim=end_sample=\(count)"]
+        }
+        let stretched = r.speed != Rational(1, 1)
+        let lead = stretched ? Int64((Stretch.preroll * r.speed.doubleValue * Double(sampleRate)).rounded()) : 0
+        let own = r.reversed ? 0 : min(cut, lead)
+        var filters: [String] = []
+        trim(cut: cut - own, count: own + used, into: &filters)
+        if r.reversed { filters.append("areverse") }
+        if lead > own { filters.append("adelay=delays=\(lead - own)S:all=1") }
+        if stretched {
+            let off = max(0, Int64((Stretch.preroll * Double(sampleRate)).rounded()) + delay)
+            filters += [Stretch.filter(speed: r.speed), "atrim=start_sample=\(off)", "asetpts=PTS-STARTPTS"]
+        }
+        return filters + ["apad=whole_len=\(count)", "atrim=end_sample=\(count)"]
     }
 
     /// `--duck`: each ducked source [m_i] through sidechaincompress, keyed by the sum of the other sources,

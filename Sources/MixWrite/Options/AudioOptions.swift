@@ -228,6 +228,10 @@ public struct AudioOptions: Sendable {
                                 bitRate: bitRate, mode: mode, strict: false)
         plan.codec = codec
         plan.stems = stems
+        for i in plan.sources.indices {
+            guard let r = plan.sources[i].retime, !r.isFreeze, r.speed != Rational(1, 1) else { continue }
+            plan.sources[i].stretchDelay = try Stretch.delay(speed: r.speed, sampleRate: rate)
+        }
         plan.publishing = AudioMixPlan.Publishing(
             loudness: loudness, truePeak: truePeak ?? Self.defaultTruePeak, levelMatch: levelMatch,
             duck: Dictionary(uniqueKeysWithValues: sources.indices.compactMap { i in

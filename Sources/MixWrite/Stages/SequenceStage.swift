@@ -14,6 +14,14 @@ struct SequenceStage: VideoStage {
         var inPoint: MediaTime = .zero
         /// A timeline's gap: black, no file read (`file` is only its neighbour's, for the output's settings).
         var isGap = false
+        /// Its time changed (a speed, a reverse, a freeze): frame n shows the file at `inPoint` + the retime's offset
+        /// of n, `inPoint` then the start of the media the piece uses.
+        var retime: Retime?
+
+        /// Where its frame `n` lies in its file.
+        func mediaTime(ofFrame n: Int, rate: Rational) -> MediaTime {
+            inPoint + (retime.map { $0.mediaOffset(ofFrame: n, of: frames, rate: rate) } ?? MediaTime(frames: Int64(n), rate: rate))
+        }
 
         /// Its frames not shared with the next piece.
         var ownFrames: Int { frames - (crossing?.frames ?? 0) }
@@ -140,8 +148,8 @@ final class PieceReaders {
     let plan: SequenceStage.Plan
     private var open: [Int: any PictureSource] = [:]
     private var damaged = 0
-    /// The frame each reader showed last, so a preview moving within a piece only seeks when it must.
-    private var shown: [Int: Int] = [:]
+    /// The media time each reader showed last, so a preview moving within a piece only seeks when it must.
+    private var shown: [Int: MediaTime] = [:]
 
     /// A preview keeps every reader it opened (the slider goes back as often as on); a render closes them as it passes.
     private let keepsOpen: Bool
@@ -167,30 +175,78 @@ final class PieceReaders {
     }
 
     /// Piece `k`'s frame `n`, upright and fitted: decoded on from where its reader is when that is less than two
-    /// seconds behind, else sought.
+    /// seconds of its media behind, else sought. A reversed piece's come from the window of them read forwards.
     func picture(piece k: Int, frame n: Int) throws(MixWriteError) -> Frame {
         let reader: any PictureSource
         if let r = open[k] { reader = r } else {
             reader = try plan.reader(for: plan.pieces[k])
             open[k] = reader
         }
-        let inPoint = plan.pieces[k].inPoint
-        let t = inPoint + MediaTime(frames: Int64(n), rate: plan.video.frameRate)
-        let far = Int(2 * plan.video.frameRate.doubleValue)
+        if plan.pieces[k].retime?.reversed == true { return try reversedPicture(piece: k, frame: n, reader: reader) }
+        let t = plan.pieces[k].mediaTime(ofFrame: n, rate: plan.video.frameRate)
+        return try picture(of: reader, piece: k, at: t)
+    }
+
+    /// `reader`'s picture at media time `t`, sought first unless it is at most two seconds on from the last one shown.
+    private func picture(of reader: any PictureSource, piece k: Int, at t: MediaTime) throws(MixWriteError) -> Frame {
+        let far = MediaTime(value: 2, timescale: Int64(1))
         if let movie = (reader as? VideoTrackReader) ?? (reader as? ConvertedPictures)?.movie,
-           shown[k].map({ n < $0 || n - $0 > far }) ?? (n > 0 || inPoint > .zero) {
+           shown[k].map({ t < $0 || t - $0 > far }) ?? (t > .zero) {
             try movie.seek(to: t)
         }
         guard let picture = try reader.picture(at: t, hold: true) else {
             throw .input(file: plan.pieces[k].file.path, "has no decodable picture at \(t.seconds) s")
         }
-        shown[k] = n
+        shown[k] = t
         return picture
+    }
+
+    /// A reversed piece's frames being played: copies of their pictures by frame, read forwards.
+    private var window: (piece: Int, frames: [Int: Frame])?
+    private var spare: [Frame] = []
+    /// How much of its media a reversed piece's window holds: its pictures are decoded forwards (from the keyframe
+    /// before) and shown backwards, so memory is this much of the clip's pictures, whatever its length.
+    static let reversedWindow = MediaTime(value: 1, timescale: Int64(1))
+
+    /// Frame `n` of reversed piece `k`: from the window, or a new window read from the frames after `n` whose media
+    /// lies within `reversedWindow` before `n`'s (those the output shows next), earliest first.
+    private func reversedPicture(piece k: Int, frame n: Int, reader: any PictureSource) throws(MixWriteError) -> Frame {
+        if let w = window, w.piece == k, let f = w.frames[n] { return f }
+        let piece = plan.pieces[k], rate = plan.video.frameRate
+        let top = piece.mediaTime(ofFrame: n, rate: rate)
+        var next = n + 1
+        while next < piece.frames && top - piece.mediaTime(ofFrame: next, rate: rate) < Self.reversedWindow { next += 1 }
+        if let old = window {
+            var seen = Set<ObjectIdentifier>()
+            for f in old.frames.values where seen.insert(ObjectIdentifier(f)).inserted { spare.append(f) }
+        }
+        window = nil
+        shown[k] = nil   // sought to the window's earliest picture
+        var frames: [Int: Frame] = [:]
+        var last: (time: MediaTime, copy: Frame)?
+        for m in (n..<next).reversed() {
+            let t = piece.mediaTime(ofFrame: m, rate: rate)
+            if let last, last.time == t { frames[m] = last.copy; continue }
+            let picture = try picture(of: reader, piece: k, at: t)
+            do {
+                var copy = spare.popLast()
+                if copy?.width != picture.width || copy?.height != picture.height || copy?.pixelFormat != picture.pixelFormat {
+                    copy = try Frame(width: picture.width, height: picture.height, pixelFormat: picture.pixelFormat)
+                }
+                try copy!.copyPicture(from: picture)
+                (frames[m], last) = (copy!, (t, copy!))
+            } catch {
+                throw .processing(error, file: piece.file.path)
+            }
+        }
+        window = (k, frames)
+        return frames[n]!
     }
 
     private func closeReader(_ k: Int) {
         damaged += open[k]?.damagedPackets ?? 0
         (open[k], shown[k]) = (nil, nil)
+        if window?.piece == k { window = nil }
     }
 
     /// The damaged packets skipped so far, by the readers closed and those open.

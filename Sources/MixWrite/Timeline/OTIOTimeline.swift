@@ -6,7 +6,8 @@ import FFmpegSupport
 /// reader (which refuses nesting past 512 levels) and walked by hand: OTIO's C++ core (its Swift bindings) would be a
 /// second C++ library to build and ship for what is a few schema names, and OTIO's Python library is the oracle the
 /// tests hold this reader to. Every object's `OTIO_SCHEMA` name and version is checked; what mixwrite cannot render
-/// exactly (a nested stack, a speed change, an image sequence, an unknown transition) is refused naming the item.
+/// exactly (a nested stack, an effect but a change of time, an image sequence, an unknown transition) is refused naming
+/// the item.
 struct OTIOTimeline: Sendable {
     enum TrackKind: String, Sendable { case video = "Video", audio = "Audio" }
 
@@ -25,6 +26,9 @@ struct OTIOTimeline: Sendable {
         /// The one audio track of its file the clip takes (from 1), where the timeline says: `metadata.mixwrite.track`,
         /// or the `sourcetrack` of Final Cut Pro 7's XML (OTIO's fcp_xml adapter keeps it in `metadata.fcp_xml`).
         var sourceTrack: Int?
+        /// Its time changed by its effects (a LinearTimeWarp, a FreezeFrame): its `duration` on the track stays
+        /// source_range's, as OTIO's `clip.duration()` has it; the media it uses is `duration` at its speed.
+        var retime: Retime?
     }
 
     struct TransitionItem: Sendable {
@@ -417,7 +421,7 @@ private struct Reader {
             throw Problem(message: "\(label) has no source_range, and its media no available_range")
         }
         guard used.duration > .zero else { throw Problem(message: "\(label): its source_range lasts no time") }
-        try effects(o["effects"], label)
+        let retime = try effects(o["effects"], label)
         // Only mixwrite's own namespace is read; another tool's metadata is left alone.
         let settings = ((o["metadata"] as? [String: Any])?["mixwrite"]).flatMap { m -> Data? in
             try? JSONSerialization.data(withJSONObject: m)
@@ -428,7 +432,7 @@ private struct Reader {
         return .clip(.init(label: label, path: try path(reference, label),
                            inPoint: used.start - origin, duration: used.duration,
                            markers: clipMarkers.map { .init(name: $0.name, time: $0.time - origin, chapter: $0.chapter) }, settings: settings,
-                           sourceTrack: Self.sourceTrack(o["metadata"] as? [String: Any] ?? [:])))
+                           sourceTrack: Self.sourceTrack(o["metadata"] as? [String: Any] ?? [:]), retime: retime))
     }
 
     /// The audio track of its file a clip names (from 1): `metadata.mixwrite.track`, else FCP 7's `sourcetrack` of
@@ -488,17 +492,28 @@ private struct Reader {
         }
     }
 
-    /// A clip's effects: a LinearTimeWarp at speed 1 changes nothing; any other is refused, named.
-    func effects(_ value: Any?, _ label: String) throws(Problem) {
+    /// A clip's effects: its time changed by one LinearTimeWarp (its `time_scalar`: 2 twice as fast, 0.5 half, negative
+    /// reversed, 0 a freeze; 1 changes nothing) or a FreezeFrame; any other effect, a second change of time, or a scalar
+    /// outside ±0.01 … ±100 (but 0) is refused, named.
+    func effects(_ value: Any?, _ label: String) throws(Problem) -> Retime? {
+        var retime: Retime?, timed = false
         for (i, effect) in (value as? [Any] ?? []).enumerated() {
             let kind = Self.schemaName(effect)
             let o = try object(effect, "\(label)'s effect \(i + 1)", schema: "LinearTimeWarp", "FreezeFrame", "Effect", "TimeEffect")
-            if kind == "LinearTimeWarp", (o["time_scalar"] as? NSNumber)?.doubleValue == 1 { continue }
             let name = (o["effect_name"] as? String).flatMap { $0.isEmpty ? nil : " '\($0)'" } ?? ""
-            let what = kind == "LinearTimeWarp" ? "a speed change (LinearTimeWarp \((o["time_scalar"] as? NSNumber)?.doubleValue ?? 0))"
-                : kind == "FreezeFrame" ? "a freeze frame" : "an effect\(name) (\(kind))"
-            throw Problem(message: "\(label) has \(what), which mixwrite cannot render exactly")
+            guard kind == "LinearTimeWarp" || kind == "FreezeFrame" else {
+                throw Problem(message: "\(label) has an effect\(name) (\(kind)), which mixwrite cannot render exactly")
+            }
+            guard !timed else { throw Problem(message: "\(label) changes its time twice (effect \(i + 1), \(kind)): mixwrite renders one speed a clip") }
+            timed = true
+            let scalar = kind == "FreezeFrame" ? 0 : (o["time_scalar"] as? NSNumber)?.doubleValue ?? 1
+            guard scalar.isFinite, scalar == 0 || (abs(scalar) >= Retime.slowest && abs(scalar) <= Retime.fastest) else {
+                throw Problem(message: "\(label): its LinearTimeWarp's time_scalar \(scalar) is outside ±\(Retime.slowest) … ±"
+                              + "\(NumberText.shortest(Retime.fastest)) (0 freezes)")
+            }
+            retime = Retime(scalar: scalar)
         }
+        return retime
     }
 
     func transition(_ value: Any, label: String) throws(Problem) -> OTIOTimeline.TransitionItem {

@@ -1,0 +1,51 @@
+import FFmpegSupport
+
+/// A clip's time changed on purpose (OTIO's `LinearTimeWarp` and `FreezeFrame`): its output shows its media at
+/// `speed` media seconds a second, forwards from its in-point, or backwards over the same media from its end, or the
+/// in-point's frame throughout (a freeze, speed 0). Frame n of a clip of N frames at rate r shows the media at
+/// `in + n·speed/r`, reversed at `in + (N − 1 − n)·speed/r`: the frame at that time, as the forward clip's frame
+/// N − 1 − n. Its sound is the media's at the same mapped time: stretched with its pitch kept (rubberband), or as a
+/// tape plays it (`pitchFollows`), reversed with the picture, silent under a freeze.
+struct Retime: Sendable, Hashable {
+    /// Media seconds a second of output: 2 a time-lapse, 1/2 slow motion, 0 a freeze. Never negative: `reversed` says
+    /// the direction.
+    var speed: Rational
+    var reversed = false
+    /// The sound's pitch moves with its speed, as a tape's; by default it is kept.
+    var pitchFollows = false
+
+    /// The slowest and fastest speeds: rubberband's tempo range.
+    static let slowest = 0.01, fastest = 100.0
+
+    /// OTIO's `time_scalar` (negative: reversed; 0: a freeze); nil for 1, which changes nothing. A scalar outside
+    /// ±0.01 … ±100 (but 0) is refused by the caller with `range`.
+    init?(scalar: Double) {
+        guard scalar != 1 else { return nil }
+        let magnitude = abs(scalar)
+        guard magnitude == 0 || (magnitude >= Self.slowest && magnitude <= Self.fastest), magnitude.isFinite else { return nil }
+        speed = magnitude == 0 ? Rational(0, 1) : Rational(parsing: String(magnitude)) ?? Rational(1, 1)
+        reversed = scalar < 0
+    }
+
+    init(speed: Rational, reversed: Bool = false) { (self.speed, self.reversed) = (speed, reversed) }
+
+    static let freeze = Retime(speed: Rational(0, 1))
+
+    var isFreeze: Bool { speed.num == 0 }
+
+    /// The media `length` of output uses.
+    func media(_ length: MediaTime) -> MediaTime { length.scaled(by: speed) }
+
+    /// Where frame `n` of a piece of `frames` frames at `rate` shows its media, from the piece's first media time
+    /// (the in-point less its handle): `n`'s forward time, or `frames − 1 − n`'s when reversed.
+    func mediaOffset(ofFrame n: Int, of frames: Int, rate: Rational) -> MediaTime {
+        media(MediaTime(frames: Int64(reversed ? frames - 1 - n : n), rate: rate))
+    }
+
+    /// How it reads in a report: "2×", "0.5×", "reversed at 1×", "a freeze".
+    var description: String {
+        if isFreeze { return "a freeze" }
+        let x = NumberText.shortest(speed.doubleValue) + "×"
+        return reversed ? "reversed at " + x : x
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Time changed on purpose in a timeline (OTIO's LinearTimeWarp and FreezeFrame): the pictures against the ffmpeg
+/// CLI's own filters for the same mapping (`setpts`, `reverse`, `loop`), the sound's clicks where the mapping puts
+/// them, the length OTIO's library gives.
+@Suite("render: speed changes, reverse and freeze frames")
+struct RetimeTests {
+    /// 6 s of testsrc (a picture a frame, a keyframe a second) with a 440 Hz tone and a 4 ms click of 3 kHz on every
+    /// whole second.
+    static func media(_ dir: String) throws -> String {
+        let path = dir + "/media.mov"
+        let click = "0.3*sin(2*PI*440*t)+if(lt(mod(t\\,1)\\,0.004)\\,0.9*sin(2*PI*3000*t)\\,0)"
+        let r = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=6",
+                                   "-f", "lavfi", "-i", "aevalsrc=exprs='\(click)|\(click)':s=48000:d=6",
+                                   "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "192k", path])
+        try #require(r.status == 0, "\(r.stderr)")
+        return path
+    }
+
+    /// Where each 3 kHz click starts in `path`'s sound (seconds): its first sample past a third of its peak, in the band
+    /// 2 to 4 kHz (the tone left out).
+    static func clicks(_ path: String) throws -> [Double] {
+        let mono = Oracle.channel(try Oracle.decodeAudio(path), 0, of: 2)
+        // A band-pass of 2 to 4 kHz: the difference of two one-pole low-passes, run twice.
+        func lowPass(_ x: [Float], _ hz: Double) -> [Float] {
+            let a = Float(exp(-2 * Double.pi * hz / 48000))
+            var y = [Float](repeating: 0, count: x.count), last: Float = 0
+            for i in x.indices { last = (1 - a) * x[i] + a * last; y[i] = last }
+            return y
+        }
+        var band = zip(lowPass(mono, 4000), lowPass(mono, 2000)).map { $0 - $1 }
+        band = zip(lowPass(band, 4000), lowPass(band, 2000)).map { $0 - $1 }
+        let peak = band.map(abs).max() ?? 0
+        var found: [Double] = [], i = 0
+        while i < band.count {
+            if abs(band[i]) > peak / 3 { found.append(Double(i) / 48000); i += 2400 } else { i += 1 }
+        }
+        return found
+    }
+
+    @Test("a clip at 2×, one reversed, a freeze and one at 0.5× on a track: OTIO's length; each frame the CLI's for the same mapping (≥ 40 dB); the clicks where the mapping puts them; silence under the freeze",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func mappings() throws {
+        let dir = try Oracle.scratch()
+        let media = try Self.media(dir)
+        let (otio, seconds) = try RenderTests.timeline(dir, "retimed", """
+            v = track("V1", V); tl.tracks.append(v)
+            def timed(name, start, frames, effect):
+                c = clip(name, "\(media)", start, frames); c.effects.append(effect); return c
+            v.append(timed("fast", 25, 25, otio.schema.LinearTimeWarp(time_scalar=2.0)))
+            v.append(timed("back", 50, 25, otio.schema.LinearTimeWarp(time_scalar=-1.0)))
+            v.append(timed("hold", 25, 12, otio.schema.FreezeFrame()))
+            v.append(timed("slow", 75, 25, otio.schema.LinearTimeWarp(time_scalar=0.5)))
+            """)
+        #expect(abs(seconds - 3.48) < 1e-9, "OTIO: 1 + 1 + 0.48 + 1 s")
+        let out = dir + "/retimed.mov"
+        let r = try Oracle.mixwrite(["render", otio, "-o", out, "-q"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let (videoEnd, soundEnd) = (try Oracle.videoEnd(out), try Oracle.decodedDuration(out, stream: "a:0"))
+        #expect(abs(videoEnd - seconds) < 0.001 && abs(soundEnd - seconds) < 0.001, "\(videoEnd) s, \(soundEnd) s")
+
+        // The CLI: media 1–3 s at twice the speed, 2–3 s reversed, the frame at 1 s held 12 frames, 3–3.5 s at half speed.
+        let cli = dir + "/cli.mov"
+        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+            "[0:v]trim=start=1:end=3,setpts=(PTS-STARTPTS)/2,fps=25[a];[0:v]trim=start=2:end=3,setpts=PTS-STARTPTS,reverse[b];"
+            + "[0:v]trim=start=1:end=1.04,setpts=PTS-STARTPTS,loop=loop=11:size=1:start=0,setpts=N/25/TB[c];"
+            + "[0:v]trim=start=3:end=3.5,setpts=(PTS-STARTPTS)*2,fps=25[d];[a][b][c][d]concat=n=4:v=1:a=0,format=yuv420p[v]",
+            "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
+        try #require(c.status == 0, "\(c.stderr)")
+        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
+        #expect(ours.count == 87, "3.48 s at 25 fps")
+        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        print("retimed frames against the CLI's setpts/reverse/loop: worst luma PSNR \(worst) dB over \(ours.count) frames")
+        #expect(worst >= 40)
+
+        // The clicks: media 1 s at the first cut (0 s), media 2 s at the fast clip's middle (0.5 s); the reversed clip
+        // ends on media 2 s, its click's 4 ms played backwards into its end (2 s); media 3 s at the slow clip's start.
+        let found = try Self.clicks(out), media0 = try Self.clicks(media)
+        let late = media0.first { $0 > 0.5 }.map { $0 - 1 } ?? 0   // the AAC click's own place against its second
+        let expected = [0.0, 0.5 + late / 2, 2.0 - 0.004 - late, 2.48 + late * 2]
+        print("clicks: \(found.map { fourDigits($0) }) s, expected \(expected.map { fourDigits($0) }) s")
+        try #require(found.count == expected.count, "\(found)")
+        for (f, e) in zip(found, expected) { #expect(abs(f - e) < 0.004, "click at \(f) s, expected \(e) s") }
+        let cuts = [abs(found[0] - expected[0]), abs(found[3] - expected[3])].max()!
+        print("the clicks on the cuts: within \(cuts * 1000) ms")
+        #expect(cuts < 0.001)
+        // The freeze: silence (after the reversed clip's click, before the slow clip's).
+        let mono = Oracle.channel(try Oracle.decodeAudio(out), 0, of: 2)
+        #expect(Oracle.rms(mono[Int(2.05 * 48000)..<Int(2.45 * 48000)]) < 1e-4)
+    }
+
+}
+
+private func fourDigits(_ x: Double) -> String { String(format: "%.4f", x) }
