@@ -57,6 +57,7 @@ struct CommonOptions {
         } else if !quiet {
             if verbose, let layers = report.layers { printLayers(layers) }
             if verbose, let video = report.video { printSmart(video) }
+            if verbose, let timeline = report.timeline { printRetimes(timeline) }
             if verbose, let audio = report.audio {
                 writeError("mixwrite: mix plan: \(audio.sources.count) tracks → \((audio.codec ?? "aac").uppercased()) \(audio.sampleRate) Hz, \([1: "mono", 2: "stereo", 6: "5.1", 8: "7.1"][audio.channels] ?? "\(audio.channels) channels")\n")
                 for s in audio.sources {
@@ -98,6 +99,17 @@ extension CommonOptions {
             } else { words.append("by its alpha") }
             words.append(l.tracks.isEmpty ? "no sound" : "sound " + l.tracks.joined(separator: " "))
             writeError("  \(l.name)  \(l.fx)  " + words.joined(separator: "; ") + "\n")
+        }
+    }
+
+    /// `-v`'s line for each clip whose time is changed: the media it shows, where on the output, at what speed.
+    func printRetimes(_ t: Timeline) {
+        func n(_ x: Double) -> String { String(format: "%.3f", x) }
+        for c in t.clips {
+            guard let speed = c.speed, let media = c.media, media.count == 2 else { continue }
+            let x = abs(speed) == abs(speed).rounded() ? String(Int(abs(speed))) : String(abs(speed))
+            let how = speed == 0 ? "held (a freeze frame)" : speed < 0 ? "reversed at \(x)×" : "at \(x)×"
+            writeError("mixwrite: retimed: \(c.file) \(n(media[0]))–\(n(media[1])) s → \(n(c.start))–\(n(c.start + c.duration)) s of the output, \(how)\n")
         }
     }
 

@@ -56,8 +56,12 @@ struct RetimeTests {
             """)
         #expect(abs(seconds - 3.48) < 1e-9, "OTIO: 1 + 1 + 0.48 + 1 s")
         let out = dir + "/retimed.mov"
-        let r = try Oracle.mixwrite(["render", otio, "-o", out, "-q"])
+        let r = try Oracle.mixwrite(["render", otio, "-o", out, "-q", "--json"])
         try #require(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let clips = (report["timeline"] as? [String: Any])?["clips"] as? [[String: Any]] ?? []
+        #expect(clips.map { ($0["speed"] as? NSNumber)?.doubleValue ?? 1 } == [2, -1, 0, 0.5])
+        #expect(clips.map { ($0["media"] as? [NSNumber])?.map(\.doubleValue) ?? [] } == [[1, 3], [2, 3], [1, 1.04], [3, 3.5]])
         let (videoEnd, soundEnd) = (try Oracle.videoEnd(out), try Oracle.decodedDuration(out, stream: "a:0"))
         #expect(abs(videoEnd - seconds) < 0.001 && abs(soundEnd - seconds) < 0.001, "\(videoEnd) s, \(soundEnd) s")
 
@@ -91,6 +95,46 @@ struct RetimeTests {
         #expect(Oracle.rms(mono[Int(2.05 * 48000)..<Int(2.45 * 48000)]) < 1e-4)
     }
 
+
+    @Test("a retimed clip's subtitle cues move with its pictures: halved at 2×, mirrored reversed, held under a freeze, doubled at 0.5×",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func cues() throws {
+        let dir = try Oracle.scratch()
+        let media = try CaptionTests.withSubtitles(try Self.media(dir), """
+            1
+            00:00:00,900 --> 00:00:01,100
+            zero
+
+            2
+            00:00:01,200 --> 00:00:01,600
+            one
+
+            3
+            00:00:02,200 --> 00:00:02,600
+            two
+
+            4
+            00:00:03,100 --> 00:00:03,300
+            three
+
+            """, language: "eng", in: dir, name: "subbed")
+        let (otio, _) = try RenderTests.timeline(dir, "retimed", """
+            v = track("V1", V); tl.tracks.append(v)
+            def timed(name, start, frames, effect):
+                c = clip(name, "\(media)", start, frames); c.effects.append(effect); return c
+            v.append(timed("fast", 25, 25, otio.schema.LinearTimeWarp(time_scalar=2.0)))
+            v.append(timed("back", 50, 25, otio.schema.LinearTimeWarp(time_scalar=-1.0)))
+            v.append(timed("hold", 25, 12, otio.schema.FreezeFrame()))
+            v.append(timed("slow", 75, 25, otio.schema.LinearTimeWarp(time_scalar=0.5)))
+            """)
+        let out = dir + "/retimed.mov"
+        let r = try Oracle.mixwrite(["render", otio, "-o", out, "-q"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let found = try CaptionTests.cues(out, track: 0).map { "\($0.text) \($0.start)–\($0.end)" }
+        // The fast clip shows media 1–3 s in 0–1 s; the reversed one media 3 s back to 2 s in 1–2 s; the freeze media 1 s
+        // in 2–2.48 s; the slow one media 3–3.5 s in 2.48–3.48 s.
+        #expect(found == ["zero 0.0–0.05", "one 0.1–0.3", "two 0.6–0.8", "two 1.4–1.8", "zero 2.0–2.48", "three 2.68–3.08"], "\(found)")
+    }
 }
 
 private func fourDigits(_ x: Double) -> String { String(format: "%.4f", x) }

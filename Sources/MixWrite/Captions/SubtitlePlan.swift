@@ -16,6 +16,9 @@ struct SubtitlePlacement: Sendable {
     /// A caption file of the input's own time that stands for its subtitle tracks (a timeline clip's
     /// `metadata.mixwrite.captions`).
     var caption: Caption?
+    /// Its time changed (a timeline clip's speed, reverse or freeze): its cues move with its pictures, `from` the
+    /// start of the media it shows for `length`.
+    var retime: Retime?
 
     init(file: MediaFile, label: String, start: MediaTime = .zero, from: MediaTime = .zero, length: MediaTime? = nil,
          group: String? = nil) {
@@ -128,7 +131,11 @@ struct SubtitlePlan: Sendable {
             guard let end = list[i].end, end > list[i + 1].start else { continue }
             let middle = MediaTime(seconds: (list[i + 1].start.seconds + end.seconds) / 2) ?? list[i + 1].start
             list[i].length = middle - list[i].start
-            list[i + 1].from = list[i + 1].from + (middle - list[i + 1].start)
+            // The media skipped: as much as the output, at its speed (a reversed input's is skipped at its end).
+            let skipped = middle - list[i + 1].start
+            if let r = list[i + 1].retime { if !r.reversed { list[i + 1].from = list[i + 1].from + r.media(skipped) } } else {
+                list[i + 1].from = list[i + 1].from + skipped
+            }
             if let l = list[i + 1].length { list[i + 1].length = l - (middle - list[i + 1].start) }
             list[i + 1].start = middle
         }
@@ -194,9 +201,25 @@ struct SubtitlePlan: Sendable {
 
     /// A cue of `p`'s file on the output: moved with its picture and cut to where the picture shows.
     static func placed(_ cue: SubtitleCue, _ p: SubtitlePlacement, origin: MediaTime, duration: MediaTime) -> SubtitleCue? {
-        let shift = p.start - p.from - origin
         let lower = p.start, upper = min(p.end ?? duration, duration)
         var out = cue
+        if let r = p.retime, let length = p.length {
+            // Its media offsets, shown at the speed: forwards from `from`, or backwards from the media's end; under a
+            // freeze, a cue showing at the held frame shows throughout.
+            let (a, b) = (cue.start - origin - p.from, cue.end - origin - p.from)
+            let slower = Rational(r.speed.den, max(1, r.speed.num))
+            if r.isFreeze {
+                guard a <= .zero, b > .zero else { return nil }
+                (out.start, out.end) = (lower, upper)
+            } else if r.reversed {
+                let top = r.media(length)
+                (out.start, out.end) = (max(p.start + (top - b).scaled(by: slower), lower), min(p.start + (top - a).scaled(by: slower), upper))
+            } else {
+                (out.start, out.end) = (max(p.start + a.scaled(by: slower), lower), min(p.start + b.scaled(by: slower), upper))
+            }
+            return out.end > out.start ? out : nil
+        }
+        let shift = p.start - p.from - origin
         out.start = max(cue.start + shift, lower)
         out.end = min(cue.end + shift, upper)
         return out.end > out.start ? out : nil
@@ -204,7 +227,8 @@ struct SubtitlePlan: Sendable {
 
     /// A picture track's packet on the output, kept when it starts where the picture shows.
     static func placed(_ packet: EncodedPacket, _ p: SubtitlePlacement, timeBase: Rational, duration: MediaTime) -> EncodedPacket? {
-        guard let pts = packet.pts else { return nil }
+        // A picture track of a retimed input: its packets' times are not remapped (its pictures would need redrawing).
+        guard let pts = packet.pts, p.retime == nil else { return nil }
         let t = MediaTime(ticks: pts, timeBase: timeBase) - p.file.origin - p.from + p.start
         guard t >= p.start, t < min(p.end ?? duration, duration) else { return nil }
         var out = packet

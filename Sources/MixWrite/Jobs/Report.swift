@@ -129,6 +129,10 @@ public struct Timeline: Sendable, Codable {
         public var duration: Double
         /// How the clip before gives way to it (`fade:1`); nil after a cut, and for the first.
         public var transition: String?
+        /// Its time changed: media seconds a second (negative: reversed; 0: a freeze), and the media it shows, from
+        /// and to (seconds of its file); nil when it plays as it is.
+        public var speed: Double?
+        public var media: [Double]?
     }
     public struct Event: Sendable, Codable {
         public var name: String

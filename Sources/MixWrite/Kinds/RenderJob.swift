@@ -173,6 +173,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
                 let start = Self.timed(item.start, rate)
                 var p = SubtitlePlacement(file: file, label: MediaPath.shown(clip.path), start: start, from: clip.inPoint,
                                           length: Self.timed(item.start + item.duration, rate) - start, group: track.name)
+                p.retime = clip.retime
                 if track.kind == .video && file.streams.contains(where: { $0.kind == .subtitle }) { placements.append(p) }
                 p.group = track.name + " captions"
                 for c in captions {
@@ -534,9 +535,15 @@ extension RenderJob {
         for (_, items) in laid {
             for item in items {
                 guard let clip = item.clip else { continue }
-                clips.append(.init(file: clip.path, start: item.start.seconds, duration: item.duration.seconds, transition: item.incoming.map {
+                var c = Timeline.Clip(file: clip.path, start: item.start.seconds, duration: item.duration.seconds, transition: item.incoming.map {
                     "\($0.kind.rawValue):\(NumberText.milliseconds(($0.inOffset + $0.outOffset).seconds))"
-                }))
+                })
+                if let r = clip.retime {
+                    let used = mediaSpan(clip, head: .zero, tail: .zero, length: item.duration, rate: rate)
+                    c.speed = r.speed.doubleValue * (r.reversed ? -1 : 1)
+                    c.media = [used.from.seconds, used.to.seconds]
+                }
+                clips.append(c)
             }
         }
         return Timeline(clips: clips, events: marks.map { .init(name: $0.name, time: $0.time.seconds) })

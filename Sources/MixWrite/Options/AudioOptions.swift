@@ -297,8 +297,17 @@ public struct AudioOptions: Sendable {
         }
         if s.gainDB != 0 { steps.append("gain \(s.gainDB) dB") }
         if s.driftPPM != 0 { steps.append(String(format: "its clock's drift (%+.1f ppm) corrected", s.driftPPM)) }
-        if s.head > .zero { steps.append("from its \(JobText.number(s.head.seconds)) s") }
-        if let span = s.span { steps.append("cut after \(JobText.number(span.seconds)) s") }
+        if let r = s.retime, let span = s.span {
+            // Its clip's time changed: the media it uses, how it is played, how long it lasts.
+            let (from, to) = (s.head.seconds, (s.head + r.media(span)).seconds)
+            let x = JobText.number(r.speed.doubleValue)
+            let played = r.speed == Rational(1, 1) ? "played backwards" : "played \(r.reversed ? "backwards " : "")at \(x)× (pitch kept)"
+            steps.append(r.isFreeze ? "silent under a freeze frame" : "its \(JobText.number(from)) s to \(JobText.number(to)) s \(played)")
+            steps.append("lasts \(JobText.number(span.seconds)) s")
+        } else {
+            if s.head > .zero { steps.append("from its \(JobText.number(s.head.seconds)) s") }
+            if let span = s.span { steps.append("cut after \(JobText.number(span.seconds)) s") }
+        }
         let start = s.heardAt.seconds
         if start > 0 { steps.append("starts at \(NumberText.milliseconds(start)) s of the output (silence before)") }
         steps.append(mode == .sum ? "summed at its own level, limited at -1 dBFS" : "mixed at 1/N (average)")
