@@ -3,8 +3,8 @@ import FFmpegSupport
 /// A clip's time changed on purpose (OTIO's `LinearTimeWarp` and `FreezeFrame`): its output shows its media at
 /// `speed` media seconds a second, forwards from its in-point, or backwards over the same media from its end, or the
 /// in-point's frame throughout (a freeze, speed 0). Frame n of a clip of N frames at rate r shows the media at
-/// `in + n·speed/r`, reversed at `in + (N − 1 − n)·speed/r`: the frame at that time, as the forward clip's frame
-/// N − 1 − n. Its sound is the media's at the same mapped time: stretched with its pitch kept (rubberband), or as a
+/// `in + n·speed/r`, reversed at `in + (N − 1 − n)·speed/r`: the media frame nearest that time (a tie to the later
+/// one, as the CLI's `fps` filter), reversed as the forward clip's frame N − 1 − n. Its sound is the media's at the same mapped time: stretched with its pitch kept (rubberband), or as a
 /// tape plays it (`pitchFollows`), reversed with the picture, silent under a freeze.
 struct Retime: Sendable, Hashable {
     /// Media seconds a second of output: 2 a time-lapse, 1/2 slow motion, 0 a freeze. Never negative: `reversed` says
@@ -47,5 +47,24 @@ struct Retime: Sendable, Hashable {
         if isFreeze { return "a freeze" }
         let x = NumberText.shortest(speed.doubleValue) + "×"
         return reversed ? "reversed at " + x : x
+    }
+}
+
+extension MediaFile {
+    /// The times of its main video's keyframes (as the container marks them), on its own timeline, in order: where a
+    /// reversed clip's windows begin, so each picture is decoded once. Packets are read, not decoded.
+    func keyframeTimes() throws(MixWriteError) -> [MediaTime] {
+        guard let stream = mainVideo else { return [] }
+        let demuxer: Demuxer
+        do { demuxer = try Demuxer(url: path) } catch { throw .input(file: path, MediaFile.explain(error)) }
+        demuxer.keepOnly([stream.index])
+        var times: [MediaTime] = []
+        let packet = Packet()
+        while (try? demuxer.read(into: packet)) == true {
+            if packet.streamIndex == stream.index, packet.isKeyframe, let pts = packet.pts {
+                times.append(MediaTime(ticks: pts, timeBase: stream.timeBase) - origin)
+            }
+        }
+        return times.sorted()
     }
 }

@@ -18,9 +18,16 @@ struct SequenceStage: VideoStage {
         /// of n, `inPoint` then the start of the media the piece uses.
         var retime: Retime?
 
-        /// Where its frame `n` lies in its file.
+        /// Where its frame `n` is read in its file: its reader shows the last media frame at most half an output frame
+        /// past the time asked. Retimed, the time asked is moved so that the frame shown is the CLI's (`setpts` then
+        /// `fps`): the last whose own time, over the speed, lies less than half an output frame past the frame's mapped
+        /// time (in media, half a frame at the speed); a freeze's, the in-point's.
         func mediaTime(ofFrame n: Int, rate: Rational) -> MediaTime {
-            inPoint + (retime.map { $0.mediaOffset(ofFrame: n, of: frames, rate: rate) } ?? MediaTime(frames: Int64(n), rate: rate))
+            guard let retime else { return inPoint + MediaTime(frames: Int64(n), rate: rate) }
+            let mapped = inPoint + retime.mediaOffset(ofFrame: n, of: frames, rate: rate)
+            guard !retime.isFreeze else { return mapped }
+            let half = MediaTime(frames: 1, rate: rate).scaled(by: Rational(1, 2))
+            return mapped + retime.media(half) - half - MediaTime(value: 1, timescale: Int64(1_000_000_000))
         }
 
         /// Its frames not shared with the next piece.
@@ -204,18 +211,24 @@ final class PieceReaders {
     /// A reversed piece's frames being played: copies of their pictures by frame, read forwards.
     private var window: (piece: Int, frames: [Int: Frame])?
     private var spare: [Frame] = []
-    /// How much of its media a reversed piece's window holds: its pictures are decoded forwards (from the keyframe
-    /// before) and shown backwards, so memory is this much of the clip's pictures, whatever its length.
-    static let reversedWindow = MediaTime(value: 1, timescale: Int64(1))
+    /// Each reversed piece's file's keyframe times, read once.
+    private var keyframes: [Int: [MediaTime]] = [:]
+    /// The least media a reversed piece's window holds: with keyframes closer than this, it reaches back to an earlier
+    /// one (fewer seeks); without any known, it holds a second.
+    static let shortestWindow = MediaTime(value: 1, timescale: Int64(4))
 
-    /// Frame `n` of reversed piece `k`: from the window, or a new window read from the frames after `n` whose media
-    /// lies within `reversedWindow` before `n`'s (those the output shows next), earliest first.
+    /// Frame `n` of reversed piece `k`: from the window, or a new window: the frames from `n` on (those the output
+    /// shows next) whose media lies from the keyframe before `n`'s on, decoded forwards from it (each picture once)
+    /// and shown backwards, so memory is a GOP's pictures, whatever the clip's length.
     private func reversedPicture(piece k: Int, frame n: Int, reader: any PictureSource) throws(MixWriteError) -> Frame {
         if let w = window, w.piece == k, let f = w.frames[n] { return f }
         let piece = plan.pieces[k], rate = plan.video.frameRate
         let top = piece.mediaTime(ofFrame: n, rate: rate)
+        if keyframes[k] == nil { keyframes[k] = try piece.file.keyframeTimes() }
+        let floor = keyframes[k]!.last { $0 <= top - Self.shortestWindow } ?? keyframes[k]!.last { $0 <= top }
+            ?? top - MediaTime(value: 1, timescale: Int64(1))
         var next = n + 1
-        while next < piece.frames && top - piece.mediaTime(ofFrame: next, rate: rate) < Self.reversedWindow { next += 1 }
+        while next < piece.frames && piece.mediaTime(ofFrame: next, rate: rate) >= floor { next += 1 }
         if let old = window {
             var seen = Set<ObjectIdentifier>()
             for f in old.frames.values where seen.insert(ObjectIdentifier(f)).inserted { spare.append(f) }
@@ -245,7 +258,7 @@ final class PieceReaders {
 
     private func closeReader(_ k: Int) {
         damaged += open[k]?.damagedPackets ?? 0
-        (open[k], shown[k]) = (nil, nil)
+        (open[k], shown[k], keyframes[k]) = (nil, nil, nil)
         if window?.piece == k { window = nil }
     }
 
