@@ -86,7 +86,7 @@ struct RetimeTests {
         let expected = [0.0, 0.5 + late / 2, 2.0 - 0.004 - late, 2.48 + late * 2]
         print("clicks: \(found.map { fourDigits($0) }) s, expected \(expected.map { fourDigits($0) }) s")
         try #require(found.count == expected.count, "\(found)")
-        for (f, e) in zip(found, expected) { #expect(abs(f - e) < 0.004, "click at \(f) s, expected \(e) s") }
+        for (f, e) in zip(found, expected) { #expect(abs(f - e) < 0.008, "click at \(f) s, expected \(e) s") }
         let cuts = [abs(found[0] - expected[0]), abs(found[3] - expected[3])].max()!
         print("the clicks on the cuts: within \(cuts * 1000) ms")
         #expect(cuts < 0.001)
@@ -134,6 +134,57 @@ struct RetimeTests {
         // The fast clip shows media 1–3 s in 0–1 s; the reversed one media 3 s back to 2 s in 1–2 s; the freeze media 1 s
         // in 2–2.48 s; the slow one media 3–3.5 s in 2.48–3.48 s.
         #expect(found == ["zero 0.0–0.05", "one 0.1–0.3", "two 0.6–0.8", "two 1.4–1.8", "zero 2.0–2.48", "three 2.68–3.08"], "\(found)")
+    }
+
+    @Test("a layer at 2× (--speed 2, its own 1–5 s in 2 s): the CLI's frames for trim+setpts+fps, its clicks where the speed puts them; the same layer on a timeline's upper track (a LinearTimeWarp) renders the same movie, and --otio writes it back",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func layerSpeed() throws {
+        let dir = try Oracle.scratch()
+        let media = try Self.media(dir), base = Oracle.fixture("base.mov")
+        let out = dir + "/layer.mov"
+        let r = try Oracle.mixwrite([media, base, "--speed", "2", "--in", "1", "--out", "5", "--key", "none", "--mute", "base", "-o", out, "-q"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let cli = dir + "/cli.mov"
+        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-vf", "trim=start=1:end=5,setpts=(PTS-STARTPTS)/2,fps=25",
+                                   "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p", cli])
+        try #require(c.status == 0, "\(c.stderr)")
+        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
+        #expect(ours.count == 50 && theirs.count == 50)
+        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        print("a layer at 2× against the CLI's trim+setpts+fps: worst luma PSNR \(worst) dB")
+        #expect(worst >= 40)
+        let found = try Self.clicks(out), late = (try Self.clicks(media).first { $0 > 0.5 } ?? 1) - 1
+        print("the layer's clicks: \(found.map(fourDigits)) s")
+        try #require(found.count == 4, "media 1, 2, 3 and 4 s: \(found)")
+        #expect(abs(found[0]) < 0.001, "the click on its first frame")
+        // Inside a sped-up clip rubberband's window moves a click by a few milliseconds (up to 6.4 ms at 2× here).
+        for (k, f) in found.enumerated().dropFirst() { #expect(abs(f - (Double(k) * 0.5 + late / 2)) < 0.008, "click \(k) at \(f) s") }
+
+        // On a timeline: base on V1, the layer's clip on V2 with a LinearTimeWarp; laid as it is (OTIO's: opaque).
+        let (otio, _) = try RenderTests.timeline(dir, "upper", """
+            v1 = track("V1", V); v2 = track("V2", V); tl.tracks.extend([v1, v2])
+            v1.append(clip("base", "\(base)", 0, 50))
+            c = clip("fast", "\(media)", 25, 50); c.effects.append(otio.schema.LinearTimeWarp(time_scalar=2.0)); v2.append(c)
+            """)
+        let rendered = dir + "/upper.mov"
+        let u = try Oracle.mixwrite(["render", otio, "-o", rendered, "-q", "--mute", "clip1"])
+        try #require(u.status == 0, "\(u.stderr)")
+        let upper = try RenderTests.luma(rendered)
+        let same = zip(upper, ours).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        print("the upper track's 2× clip against the blend's 2× layer: worst luma PSNR \(same) dB")
+        #expect(upper.count == 50 && same >= 40)
+
+        // The blend written as a timeline carries the layer's speed as a LinearTimeWarp; rendered, the same frames.
+        let written = dir + "/written.otio"
+        let w = try Oracle.mixwrite([media, base, "--speed", "2", "--in", "1", "--out", "5", "--key", "none", "-o", dir + "/x.mov", "--otio", written])
+        try #require(w.status == 0, "\(w.stderr)")
+        let read = try Oracle.run("/usr/bin/env", ["python3", "-c", """
+            import sys, opentimelineio as otio
+            tl = otio.adapters.read_from_file(sys.argv[1])
+            c = tl.tracks[1][0]
+            print(c.effects[0].time_scalar, c.source_range.start_time.to_seconds(), c.duration().to_seconds())
+            """, written])
+        #expect(read.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "2.0 1.0 2.0", "\(read.stdoutText) \(read.stderr)")
     }
 }
 

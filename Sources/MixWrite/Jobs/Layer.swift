@@ -15,11 +15,13 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
     public var place: [Int]?
     /// How much of fx shows where it is kept, 0 to 1.
     public var opacity: Double = 1
+    /// fx's seconds a second of the output (`speed`): 2 twice as fast, 0.5 half; its picture and every track of its sound.
+    public var speed: Double = 1
 
     public init() {}
 
     /// Its option names (the tuning page's settings).
-    enum CodingKeys: String, CodingKey { case at, from = "in", to = "out", place, opacity }
+    enum CodingKeys: String, CodingKey { case at, from = "in", to = "out", place, opacity, speed }
 
     public init(from decoder: any Swift.Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -28,6 +30,15 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
         to = try c.decodeIfPresent(Double.self, forKey: .to)
         place = try c.decodeIfPresent([Int].self, forKey: .place)
         opacity = try c.decodeIfPresent(Double.self, forKey: .opacity) ?? 1
+        speed = try c.decodeIfPresent(Double.self, forKey: .speed) ?? 1
+    }
+
+    /// Its change of time (`speed`); nil at 1.
+    var retime: Retime? { speed == 1 ? nil : Retime(scalar: speed) }
+
+    /// `media` of fx's own time as output time, at its speed.
+    func shown(_ media: MediaTime) -> MediaTime {
+        retime.map { media.scaled(by: Rational($0.speed.den, max(1, $0.speed.num))) } ?? media
     }
 
     /// fx keyed at the output's size over the whole frame, as GPUImage keys it: no place, fully opaque (it may still
@@ -59,6 +70,9 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
                        p.place = numbers
                    }, write: { $0.place.map { .text($0.map(String.init).joined(separator: ",")) } }),
          .number("opacity", \.opacity, default: initial.opacity, 0...1, help: "How much of fx shows where it is kept, 0 to 1."),
+         .number("speed", \.speed, default: initial.speed, Retime.slowest...Retime.fastest, valueName: "X",
+                 help: "Play fx X times as fast (0.5: half speed), its picture and every track of its sound, the sound's pitch kept; "
+                    + "--in and --out are fx's own seconds."),
         ]
     }
 
@@ -80,16 +94,18 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
         if r[2] <= 0 || r[3] <= 0 { throw .usage("\(name)--place \(shown): the rectangle has no area") }
     }
 
-    /// Where fx starts on the output, where in fx, and how long it shows when `--out` cuts it (nil: to its end).
+    /// Where fx starts on the output, where in fx, and how long it shows on the output when `--out` cuts it (nil: to
+    /// its end), at its speed.
     var span: (start: MediaTime, from: MediaTime, length: MediaTime?) {
         let from = MediaTime(seconds: self.from) ?? .zero
-        return (MediaTime(seconds: at) ?? .zero, from, to.flatMap { MediaTime(seconds: $0) }.map { $0 - from })
+        return (MediaTime(seconds: at) ?? .zero, from, to.flatMap { MediaTime(seconds: $0) }.map { shown($0 - from) })
     }
 
     /// Where fx's picture ends on the output, given fx's length.
     func end(fxLength: MediaTime) -> MediaTime {
         let (start, from, length) = span
-        return start + max(.zero, min(length ?? fxLength, fxLength - from))
+        let rest = shown(fxLength - from)
+        return start + max(.zero, min(length ?? rest, rest))
     }
 }
 

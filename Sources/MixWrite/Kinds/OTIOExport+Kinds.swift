@@ -41,12 +41,15 @@ extension BlendJob {
         for (i, (layer, laid)) in zip(allLayers, plan.layers).enumerated() {
             // It shows for its --in to --out, while fx has pictures (a still: for its span), and within the output.
             var end = min(total, laid.length.map { laid.start + $0 } ?? total)
-            if !laid.isStill, let fxLength = laid.fx.videoDuration { end = min(end, laid.start + (fxLength - laid.from)) }
+            if !laid.isStill, let fxLength = laid.fx.videoDuration { end = min(end, laid.start + laid.shown(fxLength - laid.from)) }
             let span = end - laid.start
             guard span > .zero else { continue }
             var items: [[String: Any]] = laid.start > .zero ? [OTIOExport.gap(laid.start, rate: rate)] : []
-            items.append(OTIOExport.clip(layerLabel(i), laid.fx, start: laid.isStill ? .zero : laid.from, duration: span, rate: rate,
-                                         settings: try Self.layerSettings(layer, laid)))
+            var clip = OTIOExport.clip(layerLabel(i), laid.fx, start: laid.isStill ? .zero : laid.from, duration: span, rate: rate,
+                                       settings: try Self.layerSettings(layer, laid))
+            // Its speed as OTIO says it: the clip lasts its span on the track, its media that at the speed.
+            if let r = laid.retime { clip["effects"] = [OTIOExport.timeWarp(r.speed.doubleValue)] }
+            items.append(clip)
             export.video.append(items)
             names[layerLabel(i)] = "clip\(export.video.count)"
         }
@@ -68,7 +71,7 @@ extension BlendJob {
         guard var settings = (try OTIOExport.entry(of: holder)["layers"] as? [[String: Any]])?.first else {
             throw .processing(file: nil, "the layer's options cannot be written")
         }
-        for key in ["fx", "at", "in", "out"] { settings[key] = nil }
+        for key in ["fx", "at", "in", "out", "speed"] { settings[key] = nil }
         return settings
     }
 }

@@ -315,16 +315,18 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         var plans: [LayerPlan] = []
         for item in items {
             guard let clip = item.clip else { continue }
-            if let r = clip.retime {
-                throw .usage("\(timeline): \(clip.label): a change of time (\(r.description)) on an upper video track (\(track.name)) is not rendered "
-                             + "yet; on the bottom track it is")
+            if let r = clip.retime, r.reversed || r.isFreeze {
+                throw .usage("\(timeline): \(clip.label): \(r.isFreeze ? "a freeze frame" : "a reversed clip") on an upper video track (\(track.name)) "
+                             + "is not rendered yet; on the bottom track it is, and a speed change on any track")
             }
             let file = try media.file(clip)
-            try media.check(clip, file, from: clip.inPoint, to: clip.inPoint + clip.duration, picture: true, rate: video.frameRate)
+            let used = Self.mediaSpan(clip, head: .zero, tail: .zero, length: clip.duration, rate: video.frameRate)
+            try media.check(clip, file, from: used.from, to: used.to, picture: true, rate: video.frameRate)
             var layer = try Self.layer(clip, file: file, timeline: timeline)
             layer.placement.at = item.start.seconds
-            layer.placement.from = clip.inPoint.seconds
-            layer.placement.to = (clip.inPoint + clip.duration).seconds
+            layer.placement.from = used.from.seconds
+            layer.placement.to = used.to.seconds
+            layer.placement.speed = clip.retime?.speed.doubleValue ?? 1
             // A picture of another shape is fitted into the whole frame with nothing (not black bars) around it.
             if layer.placement.place == nil, let own = file.displaySize, own.width * video.height != own.height * video.width {
                 layer.placement.place = [0, 0, video.width, video.height]

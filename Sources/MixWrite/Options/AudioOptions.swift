@@ -300,7 +300,7 @@ public struct AudioOptions: Sendable {
         if let r = s.retime, let span = s.span {
             // Its clip's time changed: the media it uses, how it is played, how long it lasts.
             let (from, to) = (s.head.seconds, (s.head + r.media(span)).seconds)
-            let x = JobText.number(r.speed.doubleValue)
+            let x = NumberText.shortest(r.speed.doubleValue)
             let played = r.speed == Rational(1, 1) ? "played backwards" : "played \(r.reversed ? "backwards " : "")at \(x)× (pitch kept)"
             steps.append(r.isFreeze ? "silent under a freeze frame" : "its \(JobText.number(from)) s to \(JobText.number(to)) s \(played)")
             steps.append("lasts \(JobText.number(span.seconds)) s")

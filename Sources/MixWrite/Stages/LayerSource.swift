@@ -26,12 +26,23 @@ struct LayerPlan: Sendable {
     var opaque = false
     /// fx's size as it is keyed when placed: its own, upright and even.
     var ownSize: (width: Int, height: Int) = (0, 0)
+    /// Its speed (`speed`), and the move that makes its reader show the CLI's frame at it (`SequenceStage.Piece`'s):
+    /// half an output frame at the speed, less half one, less a nanosecond.
+    var retime: Retime?
+    var retimeShift: MediaTime = .zero
 
     /// fx's own time at output time `t`, nil when the layer does not show then.
     func fxTime(at t: MediaTime) -> MediaTime? {
         guard t >= start else { return nil }
         if let length, t - start >= length { return nil }
-        return isStill ? .zero : from + (t - start)
+        if isStill { return .zero }
+        guard let retime else { return from + (t - start) }
+        return from + retime.media(t - start) + retimeShift
+    }
+
+    /// `media` of fx's own time as output time, at its speed.
+    func shown(_ media: MediaTime) -> MediaTime {
+        retime.map { media.scaled(by: Rational($0.speed.den, max(1, $0.speed.num))) } ?? media
     }
 
     /// What of the layer may show: its rectangle (its placed picture's when none was asked).

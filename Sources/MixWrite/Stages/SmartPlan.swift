@@ -198,7 +198,7 @@ struct SmartPlan: Sendable {
             if let length = layer.length {
                 return first..<min(whole, max(first, Int((layer.start + length).ticks(in: rate.inverted, roundingUp: true))))
             }
-            guard !layer.isStill, let shown = layer.fx.videoDuration.map({ $0 - layer.from }) else { return first..<whole }
+            guard !layer.isStill, let shown = layer.fx.videoDuration.map({ layer.shown($0 - layer.from) }) else { return first..<whole }
             return first..<min(whole, max(first, Int((layer.start + shown).ticks(in: rate.inverted, roundingUp: true)) + 1))
         }
     }

@@ -84,6 +84,11 @@ struct OTIOExport {
         return o
     }
 
+    /// A LinearTimeWarp at `scalar` (media seconds a second of the track).
+    static func timeWarp(_ scalar: Double) -> [String: Any] {
+        ["OTIO_SCHEMA": "LinearTimeWarp.1", "name": "", "effect_name": "", "metadata": [String: Any](), "time_scalar": scalar]
+    }
+
     static func gap(_ duration: MediaTime, rate: Rational) -> [String: Any] {
         var o = item("Gap.1", "")
         o["source_range"] = range(.zero, duration, rate: rate)

@@ -66,7 +66,7 @@ function applyZoom() {
 // A blend's layers: where each goes (a box on the picture, its numbers in the panel) and when (a band under the time).
 function layerEnd(i) {
   const l = settings.layers[i], own = info.layers[i].fxDuration;
-  return l.at + Math.max(0, Math.min(l.out ?? own, own) - (l.in || 0));
+  return l.at + Math.max(0, Math.min(l.out ?? own, own) - (l.in || 0)) / (l.speed || 1);
 }
 function drawSpans() {
   const bar = $("spans");
