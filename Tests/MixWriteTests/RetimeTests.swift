@@ -186,6 +186,59 @@ struct RetimeTests {
             """, written])
         #expect(read.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "2.0 1.0 2.0", "\(read.stdoutText) \(read.stderr)")
     }
+
+    @Test("concat clips with their own time: speed=2, reverse:freeze=0.48, speed=3:pitch=follow: the CLI's frames (setpts+fps, reverse+tpad), every click where the speed puts it, silence under the held frame; a bad spec refused",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func concatClips() throws {
+        let dir = try Oracle.scratch()
+        let media = try Self.media(dir)
+        let out = dir + "/concat.mov"
+        let r = try Oracle.mixwrite(["concat", media + ":speed=2", media + ":reverse:freeze=0.48", media + ":speed=3:pitch=follow", "-o", out, "-q"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let cli = dir + "/cli.mov"
+        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+            "[0:v]setpts=PTS/2,fps=25[a];[0:v]reverse,tpad=stop_mode=clone:stop_duration=0.48[b];[0:v]setpts=PTS/3,fps=25[c];"
+            + "[a][b][c]concat=n=3:v=1:a=0,format=yuv420p[v]", "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
+        try #require(c.status == 0, "\(c.stderr)")
+        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
+        #expect(ours.count == 287 && theirs.count == 287, "3 + 6.48 + 2 s at 25 fps: \(ours.count), \(theirs.count)")
+        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        print("concat clips with their own time against the CLI's: worst luma PSNR \(worst) dB")
+        #expect(worst >= 40)
+
+        // The clicks: clip 1's six at half their times; clip 2's backwards from 3 s (each click's 4 ms reversed, so
+        // its onset 4 ms before its second's end); clip 3's at a third of their times from 9.48 s, exact (a tape's).
+        let found = try Self.clicks(out)
+        let seconds: [Double] = [0, 1, 2, 3, 4, 5]
+        let fast: [Double] = seconds.map { $0 / 2 }
+        let backwards: [Double] = seconds.reversed().map { 9 - $0 - 0.004 }
+        let tape: [Double] = seconds.map { 9.48 + $0 / 3 }
+        let expected = fast + backwards + tape
+        print("concat clicks: \(found.map(fourDigits))")
+        try #require(found.count == expected.count, "\(found)")
+        for (k, (f, e)) in zip(found, expected).enumerated() {
+            let tolerance: Double = k < 6 ? 0.008 : 0.001
+            #expect(abs(f - e) < tolerance, "click \(k) at \(f) s, expected \(e) s")
+        }
+        let mono = Oracle.channel(try Oracle.decodeAudio(out), 0, of: 2)
+        #expect(Oracle.rms(mono[Int(9.01 * 48000)..<Int(9.47 * 48000)]) < 1e-4, "the held frame is silent")
+
+        // Written as a timeline (LinearTimeWarps, a dissolve between them), rendered: the concat's frames.
+        let pair = [media + ":speed=2", media + ":reverse", "--transition", "fade:0.4"]
+        let direct = try Oracle.mixwrite(["concat"] + pair + ["-o", dir + "/pair.mov", "-q"])
+        let written = try Oracle.mixwrite(["concat"] + pair + ["-o", dir + "/pair.mov", "--otio", dir + "/pair.otio"])
+        let rendered = try Oracle.mixwrite(["render", dir + "/pair.otio", "-o", dir + "/pair-render.mov", "-q"])
+        try #require(direct.status == 0 && written.status == 0 && rendered.status == 0, "\(direct.stderr)\(written.stderr)\(rendered.stderr)")
+        let (a, b) = (try RenderTests.luma(dir + "/pair.mov"), try RenderTests.luma(dir + "/pair-render.mov"))
+        let trip = zip(a, b).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        print("concat speed=2 + reverse with a fade, through --otio and render: worst luma PSNR \(trip) dB")
+        #expect(a.count == b.count && trip >= 40)
+
+        for (spec, words) in [(":speed=0", "freeze=S holds"), (":speed=-2", "`reverse`"), (":freeze=-1", "freeze=-1"), (":pitch=up", "keep or follow")] {
+            let bad = try Oracle.mixwrite(["concat", media + spec, "-o", dir + "/bad.mov"])
+            #expect(bad.status == 1 && bad.stderr.contains(words) && bad.stderr.contains(media), "\(spec): \(bad.stderr)")
+        }
+    }
 }
 
 private func fourDigits(_ x: Double) -> String { String(format: "%.4f", x) }

@@ -44,7 +44,9 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
     /// command-line form but a file (`--events PATH`), so the command leaves them out.
     static var options: [JobOption<Self>] {
         let inputs: [JobOption<Self>] = [
-            .paths("clips", \.clips, form: .positional, required: true, valueName: "CLIP", help: "The clips, in order."),
+            .paths("clips", \.clips, form: .positional, required: true, valueName: "CLIP",
+                   help: "The clips, in order; each may change its time after colons: CLIP:speed=X (0.01 to 100), :reverse, "
+                    + ":freeze=S (its last frame held S seconds more), :pitch=follow (its sound's pitch with the speed; kept by default)."),
             .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm)."),
         ]
         let own: [JobOption<Self>] = [
@@ -128,6 +130,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
     /// Checks the options (ranges, names), without opening a file.
     public func validate() throws(MixWriteError) {
         guard !clips.isEmpty else { throw .usage("concat needs at least one clip") }
+        _ = try clipSpecs()
         try picture.validate()
         if let k = transitionsAt.keys.sorted().first(where: { !(1..<clips.count).contains($0) }) {
             let has = clips.count < 2 ? "one clip has none" : "\(clips.count) clips have boundaries 1 to \(clips.count - 1)"
@@ -139,15 +142,26 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         try captions.validate()
     }
 
-    public var inputPaths: [String] { clips + audio.files }
+    public var inputPaths: [String] { clips.map { (try? ConcatClip($0))?.path ?? $0 } + audio.files }
+
+    /// The clips with their own time (`b.mov:speed=2`), read from their words.
+    func clipSpecs() throws(MixWriteError) -> [ConcatClip] {
+        try clips.map { (word: String) throws(MixWriteError) -> ConcatClip in try ConcatClip(word) }
+    }
+
+    /// Each clip's file, opened; one without a picture refused.
+    func clipFiles(_ specs: [ConcatClip]) throws(MixWriteError) -> [MediaFile] {
+        try specs.map { (c: ConcatClip) throws(MixWriteError) -> MediaFile in
+            let f = try MediaFile(path: c.path)
+            guard f.mainVideo != nil else { throw .input(file: c.path, "has no video stream; a concat clip must be a movie") }
+            return f
+        }
+    }
 
     func prepare() throws(MixWriteError) -> PreparedJob {
         try validate()
-        let files = try clips.map { (path: String) throws(MixWriteError) -> MediaFile in
-            let f = try MediaFile(path: path)
-            guard f.mainVideo != nil else { throw .input(file: path, "has no video stream; a concat clip must be a movie") }
-            return f
-        }
+        let specs = try clipSpecs()
+        let files = try clipFiles(specs)
         let extra = try audio.extraFiles()
         var output = try OutputFile(path: output, overwrite: run.overwrite, inputs: inputPaths)
         let videoCodec = try picture.codec(keepingHDR: hdr == .keep)
@@ -158,7 +172,8 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         var video = try settings.videoPlan(reference: files[0], length: nil, strict: run.strict, threads: run.threads)
         video.encoding.codec = codecs.video
         if kept != nil { video.color = ColorDescription(matrix: .bt2020, fullRange: false) }
-        let (pieces, starts, spans) = try pieces(files, rate: video.frameRate)
+        let (pieces, starts, spans) = try pieces(files, specs, rate: video.frameRate)
+        let sounding = Self.moving(pieces, rate: video.frameRate)
         var plan = SequenceStage.Plan(pieces: pieces, video: video)
         (plan.hdr, plan.light) = (kept, kept.flatMap { t in files.first { $0.mainVideo?.hdr == t }?.firstPictureLight() })
         if let selection {
@@ -175,20 +190,26 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
             let c = sources[i].inputIndex
             (sources[i].timelineStart, sources[i].span) = (starts[c], spans[c])
             sources[i].fades = Self.fades(clip: c, pieces: pieces, starts: starts, rate: video.frameRate)
+            // A clip with its own time: its sound at its speed, for its moving part (a held end is silent).
+            if pieces[c].retime != nil { (sources[i].retime, sources[i].span) = (specs[c].soundRetime, sounding[c]) }
         }
         var audioPlan = try audio.plan(sources: sources, duration: plan.video.wholeLength, codec: codecs.audio)
         audioPlan?.strict = run.strict
         audioPlan?.crossfadeCurve = transitionCurve
-        let timeline = try self.timeline(files, starts: starts, spans: spans, crossings: pieces.map(\.crossing), rate: video.frameRate)
-        let chapters = chapters(files: files, marks: Self.fullyIn(pieces: pieces, starts: starts, rate: video.frameRate),
-                                starts: starts, spans: spans, total: plan.video.wholeLength)
+        let timeline = try self.timeline(files, specs: specs, starts: starts, spans: spans, sounding: sounding, crossings: pieces.map(\.crossing),
+                                         rate: video.frameRate)
+        let chapters = chapters(files: files, specs: specs, marks: Self.fullyIn(pieces: pieces, starts: starts, rate: video.frameRate),
+                                starts: starts, spans: spans, sounding: sounding, total: plan.video.wholeLength)
         if let excerpt { try excerpt.cut(video: &plan.video, audio: &audioPlan) }
         // A part's chapters are the joined movie's, in its record.
         var part = try selection.map { (s: PartSelection) throws(MixWriteError) in
             try cutToPart(s, video: &plan.video, audio: &audioPlan, chapters: chapters)
         }
         let subtitles = try subtitles(files.indices.map {
-            SubtitlePlacement(file: files[$0], label: "clip\($0 + 1)", start: starts[$0], length: spans[$0], group: "clips")
+            var p = SubtitlePlacement(file: files[$0], label: "clip\($0 + 1)", start: starts[$0], length: spans[$0], group: "clips")
+            // A clip with its own time: its cues at its speed, over its moving part.
+            if let r = specs[$0].soundRetime { (p.retime, p.length) = (r, sounding[$0]) }
+            return p
         }, output: output, video: &plan.video, part: &part)
         if run.smart != .off { plan.smart = try insisted(Self.smartPlan(plan, converted: kept != nil ? Set(files.indices)
             : Set(files.indices.filter { !ColorManagement.conversions(of: [files[$0]]).isEmpty }), checked: !run.trustCopies)) }
@@ -256,15 +277,23 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
     }
 
     /// Each clip as whole output frames, so the boundaries fall on frame times and never drift, each overlapping the
-    /// next by its transition's frames: the pieces, and where each starts and how long it lasts on the output.
-    func pieces(_ files: [MediaFile], rate: Rational) throws(MixWriteError)
+    /// next by its transition's frames: the pieces, and where each starts and how long it lasts on the output. A clip
+    /// with its own time lasts its length over its speed, and its `freeze` more.
+    func pieces(_ files: [MediaFile], _ specs: [ConcatClip], rate: Rational) throws(MixWriteError)
         -> (pieces: [SequenceStage.Piece], starts: [MediaTime], spans: [MediaTime]) {
         var pieces: [SequenceStage.Piece] = [], starts: [MediaTime] = [], spans: [MediaTime] = []
         var frameIndex = 0
-        for f in files {
+        for (f, spec) in zip(files, specs) {
             guard let length = f.videoDuration, length > .zero else { throw .input(file: f.path, "has no known duration") }
-            let n = max(1, Int(length.ticks(in: rate.inverted)))
-            pieces.append(.init(file: f, frames: n))
+            guard var retime = spec.retime else {
+                pieces.append(.init(file: f, frames: max(1, Int(length.ticks(in: rate.inverted)))))
+                continue
+            }
+            let moving = max(1, Int(length.scaled(by: Rational(retime.speed.den, max(1, retime.speed.num))).ticks(in: rate.inverted)))
+            retime.held = Int((spec.freeze * rate.doubleValue).rounded())
+            var piece = SequenceStage.Piece(file: f, frames: moving + retime.held)
+            piece.retime = retime
+            pieces.append(piece)
         }
         for k in 1..<max(1, files.count) {
             pieces[k - 1].crossing = try crossing(at: k, pieces: pieces, rate: rate)
@@ -297,6 +326,11 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         return Crossing(kind: t.kind, frames: frames)
     }
 
+    /// How long each clip's moving part lasts on the output: a retimed one's but its held end; the others', all of it.
+    static func moving(_ pieces: [SequenceStage.Piece], rate: Rational) -> [MediaTime] {
+        pieces.map { MediaTime(frames: Int64($0.frames - ($0.retime?.held ?? 0)), rate: rate) }
+    }
+
     /// Clip `c`'s sound: faded in over the transition from the clip before, out over the one to the next.
     static func fades(clip c: Int, pieces: [SequenceStage.Piece], starts: [MediaTime], rate: Rational) -> [SourceFade] {
         var fades: [SourceFade] = []
@@ -318,8 +352,8 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
 
     /// Where the clips and events land on the output (an event's clip must exist, its time not be negative).
     /// A clip's transition is said as it is made: its whole frames, to the millisecond (`fade:0.52` for 0.5 s at 25 fps).
-    func timeline(_ files: [MediaFile], starts: [MediaTime], spans: [MediaTime], crossings: [Crossing?],
-                  rate: Rational) throws(MixWriteError) -> Timeline {
+    func timeline(_ files: [MediaFile], specs: [ConcatClip], starts: [MediaTime], spans: [MediaTime], sounding: [MediaTime],
+                  crossings: [Crossing?], rate: Rational) throws(MixWriteError) -> Timeline {
         for e in events {
             guard files.indices.contains(e.clip) else {
                 throw .usage("event '\(e.name)': clip \(e.clip) does not exist (clips are numbered from 0 to \(files.count - 1))")
@@ -329,25 +363,34 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         return Timeline(
             clips: files.enumerated().map { (c, f) in
                 let into = c > 0 ? crossings[c - 1] : nil
-                return .init(file: f.path, start: starts[c].seconds, duration: spans[c].seconds, transition: into.map {
+                var clip = Timeline.Clip(file: f.path, start: starts[c].seconds, duration: spans[c].seconds, transition: into.map {
                     "\($0.kind.rawValue):\(NumberText.milliseconds(MediaTime(frames: Int64($0.frames), rate: rate).seconds))"
                 })
+                if specs[c].retime != nil {
+                    clip.speed = specs[c].speed * (specs[c].reverse ? -1 : 1)
+                    clip.media = [0, f.videoDuration?.seconds ?? 0]
+                }
+                return clip
             },
-            events: events.map { .init(name: $0.name, time: starts[$0.clip].seconds + min($0.time, spans[$0.clip].seconds)) })
+            events: events.map { e in
+                let own = MediaTime(seconds: String(e.time)) ?? .zero
+                return .init(name: e.name, time: starts[e.clip].seconds + min(specs[e.clip].onOutput(own, moving: sounding[e.clip]).seconds, spans[e.clip].seconds))
+            })
     }
 }
 
 extension ConcatJob {
     /// A chapter a clip (by its file name) from `marks` (where it is fully in, after the transition into it), and
     /// one an event with `eventChapters`; each lasts until the next mark (an event splits its clip's chapter).
-    func chapters(files: [MediaFile], marks clipMarks: [MediaTime], starts: [MediaTime], spans: [MediaTime],
-                  total: MediaTime) -> [(title: String, start: MediaTime, end: MediaTime)] {
+    func chapters(files: [MediaFile], specs: [ConcatClip], marks clipMarks: [MediaTime], starts: [MediaTime], spans: [MediaTime],
+                  sounding: [MediaTime], total: MediaTime) -> [(title: String, start: MediaTime, end: MediaTime)] {
         var marks: [(title: String, start: MediaTime)] = []
         for (i, f) in files.enumerated() {
             let name = String(f.path.split(separator: "/").last ?? Substring(f.path))
-            // The clip's own chapters split its chapter where they start inside it, each named with the clip.
-            let own = f.chapters.enumerated().map { (n, c) in (title: c.title.isEmpty ? "Chapter \(n + 1)" : c.title, at: c.start - f.origin) }
-                .filter { $0.at < spans[i] }
+            // The clip's own chapters split its chapter where they start inside it (at its speed), each named with the clip.
+            let own = f.chapters.enumerated().map { (n, c) in
+                (title: c.title.isEmpty ? "Chapter \(n + 1)" : c.title, at: specs[i].onOutput(c.start - f.origin, moving: sounding[i]))
+            }.filter { $0.at < spans[i] }.sorted { $0.at < $1.at }
             let inset = clipMarks[i] - starts[i]
             let current = own.last { $0.at <= inset }
             marks.append((current.map { "\(name): \($0.title)" } ?? name, clipMarks[i]))
@@ -355,8 +398,8 @@ extension ConcatJob {
         }
         if eventChapters {
             for e in events {
-                let at = starts[e.clip] + (MediaTime(seconds: String(min(e.time, spans[e.clip].seconds))) ?? .zero)
-                marks.append((e.name, at))
+                let own = specs[e.clip].onOutput(MediaTime(seconds: String(e.time)) ?? .zero, moving: sounding[e.clip])
+                marks.append((e.name, starts[e.clip] + min(own, spans[e.clip])))
             }
         }
         marks = marks.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)

@@ -83,11 +83,15 @@ extension ConcatJob {
     func exported() throws(MixWriteError) -> OTIOExport {
         guard hdr != .keep else { throw .usage("--otio: --hdr keep has no timeline form yet") }
         try validate()
-        let files = try clips.map { (path: String) throws(MixWriteError) -> MediaFile in try MediaFile(path: path) }
+        let specs = try clipSpecs()
+        if let held = specs.first(where: { $0.freeze > 0 }) {
+            throw .usage("--otio: \(held.path):freeze=\(NumberText.shortest(held.freeze)) has no timeline form yet (speed and reverse have)")
+        }
+        let files = try specs.map { (c: ConcatClip) throws(MixWriteError) -> MediaFile in try MediaFile(path: c.path) }
         var settings = picture
         _ = Self.outputRate(files, settings: &settings)
         let rate = settings.frameRate!
-        let (pieces, starts, _) = try pieces(files, rate: rate)
+        let (pieces, starts, _) = try pieces(files, specs, rate: rate)
         func t(_ n: Int) -> MediaTime { MediaTime(frames: Int64(n), rate: rate) }
         var export = OTIOExport(name: (output as NSString).lastPathComponent, rate: rate)
         var items: [[String: Any]] = [], marks: [[String: Any]] = []
@@ -99,8 +103,15 @@ extension ConcatJob {
             for e in events where e.clip == c {
                 clipMarks.append(OTIOExport.marker(e.name, at: MediaTime(seconds: String(e.time)) ?? .zero, rate: rate, chapter: eventChapters))
             }
-            items.append(OTIOExport.clip("clip\(c + 1)", piece.file, start: t(inPrev), duration: t(piece.frames - inPrev - outNext), rate: rate,
-                                         markers: clipMarks))
+            var clip = OTIOExport.clip("clip\(c + 1)", piece.file, start: t(inPrev), duration: t(piece.frames - inPrev - outNext), rate: rate,
+                                       markers: clipMarks)
+            if let r = piece.retime {
+                // Its in-point is where the media it shows starts, its handle before it media at the speed (reversed: the
+                // handle after it, which is media before what it shows); a LinearTimeWarp says the speed.
+                clip["source_range"] = OTIOExport.range(r.media(t(r.reversed ? outNext : inPrev)), t(piece.frames - inPrev - outNext), rate: rate)
+                clip["effects"] = [OTIOExport.timeWarp(r.speed.doubleValue * (r.reversed ? -1 : 1))]
+            }
+            items.append(clip)
             if let crossing = piece.crossing {
                 items.append(OTIOExport.transition(crossing.kind, in: t(crossing.frames / 2), out: t(crossing.frames - crossing.frames / 2), rate: rate))
             }

@@ -397,7 +397,8 @@ struct AudioMixPlan: Sendable {
     }
 
     /// A retimed source's `count` samples of output from its media at sample `cut`: the media they use at its speed,
-    /// reversed with its picture, silent under a freeze; stretched with its pitch kept (`Stretch`), fed `Stretch.preroll`
+    /// reversed with its picture, silent under a freeze; played as a tape (`pitchFollows`: its rate changed), or
+    /// stretched with its pitch kept (`Stretch`), fed `Stretch.preroll`
     /// of what comes before (its own sound where it has it, else silence) and that and the stretcher's `delay` taken
     /// off its output; exactly `count` samples.
     private func retimed(_ r: Retime, cut: Int64, count: Int64, delay: Int64) -> [String] {
@@ -408,7 +409,7 @@ struct AudioMixPlan: Sendable {
             trim(cut: cut, count: count, into: &filters)
             return filters + ["volume=0", "apad=whole_len=\(count)", "atrim=end_sample=\(count)"]
         }
-        let stretched = r.speed != Rational(1, 1)
+        let stretched = r.speed != Rational(1, 1) && !r.pitchFollows
         let lead = stretched ? Int64((Stretch.preroll * r.speed.doubleValue * Double(sampleRate)).rounded()) : 0
         let own = r.reversed ? 0 : min(cut, lead)
         var filters: [String] = []
@@ -418,6 +419,10 @@ struct AudioMixPlan: Sendable {
         if stretched {
             let off = max(0, Int64((Stretch.preroll * Double(sampleRate)).rounded()) + delay)
             filters += [Stretch.filter(speed: r.speed), "atrim=start_sample=\(off)", "asetpts=PTS-STARTPTS"]
+        } else if r.pitchFollows && r.speed != Rational(1, 1) {
+            // As a tape: its samples played at the speed's rate, then resampled; exact in time, its pitch moved.
+            let played = Int64((Double(sampleRate) * r.speed.doubleValue).rounded())
+            filters += ["asetrate=\(played)", "aresample=\(sampleRate)"]
         }
         return filters + ["apad=whole_len=\(count)", "atrim=end_sample=\(count)"]
     }

@@ -229,7 +229,7 @@ public struct AudioOptions: Sendable {
         plan.codec = codec
         plan.stems = stems
         for i in plan.sources.indices {
-            guard let r = plan.sources[i].retime, !r.isFreeze, r.speed != Rational(1, 1) else { continue }
+            guard let r = plan.sources[i].retime, !r.isFreeze, !r.pitchFollows, r.speed != Rational(1, 1) else { continue }
             plan.sources[i].stretchDelay = try Stretch.delay(speed: r.speed, sampleRate: rate)
         }
         plan.publishing = AudioMixPlan.Publishing(
@@ -301,7 +301,8 @@ public struct AudioOptions: Sendable {
             // Its clip's time changed: the media it uses, how it is played, how long it lasts.
             let (from, to) = (s.head.seconds, (s.head + r.media(span)).seconds)
             let x = NumberText.shortest(r.speed.doubleValue)
-            let played = r.speed == Rational(1, 1) ? "played backwards" : "played \(r.reversed ? "backwards " : "")at \(x)× (pitch kept)"
+            let played = r.speed == Rational(1, 1) ? "played backwards"
+                : "played \(r.reversed ? "backwards " : "")at \(x)× (\(r.pitchFollows ? "its pitch with it, as a tape" : "pitch kept"))"
             steps.append(r.isFreeze ? "silent under a freeze frame" : "its \(JobText.number(from)) s to \(JobText.number(to)) s \(played)")
             steps.append("lasts \(JobText.number(span.seconds)) s")
         } else {

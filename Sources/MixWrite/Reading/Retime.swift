@@ -4,15 +4,18 @@ import FFmpegSupport
 /// `speed` media seconds a second, forwards from its in-point, or backwards over the same media from its end, or the
 /// in-point's frame throughout (a freeze, speed 0). Frame n of a clip of N frames at rate r shows the media at
 /// `in + n·speed/r`, reversed at `in + (N − 1 − n)·speed/r`: the media frame nearest that time (a tie to the later
-/// one, as the CLI's `fps` filter), reversed as the forward clip's frame N − 1 − n. Its sound is the media's at the same mapped time: stretched with its pitch kept (rubberband), or as a
-/// tape plays it (`pitchFollows`), reversed with the picture, silent under a freeze.
+/// one, as the CLI's `fps` filter), reversed as the forward clip's frame N − 1 − n; `held` frames at its end hold its
+/// last. Its sound is the media's at the same mapped time: stretched with its pitch kept (rubberband), or as a tape
+/// plays it (`pitchFollows`), reversed with the picture, silent under a freeze.
 struct Retime: Sendable, Hashable {
     /// Media seconds a second of output: 2 a time-lapse, 1/2 slow motion, 0 a freeze. Never negative: `reversed` says
     /// the direction.
     var speed: Rational
     var reversed = false
-    /// The sound's pitch moves with its speed, as a tape's; by default it is kept.
+    /// The sound's pitch moves with the speed, as a tape's (`pitch=follow`); by default it is kept.
     var pitchFollows = false
+    /// Output frames at the end that hold the last frame (a concat clip's `freeze=S`).
+    var held = 0
 
     /// The slowest and fastest speeds: rubberband's tempo range.
     static let slowest = 0.01, fastest = 100.0
@@ -29,6 +32,9 @@ struct Retime: Sendable, Hashable {
 
     init(speed: Rational, reversed: Bool = false) { (self.speed, self.reversed) = (speed, reversed) }
 
+    /// Whether anything but the held end changes its time.
+    var moves: Bool { speed != Rational(1, 1) || reversed }
+
     static let freeze = Retime(speed: Rational(0, 1))
 
     var isFreeze: Bool { speed.num == 0 }
@@ -39,7 +45,8 @@ struct Retime: Sendable, Hashable {
     /// Where frame `n` of a piece of `frames` frames at `rate` shows its media, from the piece's first media time
     /// (the in-point less its handle): `n`'s forward time, or `frames − 1 − n`'s when reversed.
     func mediaOffset(ofFrame n: Int, of frames: Int, rate: Rational) -> MediaTime {
-        media(MediaTime(frames: Int64(reversed ? frames - 1 - n : n), rate: rate))
+        let moving = max(1, frames - held), k = min(n, moving - 1)
+        return media(MediaTime(frames: Int64(reversed ? moving - 1 - k : k), rate: rate))
     }
 
     /// How it reads in a report: "2×", "0.5×", "reversed at 1×", "a freeze".

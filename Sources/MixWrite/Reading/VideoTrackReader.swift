@@ -69,6 +69,12 @@ final class VideoTrackReader: PictureSource {
         seeked = true
     }
 
+    /// Back to the file's first frame, wherever the reader is (a seek to 0 leaves a fresh reader where it is).
+    func rewind() throws(MixWriteError) {
+        frames = try VideoTrackReader.open(file, stream)
+        restart()
+    }
+
     /// Set by a seek until a frame is decoded: the seek may have landed where nothing decodes (and the
     /// frames up to the seek's time are still to decode).
     private(set) var seeked = false

@@ -27,7 +27,8 @@ struct SequenceStage: VideoStage {
             let mapped = inPoint + retime.mediaOffset(ofFrame: n, of: frames, rate: rate)
             guard !retime.isFreeze else { return mapped }
             let half = MediaTime(frames: 1, rate: rate).scaled(by: Rational(1, 2))
-            return mapped + retime.media(half) - half - MediaTime(value: 1, timescale: Int64(1_000_000_000))
+            // Never before the file's start (a reader sought before it stays where it was).
+            return max(.zero, mapped + retime.media(half) - half - MediaTime(value: 1, timescale: Int64(1_000_000_000)))
         }
 
         /// Its frames not shared with the next piece.
@@ -194,12 +195,13 @@ final class PieceReaders {
         return try picture(of: reader, piece: k, at: t)
     }
 
-    /// `reader`'s picture at media time `t`, sought first unless it is at most two seconds on from the last one shown.
-    private func picture(of reader: any PictureSource, piece k: Int, at t: MediaTime) throws(MixWriteError) -> Frame {
+    /// `reader`'s picture at media time `t`, sought first unless it is at most two seconds on from the last one shown
+    /// (`seeking`: sought whatever it showed).
+    private func picture(of reader: any PictureSource, piece k: Int, at t: MediaTime, seeking: Bool = false) throws(MixWriteError) -> Frame {
         let far = MediaTime(value: 2, timescale: Int64(1))
         if let movie = (reader as? VideoTrackReader) ?? (reader as? ConvertedPictures)?.movie,
-           shown[k].map({ t < $0 || t - $0 > far }) ?? (t > .zero) {
-            try movie.seek(to: t)
+           seeking || (shown[k].map({ t < $0 || t - $0 > far }) ?? (t > .zero)) {
+            if t > .zero { try movie.seek(to: t) } else { try movie.rewind() }
         }
         guard let picture = try reader.picture(at: t, hold: true) else {
             throw .input(file: plan.pieces[k].file.path, "has no decodable picture at \(t.seconds) s")
@@ -234,13 +236,13 @@ final class PieceReaders {
             for f in old.frames.values where seen.insert(ObjectIdentifier(f)).inserted { spare.append(f) }
         }
         window = nil
-        shown[k] = nil   // sought to the window's earliest picture
         var frames: [Int: Frame] = [:]
         var last: (time: MediaTime, copy: Frame)?
         for m in (n..<next).reversed() {
             let t = piece.mediaTime(ofFrame: m, rate: rate)
             if let last, last.time == t { frames[m] = last.copy; continue }
-            let picture = try picture(of: reader, piece: k, at: t)
+            // The window's earliest picture sought (the reader is past it, at the window before).
+            let picture = try picture(of: reader, piece: k, at: t, seeking: last == nil)
             do {
                 var copy = spare.popLast()
                 if copy?.width != picture.width || copy?.height != picture.height || copy?.pixelFormat != picture.pixelFormat {
