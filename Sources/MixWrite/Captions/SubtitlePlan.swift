@@ -207,15 +207,14 @@ struct SubtitlePlan: Sendable {
             // Its media offsets, shown at the speed: forwards from `from`, or backwards from the media's end; under a
             // freeze, a cue showing at the held frame shows throughout.
             let (a, b) = (cue.start - origin - p.from, cue.end - origin - p.from)
-            let slower = Rational(r.speed.den, max(1, r.speed.num))
             if r.isFreeze {
                 guard a <= .zero, b > .zero else { return nil }
                 (out.start, out.end) = (lower, upper)
             } else if r.reversed {
                 let top = r.media(length)
-                (out.start, out.end) = (max(p.start + (top - b).scaled(by: slower), lower), min(p.start + (top - a).scaled(by: slower), upper))
+                (out.start, out.end) = (max(p.start + r.output(top - b), lower), min(p.start + r.output(top - a), upper))
             } else {
-                (out.start, out.end) = (max(p.start + a.scaled(by: slower), lower), min(p.start + b.scaled(by: slower), upper))
+                (out.start, out.end) = (max(p.start + r.output(a), lower), min(p.start + r.output(b), upper))
             }
             return out.end > out.start ? out : nil
         }

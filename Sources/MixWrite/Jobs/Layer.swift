@@ -38,7 +38,7 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
 
     /// `media` of fx's own time as output time, at its speed.
     func shown(_ media: MediaTime) -> MediaTime {
-        retime.map { media.scaled(by: Rational($0.speed.den, max(1, $0.speed.num))) } ?? media
+        retime.map { $0.output(media) } ?? media
     }
 
     /// fx keyed at the output's size over the whole frame, as GPUImage keys it: no place, fully opaque (it may still

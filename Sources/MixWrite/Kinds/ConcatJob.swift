@@ -289,7 +289,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
                 pieces.append(.init(file: f, frames: max(1, Int(length.ticks(in: rate.inverted)))))
                 continue
             }
-            let moving = max(1, Int(length.scaled(by: Rational(retime.speed.den, max(1, retime.speed.num))).ticks(in: rate.inverted)))
+            let moving = max(1, Int(retime.output(length).ticks(in: rate.inverted)))
             retime.held = Int((spec.freeze * rate.doubleValue).rounded())
             var piece = SequenceStage.Piece(file: f, frames: moving + retime.held)
             piece.retime = retime

@@ -63,7 +63,7 @@ struct ConcatClip: Sendable, Equatable {
     /// its speed, from its end when reversed (a chapter, an event inside it).
     func onOutput(_ t: MediaTime, moving: MediaTime) -> MediaTime {
         guard let r = soundRetime else { return t }
-        let at = t.scaled(by: Rational(r.speed.den, max(1, r.speed.num)))
+        let at = r.output(t)
         return reverse ? max(.zero, moving - at) : at
     }
 }

@@ -32,15 +32,13 @@ struct Retime: Sendable, Hashable {
 
     init(speed: Rational, reversed: Bool = false) { (self.speed, self.reversed) = (speed, reversed) }
 
-    /// Whether anything but the held end changes its time.
-    var moves: Bool { speed != Rational(1, 1) || reversed }
-
-    static let freeze = Retime(speed: Rational(0, 1))
-
     var isFreeze: Bool { speed.num == 0 }
 
     /// The media `length` of output uses.
     func media(_ length: MediaTime) -> MediaTime { length.scaled(by: speed) }
+
+    /// The output that shows `media` of it: `media(_:)`'s inverse (a freeze's: none).
+    func output(_ media: MediaTime) -> MediaTime { isFreeze ? .zero : media.scaled(by: Rational(speed.den, max(1, speed.num))) }
 
     /// Where frame `n` of a piece of `frames` frames at `rate` shows its media, from the piece's first media time
     /// (the in-point less its handle): `n`'s forward time, or `frames − 1 − n`'s when reversed.

@@ -42,7 +42,7 @@ struct LayerPlan: Sendable {
 
     /// `media` of fx's own time as output time, at its speed.
     func shown(_ media: MediaTime) -> MediaTime {
-        retime.map { media.scaled(by: Rational($0.speed.den, max(1, $0.speed.num))) } ?? media
+        retime.map { $0.output(media) } ?? media
     }
 
     /// What of the layer may show: its rectangle (its placed picture's when none was asked).
