@@ -79,15 +79,16 @@ struct RetimeTests {
         print("retimed frames against the CLI's setpts/reverse/loop: worst luma PSNR \(worst) dB over \(ours.count) frames")
         #expect(worst >= 40)
 
-        // The clicks: media 1 s at the first cut (0 s), media 2 s at the fast clip's middle (0.5 s); the reversed clip
-        // ends on media 2 s, its click's 4 ms played backwards into its end (2 s); media 3 s at the slow clip's start.
+        // The clicks: media 1 s at the first cut (0 s), media 2 s at the fast clip's middle (0.5 s), media 3 s at its
+        // very end (its onset a fraction of a millisecond before 3 s, as the AAC click lies); the reversed clip ends on
+        // media 2 s, its click's 4 ms played backwards into its end (2 s); media 3 s at the slow clip's start.
         let found = try Self.clicks(out), media0 = try Self.clicks(media)
         let late = media0.first { $0 > 0.5 }.map { $0 - 1 } ?? 0   // the AAC click's own place against its second
-        let expected = [0.0, 0.5 + late / 2, 2.0 - 0.004 - late, 2.48 + late * 2]
+        let expected = [0.0, 0.5 + late / 2, 1.0 + late / 2, 2.0 - 0.004 - late, 2.48 + late * 2]
         print("clicks: \(found.map { fourDigits($0) }) s, expected \(expected.map { fourDigits($0) }) s")
         try #require(found.count == expected.count, "\(found)")
         for (f, e) in zip(found, expected) { #expect(abs(f - e) < 0.008, "click at \(f) s, expected \(e) s") }
-        let cuts = [abs(found[0] - expected[0]), abs(found[3] - expected[3])].max()!
+        let cuts = [abs(found[0] - expected[0]), abs(found[4] - expected[4])].max()!
         print("the clicks on the cuts: within \(cuts * 1000) ms")
         #expect(cuts < 0.001)
         // The freeze: silence (after the reversed clip's click, before the slow clip's).
@@ -155,7 +156,7 @@ struct RetimeTests {
         #expect(worst >= 40)
         let found = try Self.clicks(out), late = (try Self.clicks(media).first { $0 > 0.5 } ?? 1) - 1
         print("the layer's clicks: \(found.map(fourDigits)) s")
-        try #require(found.count == 4, "media 1, 2, 3 and 4 s: \(found)")
+        try #require(found.count == 5, "media 1, 2, 3, 4 and 5 s (its onset just before the span's end): \(found)")
         #expect(abs(found[0]) < 0.001, "the click on its first frame")
         // Inside a sped-up clip rubberband's window moves a click by a few milliseconds (up to 6.4 ms at 2× here).
         for (k, f) in found.enumerated().dropFirst() { #expect(abs(f - (Double(k) * 0.5 + late / 2)) < 0.008, "click \(k) at \(f) s") }
@@ -237,6 +238,41 @@ struct RetimeTests {
         for (spec, words) in [(":speed=0", "freeze=S holds"), (":speed=-2", "`reverse`"), (":freeze=-1", "freeze=-1"), (":pitch=up", "keep or follow")] {
             let bad = try Oracle.mixwrite(["concat", media + spec, "-o", dir + "/bad.mov"])
             #expect(bad.status == 1 && bad.stderr.contains(words) && bad.stderr.contains(media), "\(spec): \(bad.stderr)")
+        }
+    }
+
+    @Test("a concat clip's speed ramp (1× to 0.5× over 2 s and back over 2 s): the CLI's frames for setpts on the ramp's inverse and fps, its clicks where the ramp puts them; a ramp whose times do not rise, or reversed, refused",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func ramp() throws {
+        let dir = try Oracle.scratch()
+        let media = try Self.media(dir)
+        let out = dir + "/ramp.mov"
+        let r = try Oracle.mixwrite(["concat", media + ":speed=1@0,0.5@2,1@4", "-o", out, "-q"])
+        try #require(r.status == 0, "\(r.stderr)")
+        // The ramp's media by output second t: t − t²/8 to 2 s (1.5 s of media), then 1.5 + (t−2)/2 + (t−2)²/8 to 4 s
+        // (3 s), then as it is: so media second m shows at the inverse, which setpts gives the CLI.
+        let inverse = "if(lte(T,1.5),(1-sqrt(1-0.5*T))/0.25,if(lte(T,3),2+(-0.5+sqrt(0.25+0.5*(T-1.5)))/0.25,T+1))"
+        let cli = dir + "/cli.mov"
+        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-vf", "setpts='\(inverse)/TB',fps=25", "-an",
+                                   "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p", cli])
+        try #require(c.status == 0, "\(c.stderr)")
+        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
+        #expect(ours.count == 175 && theirs.count == 175, "7 s at 25 fps: \(ours.count), \(theirs.count)")
+        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        print("a speed ramp against the CLI's setpts on its inverse: worst luma PSNR \(worst) dB")
+        #expect(worst >= 40)
+        // Media seconds 0 … 5 at the ramp's inverse: 0, 1.1716, 2.8284, 4, 5, 6.
+        let expected = [0, (1 - 0.5.squareRoot()) / 0.25, 2 + (-0.5 + 0.5.squareRoot()) / 0.25, 4, 5, 6]
+        let found = try Self.clicks(out)
+        print("ramp clicks: \(found.map(fourDigits)) s, expected \(expected.map(fourDigits))")
+        try #require(found.count == expected.count, "\(found)")
+        #expect(abs(found[0]) < 0.001, "the click on its first frame")
+        for (f, e) in zip(found, expected) { #expect(abs(f - e) < 0.008, "click at \(f) s, expected \(e) s") }
+
+        for (spec, words) in [(":speed=1@2,0.5@1", "seconds rising"), (":speed=1@0", "at least two points"),
+                              (":speed=1@0,0.5@1:reverse", "not yet")] {
+            let bad = try Oracle.mixwrite(["concat", media + spec, "-o", dir + "/bad.mov"])
+            #expect(bad.status == 1 && bad.stderr.contains(words), "\(spec): \(bad.stderr)")
         }
     }
 }

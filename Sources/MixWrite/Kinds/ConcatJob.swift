@@ -45,8 +45,9 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
     static var options: [JobOption<Self>] {
         let inputs: [JobOption<Self>] = [
             .paths("clips", \.clips, form: .positional, required: true, valueName: "CLIP",
-                   help: "The clips, in order; each may change its time after colons: CLIP:speed=X (0.01 to 100), :reverse, "
-                    + ":freeze=S (its last frame held S seconds more), :pitch=follow (its sound's pitch with the speed; kept by default)."),
+                   help: "The clips, in order; each may change its time after colons: CLIP:speed=X (0.01 to 100) or a ramp "
+                    + "speed=X@T,… (speeds at its own output seconds, linear between), :reverse, :freeze=S (its last frame held S "
+                    + "seconds more), :pitch=follow (its sound's pitch with the speed; kept by default)."),
             .path("output", \.output, form: .short("-o"), help: "The movie to write (.mov, .mp4, .m4v, .mkv or .webm)."),
         ]
         let own: [JobOption<Self>] = [

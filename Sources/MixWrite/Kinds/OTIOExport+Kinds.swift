@@ -87,6 +87,9 @@ extension ConcatJob {
         if let held = specs.first(where: { $0.freeze > 0 }) {
             throw .usage("--otio: \(held.path):freeze=\(NumberText.shortest(held.freeze)) has no timeline form yet (speed and reverse have)")
         }
+        if let ramped = specs.first(where: { $0.ramp != nil }) {
+            throw .usage("--otio: \(ramped.path)'s speed ramp has no timeline form (OTIO has no ramp; speed and reverse have one)")
+        }
         let files = try specs.map { (c: ConcatClip) throws(MixWriteError) -> MediaFile in try MediaFile(path: c.path) }
         var settings = picture
         _ = Self.outputRate(files, settings: &settings)

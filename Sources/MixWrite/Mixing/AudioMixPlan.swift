@@ -44,9 +44,9 @@ public struct AudioSource: Sendable, Codable {
     /// it overlaps the next), by the plan's `crossfadeCurve`.
     var fades: [SourceFade] = []
     /// Its clip's time changed (a speed, a reverse, a freeze): `head` is then where the media it uses starts, and
-    /// `span` its length on the output; `stretchDelay` the stretcher's own offset at its speed (`Stretch`).
+    /// `span` its length on the output; `stretchDelays` the stretcher's own offset at each of its speeds (`Stretch`).
     var retime: Retime?
-    var stretchDelay: Int64 = 0
+    var stretchDelays: [Rational: Int64] = [:]
 
     public var name: String { "\(label):\(track)" }
     /// The track's language and title in its file, which its stem keeps.
@@ -370,7 +370,8 @@ struct AudioMixPlan: Sendable {
         var p = placement(s)
         p.cut -= skipped
         if let r = s.retime, let count = p.count {
-            filters += retimed(r, cut: p.cut, count: count, delay: s.stretchDelay)
+            filters += retimed(r, cut: p.cut, count: count, delays: s.stretchDelays,
+                               tag: String(s.name.unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) ? Character($0) : "_" }))
         } else {
             trim(cut: p.cut, count: p.count, into: &filters)
         }
@@ -401,27 +402,62 @@ struct AudioMixPlan: Sendable {
     /// stretched with its pitch kept (`Stretch`), fed `Stretch.preroll`
     /// of what comes before (its own sound where it has it, else silence) and that and the stretcher's `delay` taken
     /// off its output; exactly `count` samples.
-    private func retimed(_ r: Retime, cut: Int64, count: Int64, delay: Int64) -> [String] {
-        let rate = Rational(1, Int32(sampleRate))
-        let used = max(1, r.media(MediaTime(ticks: count, timeBase: rate)).ticks(in: rate))
+    private func retimed(_ r: Retime, cut: Int64, count: Int64, delays: [Rational: Int64], tag: String) -> [String] {
         guard !r.isFreeze else {
             var filters: [String] = []
             trim(cut: cut, count: count, into: &filters)
             return filters + ["volume=0", "apad=whole_len=\(count)", "atrim=end_sample=\(count)"]
         }
-        let stretched = r.speed != Rational(1, 1) && !r.pitchFollows
-        let lead = stretched ? Int64((Stretch.preroll * r.speed.doubleValue * Double(sampleRate)).rounded()) : 0
-        let own = r.reversed ? 0 : min(cut, lead)
+        let pieces = r.soundPieces(count: count, sampleRate: sampleRate)
+        guard pieces.count > 1 else { return piece(pieces[0], of: r, cut: cut, extra: 0, delay: delays[pieces[0].speed] ?? 0) }
+        // A ramp: each piece its own chain from the one decoded sound, made `overlap` longer but the last, and each
+        // joined to the next by a linear cross-fade over that overlap (acrossfade), so the next starts at its own place.
+        let overlap = Int64(Self.rampOverlap * Double(sampleRate))
+        let labels = pieces.indices.map { "\(tag)p\($0)" }
+        var chains = ["asplit=\(pieces.count)" + labels.map { "[\($0)]" }.joined()]
+        for (k, p) in pieces.enumerated() {
+            let extra = k + 1 < pieces.count ? overlap : 0
+            chains.append("[\(labels[k])]" + piece(p, of: r, cut: cut, extra: extra, delay: delays[p.speed] ?? 0).joined(separator: ",") + "[\(labels[k])o]")
+        }
+        var joined = "[\(labels[0])o]"
+        for k in pieces.indices.dropFirst() {
+            let into = k + 1 < pieces.count ? "[\(labels[k])x]" : ""
+            chains.append(joined + "[\(labels[k])o]acrossfade=ns=\(overlap):c1=tri:c2=tri" + into)
+            joined = "[\(labels[k])x]"
+        }
+        // The last join is the chain's own end: what follows it (its place, its fades) goes on from there.
+        let last = chains.removeLast()
+        return [chains.joined(separator: ";") + ";" + last]
+    }
+
+    /// How long a ramp's sound pieces overlap where they join (output seconds).
+    static let rampOverlap = 0.01
+
+    /// One piece of a retimed source's sound: `p.output`'s samples (and `extra` more) from its media at sample
+    /// `cut` + `p.media`: reversed with its picture; played as a tape (`pitchFollows`: its rate changed), or stretched
+    /// with its pitch kept (`Stretch`), fed `Stretch.preroll` of what comes before (its own sound where it has it,
+    /// else silence) and that and the stretcher's `delay` taken off its output, and as much of what comes after;
+    /// exactly that many samples.
+    private func piece(_ p: Retime.SoundPiece, of r: Retime, cut: Int64, extra: Int64, delay: Int64) -> [String] {
+        let count = Int64(p.output.count) + extra
+        let used = Int64(p.media.count) + Int64((Double(extra) * p.speed.doubleValue).rounded())
+        let start = cut + p.media.lowerBound
+        let stretched = p.speed != Rational(1, 1) && !r.pitchFollows
+        let lead = stretched ? Int64((Stretch.preroll * p.speed.doubleValue * Double(sampleRate)).rounded()) : 0
+        let own = r.reversed ? 0 : min(start, lead)
+        // A stretcher's last output is its flush: fed as much again after the piece (where the sound has it), it is
+        // past the samples kept.
+        let after = stretched && !r.reversed ? lead : 0
         var filters: [String] = []
-        trim(cut: cut - own, count: own + used, into: &filters)
+        trim(cut: start - own, count: own + used + after, into: &filters)
         if r.reversed { filters.append("areverse") }
         if lead > own { filters.append("adelay=delays=\(lead - own)S:all=1") }
         if stretched {
             let off = max(0, Int64((Stretch.preroll * Double(sampleRate)).rounded()) + delay)
-            filters += [Stretch.filter(speed: r.speed), "atrim=start_sample=\(off)", "asetpts=PTS-STARTPTS"]
-        } else if r.pitchFollows && r.speed != Rational(1, 1) {
+            filters += [Stretch.filter(speed: p.speed), "atrim=start_sample=\(off)", "asetpts=PTS-STARTPTS"]
+        } else if r.pitchFollows && p.speed != Rational(1, 1) {
             // As a tape: its samples played at the speed's rate, then resampled; exact in time, its pitch moved.
-            let played = Int64((Double(sampleRate) * r.speed.doubleValue).rounded())
+            let played = Int64((Double(sampleRate) * p.speed.doubleValue).rounded())
             filters += ["asetrate=\(played)", "aresample=\(sampleRate)"]
         }
         return filters + ["apad=whole_len=\(count)", "atrim=end_sample=\(count)"]

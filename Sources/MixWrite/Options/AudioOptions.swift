@@ -229,8 +229,10 @@ public struct AudioOptions: Sendable {
         plan.codec = codec
         plan.stems = stems
         for i in plan.sources.indices {
-            guard let r = plan.sources[i].retime, !r.isFreeze, !r.pitchFollows, r.speed != Rational(1, 1) else { continue }
-            plan.sources[i].stretchDelay = try Stretch.delay(speed: r.speed, sampleRate: rate)
+            guard let r = plan.sources[i].retime, !r.isFreeze, !r.pitchFollows, r.changesSpeed, let count = plan.placement(plan.sources[i]).count else { continue }
+            for p in r.soundPieces(count: count, sampleRate: rate) where p.speed != Rational(1, 1) {
+                plan.sources[i].stretchDelays[p.speed] = try Stretch.delay(speed: p.speed, sampleRate: rate)
+            }
         }
         plan.publishing = AudioMixPlan.Publishing(
             loudness: loudness, truePeak: truePeak ?? Self.defaultTruePeak, levelMatch: levelMatch,
@@ -301,8 +303,9 @@ public struct AudioOptions: Sendable {
             // Its clip's time changed: the media it uses, how it is played, how long it lasts.
             let (from, to) = (s.head.seconds, (s.head + r.media(span)).seconds)
             let x = NumberText.shortest(r.speed.doubleValue)
-            let played = r.speed == Rational(1, 1) ? "played backwards"
-                : "played \(r.reversed ? "backwards " : "")at \(x)× (\(r.pitchFollows ? "its pitch with it, as a tape" : "pitch kept"))"
+            let ramp = r.ramp.map { "along a ramp (" + $0.map { NumberText.shortest($0.speed) + "×" }.joined(separator: " to ") + ")" }
+            let played = !r.changesSpeed ? "played backwards"
+                : "played \(r.reversed ? "backwards " : "")\(ramp ?? "at \(x)×") (\(r.pitchFollows ? "its pitch with it, as a tape" : "pitch kept"))"
             steps.append(r.isFreeze ? "silent under a freeze frame" : "its \(JobText.number(from)) s to \(JobText.number(to)) s \(played)")
             steps.append("lasts \(JobText.number(span.seconds)) s")
         } else {

@@ -16,6 +16,14 @@ struct Retime: Sendable, Hashable {
     var pitchFollows = false
     /// Output frames at the end that hold the last frame (a concat clip's `freeze=S`).
     var held = 0
+    /// A speed ramp: speeds at output seconds from the clip's start, linear between them, the first before the first
+    /// point and the last after the last (`speed=1@0,0.25@2,1@4`); `speed` is then the first. nil: `speed` throughout.
+    var ramp: [RampPoint]?
+
+    struct RampPoint: Sendable, Hashable {
+        var at: Double
+        var speed: Double
+    }
 
     /// The slowest and fastest speeds: rubberband's tempo range.
     static let slowest = 0.01, fastest = 100.0
@@ -35,10 +43,86 @@ struct Retime: Sendable, Hashable {
     var isFreeze: Bool { speed.num == 0 }
 
     /// The media `length` of output uses.
-    func media(_ length: MediaTime) -> MediaTime { length.scaled(by: speed) }
+    func media(_ length: MediaTime) -> MediaTime {
+        guard let ramp else { return length.scaled(by: speed) }
+        return MediaTime(seconds: Self.integral(ramp, upTo: length.seconds)) ?? .zero
+    }
 
     /// The output that shows `media` of it: `media(_:)`'s inverse (a freeze's: none).
-    func output(_ media: MediaTime) -> MediaTime { isFreeze ? .zero : media.scaled(by: Rational(speed.den, max(1, speed.num))) }
+    func output(_ media: MediaTime) -> MediaTime {
+        guard let ramp else { return isFreeze ? .zero : media.scaled(by: Rational(speed.den, max(1, speed.num))) }
+        return MediaTime(seconds: Self.inverse(ramp, of: media.seconds)) ?? .zero
+    }
+
+    /// Whether its speed is not 1 somewhere (a ramp's anywhere).
+    var changesSpeed: Bool { speed != Rational(1, 1) || ramp != nil }
+
+    /// The ramp's speed at output second `t`.
+    static func speed(_ ramp: [RampPoint], at t: Double) -> Double {
+        guard let next = ramp.firstIndex(where: { $0.at > t }) else { return ramp.last?.speed ?? 1 }
+        guard next > 0 else { return ramp[0].speed }
+        let (a, b) = (ramp[next - 1], ramp[next])
+        return a.speed + (b.speed - a.speed) * (t - a.at) / (b.at - a.at)
+    }
+
+    /// Media seconds shown by output second `t`: the speed's integral from 0 (exact: linear between the points, so
+    /// the trapezoids' sum).
+    static func integral(_ ramp: [RampPoint], upTo t: Double) -> Double {
+        let knots = [0] + ramp.map(\.at).filter { $0 > 0 && $0 < t } + [t]
+        var sum = 0.0
+        for (a, b) in zip(knots, knots.dropFirst()) { sum += (b - a) * (speed(ramp, at: a) + speed(ramp, at: b)) / 2 }
+        return sum
+    }
+
+    /// The output second showing media second `m`: the segment it falls in, its quadratic solved.
+    static func inverse(_ ramp: [RampPoint], of m: Double) -> Double {
+        guard m > 0 else { return 0 }
+        var (t, shown) = (0.0, 0.0)
+        for next in ramp.map(\.at).filter({ $0 > 0 }) + [Double.infinity] {
+            let va = speed(ramp, at: t), vb = next.isFinite ? speed(ramp, at: next) : va
+            let span = next.isFinite ? (next - t) * (va + vb) / 2 : .infinity
+            if shown + span >= m {
+                let left = m - shown, k = next.isFinite ? (vb - va) / (next - t) : 0
+                return t + (abs(k) < 1e-12 ? left / va : (-va + (va * va + 2 * k * left).squareRoot()) / k)
+            }
+            (t, shown) = (next, shown + span)
+        }
+        return t
+    }
+
+    /// A ramp's sound in pieces of one speed each: every `rampPiece` of output (pieces of one speed joined), each
+    /// the media between its ends' mapped times at their mean speed, in samples of `rate` from the clip's start.
+    struct SoundPiece: Sendable, Equatable {
+        var output: Range<Int64>
+        var media: Range<Int64>
+        var speed: Rational
+    }
+
+    /// Output seconds a ramp's sound piece lasts at most.
+    static let rampPiece = 0.1
+
+    func soundPieces(count: Int64, sampleRate rate: Int) -> [SoundPiece] {
+        guard let ramp else {
+            return [SoundPiece(output: 0..<count, media: 0..<max(1, media(MediaTime(ticks: count, timeBase: Rational(1, Int32(rate)))).ticks(in: Rational(1, Int32(rate)))), speed: speed)]
+        }
+        let step = Int64(Self.rampPiece * Double(rate))
+        var pieces: [SoundPiece] = []
+        var o: Int64 = 0
+        while o < count {
+            let end = min(count, o + step)
+            let m0 = Int64((Self.integral(ramp, upTo: Double(o) / Double(rate)) * Double(rate)).rounded())
+            let m1 = Int64((Self.integral(ramp, upTo: Double(end) / Double(rate)) * Double(rate)).rounded())
+            let v = Rational(parsing: String(format: "%.4f", Double(m1 - m0) / Double(end - o))) ?? Rational(1, 1)
+            if let last = pieces.last, last.speed == v {
+                pieces[pieces.count - 1].output = last.output.lowerBound..<end
+                pieces[pieces.count - 1].media = last.media.lowerBound..<m1
+            } else {
+                pieces.append(SoundPiece(output: o..<end, media: m0..<max(m0 + 1, m1), speed: v))
+            }
+            o = end
+        }
+        return pieces
+    }
 
     /// Where frame `n` of a piece of `frames` frames at `rate` shows its media, from the piece's first media time
     /// (the in-point less its handle): `n`'s forward time, or `frames − 1 − n`'s when reversed.

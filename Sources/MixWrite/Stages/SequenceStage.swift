@@ -27,6 +27,13 @@ struct SequenceStage: VideoStage {
             let mapped = inPoint + retime.mediaOffset(ofFrame: n, of: frames, rate: rate)
             guard !retime.isFreeze else { return mapped }
             let half = MediaTime(frames: 1, rate: rate).scaled(by: Rational(1, 2))
+            if retime.ramp != nil {
+                // Half an output frame on along the ramp itself (a ramp is played forwards only), less two microseconds:
+                // its media time is a Double's, to the microsecond.
+                let k = min(n, frames - retime.held - 1)
+                return max(.zero, inPoint + retime.media(MediaTime(frames: Int64(k), rate: rate) + half) - half
+                                  - MediaTime(value: 2, timescale: Int64(1_000_000)))
+            }
             // Never before the file's start (a reader sought before it stays where it was).
             return max(.zero, mapped + retime.media(half) - half - MediaTime(value: 1, timescale: Int64(1_000_000_000)))
         }
