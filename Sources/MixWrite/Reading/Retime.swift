@@ -3,9 +3,9 @@ import FFmpegSupport
 /// A clip's time changed on purpose (OTIO's `LinearTimeWarp` and `FreezeFrame`): its output shows its media at
 /// `speed` media seconds a second, forwards from its in-point, or backwards over the same media from its end, or the
 /// in-point's frame throughout (a freeze, speed 0). Frame n of a clip of N frames at rate r shows the media at
-/// `in + n·speed/r`, reversed at `in + (N − 1 − n)·speed/r`: the media frame nearest that time (a tie to the later
-/// one, as the CLI's `fps` filter), reversed as the forward clip's frame N − 1 − n; `held` frames at its end hold its
-/// last. Its sound is the media's at the same mapped time: stretched with its pitch kept (rubberband), or as a tape
+/// `in + n·speed/r`, reversed at `in + (N − 1 − n)·speed/r`: the media frame the CLI's `setpts` then `fps` shows
+/// for it (`SequenceStage.Piece.mediaTime`), reversed as the forward clip's frame N − 1 − n; `held` frames at its end
+/// hold its last. Its sound is the media's at the same mapped time: stretched with its pitch kept (rubberband), or as a tape
 /// plays it (`pitchFollows`), reversed with the picture, silent under a freeze.
 struct Retime: Sendable, Hashable {
     /// Media seconds a second of output: 2 a time-lapse, 1/2 slow motion, 0 a freeze. Never negative: `reversed` says
@@ -28,8 +28,8 @@ struct Retime: Sendable, Hashable {
     /// The slowest and fastest speeds: rubberband's tempo range.
     static let slowest = 0.01, fastest = 100.0
 
-    /// OTIO's `time_scalar` (negative: reversed; 0: a freeze); nil for 1, which changes nothing. A scalar outside
-    /// ±0.01 … ±100 (but 0) is refused by the caller with `range`.
+    /// OTIO's `time_scalar` (negative: reversed; 0: a freeze); nil for 1, which changes nothing, and outside
+    /// ±0.01 … ±100 (but 0), which the caller refuses.
     init?(scalar: Double) {
         guard scalar != 1 else { return nil }
         let magnitude = abs(scalar)
@@ -90,8 +90,7 @@ struct Retime: Sendable, Hashable {
         return t
     }
 
-    /// A ramp's sound in pieces of one speed each: every `rampPiece` of output (pieces of one speed joined), each
-    /// the media between its ends' mapped times at their mean speed, in samples of `rate` from the clip's start.
+    /// A piece of a retimed sound at one speed: its output and media samples from the clip's start.
     struct SoundPiece: Sendable, Equatable {
         var output: Range<Int64>
         var media: Range<Int64>
@@ -101,9 +100,12 @@ struct Retime: Sendable, Hashable {
     /// Output seconds a ramp's sound piece lasts at most.
     static let rampPiece = 0.1
 
+    /// Its sound in pieces of one speed each, in samples of `rate`: one, but a ramp's every `rampPiece` of output (those
+    /// of one speed joined), each the media between its ends' mapped times at their mean speed.
     func soundPieces(count: Int64, sampleRate rate: Int) -> [SoundPiece] {
         guard let ramp else {
-            return [SoundPiece(output: 0..<count, media: 0..<max(1, media(MediaTime(ticks: count, timeBase: Rational(1, Int32(rate)))).ticks(in: Rational(1, Int32(rate)))), speed: speed)]
+            let sample = Rational(1, Int32(rate))
+            return [SoundPiece(output: 0..<count, media: 0..<max(1, media(MediaTime(ticks: count, timeBase: sample)).ticks(in: sample)), speed: speed)]
         }
         let step = Int64(Self.rampPiece * Double(rate))
         var pieces: [SoundPiece] = []
