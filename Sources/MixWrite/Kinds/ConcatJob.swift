@@ -184,16 +184,8 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
 
         let conversions = kept.map { Self.conversions(of: files, into: $0) } ?? ColorManagement.conversions(of: files)
         var warnings = conversions + (rateNote.map { [$0] } ?? [])
-        let labelled = files.enumerated().map { ("clip\($0.offset + 1)", $0.element) }
-        var sources = try audio.sources(from: labelled + extra, strict: run.strict, warnings: &warnings)
-        // The clips come first among the inputs, so a source's input index below their count is its clip's.
-        for i in sources.indices where sources[i].inputIndex < files.count {
-            let c = sources[i].inputIndex
-            (sources[i].timelineStart, sources[i].span) = (starts[c], spans[c])
-            sources[i].fades = Self.fades(clip: c, pieces: pieces, starts: starts, rate: video.frameRate)
-            // A clip with its own time: its sound at its speed, for its moving part (a held end is silent).
-            if pieces[c].retime != nil { (sources[i].retime, sources[i].span) = (specs[c].soundRetime, sounding[c]) }
-        }
+        let sources = try clipSounds(files, specs, extra: extra, pieces: pieces, starts: starts, spans: spans, rate: video.frameRate,
+                                     warnings: &warnings)
         var audioPlan = try audio.plan(sources: sources, duration: plan.video.wholeLength, codec: codecs.audio)
         audioPlan?.strict = run.strict
         audioPlan?.crossfadeCurve = transitionCurve
@@ -221,6 +213,23 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         (prepared.part, prepared.subtitles) = (part, subtitles)
         prepared.metadata = try tags.metadata(of: files[0], firstFrame: part == nil ? plan.video.firstFrame : 0, rate: plan.video.frameRate)
         return prepared
+    }
+
+    /// Every track of every clip at its clip's place, for its span, faded over its transitions (a clip with its own
+    /// time: at its speed, for its moving part, its held end silent), then the `--audio` files'.
+    func clipSounds(_ files: [MediaFile], _ specs: [ConcatClip], extra: [(String, MediaFile)], pieces: [SequenceStage.Piece],
+                    starts: [MediaTime], spans: [MediaTime], rate: Rational, warnings: inout [String]) throws(MixWriteError) -> [AudioSource] {
+        let labelled = files.enumerated().map { ("clip\($0.offset + 1)", $0.element) }
+        var sources = try audio.sources(from: labelled + extra, strict: run.strict, warnings: &warnings)
+        let sounding = Self.moving(pieces, rate: rate)
+        // The clips come first among the inputs, so a source's input index below their count is its clip's.
+        for i in sources.indices where sources[i].inputIndex < files.count {
+            let c = sources[i].inputIndex
+            (sources[i].timelineStart, sources[i].span) = (starts[c], spans[c])
+            sources[i].fades = Self.fades(clip: c, pieces: pieces, starts: starts, rate: rate)
+            if pieces[c].retime != nil { (sources[i].retime, sources[i].span) = (specs[c].soundRetime, sounding[c]) }
+        }
+        return sources
     }
 
     /// Smart rendering's plan for the frames this render writes: each clip's GOPs that no transition touches, at its
