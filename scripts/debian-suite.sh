@@ -156,7 +156,7 @@ allowed="chromium and chromium-driver;slurm-wlm (slurmctld;python3 with jsonsche
 # and bash's completion (the process's and the job file's logic, no FFmpeg of theirs).
 # The tuning page is not built here (above): its tests (the server, each kind's page, a render's) are the Debian 12
 # run's; the pictures it shows are the previews' and `--frame`'s code, whose renders run here.
-same_everywhere='CKeyKernelTests|JobFileFuzzTests|AttackTests/(racingWriters|appearedMeanwhile|racingBatches|hostileNumbers|inflationBomb|pipesAndHangups|newlineInName)|NewUserTests/(missingTrack|dependentJobs|bashCompletionAsTyped)|SmartRenderTests/(reasons|excerpt|onBoundaries|badPackets)|AudioMixTests/endsInPostRoll|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests|OTIOFuzzTests|TuneServerTests|TuneKindsTests|TunePageTests|TuneLayerPageTests|RenderTests/page'
+same_everywhere='CKeyKernelTests|JobFileFuzzTests|AttackTests/(racingWriters|appearedMeanwhile|racingBatches|hostileNumbers|inflationBomb|pipesAndHangups|newlineInName)|NewUserTests/(missingTrack|dependentJobs|bashCompletionAsTyped)|SmartRenderTests/(reasons|excerpt|onBoundaries|badPackets)|AudioMixTests/endsInPostRoll|KernelLevelTests/levelsAgree|GoldenTests/everyLevel|SourceRulesTests|DescriptionTests|MediaTimeTests|TransitionTests/againstTheCLI|KeyEdgeTests|KeyTuningTests|FineKeyerTests|TuneHardeningTests|OTIOFuzzTests|TuneServerTests|TuneKindsTests|TunePageTests|TuneLayerPageTests|TuneCaptionPageTests|RenderTests/page'
 case "${1:-}" in
     prepare) exit 0 ;;
     shell) inner=(bash -l) ;;

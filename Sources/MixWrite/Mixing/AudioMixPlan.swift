@@ -397,11 +397,10 @@ struct AudioMixPlan: Sendable {
         }
     }
 
-    /// A retimed source's `count` samples of output from its media at sample `cut`: the media they use at its speed,
-    /// reversed with its picture, silent under a freeze; played as a tape (`pitchFollows`: its rate changed), or
-    /// stretched with its pitch kept (`Stretch`), fed `Stretch.preroll`
-    /// of what comes before (its own sound where it has it, else silence) and that and the stretcher's `delay` taken
-    /// off its output; exactly `count` samples.
+    /// A retimed source's `count` samples of output from its media at sample `cut`: silent under a freeze; else its
+    /// sound pieces (one, but a ramp's every tenth of a second, `Retime.soundPieces`), each made by `piece` with its
+    /// speed's stretcher offset from `delays`, a ramp's joined by short cross-fades. `tag` names its branches in the
+    /// graph (a ramp's split is labelled by it, unique among the sources).
     private func retimed(_ r: Retime, cut: Int64, count: Int64, delays: [Rational: Int64], tag: String) -> [String] {
         guard !r.isFreeze else {
             var filters: [String] = []
