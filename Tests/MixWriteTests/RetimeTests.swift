@@ -19,6 +19,20 @@ struct RetimeTests {
         return path
     }
 
+    /// One video track of `media`'s 1–3 s at 2×, 2–3 s reversed, the frame at 1 s held 12 frames and 3–3.5 s at 0.5×
+    /// (`RenderTests.timeline`'s body).
+    static func fourClips(_ media: String) -> String {
+        """
+        v = track("V1", V); tl.tracks.append(v)
+        def timed(name, start, frames, effect):
+            c = clip(name, "\(media)", start, frames); c.effects.append(effect); return c
+        v.append(timed("fast", 25, 25, otio.schema.LinearTimeWarp(time_scalar=2.0)))
+        v.append(timed("back", 50, 25, otio.schema.LinearTimeWarp(time_scalar=-1.0)))
+        v.append(timed("hold", 25, 12, otio.schema.FreezeFrame()))
+        v.append(timed("slow", 75, 25, otio.schema.LinearTimeWarp(time_scalar=0.5)))
+        """
+    }
+
     /// Where each 3 kHz click starts in `path`'s sound (seconds): its first sample past a third of its peak, in the band
     /// 2 to 4 kHz (the tone left out).
     static func clicks(_ path: String) throws -> [Double] {
@@ -45,15 +59,7 @@ struct RetimeTests {
     func mappings() throws {
         let dir = try Oracle.scratch()
         let media = try Self.media(dir)
-        let (otio, seconds) = try RenderTests.timeline(dir, "retimed", """
-            v = track("V1", V); tl.tracks.append(v)
-            def timed(name, start, frames, effect):
-                c = clip(name, "\(media)", start, frames); c.effects.append(effect); return c
-            v.append(timed("fast", 25, 25, otio.schema.LinearTimeWarp(time_scalar=2.0)))
-            v.append(timed("back", 50, 25, otio.schema.LinearTimeWarp(time_scalar=-1.0)))
-            v.append(timed("hold", 25, 12, otio.schema.FreezeFrame()))
-            v.append(timed("slow", 75, 25, otio.schema.LinearTimeWarp(time_scalar=0.5)))
-            """)
+        let (otio, seconds) = try RenderTests.timeline(dir, "retimed", Self.fourClips(media))
         #expect(abs(seconds - 3.48) < 1e-9, "OTIO: 1 + 1 + 0.48 + 1 s")
         let out = dir + "/retimed.mov"
         let r = try Oracle.mixwrite(["render", otio, "-o", out, "-q", "--json"])
@@ -119,15 +125,7 @@ struct RetimeTests {
             three
 
             """, language: "eng", in: dir, name: "subbed")
-        let (otio, _) = try RenderTests.timeline(dir, "retimed", """
-            v = track("V1", V); tl.tracks.append(v)
-            def timed(name, start, frames, effect):
-                c = clip(name, "\(media)", start, frames); c.effects.append(effect); return c
-            v.append(timed("fast", 25, 25, otio.schema.LinearTimeWarp(time_scalar=2.0)))
-            v.append(timed("back", 50, 25, otio.schema.LinearTimeWarp(time_scalar=-1.0)))
-            v.append(timed("hold", 25, 12, otio.schema.FreezeFrame()))
-            v.append(timed("slow", 75, 25, otio.schema.LinearTimeWarp(time_scalar=0.5)))
-            """)
+        let (otio, _) = try RenderTests.timeline(dir, "retimed", Self.fourClips(media))
         let out = dir + "/retimed.mov"
         let r = try Oracle.mixwrite(["render", otio, "-o", out, "-q"])
         try #require(r.status == 0, "\(r.stderr)")
