@@ -125,8 +125,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             try cutToPart(s, video: &videoPlan.video, audio: &audioPlan, chapters: chapters)
         }
         let placements = videoPlan.layers.enumerated().map { (i, l) in
-            var p = SubtitlePlacement(file: l.fx, label: layerLabel(i), start: l.start, from: l.from,
-                                      length: l.length ?? l.retime.flatMap { _ in l.fx.totalDuration.map { l.shown(max(.zero, $0 - l.from)) } })
+            var p = SubtitlePlacement(file: l.fx, label: layerLabel(i), start: l.start, from: l.from, length: l.soundLength)
             p.retime = l.retime
             return p
         } + [SubtitlePlacement(file: baseFile, label: "base")]
@@ -182,11 +181,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             guard let n = labels.firstIndex(of: sources[i].label) else { continue }
             let layer = plan.layers[n]
             (sources[i].timelineStart, sources[i].head, sources[i].span) = (layer.start, layer.from, layer.length)
-            if let r = layer.retime {
-                // A retimed track is made exactly as long as its picture shows: to fx's end when --out does not cut it.
-                sources[i].retime = r
-                sources[i].span = layer.length ?? layer.fx.totalDuration.map { layer.shown(max(.zero, $0 - layer.from)) }
-            }
+            if let r = layer.retime { (sources[i].retime, sources[i].span) = (r, layer.soundLength) }
         }
         return sources
     }
@@ -249,8 +244,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         plan.isStill = isStill
         if let r = layer.placement.retime {
             if isStill { throw .usage("\(name)--speed \(JobText.number(layer.placement.speed)): \(file.path) is a still picture, with no time to change") }
-            let half = MediaTime(frames: 1, rate: video.frameRate).scaled(by: Rational(1, 2))
-            (plan.retime, plan.retimeShift) = (r, r.media(half) - half - MediaTime(value: 1, timescale: Int64(1_000_000_000)))
+            (plan.retime, plan.retimeShift) = (r, r.readTime(at: .zero, rate: video.frameRate))
         }
         plan.opaque = layer.compositing == .none
         if let idle = layer.idleKeyOptions(byAlpha: byAlpha, unkeyed: plan.opaque) { plan.notes.append(name + idle) }

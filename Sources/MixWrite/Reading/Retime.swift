@@ -126,11 +126,16 @@ struct Retime: Sendable, Hashable {
         return pieces
     }
 
-    /// Where frame `n` of a piece of `frames` frames at `rate` shows its media, from the piece's first media time
-    /// (the in-point less its handle): `n`'s forward time, or `frames − 1 − n`'s when reversed.
-    func mediaOffset(ofFrame n: Int, of frames: Int, rate: Rational) -> MediaTime {
-        let moving = max(1, frames - held), k = min(n, moving - 1)
-        return media(MediaTime(frames: Int64(reversed ? moving - 1 - k : k), rate: rate))
+    /// The media time (from the clip's first) to ask a reader for at output offset `t` (its forward offset when
+    /// reversed) so that it shows the CLI's frame: a reader shows the last frame at most half an output frame of `rate`
+    /// past the time asked, and the CLI's `setpts` then `fps` the last whose time, over the speed, lies less than half an
+    /// output frame past `t`: so the media half a frame on, less that half frame and a hair (a frame exactly there is
+    /// the next output frame's: a nanosecond; a ramp's media is a Double's, to the microsecond: two). A freeze: 0.
+    func readTime(at t: MediaTime, rate: Rational) -> MediaTime {
+        guard !isFreeze else { return .zero }
+        let half = MediaTime(frames: 1, rate: rate).scaled(by: Rational(1, 2))
+        let hair = ramp == nil ? MediaTime(value: 1, timescale: Int64(1_000_000_000)) : MediaTime(value: 2, timescale: Int64(1_000_000))
+        return media(t + half) - half - hair
     }
 
     /// How it reads in a report: "2×", "0.5×", "reversed at 1×", "a freeze".

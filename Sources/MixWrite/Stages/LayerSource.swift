@@ -26,8 +26,8 @@ struct LayerPlan: Sendable {
     var opaque = false
     /// fx's size as it is keyed when placed: its own, upright and even.
     var ownSize: (width: Int, height: Int) = (0, 0)
-    /// Its speed (`speed`), and the move that makes its reader show the CLI's frame at it (`SequenceStage.Piece`'s):
-    /// half an output frame at the speed, less half one, less a nanosecond.
+    /// Its speed (`speed`), and the move that makes its reader show the CLI's frame at it (`Retime.readTime` at 0: a
+    /// layer's speed is one throughout).
     var retime: Retime?
     var retimeShift: MediaTime = .zero
 
@@ -43,6 +43,12 @@ struct LayerPlan: Sendable {
     /// `media` of fx's own time as output time, at its speed.
     func shown(_ media: MediaTime) -> MediaTime {
         retime.map { $0.output(media) } ?? media
+    }
+
+    /// How long its sound and cues last on the output: `length`; retimed with no `--out`, to fx's end at its speed (a
+    /// retimed track is made exactly as long as it shows); else nil, to fx's end.
+    var soundLength: MediaTime? {
+        length ?? retime.flatMap { _ in fx.totalDuration.map { shown(max(.zero, $0 - from)) } }
     }
 
     /// What of the layer may show: its rectangle (its placed picture's when none was asked).

@@ -18,24 +18,12 @@ struct SequenceStage: VideoStage {
         /// of n, `inPoint` then the start of the media the piece uses.
         var retime: Retime?
 
-        /// Where its frame `n` is read in its file: its reader shows the last media frame at most half an output frame
-        /// past the time asked. Retimed, the time asked is moved so that the frame shown is the CLI's (`setpts` then
-        /// `fps`): the last whose own time, over the speed, lies less than half an output frame past the frame's mapped
-        /// time (in media, half a frame at the speed); a freeze's, the in-point's.
+        /// Where its frame `n` is read in its file: at its time, or retimed, at the time that makes its reader show the
+        /// CLI's frame (`Retime.readTime`), never before the file's start (a reader sought there stays where it was).
         func mediaTime(ofFrame n: Int, rate: Rational) -> MediaTime {
             guard let retime else { return inPoint + MediaTime(frames: Int64(n), rate: rate) }
-            let mapped = inPoint + retime.mediaOffset(ofFrame: n, of: frames, rate: rate)
-            guard !retime.isFreeze else { return mapped }
-            let half = MediaTime(frames: 1, rate: rate).scaled(by: Rational(1, 2))
-            if retime.ramp != nil {
-                // Half an output frame on along the ramp itself (a ramp is played forwards only), less two microseconds:
-                // its media time is a Double's, to the microsecond.
-                let k = min(n, frames - retime.held - 1)
-                return max(.zero, inPoint + retime.media(MediaTime(frames: Int64(k), rate: rate) + half) - half
-                                  - MediaTime(value: 2, timescale: Int64(1_000_000)))
-            }
-            // Never before the file's start (a reader sought before it stays where it was).
-            return max(.zero, mapped + retime.media(half) - half - MediaTime(value: 1, timescale: Int64(1_000_000_000)))
+            let moving = max(1, frames - retime.held), k = min(n, moving - 1)
+            return max(.zero, inPoint + retime.readTime(at: MediaTime(frames: Int64(retime.reversed ? moving - 1 - k : k), rate: rate), rate: rate))
         }
 
         /// Its frames not shared with the next piece.

@@ -507,11 +507,12 @@ private struct Reader {
             guard !timed else { throw Problem(message: "\(label) changes its time twice (effect \(i + 1), \(kind)): mixwrite renders one speed a clip") }
             timed = true
             let scalar = kind == "FreezeFrame" ? 0 : (o["time_scalar"] as? NSNumber)?.doubleValue ?? 1
-            guard scalar.isFinite, scalar == 0 || (abs(scalar) >= Retime.slowest && abs(scalar) <= Retime.fastest) else {
+            guard scalar != 1 else { continue }
+            guard let r = Retime(scalar: scalar) else {
                 throw Problem(message: "\(label): its LinearTimeWarp's time_scalar \(scalar) is outside ±\(Retime.slowest) … ±"
                               + "\(NumberText.shortest(Retime.fastest)) (0 freezes)")
             }
-            retime = Retime(scalar: scalar)
+            retime = r
         }
         return retime
     }
