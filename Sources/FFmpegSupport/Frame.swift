@@ -330,6 +330,17 @@ extension Frame {
         try check(av_frame_copy(pointer, source.pointer), "av_frame_copy")
     }
 
+    /// This picture copied, every plane at its depth: into `old` when it has this size and format, else into a new
+    /// frame (a holder of copies reuses its frames). The corresponding FFmpeg call is `av_frame_copy`.
+    public func copied(reusing old: Frame?) throws(FFmpegError) -> Frame {
+        let copy: Frame
+        if let old, old.width == width, old.height == height, old.pixelFormat == pixelFormat { copy = old } else {
+            copy = try Frame(width: width, height: height, pixelFormat: pixelFormat)
+        }
+        try copy.copyPlanes(from: self)
+        return copy
+    }
+
     public func copyPicture(from source: Frame) throws(FFmpegError) {
         try makeWritable()
         withYUVPlanes { dst in source.withYUVPlanes { src in dst.copy(from: src) } }

@@ -168,13 +168,7 @@ public final class BlendPreview {
         do {
             var held: [Frame?] = []
             for (i, p) in pictures.enumerated() {
-                guard let p else { held.append(nil); continue }
-                var copy = i < old.count ? old[i] : nil
-                if copy?.width != p.width || copy?.height != p.height || copy?.pixelFormat != p.pixelFormat {
-                    copy = try Frame(width: p.width, height: p.height, pixelFormat: p.pixelFormat)
-                }
-                try copy!.copyPicture(from: p)
-                held.append(copy)
+                held.append(try p?.copied(reusing: i < old.count ? old[i] : nil))
             }
             return held
         } catch {

@@ -17,12 +17,7 @@ final class PreviewCaptions {
     func drawn(on picture: Frame, frame n: Int) throws(MixWriteError) -> Frame {
         let time = MediaTime(frames: Int64(n), rate: rate)
         guard let burner, burner.shows(at: time) else { return picture }
-        do {
-            if copy?.width != picture.width || copy?.height != picture.height || copy?.pixelFormat != picture.pixelFormat {
-                copy = try Frame(width: picture.width, height: picture.height, pixelFormat: picture.pixelFormat)
-            }
-            try copy!.copyPicture(from: picture)
-        } catch {
+        do { copy = try picture.copied(reusing: copy) } catch {
             throw .processing(file: nil, "the preview's captions: \(error.description)")
         }
         try burner.draw(on: copy!, at: time)

@@ -239,12 +239,8 @@ final class PieceReaders {
             // The window's earliest picture sought (the reader is past it, at the window before).
             let picture = try picture(of: reader, piece: k, at: t, seeking: last == nil)
             do {
-                var copy = spare.popLast()
-                if copy?.width != picture.width || copy?.height != picture.height || copy?.pixelFormat != picture.pixelFormat {
-                    copy = try Frame(width: picture.width, height: picture.height, pixelFormat: picture.pixelFormat)
-                }
-                try copy!.copyPicture(from: picture)
-                (frames[m], last) = (copy!, (t, copy!))
+                let copy = try picture.copied(reusing: spare.popLast())
+                (frames[m], last) = (copy, (t, copy))
             } catch {
                 throw .processing(error, file: piece.file.path)
             }
