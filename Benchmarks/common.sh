@@ -12,6 +12,14 @@ else
     bin="$(swift build -c release --show-bin-path)/mixwrite"
 fi
 ff() { ffmpeg -nostdin -hide_banner -loglevel error -y "$@"; }
+# The floor of a 1080p30 job: x264 alone encoding MOVIE's frames at the jobs' settings (veryfast, crf 20), read raw
+# from RAW (MOVIE decoded there once, now): no decoding, no filtering, no sound. Sets x264_cmd, writing OUT; the caller
+# removes RAW when done: x264_floor MOVIE RAW OUT
+x264_floor() {
+    ff -i "$1" -map 0:v -f rawvideo -pix_fmt yuv420p "$2"
+    x264_cmd=(ffmpeg -nostdin -loglevel error -y -f rawvideo -pix_fmt yuv420p -s 1920x1080 -r 30 -i "$2"
+        -c:v libx264 -preset veryfast -crf 20 "$3")
+}
 # One run of a command: wall seconds, CPU seconds (user + system), peak resident memory in MB.
 measure() { /usr/bin/time -f "%e %U %S %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}'; }
 # The medians of a runs file (lines of "NAME WALL CPU MEM", from measure), then each of NAMES' median wall over

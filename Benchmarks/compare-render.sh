@@ -68,9 +68,7 @@ ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "${clips[0]}" -i "${clips[1]}"
 # The floor: x264 alone encoding the render's 360 frames at the same settings (veryfast, crf 20), read raw from a file
 # (mixwrite's output decoded once, beforehand): no decoding, no dissolves, no sound.
 raw="$work/render-frames.yuv"
-"${mixwrite_cmd[@]}" && ff -i "$work/mixwrite-render.mp4" -map 0:v -f rawvideo -pix_fmt yuv420p "$raw"
-x264_cmd=(ffmpeg -nostdin -loglevel error -y -f rawvideo -pix_fmt yuv420p -s 1920x1080 -r 30 -i "$raw"
-    -c:v libx264 -preset veryfast -crf 20 "$work/x264-alone.mp4")
+"${mixwrite_cmd[@]}" && x264_floor "$work/mixwrite-render.mp4" "$raw" "$work/x264-alone.mp4"
 for i in $(seq "$rounds"); do
     echo "mixwrite $(measure "${mixwrite_cmd[@]}")" | tee -a "$work/render-runs.txt"
     echo "melt     $(measure "${melt_cmd[@]}")" | tee -a "$work/render-runs.txt"

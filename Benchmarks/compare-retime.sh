@@ -57,9 +57,7 @@ ffmpeg_cmd=(ffmpeg -nostdin -loglevel error -y -i "$work/retime-1.mov" -i "$work
 # The floor: x264 alone encoding the 300 frames at the same settings, read raw from a file (mixwrite's output decoded
 # once, beforehand): no decoding, no retiming, no sound.
 raw="$work/retime-frames.yuv"
-"${mixwrite_cmd[@]}" && ff -i "$work/mixwrite-retime.mp4" -map 0:v -f rawvideo -pix_fmt yuv420p "$raw"
-x264_cmd=(ffmpeg -nostdin -loglevel error -y -f rawvideo -pix_fmt yuv420p -s 1920x1080 -r 30 -i "$raw"
-    -c:v libx264 -preset veryfast -crf 20 "$work/x264-retime.mp4")
+"${mixwrite_cmd[@]}" && x264_floor "$work/mixwrite-retime.mp4" "$raw" "$work/x264-retime.mp4"
 for i in $(seq "$rounds"); do
     echo "mixwrite $(measure "${mixwrite_cmd[@]}")" | tee -a "$work/retime-runs.txt"
     echo "ffmpeg   $(measure "${ffmpeg_cmd[@]}")" | tee -a "$work/retime-runs.txt"
