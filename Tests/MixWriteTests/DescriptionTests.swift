@@ -106,6 +106,7 @@ struct DescriptionTests {
         (concat.run.smart, concat.run.trustCopies) = (.off, true)
         (concat.run.parts, concat.run.part) = (3, 1)
         (concat.run.start, concat.run.length) = (0.5, 1)   // described only: the job is never run (parts refuse --start)
+        (concat.retiming.interpolation, concat.retiming.freezeAudio) = (.blend, .hold)
         (concat.transition, concat.transitionsAt, concat.transitionCurve) = (Transition(kind: .fadeblack, seconds: 0.5),
                                                                              [1: Transition(kind: .wipeleft, seconds: 0.25)], .tri)
         concat.hdr = .keep
@@ -146,6 +147,7 @@ struct DescriptionTests {
         picture(&render.picture)
         (render.audio, render.run.strict, render.run.overwrite, render.run.parts, render.run.part, render.run.smart) = (audio, true, true, 2, 2, .on)
         (render.run.start, render.run.length, render.transitionCurve, render.timelineName, render.run.trustCopies) = (0.5, 1, .qsin, "Cut 2", true)
+        (render.retiming.interpolation, render.retiming.freezeAudio) = (.motion, .hold)
         (blend.captions, concat.captions, still.captions, remix.captions, render.captions) = (captions, captions, captions, tracks, captions)
         var tags = MovieTags()
         (tags.title, tags.timecode) = ("A title", "01:00:00;02")

@@ -26,6 +26,8 @@ public struct ConcatJob: Sendable {
     public var captions = CaptionSettings()
     /// The movie's title and start timecode (`--title`, `--timecode`).
     public var tags = MovieTags()
+    /// How retimed clips fill frames between their media's and what sounds under a freeze (`--interpolate`, `--freeze-audio`).
+    public var retiming = RetimeSettings()
 
     public init(clips: [String], output: String) {
         self.clips = clips
@@ -57,6 +59,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
                  + " an SDR clip placed at 203 cd/m², one of the other transfer converted by zscale."),
         ]
         return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + own + transitionOptions
+            + RetimeSettings.options.map { $0.lifted(\.retiming) }
             + smartOptions + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + captionOptions + tagOptions + partOptions + commonOptions
@@ -176,6 +179,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         let (pieces, starts, spans) = try pieces(files, specs, rate: video.frameRate)
         let sounding = Self.moving(pieces, rate: video.frameRate)
         var plan = SequenceStage.Plan(pieces: pieces, video: video)
+        plan.interpolation = retiming.interpolation
         (plan.hdr, plan.light) = (kept, kept.flatMap { t in files.first { $0.mainVideo?.hdr == t }?.firstPictureLight() })
         if let selection {
             _ = try selection.frames(of: plan.wholeFrameCount)   // refused before the part's folder is made
@@ -216,7 +220,8 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
     }
 
     /// Every track of every clip at its clip's place, for its span, faded over its transitions (a clip with its own
-    /// time: at its speed, for its moving part, its held end silent), then the `--audio` files'.
+    /// time: at its speed, for its moving part, its held end silent or, with `--freeze-audio hold`, sustained), then
+    /// the `--audio` files'.
     func clipSounds(_ files: [MediaFile], _ specs: [ConcatClip], extra: [(String, MediaFile)], pieces: [SequenceStage.Piece],
                     starts: [MediaTime], spans: [MediaTime], rate: Rational, warnings: inout [String]) throws(MixWriteError) -> [AudioSource] {
         let labelled = files.enumerated().map { ("clip\($0.offset + 1)", $0.element) }
@@ -227,7 +232,14 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
             let c = sources[i].inputIndex
             (sources[i].timelineStart, sources[i].span) = (starts[c], spans[c])
             sources[i].fades = Self.fades(clip: c, pieces: pieces, starts: starts, rate: rate)
-            if pieces[c].retime != nil { (sources[i].retime, sources[i].span) = (specs[c].soundRetime, sounding[c]) }
+            guard pieces[c].retime != nil else { continue }
+            (sources[i].retime, sources[i].span) = (specs[c].soundRetime, sounding[c])
+            if retiming.freezeAudio == .hold && specs[c].freeze > 0 {
+                // Its held end sounds too: the moment its last frame shows, sustained.
+                var held = specs[c].soundRetime ?? Retime(speed: Rational(1, 1))
+                (held.holdsSound, held.heldSound) = (true, spans[c] - sounding[c])
+                (sources[i].retime, sources[i].span) = (held, spans[c])
+            }
         }
         return sources
     }

@@ -23,6 +23,8 @@ public struct RenderJob: Sendable {
     public var captions = CaptionSettings()
     /// The movie's title and start timecode (`--title`, `--timecode`).
     public var tags = MovieTags()
+    /// How retimed clips fill frames between their media's and what sounds under a freeze (`--interpolate`, `--freeze-audio`).
+    public var retiming = RetimeSettings()
 
     public init(timeline: String, output: String) {
         self.timeline = timeline
@@ -48,7 +50,8 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         ]
         let curve: JobOption<Self> = .choice("transition-curve", \.transitionCurve, default: blank.transitionCurve,
                                              help: "The sound's cross-fade over a dissolve, by afade's curves: tri (linear, as OTIO's dissolve), qsin (equal power) …")
-        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve] + smartOptions + excerptOptions
+        return inputs + PictureSettings.options(blank.picture).map { $0.lifted(\.picture) } + [curve]
+            + RetimeSettings.options.map { $0.lifted(\.retiming) } + smartOptions + excerptOptions
             + [AudioOptions.filesOption.lifted(\.audio)] + AudioOptions.options.map { $0.lifted(\.audio) }
             + captionOptions + tagOptions + partOptions + commonOptions
     }
@@ -228,6 +231,7 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
             let span = p.span.flatMap { p.start + $0 >= video.wholeLength && p.retime == nil ? nil : $0 }
             (sources[i].timelineStart, sources[i].head, sources[i].span, sources[i].fades) = (p.start, p.head, span, p.fades)
             sources[i].retime = p.retime
+            if retiming.freezeAudio == .hold && p.retime?.isFreeze == true { sources[i].retime?.holdsSound = true }
         }
         var plan = try mix.plan(sources: sources, duration: video.wholeLength, codec: codec)
         plan?.strict = run.strict
@@ -292,7 +296,9 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
             gap.isGap = true
             pieces.append(gap)
         }
-        return SequenceStage.Plan(pieces: pieces, video: video)
+        var plan = SequenceStage.Plan(pieces: pieces, video: video)
+        plan.interpolation = retiming.interpolation
+        return plan
     }
 
     /// The media a clip uses, shown with `head` before it and `tail` after it on the output (its transitions' handles),

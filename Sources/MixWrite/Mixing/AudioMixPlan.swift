@@ -397,18 +397,18 @@ struct AudioMixPlan: Sendable {
         }
     }
 
-    /// A retimed source's `count` samples of output from its media at sample `cut`: silent under a freeze; else its
+    /// A retimed source's `count` samples of output from its media at sample `cut`: silent under a freeze (unless held); else its
     /// sound pieces (one, but a ramp's every tenth of a second, `Retime.soundPieces`), each made by `piece` with its
     /// speed's stretcher offset from `delays`, a ramp's joined by short cross-fades. `tag` names its branches in the
     /// graph (a ramp's split is labelled by it, unique among the sources).
     private func retimed(_ r: Retime, cut: Int64, count: Int64, delays: [Rational: Int64], tag: String) -> [String] {
-        guard !r.isFreeze else {
+        let pieces = r.soundPieces(count: count, sampleRate: sampleRate)
+        guard !pieces.isEmpty else {
             var filters: [String] = []
             trim(cut: cut, count: count, into: &filters)
             return filters + ["volume=0", "apad=whole_len=\(count)", "atrim=end_sample=\(count)"]
         }
-        let pieces = r.soundPieces(count: count, sampleRate: sampleRate)
-        guard pieces.count > 1 else { return piece(pieces[0], of: r, cut: cut, extra: 0, delay: delays[pieces[0].speed] ?? 0) }
+        guard pieces.count > 1 else { return piece(pieces[0], of: r, cut: cut, extra: 0, delay: pieces[0].holds ? 0 : delays[pieces[0].speed] ?? 0) }
         // A ramp: each piece its own chain from the one decoded sound, made `overlap` longer but the last, and each
         // joined to the next by a linear cross-fade over that overlap (acrossfade), so the next starts at its own place.
         let overlap = Int64(Self.rampOverlap * Double(sampleRate))
@@ -416,7 +416,7 @@ struct AudioMixPlan: Sendable {
         var chains = ["asplit=\(pieces.count)" + labels.map { "[\($0)]" }.joined()]
         for (k, p) in pieces.enumerated() {
             let extra = k + 1 < pieces.count ? overlap : 0
-            chains.append("[\(labels[k])]" + piece(p, of: r, cut: cut, extra: extra, delay: delays[p.speed] ?? 0).joined(separator: ",") + "[\(labels[k])o]")
+            chains.append("[\(labels[k])]" + piece(p, of: r, cut: cut, extra: extra, delay: p.holds ? 0 : delays[p.speed] ?? 0).joined(separator: ",") + "[\(labels[k])o]")
         }
         var joined = "[\(labels[0])o]"
         for k in pieces.indices.dropFirst() {
@@ -441,7 +441,7 @@ struct AudioMixPlan: Sendable {
         let count = Int64(p.output.count) + extra
         let used = Int64(p.media.count) + Int64((Double(extra) * p.speed.doubleValue).rounded())
         let start = cut + p.media.lowerBound
-        let stretched = p.speed != Rational(1, 1) && !r.pitchFollows
+        let stretched = p.speed != Rational(1, 1) && (!r.pitchFollows || p.holds)
         let lead = stretched ? Int64((Stretch.preroll * p.speed.doubleValue * Double(sampleRate)).rounded()) : 0
         let own = r.reversed ? 0 : min(start, lead)
         // A stretcher's last output is its flush: fed as much again after the piece (where the sound has it), it is
@@ -451,6 +451,9 @@ struct AudioMixPlan: Sendable {
         trim(cut: start - own, count: own + used + after, into: &filters)
         if r.reversed { filters.append("areverse") }
         if lead > own { filters.append("adelay=delays=\(lead - own)S:all=1") }
+        // Stretched many times over, rubberband gives its last input's output only when more follows: a held sound
+        // (its media may end at the grain) is followed by silence, past the samples kept.
+        if p.holds { filters.append("apad=pad_len=\(Int64(Stretch.preroll * Double(sampleRate)))") }
         if stretched {
             let off = max(0, Int64((Stretch.preroll * Double(sampleRate)).rounded()) + delay)
             filters += [Stretch.filter(speed: p.speed), "atrim=start_sample=\(off)", "asetpts=PTS-STARTPTS"]

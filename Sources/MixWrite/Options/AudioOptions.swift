@@ -229,8 +229,8 @@ public struct AudioOptions: Sendable {
         plan.codec = codec
         plan.stems = stems
         for i in plan.sources.indices {
-            guard let r = plan.sources[i].retime, !r.isFreeze, !r.pitchFollows, r.changesSpeed, let count = plan.placement(plan.sources[i]).count else { continue }
-            for p in r.soundPieces(count: count, sampleRate: rate) where p.speed != Rational(1, 1) {
+            guard let r = plan.sources[i].retime, !r.pitchFollows, let count = plan.placement(plan.sources[i]).count else { continue }
+            for p in r.soundPieces(count: count, sampleRate: rate) where p.speed != Rational(1, 1) && !p.holds {
                 plan.sources[i].stretchDelays[p.speed] = try Stretch.delay(speed: p.speed, sampleRate: rate)
             }
         }
@@ -301,12 +301,14 @@ public struct AudioOptions: Sendable {
         if s.driftPPM != 0 { steps.append(String(format: "its clock's drift (%+.1f ppm) corrected", s.driftPPM)) }
         if let r = s.retime, let span = s.span {
             // Its clip's time changed: the media it uses, how it is played, how long it lasts.
-            let (from, to) = (s.head.seconds, (s.head + r.media(span)).seconds)
+            let (from, to) = (s.head.seconds, (s.head + r.media(span - r.heldSound)).seconds)
             let x = NumberText.shortest(r.speed.doubleValue)
             let ramp = r.ramp.map { "along a ramp (" + $0.map { NumberText.shortest($0.speed) + "×" }.joined(separator: " to ") + ")" }
-            let played = !r.changesSpeed ? "played backwards"
+            let played = !r.changesSpeed ? (r.reversed ? "played backwards" : "played as it is")
                 : "played \(r.reversed ? "backwards " : "")\(ramp ?? "at \(x)×") (\(r.pitchFollows ? "its pitch with it, as a tape" : "pitch kept"))"
-            steps.append(r.isFreeze ? "silent under a freeze frame" : "its \(JobText.number(from)) s to \(JobText.number(to)) s \(played)")
+            let held = r.holdsSound ? "the sound at its held frame sustained" : "silent under a freeze frame"
+            steps.append(r.isFreeze ? held : "its \(JobText.number(from)) s to \(JobText.number(to)) s \(played)")
+            if r.holdsSound && r.heldSound > .zero { steps.append("its last \(JobText.number(r.heldSound.seconds)) s \(held)") }
             steps.append("lasts \(JobText.number(span.seconds)) s")
         } else {
             if s.head > .zero { steps.append("from its \(JobText.number(s.head.seconds)) s") }

@@ -16,6 +16,10 @@ struct Retime: Sendable, Hashable {
     var pitchFollows = false
     /// Output frames at the end that hold the last frame (a concat clip's `freeze=S`).
     var held = 0
+    /// Under its freeze, or its held end, the sound at the held frame sustained (`--freeze-audio hold`), not silence.
+    var holdsSound = false
+    /// How long its sound's held end lasts (a concat clip's `freeze=S` when `holdsSound`); the rest moves.
+    var heldSound: MediaTime = .zero
     /// A speed ramp: speeds at output seconds from the clip's start, linear between them, the first before the first
     /// point and the last after the last (`speed=1@0,0.25@2,1@4`); `speed` is then the first. nil: `speed` throughout.
     var ramp: [RampPoint]?
@@ -95,14 +99,43 @@ struct Retime: Sendable, Hashable {
         var output: Range<Int64>
         var media: Range<Int64>
         var speed: Rational
+        /// A held sound (`holdsSound`): its stretch is heard as a sustain, its stretcher's delay not taken off.
+        var holds = false
     }
 
     /// Output seconds a ramp's sound piece lasts at most.
     static let rampPiece = 0.1
 
     /// Its sound in pieces of one speed each, in samples of `rate`: one, but a ramp's every `rampPiece` of output (those
-    /// of one speed joined), each the media between its ends' mapped times at their mean speed.
+    /// of one speed joined), each the media between its ends' mapped times at their mean speed; then a held end's. A
+    /// freeze's: its held sound, or none (silent).
     func soundPieces(count: Int64, sampleRate rate: Int) -> [SoundPiece] {
+        let sample = Rational(1, Int32(rate))
+        if isFreeze { return holdsSound ? [Self.holding(output: 0..<count, from: 0, reversed: false, rate: rate)] : [] }
+        let held = holdsSound ? min(count - 1, heldSound.ticks(in: sample)) : 0
+        var pieces = movingPieces(count: count - held, sampleRate: rate)
+        if held > 0, let last = pieces.last {
+            pieces.append(Self.holding(output: (count - held)..<count, from: last.media.upperBound, reversed: reversed, rate: rate))
+        }
+        return pieces
+    }
+
+    /// The least media a held sound is stretched from (a few periods of a low voice), and the longest it is stretched
+    /// (rubberband's slowest).
+    static let holdGrain = 0.05
+
+    /// A held sound for `output`'s samples: the media's `holdGrain` at the held frame (from `from` on, or before it
+    /// when it ends the clip's forward media, since there is none after; a reversed clip's is its start), stretched to
+    /// fill it, no slower than the slowest speed (a long hold stretches more of the media).
+    private static func holding(output: Range<Int64>, from: Int64, reversed: Bool, rate: Int) -> SoundPiece {
+        let length = Int64(output.count)
+        let grain = min(length, max(Int64(holdGrain * Double(rate)), Int64((Double(length) * slowest).rounded(.up))))
+        let start = from == 0 || reversed ? 0 : max(0, from - grain)
+        return SoundPiece(output: output, media: start..<(start + grain), speed: Rational(Int32(grain), Int32(length)).reduced(), holds: true)
+    }
+
+    /// The moving part's sound pieces.
+    private func movingPieces(count: Int64, sampleRate rate: Int) -> [SoundPiece] {
         guard let ramp else {
             let sample = Rational(1, Int32(rate))
             return [SoundPiece(output: 0..<count, media: 0..<max(1, media(MediaTime(ticks: count, timeBase: sample)).ticks(in: sample)), speed: speed)]

@@ -117,6 +117,23 @@ final class VideoTrackReader: PictureSource {
         return converted
     }
 
+    /// The next decoded picture (each once, in order, from where it is: the file's first, or a seek's keyframe) and its
+    /// time; nil at the end. For a filter that needs every frame of a clip, not the one showing at a time.
+    func nextPicture() throws(MixWriteError) -> (picture: Frame, time: MediaTime)? {
+        if current == nil {
+            guard try readNext() else { return nil }
+        } else {
+            if next == nil, try readNext() == false { return nil }
+            guard let n = next else { return nil }
+            (current, next, converted) = (n, nil, nil)
+        }
+        guard let c = current else { return nil }
+        do { converted = try picture.convert(c.frame) } catch {
+            throw .processing(file: file.path, "video stream #\(stream.index): \(error.description)")
+        }
+        return (converted!, c.time)
+    }
+
     /// The first picture of `file` that decodes from `from` (its own time) on, at its own size (`keepAlpha`: with its
     /// alpha). Refuses a file with none: laid over base it would show nothing, and the render would say only that
     /// packets were damaged. Reads up to the first good frame.

@@ -47,6 +47,8 @@ struct SequenceStage: VideoStage {
         var light: LightMetadata?
         /// `--smart`: the clips' GOPs copied where no transition touches them; nil: every frame encoded, not said.
         var smart: SmartPlan?
+        /// How a forward clip with a changed speed fills frames between its media's (`--interpolate`).
+        var interpolation = Interpolation.nearest
 
         /// Each piece's first frame on the output.
         let starts: [Int]
@@ -150,6 +152,8 @@ extension SequenceStage.Plan {
 final class PieceReaders {
     let plan: SequenceStage.Plan
     private var open: [Int: any PictureSource] = [:]
+    /// The pieces whose frames `minterpolate` makes (`Plan.interpolation`), by piece.
+    private var interpolated: [Int: InterpolatedPictures] = [:]
     private var damaged = 0
     /// The media time each reader showed last, so a preview moving within a piece only seeks when it must.
     private var shown: [Int: MediaTime] = [:]
@@ -186,6 +190,7 @@ final class PieceReaders {
             open[k] = reader
         }
         if plan.pieces[k].retime?.reversed == true { return try reversedPicture(piece: k, frame: n, reader: reader) }
+        if let filter = try interpolator(piece: k, reader: reader) { return try filter.picture(frame: n) }
         let t = plan.pieces[k].mediaTime(ofFrame: n, rate: plan.video.frameRate)
         return try picture(of: reader, piece: k, at: t)
     }
@@ -249,9 +254,20 @@ final class PieceReaders {
         return frames[n]!
     }
 
+    /// Piece `k`'s `minterpolate` when the plan interpolates and it plays forwards at a changed speed.
+    private func interpolator(piece k: Int, reader: any PictureSource) throws(MixWriteError) -> InterpolatedPictures? {
+        if let filter = interpolated[k] { return filter }
+        let piece = plan.pieces[k]
+        guard plan.interpolation != .nearest, let r = piece.retime, !r.isFreeze, !r.reversed, r.changesSpeed,
+              let movie = reader as? VideoTrackReader else { return nil }
+        let filter = InterpolatedPictures(piece: piece, reader: movie, rate: plan.video.frameRate, mode: plan.interpolation)
+        interpolated[k] = filter
+        return filter
+    }
+
     private func closeReader(_ k: Int) {
         damaged += open[k]?.damagedPackets ?? 0
-        (open[k], shown[k], keyframes[k]) = (nil, nil, nil)
+        (open[k], shown[k], keyframes[k], interpolated[k]) = (nil, nil, nil, nil)
         if window?.piece == k { window = nil }
     }
 
