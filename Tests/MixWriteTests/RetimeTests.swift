@@ -276,6 +276,47 @@ struct RetimeTests {
             #expect(bad.status == 1 && bad.stderr.contains(words), "\(spec): \(bad.stderr)")
         }
     }
+
+    @Test("an EDL as Resolve writes speed changes (from 01:00:00:00, M2 lines: 050.0 over 2 s of source, -025.0 over its own length): 2× and reversed, the CLI's frames",
+          .enabled(if: RenderTests.hasAdapters, "python3's opentimelineio is not installed with its adapters (scripts/install-deps.sh test installs them)"))
+    func edlSpeeds() throws {
+        let dir = try Oracle.scratch()
+        let media = try Self.media(dir)
+        let edl = dir + "/speeds.edl"
+        try Data("""
+        TITLE: Resolve Export
+        FCM: NON-DROP FRAME
+
+        001  AX       V     C        00:00:00:00 00:00:02:00 01:00:00:00 01:00:01:00
+        M2   AX       050.0                00:00:00:00
+        * FROM CLIP NAME: media.mov
+
+        002  AX       V     C        00:00:03:00 00:00:04:00 01:00:01:00 01:00:02:00
+        M2   AX       -025.0               00:00:03:00
+        * FROM CLIP NAME: media.mov
+
+        003  AX       V     C        00:00:04:00 00:00:05:00 01:00:02:00 01:00:03:00
+        * FROM CLIP NAME: media.mov
+
+        """.utf8).write(to: URL(fileURLWithPath: edl))
+        let out = dir + "/speeds.mov"
+        let r = try Oracle.mixwrite(["render", edl, "-o", out, "--fps", "25", "-q"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let cli = dir + "/cli.mov"
+        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+            "[0:v]trim=start=0:end=2,setpts=(PTS-STARTPTS)/2,fps=25[a];[0:v]trim=start=3:end=4,setpts=PTS-STARTPTS,reverse[b];"
+            + "[0:v]trim=start=4:end=5,setpts=PTS-STARTPTS[c];[a][b][c]concat=n=3:v=1:a=0,format=yuv420p[v]",
+            "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
+        try #require(c.status == 0, "\(c.stderr)")
+        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
+        #expect(ours.count == 75 && theirs.count == 75, "3 s at 25 fps: \(ours.count), \(theirs.count)")
+        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        print("an EDL's M2 speeds against the CLI's: worst luma PSNR \(worst) dB")
+        #expect(worst >= 40)
+        // The reversed event's media 3–4 s backwards: the click on its 3 s at the output's 2 s less its 4 ms.
+        let found = try Self.clicks(out)
+        #expect(found.contains { abs($0 - (2 - 0.004)) < 0.001 }, "\(found)")
+    }
 }
 
 private func fourDigits(_ x: Double) -> String { String(format: "%.4f", x) }
