@@ -92,6 +92,8 @@ extension CommonOptions {
             if l.still { words.append(l.out.map { "held \(n($0)) s" } ?? "held to the end") } else {
                 words.append("its \(n(l.in)) s to \(l.out.map { n($0) + " s" } ?? "its end")")
             }
+            if let x = l.speed { words.append(x < 0 ? "backwards at \(n(-x))×" : "at \(n(x))×") }
+            if let s = l.freeze { words.append("its last frame held \(n(s)) s") }
             words.append(l.place.map { "in \($0.map(String.init).joined(separator: ","))" } ?? "the whole frame")
             if l.opacity != 1 { words.append("opacity \(n(l.opacity))") }
             if let k = l.key {

@@ -125,9 +125,11 @@ struct DescriptionTests {
         (blend.run.parts, blend.run.part) = (4, 2)   // described only: the job is never run (parts refuse --start)
         (blend.placement.at, blend.placement.from, blend.placement.to) = (0.5, 0.25, 1.5)
         (blend.placement.place, blend.placement.opacity, blend.placement.speed) = ([-10, 20, 100, 60], 0.75, 1.5)
+        (blend.placement.reverse, blend.placement.freeze, blend.placement.pitchFollows) = (true, 0.5, true)
         var extra = Layer(fx: Oracle.fixture("edges.mov"))
         (extra.placement.at, extra.placement.from, extra.placement.to, extra.placement.place, extra.placement.opacity) = (1, 0.5, 1.75, [80, 0, 80, 60], 0.5)
         extra.placement.speed = 0.5
+        (extra.placement.reverse, extra.placement.freeze, extra.placement.pitchFollows) = (true, 1.25, true)
         (extra.key.keyColor, extra.key.threshold, extra.key.smoothing, extra.key.despill) = (KeyColor(r: 0, g: 0, b: 1), 0.3, 0.2, true)
         extra.compositing = .chroma
         var second = Layer(fx: Oracle.fixture("fx.mov"))

@@ -317,6 +317,70 @@ struct RetimeTests {
         let found = try Self.clicks(out)
         #expect(found.contains { abs($0 - (2 - 0.004)) < 0.001 }, "\(found)")
     }
+
+    @Test("a layer reversed at 2×, its last frame held 1 s (media 1–5 s, :reverse:speed=2:freeze=1): the CLI's frames (trim, setpts, reverse, tpad), its clicks backwards where the speed puts them, silent while held")
+    func layerReverseFreeze() throws {
+        let dir = try Oracle.scratch()
+        let media = try Self.media(dir)
+        let out = dir + "/layer.mov"
+        let r = try Oracle.mixwrite(["blend", "--layer", media + ":reverse:speed=2:in=1:out=5:freeze=1:key=none", media, "-o", out,
+                                     "--mute", "base", "-q", "--json"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let layers = report["layers"] as? [[String: Any]] ?? []
+        #expect((layers.first?["speed"] as? NSNumber)?.doubleValue == -2 && (layers.first?["freeze"] as? NSNumber)?.doubleValue == 1, "\(layers)")
+        let cli = dir + "/cli.mov"
+        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+            "[0:v]trim=start=1:end=5,setpts=(PTS-STARTPTS)/2,fps=25,reverse,tpad=stop_mode=clone:stop_duration=1[a];"
+            + "[0:v]trim=start=3:end=6,setpts=PTS-STARTPTS[b];[a][b]concat=n=2:v=1:a=0,format=yuv420p[v]",
+            "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
+        try #require(c.status == 0, "\(c.stderr)")
+        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
+        #expect(ours.count == 150 && theirs.count == 150, "6 s at 25 fps: \(ours.count), \(theirs.count)")
+        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        print("a reversed, held layer against the CLI's: worst luma PSNR \(worst) dB")
+        #expect(worst >= 40)
+        // Media clicks at 4, 3, 2, 1 s played backwards at 2× from 0 s: at (5 − m) / 2, each 2 ms long and reversed.
+        let found = try Self.clicks(out)
+        let expected = [4.0, 3, 2, 1].map { (5 - $0) / 2 - 0.002 }
+        print("reversed layer clicks: \(found.map(fourDigits)), expected \(expected.map(fourDigits))")
+        try #require(found.count == expected.count, "\(found)")
+        for (f, e) in zip(found, expected) { #expect(abs(f - e) < 0.008, "click at \(f) s, expected \(e) s") }
+        let mono = Oracle.channel(try Oracle.decodeAudio(out), 0, of: 2)
+        #expect(Oracle.rms(mono[Int(2.05 * 48000)..<Int(2.95 * 48000)]) < -60, "silent while its frame is held")
+    }
+
+    @Test("a reversed clip and a FreezeFrame on an upper track (over a clip on V1): the CLI's frames for the same mapping",
+          .enabled(if: Oracle.hasOTIO, "python3's opentimelineio is not installed (scripts/install-deps.sh test installs it)"))
+    func upperTrack() throws {
+        let dir = try Oracle.scratch()
+        let media = try Self.media(dir)
+        let (otio, seconds) = try RenderTests.timeline(dir, "upper", """
+            v1 = track("V1", V); v2 = track("V2", V); tl.tracks.extend([v1, v2])
+            v1.append(clip("base", "\(media)", 0, 100))
+            def timed(name, start, frames, effect):
+                c = clip(name, "\(media)", start, frames); c.effects.append(effect); return c
+            v2.append(gap(12))
+            v2.append(timed("back", 50, 25, otio.schema.LinearTimeWarp(time_scalar=-1.0)))
+            v2.append(timed("hold", 25, 12, otio.schema.FreezeFrame()))
+            """)
+        #expect(abs(seconds - 4) < 1e-9)
+        let out = dir + "/upper.mov"
+        let r = try Oracle.mixwrite(["render", otio, "-o", out, "-q"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let cli = dir + "/cli.mov"
+        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+            "[0:v]trim=start=0:end=0.48,setpts=PTS-STARTPTS[a];[0:v]trim=start=2:end=3,setpts=PTS-STARTPTS,reverse[b];"
+            + "[0:v]trim=start=1:end=1.04,setpts=PTS-STARTPTS,loop=loop=11:size=1:start=0,setpts=N/25/TB[c];"
+            + "[0:v]trim=start=1.96:end=4,setpts=PTS-STARTPTS[d];[a][b][c][d]concat=n=4:v=1:a=0,format=yuv420p[v]",
+            "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
+        try #require(c.status == 0, "\(c.stderr)")
+        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
+        #expect(ours.count == 100 && theirs.count == 100, "4 s at 25 fps: \(ours.count), \(theirs.count)")
+        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        print("a reversed clip and a freeze on V2 against the CLI's: worst luma PSNR \(worst) dB")
+        #expect(worst >= 40)
+    }
 }
 
 private func fourDigits(_ x: Double) -> String { String(format: "%.4f", x) }

@@ -17,11 +17,17 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
     public var opacity: Double = 1
     /// fx's seconds a second of the output (`speed`): 2 twice as fast, 0.5 half; its picture and every track of its sound.
     public var speed: Double = 1
+    /// Played backwards over the same span (`reverse`), its sound too.
+    public var reverse = false
+    /// Seconds its last frame is held after its span (`freeze`), silent.
+    public var freeze: Double = 0
+    /// Its sound's pitch moves with the speed, as a tape's (`pitch=follow`); by default it is kept.
+    public var pitchFollows = false
 
     public init() {}
 
     /// Its option names (the tuning page's settings).
-    enum CodingKeys: String, CodingKey { case at, from = "in", to = "out", place, opacity, speed }
+    enum CodingKeys: String, CodingKey { case at, from = "in", to = "out", place, opacity, speed, reverse, freeze, pitch }
 
     public init(from decoder: any Swift.Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -31,10 +37,32 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
         place = try c.decodeIfPresent([Int].self, forKey: .place)
         opacity = try c.decodeIfPresent(Double.self, forKey: .opacity) ?? 1
         speed = try c.decodeIfPresent(Double.self, forKey: .speed) ?? 1
+        reverse = try c.decodeIfPresent(Bool.self, forKey: .reverse) ?? false
+        freeze = try c.decodeIfPresent(Double.self, forKey: .freeze) ?? 0
+        pitchFollows = try c.decodeIfPresent(String.self, forKey: .pitch) == "follow"
     }
 
-    /// Its change of time (`speed`); nil at 1.
-    var retime: Retime? { speed == 1 ? nil : Retime(scalar: speed) }
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(at, forKey: .at)
+        try c.encode(from, forKey: .from)
+        try c.encodeIfPresent(to, forKey: .to)
+        try c.encodeIfPresent(place, forKey: .place)
+        try c.encode(opacity, forKey: .opacity)
+        try c.encode(speed, forKey: .speed)
+        try c.encode(reverse, forKey: .reverse)
+        try c.encode(freeze, forKey: .freeze)
+        try c.encode(pitchFollows ? "follow" : "keep", forKey: .pitch)
+    }
+
+    /// Its change of time (`speed`, `reverse`, `pitch`; a `freeze` alone changes none: the plan holds the last frame);
+    /// nil when it plays as it is.
+    var retime: Retime? {
+        guard speed != 1 || reverse else { return nil }
+        var r = Retime(speed: Rational(parsing: NumberText.shortest(speed)) ?? Rational(1, 1), reversed: reverse)
+        r.pitchFollows = pitchFollows
+        return r
+    }
 
     /// `media` of fx's own time as output time, at its speed.
     func shown(_ media: MediaTime) -> MediaTime {
@@ -73,6 +101,16 @@ public struct LayerPlacement: Sendable, Hashable, Codable {
          .number("speed", \.speed, default: initial.speed, Retime.slowest...Retime.fastest, valueName: "X",
                  help: "Play fx X times as fast (0.5: half speed), its picture and every track of its sound, the sound's pitch kept; "
                     + "--in and --out are fx's own seconds."),
+         .flag("reverse", \.reverse, help: "Play fx's span backwards, its picture and every track of its sound."),
+         .number("freeze", \.freeze, default: initial.freeze, 0...3600, unit: "seconds", valueName: "S",
+                 help: "Hold fx's last frame S seconds after its span (silent)."),
+         JobOption(OptionDeclaration("pitch", .choice(["keep", "follow"]), default: .text("keep"),
+                                     help: "With a speed: keep its sound's pitch (rubberband), or follow the speed as a tape does."),
+                   read: { (p, input) throws(JobProblem) in
+                       let value: String = try input.value("must be keep or follow")
+                       guard value == "keep" || value == "follow" else { throw input.problem("must be keep or follow") }
+                       p.pitchFollows = value == "follow"
+                   }, write: { $0.pitchFollows ? .text("follow") : nil }),
         ]
     }
 

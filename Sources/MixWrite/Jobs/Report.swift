@@ -58,6 +58,10 @@ public struct Report: Sendable, Codable {
         /// A still picture, held for its span.
         public var still: Bool
         public var tracks: [String]
+        /// Its own seconds a second of the output when not 1 (negative: played backwards).
+        public var speed: Double?
+        /// Seconds its last frame is held after its span.
+        public var freeze: Double?
     }
     /// One stem: its track's title (`fx:1`) and how the source reaches it (its route into the mix, up to the mix).
     /// A subtitle track written: its codec, language, title, how many cues (a picture track's: packets), and the input

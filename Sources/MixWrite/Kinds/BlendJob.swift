@@ -157,7 +157,8 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             let label = layerLabel(i), p = layer.placement
             return Report.LaidLayer(name: label, fx: layer.fx, at: p.at, in: p.from, out: p.to, place: p.place, opacity: p.opacity,
                                     compositing: plan.opaque ? "as it is" : plan.byAlpha ? "alpha" : "chroma key", key: plan.byAlpha ? nil : plan.key,
-                                    still: plan.isStill, tracks: sources.filter { $0.label == label }.map(\.name))
+                                    still: plan.isStill, tracks: sources.filter { $0.label == label }.map(\.name),
+                                    speed: p.speed == 1 && !p.reverse ? nil : p.speed * (p.reverse ? -1 : 1), freeze: p.freeze > 0 ? p.freeze : nil)
         }
     }
 
@@ -180,7 +181,8 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         for i in sources.indices {
             guard let n = labels.firstIndex(of: sources[i].label) else { continue }
             let layer = plan.layers[n]
-            (sources[i].timelineStart, sources[i].head, sources[i].span) = (layer.start, layer.from, layer.length)
+            // A held end is silent: the sound lasts the moving span.
+            (sources[i].timelineStart, sources[i].head, sources[i].span) = (layer.start, layer.from, layer.moving?.length ?? layer.length)
             if let r = layer.retime { (sources[i].retime, sources[i].span) = (r, layer.soundLength) }
         }
         return sources
@@ -246,6 +248,7 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
             if isStill { throw .usage("\(name)--speed \(JobText.number(layer.placement.speed)): \(file.path) is a still picture, with no time to change") }
             (plan.retime, plan.retimeShift) = (r, r.readTime(at: .zero, rate: video.frameRate))
         }
+        try Self.holdOrReverse(&plan, layer.placement, file: file, name: name, rate: video.frameRate)
         plan.opaque = layer.compositing == .none
         if let idle = layer.idleKeyOptions(byAlpha: byAlpha, unkeyed: plan.opaque) { plan.notes.append(name + idle) }
         if byAlpha && layer.compositing == .auto && first.isOpaque {
@@ -271,6 +274,20 @@ extension BlendJob: DescribedJob, CommonJob, KeyedJob, PartedJob, ExcerptedJob, 
         (plan.ownSize, plan.rect) = (own, rect)
         plan.place = Placement(x: rect.x + fitted.x, y: rect.y + fitted.y, width: fitted.width, height: fitted.height)
         return plan
+    }
+
+    /// A reversed or held layer's moving span, which it must know (mirrored, or held after): `--out`'s, else to fx's
+    /// end at its speed; its length on the output that and the hold.
+    static func holdOrReverse(_ plan: inout LayerPlan, _ p: LayerPlacement, file: MediaFile, name: String, rate: Rational) throws(MixWriteError) {
+        guard p.reverse || p.freeze > 0 else { return }
+        let what = p.reverse ? "--reverse" : "--freeze \(JobText.number(p.freeze))"
+        if plan.isStill { throw .usage("\(name)\(what): \(file.path) is a still picture, with no time to change") }
+        guard let fxLength = file.videoDuration else { throw .input(file: file.path, "has no known duration (\(what) needs fx's length)") }
+        let rest = p.shown(fxLength - plan.from)
+        let frame = MediaTime(frames: 1, rate: rate)
+        let moving = max(frame, min(plan.length ?? rest, rest))
+        plan.moving = (moving, frame)
+        plan.length = moving + (MediaTime(seconds: p.freeze) ?? .zero)
     }
 
     /// Whether fx's key colour was read from its border (`--key-color auto`, or the fine keyer given none): fx keyed

@@ -39,6 +39,9 @@ extension BlendJob {
         export.video = [[OTIOExport.clip("base", baseFile, start: .zero, duration: total, rate: rate)]]
         var names = ["base": "clip1"]
         for (i, (layer, laid)) in zip(allLayers, plan.layers).enumerated() {
+            if layer.placement.freeze > 0 || layer.placement.pitchFollows {
+                throw .usage("--otio: layer \(layerLabel(i))'s \(layer.placement.freeze > 0 ? "freeze" : "pitch=follow") has no timeline form yet (speed and reverse have)")
+            }
             // It shows for its --in to --out, while fx has pictures (a still: for its span), and within the output.
             var end = min(total, laid.length.map { laid.start + $0 } ?? total)
             if !laid.isStill, let fxLength = laid.fx.videoDuration { end = min(end, laid.start + laid.shown(fxLength - laid.from)) }
@@ -48,7 +51,7 @@ extension BlendJob {
             var clip = OTIOExport.clip(layerLabel(i), laid.fx, start: laid.isStill ? .zero : laid.from, duration: span, rate: rate,
                                        settings: try Self.layerSettings(layer, laid))
             // Its speed as OTIO says it: the clip lasts its span on the track, its media that at the speed.
-            if let r = laid.retime { clip["effects"] = [OTIOExport.timeWarp(r.speed.doubleValue)] }
+            if let r = laid.retime { clip["effects"] = [OTIOExport.timeWarp(r.speed.doubleValue * (r.reversed ? -1 : 1))] }
             items.append(clip)
             export.video.append(items)
             names[layerLabel(i)] = "clip\(export.video.count)"
@@ -71,7 +74,7 @@ extension BlendJob {
         guard var settings = (try OTIOExport.entry(of: holder)["layers"] as? [[String: Any]])?.first else {
             throw .processing(file: nil, "the layer's options cannot be written")
         }
-        for key in ["fx", "at", "in", "out", "speed"] { settings[key] = nil }
+        for key in ["fx", "at", "in", "out", "speed", "reverse", "freeze", "pitch"] { settings[key] = nil }
         return settings
     }
 }

@@ -321,10 +321,6 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         var plans: [LayerPlan] = []
         for item in items {
             guard let clip = item.clip else { continue }
-            if let r = clip.retime, r.reversed || r.isFreeze {
-                throw .usage("\(timeline): \(clip.label): \(r.isFreeze ? "a freeze frame" : "a reversed clip") on an upper video track (\(track.name)) "
-                             + "is not rendered yet; on the bottom track it is, and a speed change on any track")
-            }
             let file = try media.file(clip)
             let used = Self.mediaSpan(clip, head: .zero, tail: .zero, length: clip.duration, rate: video.frameRate)
             try media.check(clip, file, from: used.from, to: used.to, picture: true, rate: video.frameRate)
@@ -332,7 +328,8 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
             layer.placement.at = item.start.seconds
             layer.placement.from = used.from.seconds
             layer.placement.to = used.to.seconds
-            layer.placement.speed = clip.retime?.speed.doubleValue ?? 1
+            // A freeze is laid as the one frame, held for the clip (below).
+            if let r = clip.retime, !r.isFreeze { (layer.placement.speed, layer.placement.reverse) = (r.speed.doubleValue, r.reversed) }
             // A picture of another shape is fitted into the whole frame with nothing (not black bars) around it.
             if layer.placement.place == nil, let own = file.displaySize, own.width * video.height != own.height * video.width {
                 layer.placement.place = [0, 0, video.width, video.height]
@@ -349,6 +346,8 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
             plan.start = MediaTime(frames: Int64(Self.frame(item.start, rate)), rate: rate)
             plan.length = MediaTime(frames: Int64(Self.frame(item.start + item.duration, rate) - Self.frame(item.start, rate)), rate: rate)
             plan.from = clip.inPoint
+            if let r = clip.retime, r.isFreeze { (plan.retime, plan.retimeShift) = (r, .zero) }
+            if plan.moving != nil { plan.moving?.length = plan.length ?? .zero }
             plans.append(plan)
         }
         return plans

@@ -451,9 +451,9 @@ struct AudioMixPlan: Sendable {
         trim(cut: start - own, count: own + used + after, into: &filters)
         if r.reversed { filters.append("areverse") }
         if lead > own { filters.append("adelay=delays=\(lead - own)S:all=1") }
-        // Stretched many times over, rubberband gives its last input's output only when more follows: a held sound
-        // (its media may end at the grain) is followed by silence, past the samples kept.
-        if p.holds { filters.append("apad=pad_len=\(Int64(Stretch.preroll * Double(sampleRate)))") }
+        // rubberband gives its last input's output only when more follows: a held sound (its media may end at the
+        // grain) and a reversed one (fed no media after) are followed by silence, past the samples kept.
+        if p.holds || (stretched && r.reversed) { filters.append("apad=pad_len=\(Int64(Stretch.preroll * Double(sampleRate)))") }
         if stretched {
             let off = max(0, Int64((Stretch.preroll * Double(sampleRate)).rounded()) + delay)
             filters += [Stretch.filter(speed: p.speed), "atrim=start_sample=\(off)", "asetpts=PTS-STARTPTS"]

@@ -225,7 +225,7 @@ final class Compositor {
         for layer in layers { layer.showing = t }
         var pictures: [Frame?] = []
         let basePicture: Frame?
-        if layers.count == 1, let baseReader, fx.seeked || baseReader.seeked, let fxTime = layers[0].plan.fxTime(at: t) {
+        if layers.count == 1, !layers[0].plan.reverses, let baseReader, fx.seeked || baseReader.seeked, let fxTime = layers[0].plan.fxTime(at: t) {
             let (f, b) = try VideoTrackReader.pictures(fx: fx, at: fxTime, holding: layers[0].plan.isStill, base: baseReader, at: t)
             if layers[0].plan.opaque { f?.makeOpaque() }
             (pictures, basePicture) = ([f], b)

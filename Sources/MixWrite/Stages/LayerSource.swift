@@ -30,14 +30,26 @@ struct LayerPlan: Sendable {
     /// layer's speed is one throughout).
     var retime: Retime?
     var retimeShift: MediaTime = .zero
+    /// Reversed or held at its end (`reverse`, `freeze`): how long its moving span lasts on the output, and an output
+    /// frame's length (its last frame is the one that starts a frame before the span's end).
+    var moving: (length: MediaTime, frame: MediaTime)?
 
-    /// fx's own time at output time `t`, nil when the layer does not show then.
+    /// Whether its frames are asked for backwards (a reversed layer's reader reads a window at a time).
+    var reverses: Bool { retime?.reversed == true }
+
+    /// fx's own time at output time `t`, nil when the layer does not show then. A reversed layer's offset is mirrored
+    /// (its first frame shows its span's last); past its moving span, its last frame is held.
     func fxTime(at t: MediaTime) -> MediaTime? {
         guard t >= start else { return nil }
         if let length, t - start >= length { return nil }
         if isStill { return .zero }
-        guard let retime else { return from + (t - start) }
-        return from + retime.media(t - start) + retimeShift
+        var offset = t - start
+        if let moving {
+            offset = min(offset, moving.length - moving.frame)
+            if reverses { offset = max(.zero, moving.length - moving.frame - offset) }
+        }
+        guard let retime else { return from + offset }
+        return from + retime.media(offset) + retimeShift
     }
 
     /// `media` of fx's own time as output time, at its speed.
@@ -48,7 +60,7 @@ struct LayerPlan: Sendable {
     /// How long its sound and cues last on the output: `length`; retimed with no `--out`, to fx's end at its speed (a
     /// retimed track is made exactly as long as it shows); else nil, to fx's end.
     var soundLength: MediaTime? {
-        length ?? retime.flatMap { _ in fx.totalDuration.map { shown(max(.zero, $0 - from)) } }
+        moving?.length ?? length ?? retime.flatMap { _ in fx.totalDuration.map { shown(max(.zero, $0 - from)) } }
     }
 
     /// What of the layer may show: its rectangle (its placed picture's when none was asked).
@@ -90,6 +102,8 @@ final class LayerSource {
     /// order): with a steadied matte it is keyed first, each time, so that the picture shown is the render's.
     var before: Frame?
     private let frameLength: MediaTime
+    /// A reversed layer's pictures, read a window at a time.
+    private var backwards: BackwardFrames?
 
     init(_ plan: LayerPlan, video: VideoPlan, color: ColorDescription) throws(MixWriteError) {
         self.plan = plan
@@ -100,6 +114,7 @@ final class LayerSource {
         keyer = ChromaKeyBlend(settings: plan.key, color: color)
         fit = plan.place == nil ? video.fit : .stretch
         frameLength = MediaTime(frames: 1, rate: video.frameRate)
+        if plan.reverses { backwards = BackwardFrames(reader: reader, tolerance: frameLength.scaled(by: Rational(1, 2))) }
         if Self.needsMatte(plan, plan.key) {
             plate = try Self.plate(plan.key, nil, size, color, fit)
             matte = try MattedPictures(key: plan.key, color: color, width: size.width, height: size.height, plate: plate?.picture)
@@ -182,6 +197,8 @@ final class LayerSource {
     func seek(to t: MediaTime) throws(MixWriteError) {
         lastKeyed = nil
         let before = t - frameLength
+        // A reversed layer's window seeks as it needs.
+        guard backwards == nil else { return }
         if steady, let matte, matte.steadies, !plan.isStill, before >= .zero, let τ = plan.fxTime(at: before) {
             try reader.seek(to: τ)
             if let picture = try reader.picture(at: τ, hold: false) {
@@ -199,7 +216,8 @@ final class LayerSource {
     /// fx's picture at output time `t` (its own size when placed), nil when the layer does not show then.
     func picture(at t: MediaTime) throws(MixWriteError) -> Frame? {
         guard let τ = plan.fxTime(at: t) else { return nil }
-        let picture = try reader.picture(at: τ, hold: plan.isStill)
+        let picture: Frame?
+        if let backwards { picture = try backwards.picture(at: τ) } else { picture = try reader.picture(at: τ, hold: plan.isStill || plan.moving != nil) }
         if plan.opaque, let picture { picture.makeOpaque() }
         return picture
     }
