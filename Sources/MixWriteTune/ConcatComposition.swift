@@ -13,6 +13,7 @@ extension SequenceComposition where Job == ConcatJob {
             var s = TuneSettings(audio: job.audio, tracks: tracks)
             s.clips = Array(job.clips.indices)
             s.transitions = job.clips.indices.dropFirst().map { job.transition(at: $0).description }
+            s.retimes = job.clips.map { (try? ConcatJob.clipTime($0).time) ?? "" }
             s.showFrame(of: job.picture)
             s.fps = job.picture.frameRate?.description ?? ""
             return s
@@ -23,7 +24,7 @@ extension SequenceComposition where Job == ConcatJob {
             guard Set(order).count == order.count, order.allSatisfy(job.clips.indices.contains) else {
                 throw .bad("clips must name each of the clips 0 … \(job.clips.count - 1) at most once")
             }
-            j.clips = order.map { job.clips[$0] }
+            j.clips = try Self.retimed(order, s.retimes, of: job.clips)
             try Self.applyTransitions(s.transitions, to: &j)
             j = try s.applyPicture(to: j, \.picture)
             // A clip's source clipN is its place on the command line; in the job, its new place.
@@ -49,6 +50,19 @@ extension SequenceComposition where Job == ConcatJob {
             (info.pieces, info.events) = (p.pieces, p.events)
             info.transitionKinds = Transition.Kind.allCases.map(\.rawValue)
         })
+    }
+
+    /// The clips in the page's order, each with the own time the page gives it (by its place on the command line;
+    /// nil: as the command line gave them), checked as the command line's words are: a malformed one is a 400 naming it.
+    static func retimed(_ order: [Int], _ times: [String]?, of given: [String]) throws(RequestError) -> [String] {
+        guard let times else { return order.map { given[$0] } }
+        guard times.count == given.count else { throw .bad("retimes must give each of the \(given.count) clips' own time (\"\" as it is)") }
+        do {
+            return try order.map { (i: Int) throws(MixWriteError) -> String in
+                guard times[i].count <= 4096 else { throw .usage("concat clip \(i + 1): its own time is too long") }
+                return try ConcatJob.clipWord(path: try ConcatJob.clipTime(given[i]).path, time: times[i].trimmingCharacters(in: .whitespaces))
+            }
+        } catch { throw .bad(error.description) }
     }
 
     /// The page's transition at each boundary of its order (`KIND[:S]` or `cut`; a boundary it does not give keeps the

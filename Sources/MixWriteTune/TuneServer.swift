@@ -210,6 +210,13 @@ public final class TuneServer: Sendable {
             guard t.count <= 4096 else { throw .bad("transitions must be KIND[:SECONDS]s separated by commas") }
             s.transitions = t.isEmpty ? [] : t.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
+        if let text = query["retimes"] {
+            // Each clip's own time, by its place on the command line: a JSON array of strings.
+            guard text.count <= 65_536, let times = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else {
+                throw .bad("retimes must be a JSON array of each clip's own time (\"speed=0.5\", \"reverse\", \"\")")
+            }
+            s.retimes = times
+        }
         for (name, path) in [("fit", \TuneSettings.fit), ("size", \.size), ("fps", \.fps), ("background", \.background)] {
             if let v = query[name] { s[keyPath: path] = v }
         }

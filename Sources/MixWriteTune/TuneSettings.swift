@@ -14,6 +14,9 @@ struct TuneSettings: Codable, Sendable, Equatable {
     /// A concat's transition at each boundary of the page's order (`KIND[:SECONDS]` or `cut`): the first between its
     /// first and second clip.
     var transitions: [String]?
+    /// A concat's clips' own time, by their place on the command line, as a clip's word writes it after its file
+    /// (`speed=0.5`, `reverse:freeze=1`, `speed=1@0,0.5@2`; "": as it is).
+    var retimes: [String]?
     /// A concat's or still's `--fit`, `--size` (WIDTHxHEIGHT; "" for the job's own) and `--fps` ("" likewise);
     /// a still's `--background` (RRGGBB).
     var fit: String?
@@ -103,7 +106,7 @@ struct TuneSettings: Codable, Sendable, Equatable {
     /// The job file's names where the job file has the option (`gain`, `offset`, `level-match`, `key`'s own); the
     /// page's own for what it alone says (a concat's clips by place, its transitions by boundary, the layers' keys).
     enum CodingKeys: String, CodingKey {
-        case key, clips, transitions, fit, size, fps, background, gains = "gain", mute, offsets = "offset", loudness, duck
+        case key, clips, transitions, retimes, fit, size, fps, background, gains = "gain", mute, offsets = "offset", loudness, duck
         case levelMatch = "level-match", layers, layerKeys, captions, burnCaptions = "burn-captions"
     }
 

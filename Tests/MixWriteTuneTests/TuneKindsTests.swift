@@ -154,6 +154,44 @@ struct TuneKindsTests {
         try browser.screenshot(into: dir + "/concat-transition-page.png")
     }
 
+    @Test("concat: a clip's own time typed on the page (speed=2): the timeline and the command follow, the picture at T is the command's movie's; one the reader refuses is said and put back",
+          .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
+          .hangGuard)
+    func concatRetimePage() throws {
+        let dir = try Oracle.scratch("tune-concat-retime")
+        let (fx, base) = (Oracle.fixture("fx.mov"), Oracle.fixture("base.mov"))
+        let tune = try TuneProcess(command: ["concat", base, fx + ":reverse", "-o", dir + "/c.mp4", "--tune", "-q"])
+        defer { tune.stop() }
+        let browser = try Browser(width: 1400, height: 1000)
+        defer { browser.quit() }
+        try browser.open(tune.url)
+        _ = try browser.waitForPictures(atLeast: 1)
+        let shown = try browser.script("return [...document.querySelectorAll('.clip .retime')].map(e => e.value)") as? [String]
+        #expect(shown == ["", "reverse"], "the command line's own times: \(shown ?? [])")
+        func type(_ clip: Int, _ text: String) throws {
+            _ = try browser.script("""
+                const e = document.querySelector('.clip[data-clip="\(clip)"] .retime'); e.value = '\(text)'; e.dispatchEvent(new Event('change')); return 0
+                """)
+        }
+        try type(1, "speed=2:reverse")
+        let command = try Self.command(browser, containing: "\(fx):speed=2:reverse")
+        // 2 s of base, then fx's 2 s at twice the speed.
+        _ = try browser.waitFor("return window.mwInfo.duration") { ($0 as? NSNumber)?.doubleValue == 3 }
+        try type(1, "speed=0")
+        _ = try browser.waitFor("return document.getElementById('status').textContent") { ($0 as? String)?.contains("freeze=S holds") == true }
+        _ = try browser.waitFor("return document.querySelector('.clip[data-clip=\"1\"] .retime').value") { $0 as? String == "speed=2:reverse" }
+
+        try Self.set(browser, "t", "2.5")
+        _ = try browser.waitForPictures(atLeast: 2, source: "t=2.5")
+        _ = try browser.picturePNG(into: dir + "/page.png")
+        let report = try Self.runCommand(command)
+        let clips = (report["timeline"] as? [String: Any])?["clips"] as? [[String: Any]] ?? []
+        #expect(clips.map { ($0["speed"] as? NSNumber)?.doubleValue ?? 1 } == [1, -2], "\(clips)")
+        let psnr = try Self.psnr(page: dir + "/page.png", movie: dir + "/c.mp4", at: 2.5, scratch: dir)
+        print("concat page picture inside a clip at 2× reversed vs the command's movie: luma PSNR \(psnr) dB")
+        #expect(psnr >= 35, "the page shows what the command writes")
+    }
+
     @Test("still: its sound tracks named with their files; the picture framed as the size, fit and background say; the command's movie shows it",
           .enabled(if: TunePageTests.available, "needs Debian's chromium and chromium-driver (make test installs them)"),
           .hangGuard)
@@ -245,7 +283,9 @@ struct TuneKindsTests {
                                ("t=1&fps=fast", "'fps' must be a frame rate"), ("t=1&background=FF0000", "'background' is not an option of a concat job"), ("t=9", "t must be between 0 and 4"),
                                ("t=1&clip=5", "clip 5 is not in the movie"), ("t=1&clips=1&clip=0", "clip 0 is not in the movie"),
                                ("t=1&transitions=spin", "'spin' is not a transition"), ("t=1&transitions=fade:0", "more than 0"),
-                               ("t=1&transitions=fade:5", "longer than clip 1")] {
+                               ("t=1&transitions=fade:5", "longer than clip 1"), ("t=1&retimes=%5B1%5D", "retimes must be a JSON array"),
+                               ("t=1&retimes=%5B%22%22%5D", "each of the 2 clips"), ("t=1&retimes=%5B%22%22,%22speed=-1%22%5D", "`reverse`"),
+                               ("t=1&retimes=%5B%22%22,%22spin%22%5D", "is not its own time")] {
             let r = try RawHTTP.get(port: port, "/api/picture?token=\(token)&\(query)")
             #expect(r.status == 400 && (r.json["error"] as? String)?.contains(words) == true, "\(query): \(r.status) \(r.text)")
         }

@@ -153,6 +153,21 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         try clips.map { (word: String) throws(MixWriteError) -> ConcatClip in try ConcatClip(word) }
     }
 
+    /// A clip's word split into its file and its own time (`speed=2:reverse`; "" when it plays as it is), and put
+    /// together again (the tuning page changes the time, never the file). A malformed time is refused naming the clip.
+    @_spi(Tools) public static func clipTime(_ word: String) throws(MixWriteError) -> (path: String, time: String) {
+        let path = try ConcatClip(word).path
+        return (path, word.count > path.count ? String(word.dropFirst(path.count + 1)) : "")
+    }
+
+    @_spi(Tools) public static func clipWord(path: String, time: String) throws(MixWriteError) -> String {
+        let word = time.isEmpty ? path : path + ":" + time
+        guard try clipTime(word) == (path, time) else {
+            throw .usage("concat clip \(path): '\(time)' is not its own time (speed=X, speed=X@T,…, reverse, freeze=S, pitch=follow, after colons)")
+        }
+        return word
+    }
+
     /// Each clip's file, opened; one without a picture refused.
     func clipFiles(_ specs: [ConcatClip]) throws(MixWriteError) -> [MediaFile] {
         try specs.map { (c: ConcatClip) throws(MixWriteError) -> MediaFile in

@@ -18,7 +18,10 @@ window.mwBusy = () => inFlight || pending !== null || !$("picture").complete;
 // What of the settings makes the picture, besides the time: a concat's clips and frame, a still's frame, a blend's key.
 function frameParams() {
   const p = {};
-  if (has("clips")) { p.clips = settings.clips.join(","); p.transitions = settings.transitions.join(","); }
+  if (has("clips")) {
+    p.clips = settings.clips.join(","); p.transitions = settings.transitions.join(",");
+    p.retimes = JSON.stringify(settings.retimes);
+  }
   if (has("fps")) p.fps = settings.fps;
   if (has("frame")) { p.fit = settings.fit; p.size = settings.size; }
   if (has("background")) p.background = settings.background;
@@ -233,7 +236,9 @@ function drawClips() {
     box.className = "clip" + (kept ? "" : " removed");
     box.dataset.clip = index;
     box.innerHTML = `<div class="name"></div><img alt=""><label><span>time</span><input type="range" min="0" step="any">
-      <output></output></label><button data-move="-1">up</button><button data-move="1">down</button>
+      <output></output></label><label><span>own time</span><input class="retime" size="22"
+      placeholder="as it is" title="speed=0.5, reverse, freeze=1, pitch=follow, a ramp speed=1@0,0.5@2; colons between"></label>
+      <button data-move="-1">up</button><button data-move="1">down</button>
       <button data-remove>${kept ? "remove" : "put back"}</button>`;
     box.querySelector(".name").textContent = (kept ? (place + 1) + ". " : "") + clip.name;
     if (kept && place > 0) list.append(boundary(place));
@@ -256,6 +261,16 @@ function drawClips() {
         relayout();
       });
     }
+    // Its own time, as its word on the command line writes it after the file: one the job's reader refuses is said,
+    // and the last good one put back.
+    const retime = box.querySelector(".retime");
+    retime.value = settings.retimes[index] || "";
+    retime.disabled = !kept;
+    retime.addEventListener("change", async () => {
+      const before = settings.retimes[index];
+      settings.retimes[index] = retime.value.trim();
+      if (!(await relayout())) { settings.retimes[index] = before; retime.value = before || ""; }
+    });
     const remove = box.querySelector("[data-remove]");
     remove.disabled = kept && settings.clips.length === 1;
     remove.addEventListener("click", () => {
