@@ -6,7 +6,8 @@
 # H.264 libx264 veryfast crf 20 + AAC for both. Prints each run, the medians and the ratios over the CLI's (and x264
 # alone encoding the same frames: the floor), and once the luma PSNR of mixwrite's frames against the CLI's.
 # Then a reversed 60 s 1080p30 clip, alone on a timeline, against the CLI's reverse and areverse filters (which hold
-# the whole clip): peak memory of each, once.
+# the whole clip): peak memory of each, once. Then a clip at 0.5× with --interpolate blend against the CLI's
+# minterpolate blend.
 # Usage: Benchmarks/compare-retime.sh [ROUNDS]   (default 3)
 set -euo pipefail
 rounds="${1:-3}"
@@ -75,3 +76,22 @@ PY
 echo "a reversed 60 s 1080p30 clip: wall s, CPU s, peak MB"
 echo "mixwrite $(measure "$bin" render "$work/retime-long.otio" -o "$work/mixwrite-reversed.mp4" -y -q --preset veryfast --crf 20)"
 echo "ffmpeg   $(measure ffmpeg -nostdin -loglevel error -y -i "$work/retime-long.mov" -vf reverse -af areverse -c:v libx264 -preset veryfast -crf 20 -c:a aac "$work/ffmpeg-reversed.mp4")"
+
+# Frames between frames: one 6 s clip at 0.5× with --interpolate blend against the CLI's setpts and minterpolate's
+# blend at the same rate, in turn; then their frames' luma PSNR.
+echo "--interpolate blend, a 6 s 1080p30 clip at 0.5×: wall s, CPU s, peak MB"
+blend_mixwrite=("$bin" concat "$work/retime-2.mov:speed=0.5" --interpolate blend -o "$work/mixwrite-blend.mp4" -y -q --preset veryfast --crf 20)
+blend_ffmpeg=(ffmpeg -nostdin -loglevel error -y -i "$work/retime-2.mov" -vf "setpts=PTS/0.5,minterpolate=fps=30:mi_mode=blend"
+    -af atempo=0.5 -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p -c:a aac "$work/ffmpeg-blend.mp4")
+: > "$work/blend-runs.txt"
+for i in $(seq "$rounds"); do
+    echo "mixwrite $(measure "${blend_mixwrite[@]}")" | tee -a "$work/blend-runs.txt"
+    echo "ffmpeg   $(measure "${blend_ffmpeg[@]}")" | tee -a "$work/blend-runs.txt"
+done
+summarize "$work/blend-runs.txt" ffmpeg mixwrite
+ff -i "$work/mixwrite-blend.mp4" -i "$work/ffmpeg-blend.mp4" -lavfi "[0:v]format=gray[a];[1:v]format=gray[b];[a][b]psnr=stats_file=$work/blend-psnr.txt" -f null -
+python3 - "$work/blend-psnr.txt" <<'PY'
+import sys
+values = [float(l.split("psnr_avg:")[1].split()[0]) for l in open(sys.argv[1]) if "psnr_avg:" in l]
+print(f"luma PSNR of mixwrite's blended frames against the CLI's: worst {min(values):.1f} dB over {len(values)} frames")
+PY

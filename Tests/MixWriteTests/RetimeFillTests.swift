@@ -9,13 +9,7 @@ struct RetimeFillTests {
     /// `RetimeTests.media`'s 6 s of testsrc2, its sound a tone stepping up 100 Hz each second (300 Hz from 0 s to
     /// 800 Hz from 5 s), so a held sound's pitch says which moment it holds.
     static func steps(_ dir: String) throws -> String {
-        let path = dir + "/steps.mov"
-        let tone = "0.3*sin(2*PI*(300+100*floor(t))*t)"
-        let r = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                                   "-f", "lavfi", "-i", "aevalsrc=exprs='\(tone)|\(tone)':s=48000:d=6",
-                                   "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "192k", path])
-        try #require(r.status == 0, "\(r.stderr)")
-        return path
+        try RetimeTests.media(dir, named: "steps.mov", sound: "0.3*sin(2*PI*(300+100*floor(t))*t)")
     }
 
     /// Worst luma PSNR of `ours` against `theirs` over the frames both have, and the counts.

@@ -7,16 +7,27 @@ import TestSupport
 /// them, the length OTIO's library gives.
 @Suite("render: speed changes, reverse and freeze frames")
 struct RetimeTests {
-    /// 6 s of testsrc2 (its pattern moves every frame: a frame off by one is 26 dB off; a keyframe a second) with a 440 Hz tone and a 4 ms click of 3 kHz on every
-    /// whole second.
-    static func media(_ dir: String) throws -> String {
-        let path = dir + "/media.mov"
-        let click = "0.3*sin(2*PI*440*t)+if(lt(mod(t\\,1)\\,0.004)\\,0.9*sin(2*PI*3000*t)\\,0)"
+    /// 6 s of testsrc2 (its pattern moves every frame: a frame off by one is 26 dB off; a keyframe a second) with, by
+    /// default, a 440 Hz tone and a 4 ms click of 3 kHz on every whole second (`sound`: another aevalsrc expression).
+    static func media(_ dir: String, named name: String = "media.mov",
+                      sound: String = "0.3*sin(2*PI*440*t)+if(lt(mod(t\\,1)\\,0.004)\\,0.9*sin(2*PI*3000*t)\\,0)") throws -> String {
+        let path = dir + "/" + name
         let r = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                                   "-f", "lavfi", "-i", "aevalsrc=exprs='\(click)|\(click)':s=48000:d=6",
+                                   "-f", "lavfi", "-i", "aevalsrc=exprs='\(sound)|\(sound)':s=48000:d=6",
                                    "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "192k", path])
         try #require(r.status == 0, "\(r.stderr)")
         return path
+    }
+
+    /// `out`'s frames against the CLI's for the same mapping: `media` through `graph` (a filter graph from [0:v] to
+    /// [v]), encoded nearly losslessly: the worst luma PSNR, and both frame counts.
+    static func againstCLI(_ out: String, media: String, dir: String, graph: String) throws -> (worst: Double, ours: Int, theirs: Int) {
+        let cli = dir + "/cli-\((out as NSString).lastPathComponent)"
+        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex", graph + ",format=yuv420p[v]", "-map", "[v]",
+                                   "-c:v", "libx264", "-crf", "10", cli])
+        try #require(c.status == 0, "\(c.stderr)")
+        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
+        return (zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0, ours.count, theirs.count)
     }
 
     /// One video track of `media`'s 1–3 s at 2×, 2–3 s reversed, the frame at 1 s held 12 frames and 3–3.5 s at 0.5×
@@ -72,17 +83,12 @@ struct RetimeTests {
         #expect(abs(videoEnd - seconds) < 0.001 && abs(soundEnd - seconds) < 0.001, "\(videoEnd) s, \(soundEnd) s")
 
         // The CLI: media 1–3 s at twice the speed, 2–3 s reversed, the frame at 1 s held 12 frames, 3–3.5 s at half speed.
-        let cli = dir + "/cli.mov"
-        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+        let (worst, ours, _) = try Self.againstCLI(out, media: media, dir: dir, graph:
             "[0:v]trim=start=1:end=3,setpts=(PTS-STARTPTS)/2,fps=25[a];[0:v]trim=start=2:end=3,setpts=PTS-STARTPTS,reverse[b];"
             + "[0:v]trim=start=1:end=1.04,setpts=PTS-STARTPTS,loop=loop=11:size=1:start=0,setpts=N/25/TB[c];"
-            + "[0:v]trim=start=3:end=3.5,setpts=(PTS-STARTPTS)*2,fps=25[d];[a][b][c][d]concat=n=4:v=1:a=0,format=yuv420p[v]",
-            "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
-        try #require(c.status == 0, "\(c.stderr)")
-        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
-        #expect(ours.count == 87, "3.48 s at 25 fps")
-        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
-        print("retimed frames against the CLI's setpts/reverse/loop: worst luma PSNR \(worst) dB over \(ours.count) frames")
+            + "[0:v]trim=start=3:end=3.5,setpts=(PTS-STARTPTS)*2,fps=25[d];[a][b][c][d]concat=n=4:v=1:a=0")
+        #expect(ours == 87, "3.48 s at 25 fps")
+        print("retimed frames against the CLI's setpts/reverse/loop: worst luma PSNR \(worst) dB over \(ours) frames")
         #expect(worst >= 40)
 
         // The clicks: media 1 s at the first cut (0 s), media 2 s at the fast clip's middle (0.5 s), media 3 s at its
@@ -143,13 +149,8 @@ struct RetimeTests {
         let out = dir + "/layer.mov"
         let r = try Oracle.mixwrite([media, base, "--speed", "2", "--in", "1", "--out", "5", "--key", "none", "--mute", "base", "-o", out, "-q"])
         try #require(r.status == 0, "\(r.stderr)")
-        let cli = dir + "/cli.mov"
-        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-vf", "trim=start=1:end=5,setpts=(PTS-STARTPTS)/2,fps=25",
-                                   "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p", cli])
-        try #require(c.status == 0, "\(c.stderr)")
-        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
-        #expect(ours.count == 50 && theirs.count == 50)
-        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        let (worst, count, cliCount) = try Self.againstCLI(out, media: media, dir: dir, graph: "[0:v]trim=start=1:end=5,setpts=(PTS-STARTPTS)/2,fps=25")
+        #expect(count == 50 && cliCount == 50)
         print("a layer at 2× against the CLI's trim+setpts+fps: worst luma PSNR \(worst) dB")
         #expect(worst >= 40)
         let found = try Self.clicks(out), late = (try Self.clicks(media).first { $0 > 0.5 } ?? 1) - 1
@@ -169,7 +170,7 @@ struct RetimeTests {
         let u = try Oracle.mixwrite(["render", otio, "-o", rendered, "-q", "--mute", "clip1"])
         try #require(u.status == 0, "\(u.stderr)")
         let upper = try RenderTests.luma(rendered)
-        let same = zip(upper, ours).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        let same = zip(upper, try RenderTests.luma(out)).map { RenderTests.psnr($0, $1) }.min() ?? 0
         print("the upper track's 2× clip against the blend's 2× layer: worst luma PSNR \(same) dB")
         #expect(upper.count == 50 && same >= 40)
 
@@ -193,14 +194,10 @@ struct RetimeTests {
         let out = dir + "/concat.mov"
         let r = try Oracle.mixwrite(["concat", media + ":speed=2", media + ":reverse:freeze=0.48", media + ":speed=3:pitch=follow", "-o", out, "-q"])
         try #require(r.status == 0, "\(r.stderr)")
-        let cli = dir + "/cli.mov"
-        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+        let (worst, ours, theirs) = try Self.againstCLI(out, media: media, dir: dir, graph:
             "[0:v]setpts=PTS/2,fps=25[a];[0:v]reverse,tpad=stop_mode=clone:stop_duration=0.48[b];[0:v]setpts=PTS/3,fps=25[c];"
-            + "[a][b][c]concat=n=3:v=1:a=0,format=yuv420p[v]", "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
-        try #require(c.status == 0, "\(c.stderr)")
-        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
-        #expect(ours.count == 287 && theirs.count == 287, "3 + 6.48 + 2 s at 25 fps: \(ours.count), \(theirs.count)")
-        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+            + "[a][b][c]concat=n=3:v=1:a=0")
+        #expect(ours == 287 && theirs == 287, "3 + 6.48 + 2 s at 25 fps: \(ours), \(theirs)")
         print("concat clips with their own time against the CLI's: worst luma PSNR \(worst) dB")
         #expect(worst >= 40)
 
@@ -253,13 +250,8 @@ struct RetimeTests {
         // The ramp's media by output second t: t − t²/8 to 2 s (1.5 s of media), then 1.5 + (t−2)/2 + (t−2)²/8 to 4 s
         // (3 s), then as it is: so media second m shows at the inverse, which setpts gives the CLI.
         let inverse = "if(lte(T,1.5),(1-sqrt(1-0.5*T))/0.25,if(lte(T,3),2+(-0.5+sqrt(0.25+0.5*(T-1.5)))/0.25,T+1))"
-        let cli = dir + "/cli.mov"
-        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-vf", "setpts='\(inverse)/TB',fps=25", "-an",
-                                   "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p", cli])
-        try #require(c.status == 0, "\(c.stderr)")
-        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
-        #expect(ours.count == 175 && theirs.count == 175, "7 s at 25 fps: \(ours.count), \(theirs.count)")
-        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+        let (worst, ours, theirs) = try Self.againstCLI(out, media: media, dir: dir, graph: "[0:v]setpts='\(inverse)/TB',fps=25")
+        #expect(ours == 175 && theirs == 175, "7 s at 25 fps: \(ours), \(theirs)")
         print("a speed ramp against the CLI's setpts on its inverse: worst luma PSNR \(worst) dB")
         #expect(worst >= 40)
         // Media seconds 0 … 5 at the ramp's inverse: 0, 1.1716, 2.8284, 4, 5, 6.
@@ -302,15 +294,10 @@ struct RetimeTests {
         let out = dir + "/speeds.mov"
         let r = try Oracle.mixwrite(["render", edl, "-o", out, "--fps", "25", "-q"])
         try #require(r.status == 0, "\(r.stderr)")
-        let cli = dir + "/cli.mov"
-        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+        let (worst, ours, theirs) = try Self.againstCLI(out, media: media, dir: dir, graph:
             "[0:v]trim=start=0:end=2,setpts=(PTS-STARTPTS)/2,fps=25[a];[0:v]trim=start=3:end=4,setpts=PTS-STARTPTS,reverse[b];"
-            + "[0:v]trim=start=4:end=5,setpts=PTS-STARTPTS[c];[a][b][c]concat=n=3:v=1:a=0,format=yuv420p[v]",
-            "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
-        try #require(c.status == 0, "\(c.stderr)")
-        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
-        #expect(ours.count == 75 && theirs.count == 75, "3 s at 25 fps: \(ours.count), \(theirs.count)")
-        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+            + "[0:v]trim=start=4:end=5,setpts=PTS-STARTPTS[c];[a][b][c]concat=n=3:v=1:a=0")
+        #expect(ours == 75 && theirs == 75, "3 s at 25 fps: \(ours), \(theirs)")
         print("an EDL's M2 speeds against the CLI's: worst luma PSNR \(worst) dB")
         #expect(worst >= 40)
         // The reversed event's media 3–4 s backwards: the click on its 3 s at the output's 2 s less its 4 ms.
@@ -329,15 +316,10 @@ struct RetimeTests {
         let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
         let layers = report["layers"] as? [[String: Any]] ?? []
         #expect((layers.first?["speed"] as? NSNumber)?.doubleValue == -2 && (layers.first?["freeze"] as? NSNumber)?.doubleValue == 1, "\(layers)")
-        let cli = dir + "/cli.mov"
-        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+        let (worst, ours, theirs) = try Self.againstCLI(out, media: media, dir: dir, graph:
             "[0:v]trim=start=1:end=5,setpts=(PTS-STARTPTS)/2,fps=25,reverse,tpad=stop_mode=clone:stop_duration=1[a];"
-            + "[0:v]trim=start=3:end=6,setpts=PTS-STARTPTS[b];[a][b]concat=n=2:v=1:a=0,format=yuv420p[v]",
-            "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
-        try #require(c.status == 0, "\(c.stderr)")
-        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
-        #expect(ours.count == 150 && theirs.count == 150, "6 s at 25 fps: \(ours.count), \(theirs.count)")
-        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+            + "[0:v]trim=start=3:end=6,setpts=PTS-STARTPTS[b];[a][b]concat=n=2:v=1:a=0")
+        #expect(ours == 150 && theirs == 150, "6 s at 25 fps: \(ours), \(theirs)")
         print("a reversed, held layer against the CLI's: worst luma PSNR \(worst) dB")
         #expect(worst >= 40)
         // Media clicks at 4, 3, 2, 1 s played backwards at 2× from 0 s: at (5 − m) / 2, each 2 ms long and reversed.
@@ -368,16 +350,11 @@ struct RetimeTests {
         let out = dir + "/upper.mov"
         let r = try Oracle.mixwrite(["render", otio, "-o", out, "-q"])
         try #require(r.status == 0, "\(r.stderr)")
-        let cli = dir + "/cli.mov"
-        let c = try Oracle.ffmpeg(["-v", "error", "-y", "-i", media, "-filter_complex",
+        let (worst, ours, theirs) = try Self.againstCLI(out, media: media, dir: dir, graph:
             "[0:v]trim=start=0:end=0.48,setpts=PTS-STARTPTS[a];[0:v]trim=start=2:end=3,setpts=PTS-STARTPTS,reverse[b];"
             + "[0:v]trim=start=1:end=1.04,setpts=PTS-STARTPTS,loop=loop=11:size=1:start=0,setpts=N/25/TB[c];"
-            + "[0:v]trim=start=1.96:end=4,setpts=PTS-STARTPTS[d];[a][b][c][d]concat=n=4:v=1:a=0,format=yuv420p[v]",
-            "-map", "[v]", "-c:v", "libx264", "-crf", "10", cli])
-        try #require(c.status == 0, "\(c.stderr)")
-        let (ours, theirs) = (try RenderTests.luma(out), try RenderTests.luma(cli))
-        #expect(ours.count == 100 && theirs.count == 100, "4 s at 25 fps: \(ours.count), \(theirs.count)")
-        let worst = zip(ours, theirs).map { RenderTests.psnr($0, $1) }.min() ?? 0
+            + "[0:v]trim=start=1.96:end=4,setpts=PTS-STARTPTS[d];[a][b][c][d]concat=n=4:v=1:a=0")
+        #expect(ours == 100 && theirs == 100, "4 s at 25 fps: \(ours), \(theirs)")
         print("a reversed clip and a freeze on V2 against the CLI's: worst luma PSNR \(worst) dB")
         #expect(worst >= 40)
     }
