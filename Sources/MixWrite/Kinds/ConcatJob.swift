@@ -261,8 +261,9 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
 
     /// Smart rendering's plan for the frames this render writes: each clip's GOPs that no transition touches, at its
     /// place on the output (`converted`: the pieces whose picture is changed on its way, never copied). A timeline's
-    /// gap is black (touched, no file read); the clips are named `clip N` in order, gaps not counted.
-    static func smartPlan(_ plan: SequenceStage.Plan, converted: Set<Int>, checked: Bool) -> SmartPlan {
+    /// gap is black (touched, no file read); the clips are named `clip N` in order, gaps not counted. `laidOver`: the
+    /// frames something is laid over (a timeline's upper tracks' clips), touched too.
+    static func smartPlan(_ plan: SequenceStage.Plan, converted: Set<Int>, checked: Bool, laidOver: [Range<Int>] = []) -> SmartPlan {
         guard plan.ticksPerFrame == 1, plan.lastFrameTicks == nil, plan.background == nil, plan.hdr == nil else {
             return .encodeAll(plan.video.frames, "the clips are drawn into the output (a still, HDR kept)")
         }
@@ -274,7 +275,7 @@ extension ConcatJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         // A transition's frames, a gap's, and a clip's whose time is changed (its frames are not its file's in order).
         var touched = plan.pieces.indices.compactMap { i in plan.pieces[i].crossing.map { _ in plan.starts[i + 1]..<(plan.starts[i] + plan.pieces[i].frames) } }
         touched += plan.pieces.indices.filter { plan.pieces[$0].isGap || plan.pieces[$0].retime != nil }
-            .map { plan.starts[$0]..<(plan.starts[$0] + plan.pieces[$0].frames) }
+            .map { plan.starts[$0]..<(plan.starts[$0] + plan.pieces[$0].frames) } + laidOver
         return SmartPlan.make(sources: sources, video: plan.video, touched: touched,
                               converted: Set(clips.indices.filter { converted.contains(clips[$0]) }), checked: checked)
     }

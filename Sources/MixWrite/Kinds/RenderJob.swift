@@ -246,16 +246,23 @@ extension RenderJob: DescribedJob, CommonJob, PartedJob, ExcerptedJob, SmartJob,
         return stage
     }
 
-    /// `stage` copying the bottom track's GOPs nothing touches (`--smart`), as a concat's clips; with upper tracks, as
-    /// it is (`--smart on` refused). `converted`: the files whose picture is changed on its way.
+    /// `stage` copying the bottom track's GOPs nothing touches (`--smart`), as a concat's clips; under upper tracks,
+    /// those no upper clip is laid over either, as a blend copies base outside its layers' spans. `converted`: the
+    /// files whose picture is changed on its way.
     func smartly(_ stage: any VideoStage, converted: Set<String>) throws(MixWriteError) -> any VideoStage {
         guard run.smart != .off else { return stage }
-        guard var plan = (stage as? SequenceStage)?.plan else {
-            if run.smart == .on { throw .usage("--smart on: nothing can be copied: \(timeline) lays clips over its bottom track") }
-            return stage
+        func smart(_ bottom: SequenceStage.Plan, laidOver: [Range<Int>]) throws(MixWriteError) -> SmartPlan {
+            try insisted(ConcatJob.smartPlan(bottom, converted: Set(bottom.pieces.indices.filter { converted.contains(bottom.pieces[$0].file.path) }),
+                                             checked: !run.trustCopies, laidOver: laidOver))
         }
-        plan.smart = try insisted(ConcatJob.smartPlan(plan, converted: Set(plan.pieces.indices.filter { converted.contains(plan.pieces[$0].file.path) }), checked: !run.trustCopies))
-        return SequenceStage(plan: plan)
+        if var plan = (stage as? SequenceStage)?.plan {
+            plan.smart = try smart(plan, laidOver: [])
+            return SequenceStage(plan: plan)
+        }
+        guard var blend = (stage as? BlendStage)?.plan, var bottom = blend.under else { return stage }
+        bottom.video = blend.video
+        blend.smart = try smart(bottom, laidOver: SmartPlan.touched(by: blend.layers, video: blend.video))
+        return BlendStage(plan: blend)
     }
 
     /// `t` in whole frames of `rate`, rounded to the nearest.
