@@ -120,8 +120,7 @@ struct Retime: Sendable, Hashable {
         return pieces
     }
 
-    /// The least media a held sound is stretched from (a few periods of a low voice), and the longest it is stretched
-    /// (rubberband's slowest).
+    /// The least media (seconds) a held sound is stretched from: a few periods of a low voice.
     static let holdGrain = 0.05
 
     /// A held sound for `output`'s samples: the media's `holdGrain` at the held frame (from `from` on, or before it

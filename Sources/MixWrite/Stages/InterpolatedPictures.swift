@@ -35,7 +35,7 @@ final class InterpolatedPictures {
     private var last: Frame?
     private let pulled = Frame()
     private var lastPTS: Int64?
-    private var fed = false, ended = false
+    private var ended = false
     /// Input ticks an output frame: the filter's input times are in 1/(rate·ticks) seconds.
     private static let ticks: Int32 = 1000
 
@@ -63,7 +63,7 @@ final class InterpolatedPictures {
         return last
     }
 
-    /// A new filter, its media read from two media frames before frame `n`'s.
+    /// A new filter, fed from a little before frame `n`'s media (three output frames' worth).
     private func start(at n: Int) throws(MixWriteError) {
         guard let retime = piece.retime, let options = mode.minterpolate else { return }
         let g = FilterGraph()

@@ -74,8 +74,8 @@ enum OTIOAdapters {
             name = type(e).__name__
             sys.stderr.write(("noadapter " if "Adapter" in name or "NoKnownAdapter" in name else "") + name + ": " + " ".join(str(e).split()))
             sys.exit(4)
-        if sys.argv[1].lower().endswith(".edl") and sys.argv[2]:
-            reversed_events(t, sys.argv[1], float(sys.argv[2]))
+        if sys.argv[1].lower().endswith(".edl"):
+            reversed_events(t, sys.argv[1], args.get("rate", 24.0))   # the adapter's own rate when none is given
         sys.stdout.write(otio.adapters.write_to_string(t, "otio_json"))
         """
         let p = Process()
