@@ -109,7 +109,8 @@ extension CommonOptions {
         func n(_ x: Double) -> String { String(format: "%.3f", x) }
         for c in t.clips {
             guard let speed = c.speed, let media = c.media, media.count == 2 else { continue }
-            let x = abs(speed) == abs(speed).rounded() ? String(Int(abs(speed))) : String(abs(speed))
+            // To four decimals: an EDL's M2 speed over its rate is seldom a short number (50 / 24).
+            let x = String(format: "%.4f", abs(speed)).replacingOccurrences(of: #"\.?0+$"#, with: "", options: .regularExpression)
             let how = speed == 0 ? "held (a freeze frame)" : speed < 0 ? "reversed at \(x)×" : "at \(x)×"
             writeError("mixwrite: retimed: \(c.file) \(n(media[0]))–\(n(media[1])) s → \(n(c.start))–\(n(c.start + c.duration)) s of the output, \(how)\n")
         }
