@@ -42,3 +42,10 @@ for k in names:
         print(f"ratio {k}/{reference} (median CPU): {med[k][1] / med[reference][1]:.3f}")
 PY
 }
+
+# melt (Debian's) and OTIO's mlt_xml adapter, the peer of render's benchmarks: installed when missing.
+need_melt() {
+    command -v melt >/dev/null || { echo "installing: melt" >&2; apt-get install -y -qq --no-install-recommends melt >/dev/null; }
+    python3 -c "import opentimelineio.adapters; opentimelineio.adapters.from_name('mlt_xml')" 2>/dev/null \
+        || python3 -m pip install -q otio-mlt-adapter
+}

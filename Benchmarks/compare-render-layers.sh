@@ -10,9 +10,7 @@
 set -euo pipefail
 rounds="${1:-3}"
 source "$(dirname "$0")/common.sh"
-command -v melt >/dev/null || { echo "installing: melt" >&2; apt-get install -y -qq --no-install-recommends melt >/dev/null; }
-python3 -c "import opentimelineio.adapters; opentimelineio.adapters.from_name('mlt_xml')" 2>/dev/null \
-    || python3 -m pip install -q otio-mlt-adapter
+need_melt
 work=$(cd "$work" && pwd)
 
 for n in 1 2 3; do
