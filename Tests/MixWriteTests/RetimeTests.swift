@@ -7,13 +7,14 @@ import TestSupport
 /// them, the length OTIO's library gives.
 @Suite("render: speed changes, reverse and freeze frames")
 struct RetimeTests {
-    /// 6 s of testsrc2 (its pattern moves every frame: a frame off by one is 26 dB off; a keyframe a second) with, by
-    /// default, a 440 Hz tone and a 4 ms click of 3 kHz on every whole second (`sound`: another aevalsrc expression).
-    static func media(_ dir: String, named name: String = "media.mov",
+    /// `seconds` (6) of testsrc2 (its pattern moves every frame: a frame off by one is 26 dB off; a keyframe a
+    /// second) with, by default, a 440 Hz tone and a 4 ms click of 3 kHz on every whole second (`sound`: another
+    /// aevalsrc expression).
+    static func media(_ dir: String, named name: String = "media.mov", seconds: Int = 6,
                       sound: String = "0.3*sin(2*PI*440*t)+if(lt(mod(t\\,1)\\,0.004)\\,0.9*sin(2*PI*3000*t)\\,0)") throws -> String {
         let path = dir + "/" + name
-        let r = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6",
-                                   "-f", "lavfi", "-i", "aevalsrc=exprs='\(sound)|\(sound)':s=48000:d=6",
+        let r = try Oracle.ffmpeg(["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=\(seconds)",
+                                   "-f", "lavfi", "-i", "aevalsrc=exprs='\(sound)|\(sound)':s=48000:d=\(seconds)",
                                    "-c:v", "libx264", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "192k", path])
         try #require(r.status == 0, "\(r.stderr)")
         return path
