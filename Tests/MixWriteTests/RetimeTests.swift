@@ -320,7 +320,8 @@ struct RetimeTests {
         let (worst, ours, theirs) = try Self.againstCLI(out, media: media, dir: dir, graph:
             "[0:v]trim=start=1:end=5,setpts=(PTS-STARTPTS)/2,fps=25,reverse,tpad=stop_mode=clone:stop_duration=1[a];"
             + "[0:v]trim=start=3:end=6,setpts=PTS-STARTPTS[b];[a][b]concat=n=2:v=1:a=0")
-        #expect(ours == 150 && theirs == 150, "6 s at 25 fps: \(ours), \(theirs)")
+        // The CLI's fps, reverse and tpad end a frame apart on FFmpeg 5.1 and 7.1; the frames both have are compared.
+        #expect(ours == 150 && abs(theirs - 150) <= 1, "6 s at 25 fps: \(ours), \(theirs)")
         print("a reversed, held layer against the CLI's: worst luma PSNR \(worst) dB")
         #expect(worst >= 40)
         // Media clicks at 4, 3, 2, 1 s played backwards at 2× from 0 s: at (5 − m) / 2, each 2 ms long and reversed.
