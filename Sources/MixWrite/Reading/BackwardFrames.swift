@@ -12,8 +12,15 @@ final class BackwardFrames {
     private var window: [(time: MediaTime, picture: Frame)] = []
     private var top: MediaTime?
     private var spare: [Frame] = []
-    /// The least media a window holds: with keyframes closer than this it reaches back to an earlier one.
+    /// The least media a window holds: with keyframes closer than this it reaches back to an earlier one (fewer
+    /// seeks); without any known, it holds a second.
     static let shortest = MediaTime(value: 1, timescale: Int64(4))
+
+    /// Where a window that ends at media time `top` starts: the keyframe at least `shortest` before it, else the one
+    /// before it, else a second before it. A reversed sequence piece's windows start here too.
+    static func start(before top: MediaTime, keyframes: [MediaTime]) -> MediaTime {
+        keyframes.last { $0 <= top - shortest } ?? keyframes.last { $0 <= top } ?? top - MediaTime(value: 1, timescale: Int64(1))
+    }
 
     init(reader: VideoTrackReader, tolerance: MediaTime) { (self.reader, self.tolerance) = (reader, tolerance) }
 
@@ -26,7 +33,7 @@ final class BackwardFrames {
             return window.last { $0.time <= limit }?.picture ?? first.picture
         }
         if keyframes == nil { keyframes = try reader.file.keyframeTimes() }
-        let floor = keyframes!.last { $0 <= t - Self.shortest } ?? keyframes!.last { $0 <= t } ?? t - MediaTime(value: 1, timescale: Int64(1))
+        let floor = Self.start(before: t, keyframes: keyframes!)
         spare += window.map(\.picture)
         (window, top) = ([], limit)
         if floor > .zero { try reader.seek(to: floor) } else { try reader.rewind() }

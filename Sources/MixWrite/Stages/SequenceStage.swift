@@ -215,20 +215,16 @@ final class PieceReaders {
     private var spare: [Frame] = []
     /// Each reversed piece's file's keyframe times, read once.
     private var keyframes: [Int: [MediaTime]] = [:]
-    /// The least media a reversed piece's window holds: with keyframes closer than this, it reaches back to an earlier
-    /// one (fewer seeks); without any known, it holds a second.
-    static let shortestWindow = MediaTime(value: 1, timescale: Int64(4))
 
     /// Frame `n` of reversed piece `k`: from the window, or a new window: the frames from `n` on (those the output
-    /// shows next) whose media lies from the keyframe before `n`'s on, decoded forwards from it (each picture once)
-    /// and shown backwards, so memory is a GOP's pictures, whatever the clip's length.
+    /// shows next) whose media lies from the keyframe before `n`'s on (`BackwardFrames.start`), decoded forwards from
+    /// it (each picture once) and shown backwards, so memory is a GOP's pictures, whatever the clip's length.
     private func reversedPicture(piece k: Int, frame n: Int, reader: any PictureSource) throws(MixWriteError) -> Frame {
         if let w = window, w.piece == k, let f = w.frames[n] { return f }
         let piece = plan.pieces[k], rate = plan.video.frameRate
         let top = piece.mediaTime(ofFrame: n, rate: rate)
         if keyframes[k] == nil { keyframes[k] = try piece.file.keyframeTimes() }
-        let floor = keyframes[k]!.last { $0 <= top - Self.shortestWindow } ?? keyframes[k]!.last { $0 <= top }
-            ?? top - MediaTime(value: 1, timescale: Int64(1))
+        let floor = BackwardFrames.start(before: top, keyframes: keyframes[k]!)
         var next = n + 1
         while next < piece.frames && piece.mediaTime(ofFrame: next, rate: rate) >= floor { next += 1 }
         if let old = window {
