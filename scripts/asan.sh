@@ -1,17 +1,35 @@
 #!/usr/bin/env bash
-# The whole test suite against an AddressSanitizer build of mixwrite (the library in the tests and the
-# binary they run), tests side by side as the plain suite runs them (one at a time took 27 minutes of CI's 45; no
-# test's limit counts its siblings' time: HangGuard). MIXWRITE_ASAN_SERIAL=1 runs one test at a time, to read a
-# report without others' output between its lines. Leak reports are off: the only ones seen are XCTest's own runner
-# objects at exit.
+# AddressSanitizer, in two sizes.
+#
+# `scripts/asan.sh --inputs` (CI, after `make test`): the mixwrite binary alone built with ASan, and the suites that feed
+# it hostile and damaged input run against it from the plain test build (which must be built): what an attacker broke,
+# damaged fixtures, mutation fuzzing, the corrupt corpus when MIXWRITE_CORPUS is set, bad input. Every
+# process those tests start is the ASan binary, so the readers, the demuxers' callbacks and the keyer's C kernels run
+# under it on the inputs most likely to break them. About five minutes, where the whole suite is fourteen.
+#
+# `scripts/asan.sh` (the release check, scripts/release-check.sh): the whole test suite against an ASan build (the
+# library in the tests and the binary they run), tests side by side as the plain suite runs them (no test's limit
+# counts its siblings' time: HangGuard). MIXWRITE_ASAN_SERIAL=1 runs one test at a time, to read a report without
+# others' output between its lines.
+#
+# Leak reports are off: the only ones seen are XCTest's own runner objects at exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
+if [ "${1:-}" = --inputs ]; then
+    shift
+    swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --product mixwrite
+    export MIXWRITE_BIN="$(swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --show-bin-path)/mixwrite"
+    # The plain build's tests; the processes they start are the ASan binary's. Left out: processes racing for an
+    # output, a closed pipe and SIGHUP, and the byte-identical reruns (the processes' own renders run in the rest).
+    exec scripts/run-tests.sh --skip-build --filter 'AttackTests|ReliabilityTests|ErrorTests' \
+        --skip 'AttackTests/(racingWriters|appearedMeanwhile|racingBatches|pipesAndHangups)|ReliabilityTests/(sync|deterministic|signals)' "$@"
+fi
 # Built without the tuning page (the TuningPage trait; ARCHITECTURE.md): swift-nio and Hummingbird are not
 # compiled under ASan, and the page's tests are the plain build's (below).
 swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --build-tests
 export MIXWRITE_BIN="$(swift build --sanitize=address --scratch-path .build-asan --disable-default-traits --show-bin-path)/mixwrite"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}"
 # The tuning page is not built here: its server and its previews (the page's compositions over the library's
 # previews) are tested by the plain build; the library's preview of a blend runs here through `--frame`. The Slurm
 # cluster and the shells' completion are left to the plain build too: what they add under

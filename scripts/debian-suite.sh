@@ -2,7 +2,11 @@
 # Builds mixwrite and runs its test suite in a minimal system of another Debian release, against that release's
 # FFmpeg: `scripts/debian-suite.sh trixie` (Debian 13, FFmpeg 7.1) or `scripts/debian-suite.sh sid` (FFmpeg 9.0).
 # `scripts/debian-suite.sh SUITE shell` opens a shell there instead; `... SUITE -- CMD ARGS` runs one command;
-# `... SUITE prepare` only makes the system and installs its packages (.ci/run does it in the background, early).
+# `... SUITE prepare` only makes the system and installs its packages.
+# `... SUITE headers` makes no system: it fetches that release's FFmpeg -dev packages alone (apt, into a temporary
+# folder) and type-checks the C shim (warnings are errors) and every Swift file of FFmpegSupport and MixWrite against
+# their headers, with the plain build's CKeyKernel module map (`swift build` first). .ci/run does this for trixie and
+# sid: a minute each, where the whole suite there is five (scripts/release-check.sh runs that).
 #
 # The system is made once with `debootstrap --variant=minbase` from the machine's own Debian mirror and kept in
 # $MIXWRITE_SYSTEMS (default /var/cache/mixwrite/SUITE) for the next run; its packages are brought up to date
@@ -26,7 +30,7 @@
 # Needs root (debootstrap, chroot and mounts); every mount is made in a private mount namespace (`unshare -m`), so
 # nothing stays mounted when the run ends, however it ends.
 set -euo pipefail
-suite=${1:?usage: scripts/debian-suite.sh trixie|sid [prepare | shell | -- command args]}
+suite=${1:?usage: scripts/debian-suite.sh trixie|sid [prepare | headers | shell | -- command args]}
 shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MIXWRITE_SYSTEMS:-/var/cache/mixwrite}
@@ -35,6 +39,34 @@ root="$cache/$suite"
 corpus=""
 if [ -n "${MIXWRITE_CORPUS:-}" ]; then corpus=$(cd "$MIXWRITE_CORPUS" && pwd); fi
 
+# The FFmpeg a release ships, its headers only, against the shim and the Swift that calls it.
+check_headers() {
+    local dir opts multiarch inc version mods
+    dir=$(mktemp -d)
+    trap 'rm -rf "$dir"' RETURN
+    mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/root" "$dir/debs"
+    echo "deb [trusted=yes] $mirror $suite main" >"$dir/sources.list"
+    opts=(-o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$dir/lists"
+          -o Dir::Cache="$dir/cache" -o Acquire::Check-Valid-Until=false -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+    apt-get "${opts[@]}" update -qq
+    (cd "$dir/debs" && apt-get "${opts[@]}" download -qq libavformat-dev libavcodec-dev libavfilter-dev \
+        libswresample-dev libswscale-dev libavutil-dev)
+    for deb in "$dir"/debs/*.deb; do dpkg-deb -x "$deb" "$dir/root"; done
+    multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+    inc=("$dir/root/usr/include/$multiarch" "$dir/root/usr/include")
+    version=$(awk '/define LIBAVCODEC_VERSION_MAJOR/ { print $3 }' "${inc[0]}/libavcodec/version_major.h" 2>/dev/null \
+              || awk '/define LIBAVCODEC_VERSION_MAJOR/ { print $3 }' "${inc[1]}/libavcodec/version_major.h")
+    echo "debian-suite: $suite's FFmpeg headers (libavcodec $version): the shim and the Swift that calls FFmpeg" >&2
+    clang -fsyntax-only -Werror -Wall -Wno-unused-function -x c -I"${inc[0]}" -I"${inc[1]}" "$here/Sources/CFFmpeg/shim.h"
+    mods="$dir/modules"
+    mkdir -p "$mods"
+    local swift_flags=(-swift-version 6 -package-name mixwrite -I "$here/Sources/CFFmpeg" -Xcc -I"${inc[0]}" -Xcc -I"${inc[1]}")
+    swiftc -emit-module -module-name FFmpegSupport "${swift_flags[@]}" -emit-module-path "$mods/FFmpegSupport.swiftmodule" \
+        $(find "$here/Sources/FFmpegSupport" -name '*.swift')
+    swiftc -typecheck -module-name MixWrite "${swift_flags[@]}" -I "$mods" \
+        -I "$(cd "$here" && swift build --show-bin-path)/CKeyKernel.build" -Xcc -I"$here/Sources/CKeyKernel/include" \
+        $(find "$here/Sources/MixWrite" -name '*.swift')
+}
 if [ "$(id -u)" -ne 0 ]; then
     echo "error: scripts/debian-suite.sh needs root (debootstrap, chroot, mount)" >&2
     exit 1
@@ -46,6 +78,7 @@ toolchain=$(cd "$swift_bin/../.." && pwd)   # /opt/swift for /opt/swift/usr/bin/
 mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)\/\?$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | awk 'NR == 1')
 [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 ~ /debian\/?$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
 [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+if [ "${1:-}" = headers ]; then check_headers; exit 0; fi
 
 if ! command -v debootstrap >/dev/null; then
     echo "installing: debootstrap" >&2
@@ -167,7 +200,7 @@ case "${1:-}" in
         swift build --disable-default-traits --scratch-path $scratch --build-tests
         MIXWRITE_BIN=$scratch/debug/mixwrite MIXWRITE_ALLOWED_SKIPS=\"$allowed\" scripts/run-tests.sh --skip-build --disable-default-traits --scratch-path $scratch \
             --skip '$same_everywhere'") ;;
-    *) echo "usage: scripts/debian-suite.sh trixie|sid [prepare | shell | -- command args]" >&2; exit 2 ;;
+    *) echo "usage: scripts/debian-suite.sh trixie|sid [prepare | headers | shell | -- command args]" >&2; exit 2 ;;
 esac
 
 enter "${inner[@]}"
