@@ -49,3 +49,25 @@ need_melt() {
     python3 -c "import opentimelineio.adapters; opentimelineio.adapters.from_name('mlt_xml')" 2>/dev/null \
         || python3 -m pip install -q otio-mlt-adapter
 }
+
+# A smart render's proof: SMART's first and last 600 frames bit-identical to BASE's, its span [FROM, TO) s against
+# OFF's luma PSNR, and each of the other files decoding with no error: smart_proof SMART BASE OFF FROM TO [FILE...]
+smart_proof() {
+    python3 - "$@" <<'PY'
+import subprocess, sys
+smart, base, off, start, end, others = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
+def md5s(path, frames):
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v", "-vf", frames, "-f", "framemd5", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return [l.split(",")[-1].strip() for l in out.splitlines() if not l.startswith("#")]
+for name, sel in (("first 600", "select=lt(n\\,600)"), ("last 600", "select=gte(n\\,1200)")):
+    print(f"{name} frames of the smart render bit-identical to base's: {md5s(smart, sel) == md5s(base, sel)}")
+r = subprocess.run(["ffmpeg", "-i", smart, "-i", off, "-lavfi",
+                    f"[0:v]trim=start={start}:end={end}[a];[1:v]trim=start={start}:end={end}[b];[a][b]psnr", "-f", "null", "-"],
+                   capture_output=True, text=True).stderr
+print(f"the encoded span ({start}–{end} s) against --smart off's:", [l.split("y:")[1].split()[0] for l in r.splitlines() if "PSNR" in l])
+for path in [smart, off] + others:
+    e = subprocess.run(["ffmpeg", "-v", "error", "-xerror", "-i", path, "-f", "null", "-"], capture_output=True, text=True)
+    print(f"{path}: decodes with no error: {e.returncode == 0 and not e.stderr}")
+PY
+}

@@ -67,21 +67,4 @@ summarize "$work/smart-runs.txt" long-trusted long | tail -1
 import json, sys
 v = json.load(sys.stdin)["video"]
 print("copied", v["copiedFrames"], "of", v["frames"], "frames; copied", v["copiedSpans"], "encoded", v["encodedSpans"])'
-python3 - "$work" <<'PY'
-import subprocess, sys
-work = sys.argv[1]
-def md5s(path, frames):
-    out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v", "-vf", frames, "-f", "framemd5", "-"],
-                         capture_output=True, text=True, check=True).stdout
-    return [l.split(",")[-1].strip() for l in out.splitlines() if not l.startswith("#")]
-for name, sel in (("first 600", "select=lt(n\\,600)"), ("last 600", "select=gte(n\\,1200)")):
-    same = md5s(f"{work}/smart-auto.mp4", sel) == md5s(f"{work}/smart-base-1.mp4", sel)
-    print(f"{name} frames of the smart render bit-identical to base's: {same}")
-r = subprocess.run(["ffmpeg", "-i", f"{work}/smart-auto.mp4", "-i", f"{work}/smart-off.mp4", "-lavfi",
-                    "[0:v]trim=start=20:end=24[a];[1:v]trim=start=20:end=24[b];[a][b]psnr", "-f", "null", "-"],
-                   capture_output=True, text=True).stderr
-print("the encoded span (20–24 s) against --smart off's:", [l.split("y:")[1].split()[0] for l in r.splitlines() if "PSNR" in l])
-for name in ("smart-auto", "smart-off", "smart-long", "smart-ffmpeg"):
-    e = subprocess.run(["ffmpeg", "-v", "error", "-xerror", "-i", f"{work}/{name}.mp4", "-f", "null", "-"], capture_output=True, text=True)
-    print(f"{name}: decodes with no error: {e.returncode == 0 and not e.stderr}")
-PY
+smart_proof "$work/smart-auto.mp4" "$work/smart-base-1.mp4" "$work/smart-off.mp4" 20 24 "$work/smart-long.mp4" "$work/smart-ffmpeg.mp4"

@@ -112,6 +112,12 @@ public final class CodecParameters: @unchecked Sendable {
         return copy
     }
 
+    /// A copy for a stream that carries its parameter sets in-band as well (a smart HEVC track: each GOP led by its
+    /// own stream's sets), which MOV and MP4 then tag `hev1` (whose record need not hold every set), not `hvc1`.
+    public func inBand() throws(FFmpegError) -> CodecParameters {
+        try CodecParameters(copying: pointer, timeBase: timeBase, displayMatrix: displayMatrix, encoded: false)
+    }
+
     /// Fills an output stream's `codecpar` with a copy, its codec tag left to the output's muxer (a tag means
     /// something only in the container it came from).
     func copy(into p: UnsafeMutablePointer<AVCodecParameters>) throws(FFmpegError) {

@@ -68,13 +68,44 @@ struct SmartRenderTests {
         let sound = try Oracle.decodeAudio(out)
         #expect(Oracle.toneLevel(Array(sound[(48000 * 8 / 5)..<(48000 * 12 / 5)]), frequency: 880) > -30, "fx's tone under the layer")
         #expect(Oracle.toneLevel(Array(sound[(48000 * 3)..<(48000 * 7 / 2)]), frequency: 440) > -30, "base's tone")
-        // A seek to a frame's time starts from the keyframe before it, copied or encoded, and lands on that frame.
-        for k in [0, 15, 39, 40, 47, 79, 80, 95, 119] {
+        try Self.seeksLand(out, pictures: mine, frames: [0, 15, 39, 40, 47, 79, 80, 95, 119])
+    }
+
+    /// A seek to each frame's time (at 30 fps) starts from the keyframe before it, copied or encoded, and lands on
+    /// that frame's picture in a linear decode.
+    static func seeksLand(_ out: String, pictures: [String], frames: [Int]) throws {
+        for k in frames {
             let t = String(format: "%.4f", max(0, (Double(k) - 0.5) / 30))
             let f = try Oracle.ffmpeg(["-v", "error", "-ss", t, "-i", out, "-map", "0:v", "-frames:v", "1", "-f", "framemd5", "-"])
             let md5 = f.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.first?.split(separator: ",").last.map(String.init)
-            #expect(md5 == mine[k], "a seek to frame \(k) (\(t) s)")
+            #expect(md5 == pictures[k], "a seek to frame \(k) (\(t) s)")
         }
+    }
+
+    @Test("HEVC: a layer at 1.5–2.5 s over a 4 s HEVC base of closed GOPs (parameter sets other than the encoder's: 32-pixel CTUs, no SAO), --codec hevc: GOPs before and after copied bit for bit, the rest ≥ 40 dB of --smart off's; each GOP led by its sets (hev1), so the file decodes clean and seeks exact")
+    func hevc() throws {
+        let dir = try Oracle.scratch()
+        let (fx, _) = try Self.inputs(in: dir)
+        let (base, out, off) = (dir + "/hevc.mp4", dir + "/smart.mp4", dir + "/off.mp4")
+        try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=4", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=4",
+                             "-c:v", "libx265", "-x265-params", "log-level=error:keyint=10:min-keyint=10:open-gop=0:scenecut=0:ctu=32:sao=0",
+                             "-pix_fmt", "yuv420p", "-c:a", "aac", base])
+        let layer = ["--at", "1.5", "--out", "1", "--place", "80,60,160,120", "--codec", "hevc"]
+        let video = try Self.report(try LayerTests.mixwrite([fx, base, "-o", out, "--json"] + layer))
+        #expect(Self.spans(video, "copiedSpans") == [[0, 1.333], [2.667, 4]], "\(video)")
+        #expect(video["copiedFrames"] as? Int == 80 && video["smartReason"] == nil, "\(video)")
+        try #require(try LayerTests.mixwrite([fx, base, "-o", off, "--smart", "off"] + layer).status == 0)
+
+        let (mine, theirs) = (try LayerTests.pictures(out), try LayerTests.pictures(base))
+        try #require(mine.count == 120 && theirs.count == 120, "\(mine.count) and \(theirs.count) frames")
+        for k in Array(0..<40) + Array(80..<120) { #expect(mine[k] == theirs[k], "copied frame \(k) differs from base's") }
+        let quality = try Self.psnr(out, off, frames: 40..<80)
+        #expect(quality >= 40, "the encoded span against --smart off's: \(quality) dB")
+        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        let v = try Oracle.probe(out).video
+        #expect(v.count == 1 && v[0].raw["codec_tag_string"] == "hev1", "\(v.first?.raw ?? [:])")
+        try Self.seeksLand(out, pictures: mine, frames: [0, 15, 39, 40, 47, 79, 80, 95, 119])
     }
 
     @Test("a layer from 2 s to 3 s, on GOP boundaries: exactly its frames encoded; the frames beside it base's, the layer's keyed as --smart off keys them")
@@ -330,8 +361,8 @@ struct SmartRenderTests {
         #expect(copiedSome >= 2, "a few of the corpus's H.264 movies have closed GOPs to copy")
     }
 
-    @Test("nothing copied, and why: base in HEVC, open GOPs, fx over the whole movie, an HEVC output; --smart on refuses the same (exit 1, one line, nothing written)",
-          arguments: ["hevc", "open", "whole", "output"])
+    @Test("nothing copied, and why: base in HEVC, open GOPs (H.264's, HEVC's), fx over the whole movie, a ProRes output; --smart on refuses the same (exit 1, one line, nothing written)",
+          arguments: ["hevc", "open", "hevcOpen", "whole", "output"])
     func reasons(_ kind: String) throws {
         let dir = try Oracle.scratch()
         var (fx, base) = try Self.inputs(in: dir)
@@ -342,7 +373,13 @@ struct SmartRenderTests {
             base = dir + "/hevc.mp4"
             try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=4", "-c:v", "libx265", "-x265-params", "log-level=error",
                                  "-g", "10", "-pix_fmt", "yuv420p", base])
-            expected = "base is HEVC, the output H.264"
+            expected = "base is HEVC, the output H.264 (--codec hevc copies it)"
+        case "hevcOpen":
+            base = dir + "/hevc.mp4"
+            try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=4", "-c:v", "libx265", "-x265-params",
+                                 "log-level=error:keyint=10:min-keyint=10:scenecut=0", "-pix_fmt", "yuv420p", base])
+            extra += ["--codec", "hevc"]
+            expected = "open GOPs"
         case "open":
             base = dir + "/open.mp4"
             try LayerTests.make(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=4", "-c:v", "libx264", "-preset", "veryfast",
@@ -354,14 +391,14 @@ struct SmartRenderTests {
             extra = []
             expected = "fx covers the whole movie"
         default:
-            out = dir + "/out.mkv"
-            extra += ["--codec", "hevc"]
-            expected = "the output is HEVC"
+            out = dir + "/out.mov"
+            extra += ["--codec", "prores"]
+            expected = "the output is PRORES, only H.264 and HEVC are copied"
         }
         let video = try Self.report(try LayerTests.mixwrite([fx, base, "-o", out, "--json", "-y"] + extra))
         #expect(video["copiedFrames"] as? Int == 0 && Self.spans(video, "copiedSpans").isEmpty, "\(video)")
         #expect((video["smartReason"] as? String)?.contains(expected) == true, "\(video)")
-        let insisted = dir + "/insisted.mp4"
+        let insisted = dir + "/insisted." + (out as NSString).pathExtension
         let r = try LayerTests.mixwrite([fx, base, "-o", insisted, "--smart", "on"] + extra)
         #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(expected), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: insisted))

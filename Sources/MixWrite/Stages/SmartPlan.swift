@@ -29,9 +29,12 @@ struct SmartPlan: Sendable {
     /// Spans of the whole output's frames, in order, covering exactly the frames this render writes.
     var spans: [Span]
     var sources: [Source] = []
-    /// The inputs' configuration records in one; the encoded spans' parameter sets take `spsID` beside theirs.
-    var config: AVCConfig?
+    /// The inputs' configuration records in one (H.264: the encoded spans' parameter sets take `spsID` beside theirs;
+    /// HEVC: the first input's, every GOP's sets in-band).
+    var config: StreamRecord?
     var spsID = 0
+    /// HEVC: each input's parameter sets, which lead its copied GOPs (`SmartTrack.led`).
+    var inBandSets: [Int: HVCConfig] = [:]
     /// The inputs' reorder depth: a packet's place in decode order less its picture's frame, at most.
     var delay = 0
     /// Why frames nothing touches were encoded (or nothing was copied); nil when every untouched GOP was copied.
@@ -108,6 +111,7 @@ struct SmartPlan: Sendable {
                 continue
             }
             (plan.config, plan.delay, open, gopCount) = (joined, max(plan.delay, scan.delay), open + scan.openKeyframes, gopCount + scan.gops.count)
+            if case .hevc(let sets) = scan.config { plan.inBandSets[i] = sets }
             for gop in scan.gops {
                 let f = (gop.frames.lowerBound + source.offset)..<(gop.frames.upperBound + source.offset)
                 guard f.lowerBound >= max(frames.lowerBound, source.shown.lowerBound),
@@ -122,7 +126,7 @@ struct SmartPlan: Sendable {
             }
         }
         let copied = plan.checked(candidates, video: video, decoding: checked, blocked: &blocked)
-        guard let config = plan.config, let id = H264.freeID(besides: config) else {
+        guard let id = plan.config?.encoderID else {
             return encodeAll(frames, blocked ?? "the inputs' parameter sets take every id")
         }
         plan.spsID = id
@@ -155,8 +159,8 @@ struct SmartPlan: Sendable {
         case .failure(let why): return .failure(why)
         }
         // The 8-bit 4:2:0 profiles x264 writes at crf > 0 (Constrained Baseline, Main, Extended, High) sit together.
-        guard [66, 77, 88, 100].contains(Int(scan.config.profile)) else {
-            return .failure(.init(text: "\(source.name)'s H.264 profile (\(scan.config.profile)) is not one the encoder's pictures sit beside"))
+        if case .avc(let avc) = scan.config, ![66, 77, 88, 100].contains(Int(avc.profile)) {
+            return .failure(.init(text: "\(source.name)'s H.264 profile (\(avc.profile)) is not one the encoder's pictures sit beside"))
         }
         guard scan.config.lengthSize == 4 else {
             return .failure(.init(text: "\(source.name)'s NAL units have \(scan.config.lengthSize)-byte lengths, the encoder's 4"))
@@ -169,8 +173,13 @@ struct SmartPlan: Sendable {
     static func refusal(_ file: MediaFile, name: String, video: VideoPlan, converted: Bool) -> String? {
         guard let s = file.mainVideo else { return "\(name) has no video" }
         let out = video.encoding
-        if out.codec != .h264 { return "the output is \(out.codec.rawValue.uppercased()), only H.264 is copied" }
-        if s.codec != "h264" { return "\(name) is \(s.codec.uppercased()), the output H.264" }
+        guard out.codec == .h264 || out.codec == .hevc else {
+            return "the output is \(out.codec.rawValue.uppercased()), only H.264 and HEVC are copied"
+        }
+        if s.codec != out.codec.rawValue {
+            let hint = ["h264", "hevc"].contains(s.codec) ? " (--codec \(s.codec) copies it)" : ""
+            return "\(name) is \(s.codec.uppercased()), the output \(out.codec == .h264 ? "H.264" : "HEVC")\(hint)"
+        }
         if s.pixelFormat != .yuv420p { return "\(name) is \(s.pixelFormat.description), the output yuv420p" }
         // Before the size: a phone's portrait clip is stored on its side, its size the output's turned.
         if s.rotation != 0 || s.reflected { return "\(name) is turned upright (its display matrix)" }
@@ -229,7 +238,7 @@ struct GOPScan {
         /// Why it cannot be copied as it is (a packet that does not parse), if so, and where in the file.
         var damage: (what: String, at: MediaTime)?
     }
-    var config: AVCConfig
+    var config: StreamRecord
     var gops: [GOP]
     var delay: Int
     /// Keyframes (as the container marks them) that are not IDR pictures: open GOPs, not copied on their own.
@@ -238,7 +247,7 @@ struct GOPScan {
     struct Refusal: Error { var text: String }
 
     /// Reads every packet of `name`'s video (`base`, `clip 2`) (its bytes' NAL headers, not its pictures): one picture each, on the
-    /// frame grid of `rate`, closed GOPs, no parameter set but the record's.
+    /// frame grid of `rate`, closed GOPs, no parameter set but the record's (HEVC: a GOP's may repeat them in-band).
     static func read(_ file: MediaFile, name: String, rate: Rational) -> Result<GOPScan, Refusal> {
         guard let stream = file.mainVideo else { return .failure(Refusal(text: "\(name) has no video")) }
         let demuxer: Demuxer, parameters: CodecParameters
@@ -247,10 +256,10 @@ struct GOPScan {
             parameters = try demuxer.codecParameters(stream.index)
         } catch { return .failure(Refusal(text: "\(name) cannot be read (\(error.message.lowercased()))")) }
         demuxer.keepOnly([stream.index])
-        guard let config = AVCConfig(record: parameters.extradata) else {
-            return .failure(Refusal(text: "\(name)'s H.264 has no configuration record (Annex B, as in MPEG-TS)"))
+        guard let config = StreamRecord(stream.codec, record: parameters.extradata) else {
+            return .failure(Refusal(text: "\(name)'s \(stream.codec == "hevc" ? "HEVC" : "H.264") has no configuration record (Annex B, as in MPEG-TS)"))
         }
-        var frames: [Int] = [], idr: [Bool] = [], damaged: [Int: (what: String, at: MediaTime)] = [:], open = 0
+        var frames: [Int] = [], types: [[Int]] = [], damaged: [Int: (what: String, at: MediaTime)] = [:], keyframes: [Bool] = []
         let packet = Packet(), origin = file.origin, tolerance = MediaTime(ticks: 1, timeBase: stream.timeBase)
         while true {
             let more: Bool
@@ -269,18 +278,20 @@ struct GOPScan {
                 return .failure(Refusal(text: "\(name)'s frame at \(t.description) is off the \(rate.description) fps grid"))
             }
             let bytes = packet.encoded.data
+            frames.append(k)
+            keyframes.append(packet.isKeyframe)
             guard let units = H264.units(bytes, lengthSize: config.lengthSize) else {
-                damaged[frames.count] = ("a damaged packet at \(t.description)", t)
-                frames.append(k); idr.append(false)
+                damaged[frames.count - 1] = ("a damaged packet at \(t.description)", t)
+                types.append([])
                 continue
             }
-            for u in units where [7, 8].contains(H264.type(u)) && !(config.sps + config.pps).contains(Array(u)) {
+            guard config.holdsItsParameterSets(units) else {
                 return .failure(Refusal(text: "\(name)'s parameter sets change at \(t.description)"))
             }
-            frames.append(k)
-            idr.append(units.contains { H264.type($0) == 5 })
-            if packet.isKeyframe && !idr[idr.count - 1] { open += 1 }
+            types.append(units.map(config.type))
         }
+        let idr = config.closedStarts(types)
+        let open = keyframes.indices.filter { keyframes[$0] && !idr[$0] && damaged[$0] == nil }.count
         return gops(frames: frames, idr: idr, damaged: damaged, name: name).map {
             GOPScan(config: config, gops: $0.gops, delay: $0.delay, openKeyframes: open)
         }

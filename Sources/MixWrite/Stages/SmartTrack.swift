@@ -31,8 +31,8 @@ extension SequenceStage {
 }
 
 /// One smart track (`SmartPlan`): each copied span is its input's packets as they are, each encoded span the stage's
-/// pictures through an encoder of its own (an IDR first, its parameter sets by `spsID`), all in one track whose
-/// configuration record holds every set. Every packet is timed on the output's frame grid: its picture's frame, and a
+/// pictures through an encoder of its own (an IDR first), all in one track: H.264's configuration record holds every
+/// set (the encoder's by `spsID`); HEVC's GOPs each lead with their own stream's sets, in-band. Every packet is timed on the output's frame grid: its picture's frame, and a
 /// decode time one frame after the one before, `delay` frames back (the deeper of the inputs' and x264's reordering),
 /// so that no picture shows before it is decoded.
 struct SmartTrack {
@@ -48,10 +48,24 @@ struct SmartTrack {
         (settings.stitchable, settings.spsID) = (true, plan.spsID)
         var fresh: VideoEncoder? = try VideoEncoder(settings)
         let parameters = fresh!.parameters
-        guard let own = AVCConfig(annexB: parameters.extradata), let record = plan.config?.combined(with: own) else {
-            throw MixWriteError.processing(file: nil, "smart rendering: the H.264 encoder's parameter sets do not sit beside the inputs'")
+        // HEVC: each GOP led by its own stream's sets (`led`); the first input's record is the track's (a record, as
+        // the muxer wants beside length-prefixed packets; which one matters only until the first GOP's sets).
+        var encoderSets: HVCConfig?
+        switch plan.config {
+        case .avc(let inputs):
+            guard let own = AVCConfig(annexB: parameters.extradata), let record = inputs.combined(with: own) else {
+                throw MixWriteError.processing(file: nil, "smart rendering: the H.264 encoder's parameter sets do not sit beside the inputs'")
+            }
+            try await input.start(try parameters.replacingExtradata(record.bytes))
+        case .hevc(let first):
+            guard let own = HVCConfig(annexB: parameters.extradata) else {
+                throw MixWriteError.processing(file: nil, "smart rendering: the HEVC encoder gave no parameter sets")
+            }
+            encoderSets = own
+            try await input.start(try parameters.replacingExtradata(first.record).inBand())
+        case nil:
+            throw MixWriteError.processing(file: nil, "smart rendering: no input's record")
         }
-        try await input.start(try parameters.replacingExtradata(record.bytes))
         var timing = SmartTiming(delay: max(plan.delay, parameters.videoDelay), firstFrame: video.firstFrame)
         var copier: SourceCopier?
         let buffers = try (0..<3).map { _ in try Frame(width: video.width, height: video.height, pixelFormat: .yuv420p) }
@@ -60,7 +74,10 @@ struct SmartTrack {
             switch span {
             case .copy(let frames, let source):
                 if copier?.source != source { copier = try SourceCopier(plan.sources[source], index: source, rate: video.frameRate) }
-                try await copier!.copy(frames) { packet, frame in try await input.append(try timing.place(packet, frame: frame)) }
+                let sets = plan.inBandSets[source]
+                try await copier!.copy(frames) { packet, frame in
+                    try await input.append(try timing.place(SmartTrack.led(packet, by: sets), frame: frame))
+                }
             case .encode(let frames):
                 let encoder = try fresh ?? VideoEncoder(settings)
                 fresh = nil
@@ -71,12 +88,23 @@ struct SmartTrack {
                 try await ahead.encodeAll(with: encoder, pts: { first + $0 }) { packet in
                     var p = packet
                     p.data = H264.lengthPrefixed(annexB: packet.data)
-                    try await input.append(try timing.place(p, frame: Int(packet.pts ?? first)))
+                    try await input.append(try timing.place(SmartTrack.led(p, by: encoderSets), frame: Int(packet.pts ?? first)))
                 }
                 ahead.stop()
             }
         }
         try await input.finish()
+    }
+
+    /// An HEVC packet whose picture starts a GOP (an IRAP picture), led by `sets` unless it has a VPS of its own, so
+    /// that a decoder starting there (a seek) has its stream's sets; any other packet, or any without `sets`, as it is.
+    static func led(_ packet: EncodedPacket, by sets: HVCConfig?) -> EncodedPacket {
+        guard let sets, let units = H264.units(packet.data, lengthSize: sets.lengthSize),
+              units.contains(where: { (16...23).contains(HEVC.type($0)) }),
+              !units.contains(where: { HEVC.type($0) == HEVC.vps }) else { return packet }
+        var p = packet
+        p.data = sets.leadingUnits + packet.data
+        return p
     }
 }
 
