@@ -54,21 +54,28 @@ struct SmartRenderTests {
         let r = try LayerTests.mixwrite([fx, base, "-o", off, "--smart", "off", "--json"] + layer)
         #expect(try Self.report(r)["copiedSpans"] == nil)
 
-        let (mine, theirs) = (try LayerTests.pictures(out), try LayerTests.pictures(base))
-        try #require(mine.count == 120 && theirs.count == 120, "\(mine.count) and \(theirs.count) frames")
-        for k in Array(0..<40) + Array(80..<120) { #expect(mine[k] == theirs[k], "copied frame \(k) differs from base's") }
-        #expect(mine[40..<80] != theirs[40..<80])
-        let quality = try Self.psnr(out, off, frames: 40..<80)
-        #expect(quality >= 40, "the encoded span against --smart off's: \(quality) dB")
-
-        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
-        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        let mine = try Self.holdsCopies(out, of: base, elsewhere: off)
+        #expect(mine[40..<80] != (try LayerTests.pictures(base))[40..<80])
         let probe = try Oracle.probe(out)
         #expect(probe.video.count == 1 && probe.audio.count == 1 && probe.video[0].frames == 120)
         let sound = try Oracle.decodeAudio(out)
         #expect(Oracle.toneLevel(Array(sound[(48000 * 8 / 5)..<(48000 * 12 / 5)]), frequency: 880) > -30, "fx's tone under the layer")
         #expect(Oracle.toneLevel(Array(sound[(48000 * 3)..<(48000 * 7 / 2)]), frequency: 440) > -30, "base's tone")
         try Self.seeksLand(out, pictures: mine, frames: [0, 15, 39, 40, 47, 79, 80, 95, 119])
+    }
+
+    /// `out`'s 120 frames: frames 0–39 and 80–119 `base`'s own, bit for bit; 40–79 ≥ 40 dB of `reference`'s; the
+    /// file decoding with `-xerror`. Returns `out`'s frames' md5s.
+    @discardableResult
+    static func holdsCopies(_ out: String, of base: String, elsewhere reference: String) throws -> [String] {
+        let (mine, theirs) = (try LayerTests.pictures(out), try LayerTests.pictures(base))
+        try #require(mine.count == 120 && theirs.count == 120, "\(mine.count) and \(theirs.count) frames")
+        for k in Array(0..<40) + Array(80..<120) { #expect(mine[k] == theirs[k], "copied frame \(k) differs from base's") }
+        let quality = try psnr(out, reference, frames: 40..<80)
+        #expect(quality >= 40, "the encoded span against \(reference): \(quality) dB")
+        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        return mine
     }
 
     /// A seek to each frame's time (at 30 fps) starts from the keyframe before it, copied or encoded, and lands on
@@ -96,13 +103,7 @@ struct SmartRenderTests {
         #expect(video["copiedFrames"] as? Int == 80 && video["smartReason"] == nil, "\(video)")
         try #require(try LayerTests.mixwrite([fx, base, "-o", off, "--smart", "off"] + layer).status == 0)
 
-        let (mine, theirs) = (try LayerTests.pictures(out), try LayerTests.pictures(base))
-        try #require(mine.count == 120 && theirs.count == 120, "\(mine.count) and \(theirs.count) frames")
-        for k in Array(0..<40) + Array(80..<120) { #expect(mine[k] == theirs[k], "copied frame \(k) differs from base's") }
-        let quality = try Self.psnr(out, off, frames: 40..<80)
-        #expect(quality >= 40, "the encoded span against --smart off's: \(quality) dB")
-        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", out, "-f", "null", "-"])
-        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        let mine = try Self.holdsCopies(out, of: base, elsewhere: off)
         let v = try Oracle.probe(out).video
         #expect(v.count == 1 && v[0].raw["codec_tag_string"] == "hev1", "\(v.first?.raw ?? [:])")
         try Self.seeksLand(out, pictures: mine, frames: [0, 15, 39, 40, 47, 79, 80, 95, 119])
@@ -133,13 +134,7 @@ struct SmartRenderTests {
         let r = try LayerTests.mixwrite(command + ["-o", one])
         try #require(r.status == 0, "\(r.stderr)")
         try PartsTests.renderParts(command, out: joined, n: 2)
-        let (a, b, source) = (try LayerTests.pictures(one), try LayerTests.pictures(joined), try LayerTests.pictures(base))
-        try #require(a.count == 120 && b.count == 120, "\(a.count) and \(b.count) frames")
-        for k in Array(0..<40) + Array(80..<120) { #expect(b[k] == source[k], "joined frame \(k) is not base's") }
-        let quality = try Self.psnr(joined, one, frames: 40..<80)
-        #expect(quality >= 40, "the encoded frames against one render's: \(quality) dB")
-        let clean = try Oracle.ffmpeg(["-v", "error", "-xerror", "-i", joined, "-f", "null", "-"])
-        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        try Self.holdsCopies(joined, of: base, elsewhere: one)
         let lossless = try Self.report(try LayerTests.mixwrite(command + ["-o", dir + "/lossless.mp4", "--crf", "0", "--json"]))
         #expect(lossless["copiedFrames"] as? Int == 0 && (lossless["smartReason"] as? String)?.contains("--crf 0") == true, "\(lossless)")
     }
