@@ -29,13 +29,15 @@ struct SmartRenderTests {
         (video[key] as? [[Double]] ?? []).map { $0.map { ($0 * 1000).rounded() / 1000 } }
     }
 
-    /// Luma PSNR of frames `range` of `a` against the same frames of `b`.
+    /// Luma PSNR of frames `range` of `a` against the same frames of `b`. A smart render's copied pictures keep their
+    /// stream's untagged colour where the encoded ones are tagged, and FFmpeg 7.1 and 9.0's CLI builds its filters
+    /// anew where the tags change (counting frames from 0 again): `-reinit_filter 0` keeps one count.
     static func psnr(_ a: String, _ b: String, frames range: Range<Int>) throws -> Double {
         let trim = "trim=start_frame=\(range.lowerBound):end_frame=\(range.upperBound),setpts=PTS-STARTPTS"
         let dir = try Oracle.scratch("psnr")
         let (x, y) = (dir + "/a.y4m", dir + "/b.y4m")
         for (input, output) in [(a, x), (b, y)] {
-            let r = try Oracle.ffmpeg(["-v", "error", "-y", "-i", input, "-map", "0:v", "-vf", trim, output])
+            let r = try Oracle.ffmpeg(["-v", "error", "-y", "-reinit_filter", "0", "-i", input, "-map", "0:v", "-vf", trim, output])
             try #require(r.status == 0, "\(r.stderr)")
         }
         return try LayerTests.lumaPSNR(x, y)
