@@ -5,9 +5,10 @@ import FFmpegSupport
 /// concat's clips, each at its place on the output. A GOP is copied when it is closed (it starts with an IDR picture,
 /// and its pictures show between its IDR and the next), wholly inside the frames written and its input's own, and
 /// nothing is laid over any of its frames (no layer, no transition); the frames between copied GOPs are encoded, each
-/// span by an encoder of its own starting with an IDR picture, its parameter sets under an id the inputs' do not take
-/// (x264's `sps-id`), all in the track's one configuration record. H.264 only: an input's stream must be what the
-/// encoder writes (size, 4:2:0 8 bits, square pixels, rate, colour, upright).
+/// span by an encoder of its own starting with an IDR picture: H.264's parameter sets under an id the inputs' do not
+/// take (x264's `sps-id`), all in the track's one configuration record; HEVC's in-band, each GOP led by its own
+/// stream's (`SmartTrack.led`). H.264 and HEVC: an input's stream must be what the encoder writes (its codec, size,
+/// 4:2:0 8 bits, square pixels, rate, colour, upright).
 struct SmartPlan: Sendable {
     enum Span: Sendable, Equatable {
         /// Frames copied from `sources[source]`.
