@@ -6,7 +6,7 @@
 # `... SUITE headers` makes no system: it fetches that release's FFmpeg -dev packages alone (apt, into a temporary
 # folder) and type-checks the C shim (warnings are errors) and every Swift file of FFmpegSupport and MixWrite against
 # their headers, with the plain build's CKeyKernel module map (`swift build` first). .ci/run does this for trixie and
-# sid: a minute each, where the whole suite there is five (scripts/release-check.sh runs that).
+# sid: about half a minute each, where the whole suite there is five (scripts/release-check.sh runs that).
 #
 # The system is made once with `debootstrap --variant=minbase` from the machine's own Debian mirror and kept in
 # $MIXWRITE_SYSTEMS (default /var/cache/mixwrite/SUITE) for the next run; its packages are brought up to date
