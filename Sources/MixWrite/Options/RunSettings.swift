@@ -19,7 +19,7 @@ public struct RunSettings: Sendable, Hashable {
     /// `--parts N --part K`: render only part K of N equal parts into `OUT.parts/`, for `mixwrite join`.
     public var parts: Int?
     public var part: Int?
-    /// Smart rendering (`--smart`): copy the inputs' H.264 GOPs nothing touches where that is exact.
+    /// Smart rendering (`--smart`): copy the inputs' H.264 and HEVC GOPs nothing touches where that is exact.
     public var smart = SmartMode.auto
     /// Copy GOPs without decoding them first (`--trust-copies`).
     public var trustCopies = false
@@ -46,7 +46,7 @@ public struct RunSettings: Sendable, Hashable {
     /// `--smart` and `--trust-copies`.
     static var smartOptions: [JobOption<Self>] {
         [.choice("smart", \.smart, default: .auto,
-                 help: "auto: the inputs' H.264 GOPs that nothing touches are copied, not encoded, where that is exact; on: insist (refused, saying why, when some cannot be copied); off: encode every frame."),
+                 help: "auto: the inputs' H.264 and HEVC GOPs that nothing touches are copied, not encoded, where that is exact (an HEVC input with --codec hevc); on: insist (refused, saying why, when some cannot be copied); off: encode every frame."),
          .flag("trust-copies", \.trustCopies,
                help: "Smart rendering copies GOPs without decoding them first (as ffmpeg -c copy does): faster, but a damaged GOP is copied as it is.")]
     }
