@@ -3,8 +3,8 @@ import Testing
 import TestSupport
 
 /// A smart render (base's GOPs copied beside encoded ones: H.264's two encoders' parameter sets in one record, HEVC's
-/// GOPs each led by their own) in a real browser's `<video>`: Debian's chromium, headless, through chromedriver (`Browser`). Beside the page's tests because
-/// they share the browser; the render itself is the command line's.
+/// GOPs each led by their own) in a real browser's `<video>`: Debian's chromium, headless, through chromedriver
+/// (`Browser`). Beside the page's tests because they share the browser; the render itself is the command line's.
 @Suite("smart rendering in chromium: plays to its end, seeks")
 struct SmartPlaybackTests {
     @Test("a smart render plays to its end in <video> (no MediaError, currentTime reaches duration) and seeks to every second",

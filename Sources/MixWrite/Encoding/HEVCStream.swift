@@ -61,8 +61,12 @@ enum HEVC {
     static func isIDR(_ type: Int) -> Bool { type == 19 || type == 20 }
     /// A clean random access picture: a GOP start only when no skipped leading picture (RASL) follows it.
     static func isCRA(_ type: Int) -> Bool { type == 21 }
+    /// A random access point (IRAP: BLA, IDR, CRA): a picture a decoder may start at.
+    static func isIRAP(_ type: Int) -> Bool { (16...23).contains(type) }
     /// A leading picture that refers to pictures before its CRA (an open GOP's).
     static func isRASL(_ type: Int) -> Bool { type == 8 || type == 9 }
+    /// A leading picture (RADL or RASL): decoded after its IRAP picture, shown before it.
+    static func isLeading(_ type: Int) -> Bool { (6...9).contains(type) }
     /// A picture of any kind (VCL: types 0…31).
     static func isPicture(_ type: Int) -> Bool { (0...31).contains(type) }
 
@@ -80,7 +84,7 @@ enum HEVC {
             for later in types[(i + 1)...] {
                 let pictures = later.filter(isPicture)
                 if pictures.contains(where: isRASL) { return false }
-                if pictures.contains(where: { !(6...9).contains($0) }) { break }
+                if pictures.contains(where: { !isLeading($0) }) { break }
             }
             return true
         }

@@ -32,9 +32,9 @@ extension SequenceStage {
 
 /// One smart track (`SmartPlan`): each copied span is its input's packets as they are, each encoded span the stage's
 /// pictures through an encoder of its own (an IDR first), all in one track: H.264's configuration record holds every
-/// set (the encoder's by `spsID`); HEVC's GOPs each lead with their own stream's sets, in-band. Every packet is timed on the output's frame grid: its picture's frame, and a
-/// decode time one frame after the one before, `delay` frames back (the deeper of the inputs' and x264's reordering),
-/// so that no picture shows before it is decoded.
+/// set (the encoder's by `spsID`); HEVC's GOPs each lead with their own stream's sets, in-band. Every packet is timed
+/// on the output's frame grid: its picture's frame, and a decode time one frame after the one before, `delay` frames
+/// back (the deeper of the inputs' and the encoder's reordering), so that no picture shows before it is decoded.
 struct SmartTrack {
     let plan: SmartPlan
     let video: VideoPlan
@@ -100,7 +100,7 @@ struct SmartTrack {
     /// that a decoder starting there (a seek) has its stream's sets; any other packet, or any without `sets`, as it is.
     static func led(_ packet: EncodedPacket, by sets: HVCConfig?) -> EncodedPacket {
         guard let sets, let units = H264.units(packet.data, lengthSize: sets.lengthSize),
-              units.contains(where: { (16...23).contains(HEVC.type($0)) }),
+              units.contains(where: { HEVC.isIRAP(HEVC.type($0)) }),
               !units.contains(where: { HEVC.type($0) == HEVC.vps }) else { return packet }
         var p = packet
         p.data = sets.leadingUnits + packet.data
